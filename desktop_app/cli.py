@@ -1,0 +1,207 @@
+"""The command line: `throughline` starts the app; its subcommands run every job headless.
+
+Subcommands import what they need when they run, so `--help` stays fast and a headless command
+never loads Qt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from desktop_app import __version__
+
+EXIT_USAGE = 2
+
+_EPILOG = """\
+Headless commands work without a display, e.g.:
+  throughline sim --profile fast --port 8000        serve the built-in simulated endpoint
+  throughline whatif --profile seed-reference --input-tokens 2k,32k --concurrency 1,2,4,6
+  throughline runs                                  list stored runs
+"""
+
+
+class CliError(Exception):
+    """A problem with the user's input or environment, shown as one line."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for `throughline` and its subcommands."""
+    parser = argparse.ArgumentParser(
+        prog="throughline",
+        description="Benchmark LLM serving endpoints for speed (throughput sweeps) and quality "
+        "(agentic text-to-SQL evaluation). Without a subcommand, starts the desktop app.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"throughline {__version__}")
+    parser.add_argument(
+        "--db",
+        metavar="PATH",
+        help="results database (default: $THROUGHLINE_DB, else the user data folder)",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    gui = sub.add_parser("gui", help="start the desktop app (the default)")
+    gui.add_argument(
+        "--simulator-profile",
+        default="fast",
+        metavar="NAME",
+        help="profile of the built-in simulated endpoint the app starts with (default: fast)",
+    )
+
+    sim = sub.add_parser("sim", help="serve the built-in simulated endpoint in the foreground")
+    sim.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    sim.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0 = any free)")
+    sim.add_argument("--profile", default="fast", help="simulator profile name or .toml path")
+    sim.add_argument(
+        "--faults",
+        metavar="SPEC",
+        help="inject faults, e.g. 'reset=0.1,http429=0.05,seed=7' (see docs/SIMULATOR.md)",
+    )
+
+    whatif = sub.add_parser(
+        "whatif", help="what a sweep would measure on a simulator profile, in virtual time"
+    )
+    whatif.add_argument("--profile", default="seed-reference", help="profile name or .toml path")
+    whatif.add_argument("--input-tokens", default="2k,4k,8k,16k,32k", metavar="LIST")
+    whatif.add_argument("--concurrency", default="1,2,4,6", metavar="LIST")
+    whatif.add_argument("--output-tokens", default="256", metavar="LIST")
+    whatif.add_argument(
+        "--requests", type=int, metavar="N", help="requests per cell (default: max(4 x conc, 8))"
+    )
+    whatif.add_argument("--json", type=Path, metavar="OUT", help="also write every metric as JSON")
+
+    sub.add_parser("profiles", help="list the simulator profiles")
+
+    runs = sub.add_parser("runs", help="list stored runs")
+    runs.add_argument("--kind", choices=["throughput", "sql"])
+    runs.add_argument("--status")
+    runs.add_argument("--limit", type=int, default=50)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `throughline` console script; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.db:
+        # One place decides the database: the store reads THROUGHLINE_DB, so the GUI, a
+        # subprocess and every command agree on it.
+        os.environ["THROUGHLINE_DB"] = str(Path(args.db).expanduser().resolve())
+    command = args.command or "gui"
+    handler = _COMMANDS[command]
+    try:
+        return handler(args)
+    except CliError as exc:
+        print(f"throughline {command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+
+
+def _cmd_gui(args: argparse.Namespace) -> int:
+    from desktop_app.gui.launch import launch_gui
+
+    return launch_gui(simulator_profile=getattr(args, "simulator_profile", "fast"))
+
+
+def _cmd_sim(args: argparse.Namespace) -> int:
+    from desktop_app.core.simulator import server
+    from desktop_app.core.simulator.faults import FaultSpecError, parse_faults
+    from desktop_app.core.simulator.profiles import ProfileError, load_profile
+
+    if not 0 <= args.port <= 65535:
+        raise CliError(f"--port: {args.port} is not a port number (0-65535)")
+    try:
+        profile = load_profile(args.profile)
+        faults = parse_faults(args.faults) if args.faults else None
+    except (ProfileError, FaultSpecError) as exc:
+        raise CliError(str(exc)) from None
+
+    def ready(url: str) -> None:
+        label = f" with faults {args.faults}" if args.faults else ""
+        print(
+            f"Simulated endpoint (profile {profile.name}, model {profile.model}){label} "
+            f"serving on {url}/v1 - press Ctrl+C to stop",
+            flush=True,
+        )
+
+    try:
+        server.run(args.host, args.port, profile, faults, ready=ready)
+    except server.SimulatorError as exc:
+        raise CliError(str(exc)) from None
+    return 0
+
+
+def _cmd_whatif(args: argparse.Namespace) -> int:
+    from desktop_app.core.parsing import InputError, parse_int_list
+    from desktop_app.core.whatif import whatif_command
+
+    try:
+        input_tokens = parse_int_list(args.input_tokens, "--input-tokens")
+        concurrency = parse_int_list(args.concurrency, "--concurrency", max_value=4096)
+        output_tokens = parse_int_list(args.output_tokens, "--output-tokens")
+        if args.requests is not None and args.requests < 1:
+            raise InputError("--requests", f"{args.requests} must be at least 1")
+        return whatif_command(
+            args.profile,
+            input_tokens,
+            concurrency,
+            output_tokens,
+            args.requests,
+            args.json,
+            sys.stdout,
+        )
+    except (ValueError, OSError) as exc:
+        raise CliError(str(exc)) from None
+
+
+def _cmd_profiles(args: argparse.Namespace) -> int:
+    from desktop_app.core.simulator.profiles import (
+        ProfileError,
+        available_profiles,
+        load_profile,
+    )
+
+    for name in available_profiles():
+        try:
+            profile = load_profile(name)
+        except ProfileError as exc:
+            print(f"{name:16} (cannot be loaded: {exc})")
+            continue
+        print(f"{name:16} max_num_seqs={profile.max_num_seqs:<5} {profile.description}")
+    return 0
+
+
+def _cmd_runs(args: argparse.Namespace) -> int:
+    from desktop_app.core.store import Store, StoreError, resolve_db_path
+
+    path = resolve_db_path(None)
+    try:
+        with Store.open(path) as store:
+            runs = store.list_runs(kind=args.kind, status=args.status, limit=args.limit)
+    except StoreError as exc:
+        raise CliError(str(exc)) from None
+    if not runs:
+        print(f"No runs in {path}")
+        return 0
+    print(f"{'id':>5}  {'kind':10}  {'status':11}  {'started':20}  {'model':24}  endpoint")
+    for run in runs:
+        started = (run.started_at or "")[:19].replace("T", " ")
+        print(
+            f"{run.id:>5}  {run.kind:10}  {run.status:11}  {started:20}  "
+            f"{(run.model or '')[:24]:24}  {run.endpoint_url or ''}"
+        )
+    return 0
+
+
+_COMMANDS = {
+    "gui": _cmd_gui,
+    "sim": _cmd_sim,
+    "whatif": _cmd_whatif,
+    "profiles": _cmd_profiles,
+    "runs": _cmd_runs,
+}

@@ -1,0 +1,47 @@
+"""Parsers for what users type: lists of token counts, concurrency levels, durations.
+
+Each parser raises `InputError` whose message names the field and the offending item, so the
+command line and the forms can show it as is.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+class InputError(ValueError):
+    """User input that cannot be used; `field` names where it came from."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+_INT_ITEM = re.compile(r"^(\d+)\s*([kK]?)$")
+
+
+def parse_int_list(
+    text: str, field: str, *, min_value: int = 1, max_value: int | None = None
+) -> list[int]:
+    """Parse `"2048, 4k,32k"` into `[2048, 4096, 32768]`.
+
+    Items are separated by commas or spaces; a `k` suffix multiplies by 1024 (token counts are
+    talked about in powers of two: a "4k prompt" is 4096 tokens). Duplicates are dropped, the
+    order given is kept.
+    """
+    items = [item for item in re.split(r"[,\s]+", text.strip()) if item]
+    if not items:
+        raise InputError(field, "give at least one value, e.g. 1,2,4")
+    values: list[int] = []
+    for item in items:
+        match = _INT_ITEM.match(item)
+        if not match:
+            raise InputError(field, f"{item!r} is not a whole number (examples: 512, 2048, 4k)")
+        value = int(match.group(1)) * (1024 if match.group(2) else 1)
+        if value < min_value:
+            raise InputError(field, f"{item!r} is below the minimum of {min_value}")
+        if max_value is not None and value > max_value:
+            raise InputError(field, f"{item!r} is above the maximum of {max_value}")
+        if value not in values:
+            values.append(value)
+    return values

@@ -1,0 +1,114 @@
+"""Simulator profiles: TOML files that describe a simulated server (limits and cost model).
+
+Bundled profiles live in `resources/profiles/`; users add their own in
+`<user config dir>/profiles/NAME.toml` (which win over bundled ones of the same name) or pass a
+path. A profile file holds the fields of `engine.Profile` at top level, for example::
+
+    description = "vLLM on one mid-range GPU, max-num-seqs=2"
+    max_num_seqs = 2
+    prefill_tokens_per_s = 900.0
+
+Every error names the file, and the key and line where there is one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+import tomllib
+from pathlib import Path
+
+from desktop_app import paths
+from desktop_app.core.simulator.engine import Profile
+
+
+class ProfileError(ValueError):
+    """A profile that cannot be found or loaded; the message is fit to show a user."""
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(Profile)}
+_INT_FIELDS = {name for name, f in _FIELDS.items() if f.type in ("int", int)}
+_FLOAT_FIELDS = {name for name, f in _FIELDS.items() if f.type in ("float", float)}
+_STR_FIELDS = {name for name, f in _FIELDS.items() if f.type in ("str", str)}
+_POSITIVE = {"max_model_len", "max_num_seqs", "max_num_batched_tokens", "kv_cache_tokens"}
+
+
+def default_search_dirs() -> list[Path]:
+    """User profiles first, then the bundled ones."""
+    return [paths.user_config_dir() / "profiles", paths.resources_dir() / "profiles"]
+
+
+def available_profiles(search_dirs: list[Path] | None = None) -> list[str]:
+    """Names of every profile found, sorted."""
+    names: set[str] = set()
+    for folder in search_dirs if search_dirs is not None else default_search_dirs():
+        if folder.is_dir():
+            names.update(p.stem for p in folder.glob("*.toml"))
+    return sorted(names)
+
+
+def find_profile(name_or_path: str, search_dirs: list[Path] | None = None) -> Path:
+    """The file for a profile name (or the path itself if it names a .toml file)."""
+    candidate = Path(name_or_path)
+    if candidate.suffix == ".toml" or "/" in name_or_path or "\\" in name_or_path:
+        if candidate.is_file():
+            return candidate
+        raise ProfileError(f"profile file not found: {candidate}")
+    dirs = search_dirs if search_dirs is not None else default_search_dirs()
+    for folder in dirs:
+        path = folder / f"{name_or_path}.toml"
+        if path.is_file():
+            return path
+    known = ", ".join(available_profiles(dirs)) or "none"
+    raise ProfileError(f"unknown simulator profile {name_or_path!r} (available: {known})")
+
+
+def load_profile(name_or_path: str, search_dirs: list[Path] | None = None) -> Profile:
+    """Load a profile by name or path; raises ProfileError naming the file, key and line."""
+    path = find_profile(name_or_path, search_dirs)
+    return parse_profile(path.read_bytes(), path)
+
+
+def _line_of(text: str, key: str) -> int | None:
+    match = re.search(rf"^\s*{re.escape(key)}\s*=", text, flags=re.MULTILINE)
+    return text.count("\n", 0, match.start()) + 1 if match else None
+
+
+def parse_profile(data: bytes, path: Path) -> Profile:
+    """Parse the bytes of a profile file (`path` names it in errors and gives the default name)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProfileError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ProfileError(f"{path}: {exc}") from None
+
+    def fail(key: str, why: str) -> ProfileError:
+        line = _line_of(text, key)
+        where = f"{path}:{line}" if line else str(path)
+        return ProfileError(f"{where}: {key}: {why}")
+
+    values: dict[str, object] = {"name": path.stem}
+    for key, value in raw.items():
+        if key not in _FIELDS:
+            raise fail(key, f"unknown key (known: {', '.join(sorted(_FIELDS))})")
+        if key in _INT_FIELDS:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise fail(key, f"must be an integer, got {value!r}")
+        elif key in _FLOAT_FIELDS:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise fail(key, f"must be a number, got {value!r}")
+            if key == "prefill_ctx_slowdown_tokens" and value == 0:
+                value = math.inf  # 0 in a file means "no slowdown"
+            if value < 0:
+                raise fail(key, f"must not be negative, got {value!r}")
+            value = float(value)
+        elif key in _STR_FIELDS and not isinstance(value, str):
+            raise fail(key, f"must be a string, got {value!r}")
+        if key in _POSITIVE and value <= 0:
+            raise fail(key, f"must be positive, got {value!r}")
+        values[key] = value
+    return Profile(**values)

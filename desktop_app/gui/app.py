@@ -1,0 +1,74 @@
+"""QApplication, the qasync event loop, the one excepthook, and the wiring of the window.
+
+Every qasync detail lives here: the rest of the GUI writes plain asyncio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import traceback
+from types import TracebackType
+
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+import qasync  # after PySide6, so it binds to it
+
+from desktop_app.gui.controllers.simulator import SimulatorController
+from desktop_app.gui.main_window import MainWindow
+from desktop_app.gui.settings import APPLICATION, ORGANIZATION, Settings
+
+log = logging.getLogger(__name__)
+
+
+def install_excepthook() -> None:
+    """Log any uncaught exception and show it in a dialog instead of dying silently."""
+
+    def hook(
+        exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None
+    ) -> None:
+        text = "".join(traceback.format_exception(exc_type, exc, tb))
+        log.error("uncaught exception\n%s", text)
+        if QApplication.instance() is not None:
+            box = QMessageBox(QMessageBox.Icon.Critical, "Throughline: unexpected error",
+                              f"{exc_type.__name__}: {exc}")
+            box.setDetailedText(text)
+            box.exec()
+
+    sys.excepthook = hook
+
+
+def build_window(app: QApplication, simulator_profile: str) -> tuple[MainWindow, SimulatorController]:
+    """Create the main window and start the built-in simulated endpoint for it."""
+    window = MainWindow(Settings())
+    simulator = SimulatorController(window)
+    window.set_endpoint(f"starting the built-in simulator (profile {simulator_profile})...")
+    simulator.started.connect(
+        lambda url, profile: window.set_endpoint(
+            f"Built-in simulator (profile {profile}, simulated) at {url}"
+        )
+    )
+    simulator.failed.connect(lambda message: window.set_endpoint(f"simulator failed: {message}"))
+    app.aboutToQuit.connect(simulator.stop)
+    simulator.start(simulator_profile)
+    return window, simulator
+
+
+def run_app(simulator_profile: str = "fast") -> int:
+    """Run the desktop app until the main window closes; returns the exit status."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    app = QApplication.instance() or QApplication(sys.argv)
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationName(APPLICATION)
+    install_excepthook()
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    closed = asyncio.Event()
+    app.aboutToQuit.connect(closed.set)
+    with loop:
+        window, simulator = build_window(app, simulator_profile)
+        window.show()
+        loop.run_until_complete(closed.wait())
+        simulator.stop()
+    return 0

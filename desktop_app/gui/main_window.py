@@ -1,0 +1,109 @@
+"""The main window: a sidebar of pages and a status bar. It assembles; it owns nothing else."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QSplitter,
+    QStackedWidget,
+    QWidget,
+)
+
+from desktop_app import __version__
+from desktop_app.gui.pages.placeholder import PlaceholderPage
+from desktop_app.gui.settings import (
+    KEY_LAST_PAGE,
+    KEY_WINDOW_GEOMETRY,
+    KEY_WINDOW_STATE,
+    Settings,
+)
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    """A sidebar entry: its title, its keyboard shortcut and a sentence about it."""
+
+    title: str
+    shortcut: str
+    blurb: str
+
+
+PAGES: tuple[PageSpec, ...] = (
+    PageSpec("Endpoints", "Ctrl+1", "Saved endpoint profiles, connection tests and the "
+             "built-in simulated endpoint."),
+    PageSpec("Throughput", "Ctrl+2", "Sweeps of prompt length x concurrency with live charts "
+             "of prefill, decode and TTFT, and the server's queue and KV cache."),
+    PageSpec("SQL Agent", "Ctrl+3", "Agentic text-to-SQL evaluation with strict and tolerant "
+             "judges."),
+    PageSpec("Runs", "Ctrl+4", "Every stored run: reopen, delete, compare side by side."),
+    PageSpec("Inspector", "Ctrl+5", "One question's agent steps, tool calls and the judges' "
+             "findings."),
+)
+
+
+class MainWindow(QMainWindow):
+    """Sidebar + stacked pages; the status bar shows the active endpoint and running job."""
+
+    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._settings = settings
+        self.setWindowTitle(f"Throughline {__version__}")
+        self.sidebar = QListWidget()
+        self.sidebar.setObjectName("sidebar")
+        self.sidebar.setMaximumWidth(180)
+        self.stack = QStackedWidget()
+        for index, spec in enumerate(PAGES):
+            self.sidebar.addItem(QListWidgetItem(f"{spec.title}\t{spec.shortcut}"))
+            self.stack.addWidget(PlaceholderPage(spec.title, spec.blurb))
+            action = QAction(spec.title, self)
+            action.setShortcut(QKeySequence(spec.shortcut))
+            action.triggered.connect(lambda _=False, i=index: self.show_page(i))
+            self.addAction(action)
+        self.sidebar.currentRowChanged.connect(self.stack.setCurrentIndex)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.sidebar)
+        splitter.addWidget(self.stack)
+        splitter.setStretchFactor(1, 1)
+        self.setCentralWidget(splitter)
+
+        self.endpoint_label = QLabel("Endpoint: none")
+        self.job_label = QLabel("No job running")
+        self.statusBar().addWidget(self.endpoint_label, 1)
+        self.statusBar().addPermanentWidget(self.job_label)
+
+        self._restore()
+
+    def show_page(self, index: int) -> None:
+        """Switch to page `index` (as the sidebar and the Ctrl+N shortcuts do)."""
+        self.sidebar.setCurrentRow(index)
+
+    def current_page_title(self) -> str:
+        return PAGES[self.stack.currentIndex()].title
+
+    def set_endpoint(self, text: str) -> None:
+        self.endpoint_label.setText(f"Endpoint: {text}")
+
+    def _restore(self) -> None:
+        geometry = self._settings.bytes_value(KEY_WINDOW_GEOMETRY)
+        if geometry is None or not self.restoreGeometry(geometry):
+            self.resize(1100, 720)
+        state = self._settings.bytes_value(KEY_WINDOW_STATE)
+        if state is not None:
+            self.restoreState(state)
+        last = self._settings.int_value(KEY_LAST_PAGE, 0)
+        self.show_page(last if 0 <= last < len(PAGES) else 0)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        self._settings.set_value(KEY_WINDOW_GEOMETRY, self.saveGeometry())
+        self._settings.set_value(KEY_WINDOW_STATE, self.saveState())
+        self._settings.set_value(KEY_LAST_PAGE, self.stack.currentIndex())
+        self._settings.sync()
+        super().closeEvent(event)

@@ -1,0 +1,1 @@
+"""Comparison summaries and exports (may use QtGui for PDF painting, never QtWidgets)."""

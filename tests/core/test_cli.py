@@ -1,0 +1,84 @@
+"""The `throughline` command as a user meets it: version, help, and one clear line on bad input."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from desktop_app import __version__
+from desktop_app.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_cli(*args: str, env_drop: tuple[str, ...] = (), **env: str) -> subprocess.CompletedProcess:
+    environ = {k: v for k, v in os.environ.items() if k not in env_drop}
+    environ.update(env)
+    return subprocess.run(
+        [sys.executable, "-m", "desktop_app", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=environ,
+    )
+
+
+def test_version_and_help(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"throughline {__version__}"
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    for command in ("sim", "whatif", "runs", "profiles"):
+        assert command in out
+
+
+def test_console_script_is_installed():
+    script = Path(sys.executable).with_name("throughline")
+    result = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == f"throughline {__version__}"
+
+
+def test_gui_without_display_says_so_in_one_line():
+    result = run_cli(env_drop=("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"))
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "no display" in lines[0] and "throughline sim" in lines[0]
+
+
+@pytest.mark.parametrize(
+    "args, field",
+    [
+        (["whatif", "--profile", "fast", "--concurrency", "1,two"], "--concurrency: 'two'"),
+        (["whatif", "--profile", "fast", "--input-tokens", "0"], "--input-tokens: '0'"),
+        (["whatif", "--profile", "no-such-profile"], "unknown simulator profile 'no-such-profile'"),
+        (["sim", "--profile", "no-such-profile"], "unknown simulator profile 'no-such-profile'"),
+        (["sim", "--port", "70000"], "--port"),
+    ],
+)
+def test_bad_input_exits_non_zero_with_one_line_naming_the_field(capsys, args, field):
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert field in err
+
+
+def test_malformed_profile_file_names_key_and_line(tmp_path, capsys):
+    bad = tmp_path / "mine.toml"
+    bad.write_text('description = "x"\nmax_num_seqs = "two"\n')
+    assert main(["sim", "--profile", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"{bad}:2: max_num_seqs: must be an integer" in err
+
+
+def test_profiles_lists_the_bundled_ones(capsys):
+    assert main(["profiles"]) == 0
+    out = capsys.readouterr().out
+    for name in ("instant", "fast", "seed-reference"):
+        assert name in out
