@@ -57,7 +57,9 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"Throughline {__version__}")
         self.sidebar = QListWidget()
         self.sidebar.setObjectName("sidebar")
-        self.sidebar.setMaximumWidth(180)
+        self.sidebar.setMinimumWidth(140)
+        self.sidebar.setMaximumWidth(260)
+        self.sidebar.setSpacing(3)
         self.stack = QStackedWidget()
         for index, spec in enumerate(PAGES):
             self.sidebar.addItem(QListWidgetItem(f"{spec.title}\t{spec.shortcut}"))
@@ -72,6 +74,8 @@ class MainWindow(QMainWindow):
         splitter.addWidget(self.sidebar)
         splitter.addWidget(self.stack)
         splitter.setStretchFactor(1, 1)
+        splitter.setSizes([170, 900])
+        self.splitter = splitter
         self.setCentralWidget(splitter)
 
         self.endpoint_label = QLabel("Endpoint: none")
