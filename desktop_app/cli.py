@@ -70,7 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
     whatif.add_argument("--concurrency", default="1,2,4,6", metavar="LIST")
     whatif.add_argument("--output-tokens", default="256", metavar="LIST")
     whatif.add_argument(
-        "--requests", type=int, metavar="N", help="requests per cell (default: max(4 x conc, 8))"
+        "--requests",
+        default="wave",
+        metavar="wave|sweep|N",
+        help="wave (default): each client sends one request, all at once, as the seed reports "
+        "measured; sweep: closed loop of max(4 x concurrency, 8) requests like the throughput "
+        "sweep; N: closed loop of N requests per cell",
     )
     whatif.add_argument("--json", type=Path, metavar="OUT", help="also write every metric as JSON")
 
@@ -137,21 +142,22 @@ def _cmd_sim(args: argparse.Namespace) -> int:
 
 
 def _cmd_whatif(args: argparse.Namespace) -> int:
-    from desktop_app.core.parsing import InputError, parse_int_list
-    from desktop_app.core.whatif import whatif_command
+    from desktop_app.core.parsing import parse_int_list
+    from desktop_app.core.whatif import SWEEP, WAVE, whatif_command
 
     try:
         input_tokens = parse_int_list(args.input_tokens, "--input-tokens")
         concurrency = parse_int_list(args.concurrency, "--concurrency", max_value=4096)
         output_tokens = parse_int_list(args.output_tokens, "--output-tokens")
-        if args.requests is not None and args.requests < 1:
-            raise InputError("--requests", f"{args.requests} must be at least 1")
+        requests: int | str = args.requests
+        if requests not in (WAVE, SWEEP):
+            requests = parse_int_list(args.requests, "--requests")[0]
         return whatif_command(
             args.profile,
             input_tokens,
             concurrency,
             output_tokens,
-            args.requests,
+            requests,
             args.json,
             sys.stdout,
         )

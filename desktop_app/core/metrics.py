@@ -1,0 +1,227 @@
+"""Throughput metric definitions shared by the real sweep and the simulator.
+
+Everything here works on `RequestTiming` records: plain times on one monotonic clock (seconds)
+and token counts, whatever produced them (an HTTP stream, the virtual-time simulator). The
+definitions follow docs/DOMAIN.md and say which tool's meaning they take where tools disagree:
+
+* TTFT = first content token - sent (role-only and empty chunks never count as first).
+* prefill tok/s (per request) = prompt_tokens / TTFT. Under concurrency this includes the time
+  the request queued: that is what a user waits for, so it is shown as is.
+* decode tok/s (per request) = (completion_tokens - 1) / (last - first); tokens come from
+  `usage`, not from the number of chunks, because one chunk may carry several tokens.
+* TPOT = 1 / decode tok/s (vLLM's meaning: excludes TTFT; GuideLLM's "TPOT" does not).
+* ITL = the gaps between successive content chunks (so a chunk of several tokens is one gap).
+* effective prefill / decode tok/s of a cell (AIPerf's time-weighted throughput) = the tokens of
+  that phase / the measure of the union of the requests' phase intervals.
+
+Failed requests (`error_class` set) are counted by class and kept out of every latency and
+throughput figure.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class RequestTiming:
+    """What the client saw of one request. Times are seconds on one monotonic clock.
+
+    `completion_tokens` comes from the server's `usage` where it sent one (else the client's
+    count). `chunk_times_s` holds the arrival time of every content chunk, in order (may be
+    empty when the caller did not keep them). `error_class` is None for a request that
+    completed, else a short name of what went wrong ("http_500", "timeout", "cut", ...).
+    """
+
+    prompt_tokens: int
+    completion_tokens: int
+    sent_s: float
+    first_token_s: float | None
+    last_token_s: float | None
+    chunk_times_s: tuple[float, ...] = ()
+    error_class: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when the request completed without error."""
+        return self.error_class is None
+
+
+@dataclass(frozen=True)
+class RequestMetrics:
+    """Per-request figures (seconds, tokens per second); None where undefined.
+
+    `decode_tps` and `tpot_s` are None with fewer than 2 completion tokens or when the first
+    and last token arrived together (nothing to divide by).
+    """
+
+    ttft_s: float | None
+    prefill_tps: float | None
+    decode_tps: float | None
+    tpot_s: float | None
+    itl_s: tuple[float, ...]
+    e2e_s: float | None
+
+
+def request_metrics(t: RequestTiming) -> RequestMetrics:
+    """The per-request figures of one timing record (see the module docstring)."""
+    ttft = None if t.first_token_s is None else t.first_token_s - t.sent_s
+    prefill = t.prompt_tokens / ttft if ttft is not None and ttft > 0 else None
+    decode = None
+    if (
+        t.completion_tokens >= 2
+        and t.first_token_s is not None
+        and t.last_token_s is not None
+        and t.last_token_s > t.first_token_s
+    ):
+        decode = (t.completion_tokens - 1) / (t.last_token_s - t.first_token_s)
+    chunks = t.chunk_times_s
+    itl = tuple(b - a for a, b in zip(chunks, chunks[1:]))
+    e2e = None if t.last_token_s is None else t.last_token_s - t.sent_s
+    return RequestMetrics(
+        ttft_s=ttft,
+        prefill_tps=prefill,
+        decode_tps=decode,
+        tpot_s=None if decode is None else 1.0 / decode,
+        itl_s=itl,
+        e2e_s=e2e,
+    )
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """Summary of a sample: count, mean, percentiles (linear interpolation, numpy's default),
+    minimum and maximum, in the unit of the values."""
+
+    n: int
+    mean: float
+    p50: float
+    p90: float
+    p99: float
+    min: float
+    max: float
+
+
+def distribution(values: Iterable[float]) -> Distribution | None:
+    """The distribution of `values`, or None when there are none."""
+    arr = np.asarray(list(values), dtype=float)
+    if arr.size == 0:
+        return None
+    p50, p90, p99 = np.percentile(arr, [50, 90, 99])
+    return Distribution(
+        n=int(arr.size),
+        mean=float(arr.mean()),
+        p50=float(p50),
+        p90=float(p90),
+        p99=float(p99),
+        min=float(arr.min()),
+        max=float(arr.max()),
+    )
+
+
+def union_length_s(intervals: Iterable[tuple[float, float]]) -> float:
+    """Measure (seconds) of the union of closed intervals; empty or reversed ones count 0."""
+    total = 0.0
+    cur_start = cur_end = None
+    for start, end in sorted((a, b) for a, b in intervals if b > a):
+        if cur_end is None or start > cur_end:
+            if cur_end is not None:
+                total += cur_end - cur_start
+            cur_start, cur_end = start, end
+        else:
+            cur_end = max(cur_end, end)
+    if cur_end is not None:
+        total += cur_end - cur_start
+    return total
+
+
+@dataclass(frozen=True)
+class CellSummary:
+    """Everything measured in one sweep cell (one input length x concurrency x output length).
+
+    Counts are requests; distributions are over completed requests only (seconds or tok/s as
+    named; `itl_s` pools every gap of every request). `output_tps` = completion tokens of
+    completed requests / `wall_s`. `effective_prefill_tps` and `effective_decode_tps` are the
+    time-weighted throughputs (tokens / measure of the union of the phase intervals); None
+    when no request has such a phase. `prompt_tokens` and `completion_tokens` are the totals
+    of the completed requests.
+    """
+
+    count: int
+    ok: int
+    failures_by_class: dict[str, int]
+    ttft_s: Distribution | None
+    prefill_tps: Distribution | None
+    decode_tps: Distribution | None
+    tpot_s: Distribution | None
+    itl_s: Distribution | None
+    e2e_s: Distribution | None
+    wall_s: float | None
+    output_tps: float | None
+    effective_prefill_tps: float | None
+    effective_decode_tps: float | None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict (distributions as nested dicts, None kept as null)."""
+        return asdict(self)
+
+
+def summarize_cell(timings: Sequence[RequestTiming], wall_s: float | None = None) -> CellSummary:
+    """Summarise a cell's requests. `wall_s` (seconds) defaults to the span from the first
+    send to the last token of any request."""
+    ok = [t for t in timings if t.ok]
+    failures = Counter(t.error_class for t in timings if not t.ok)
+    per = [request_metrics(t) for t in ok]
+
+    if wall_s is None:
+        lasts = [t.last_token_s for t in timings if t.last_token_s is not None]
+        if timings and lasts:
+            wall_s = max(lasts) - min(t.sent_s for t in timings)
+
+    completion = sum(t.completion_tokens for t in ok)
+    prompt = sum(t.prompt_tokens for t in ok)
+    output_tps = completion / wall_s if wall_s and wall_s > 0 else None
+
+    prefilled = [t for t in ok if t.first_token_s is not None]
+    prefill_span = union_length_s((t.sent_s, t.first_token_s) for t in prefilled)
+    prefill_tokens = sum(t.prompt_tokens for t in prefilled)
+    eff_prefill = prefill_tokens / prefill_span if prefill_span > 0 else None
+
+    decoded = [
+        t
+        for t in ok
+        if t.first_token_s is not None
+        and t.last_token_s is not None
+        and t.completion_tokens >= 2
+        and t.last_token_s > t.first_token_s
+    ]
+    decode_span = union_length_s((t.first_token_s, t.last_token_s) for t in decoded)
+    decode_tokens = sum(t.completion_tokens - 1 for t in decoded)
+    eff_decode = decode_tokens / decode_span if decode_span > 0 else None
+
+    def dist(name: str) -> Distribution | None:
+        return distribution(v for m in per if (v := getattr(m, name)) is not None)
+
+    return CellSummary(
+        count=len(timings),
+        ok=len(ok),
+        failures_by_class=dict(sorted(failures.items())),
+        ttft_s=dist("ttft_s"),
+        prefill_tps=dist("prefill_tps"),
+        decode_tps=dist("decode_tps"),
+        tpot_s=dist("tpot_s"),
+        itl_s=distribution(g for m in per for g in m.itl_s),
+        e2e_s=dist("e2e_s"),
+        wall_s=wall_s,
+        output_tps=output_tps,
+        effective_prefill_tps=eff_prefill,
+        effective_decode_tps=eff_decode,
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+    )

@@ -1,0 +1,252 @@
+"""What-if sweeps: run a throughput sweep against a simulator profile in virtual time.
+
+`throughline whatif --profile NAME ...` answers "what would this server do at 6 concurrent
+32k prompts?" in a fraction of a second, with the same metric definitions the real sweep uses
+(`desktop_app.core.metrics`). Every figure it prints is simulated, and says so.
+
+Cells are run in a closed loop (`simulator.virtual.simulate_closed_loop`): `concurrency`
+clients each send their next request as soon as the previous one finished. The command's
+default is one wave (each client sends one request, all at once): that is how the seed reports
+measured, and what the seed-reference profile is calibrated against. `--requests sweep` sends
+max(4 x concurrency, 8) requests like the real sweep, which measures a server whose queue stays
+full: with max_num_seqs=2 that is much harsher (see docs/SIMULATOR-MODEL.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from desktop_app.core.metrics import CellSummary, summarize_cell
+from desktop_app.core.simulator.engine import Profile
+from desktop_app.core.simulator.profiles import ProfileError, load_profile
+from desktop_app.core.simulator.virtual import simulate_closed_loop
+
+DEFINITIONS = {
+    "ttft_s": "first non-empty content chunk minus send time (seconds)",
+    "prefill_tps": "prompt_tokens / TTFT per request, queueing included (tok/s)",
+    "decode_tps": "(completion_tokens - 1) / (last token - first token) per request (tok/s)",
+    "tpot_s": "1 / decode_tps (vLLM's meaning: excludes TTFT; seconds)",
+    "itl_s": "gaps between successive content chunks, pooled over requests (seconds)",
+    "e2e_s": "last token minus send time (seconds)",
+    "output_tps": "completion tokens of completed requests / cell wall time (tok/s)",
+    "effective_prefill_tps": "prompt tokens / measure of the union of [sent, first] (tok/s)",
+    "effective_decode_tps": "(completion - 1) tokens / measure of the union of [first, last]",
+    "prefill_change": "mean prefill_tps / mean prefill_tps at concurrency 1 - 1 (fraction)",
+    "decode_change": "mean decode_tps / mean decode_tps at concurrency 1 - 1 (fraction)",
+}
+
+
+@dataclass(frozen=True)
+class WhatifCell:
+    """One simulated sweep cell: its shape (tokens, clients, requests sent), the metrics, and
+    the change of mean prefill and decode tok/s against concurrency 1 at the same input and
+    output length, as a fraction (-0.5 = half as fast); None when concurrency 1 was not run."""
+
+    input_tokens: int
+    output_tokens: int
+    concurrency: int
+    requests: int
+    summary: CellSummary
+    prefill_change: float | None
+    decode_change: float | None
+
+
+def default_requests(concurrency: int) -> int:
+    """The sweep's default number of requests for a cell: max(4 x concurrency, 8)."""
+    return max(4 * concurrency, 8)
+
+
+def _change(value: float | None, base: float | None) -> float | None:
+    if value is None or base is None or base == 0:
+        return None
+    return value / base - 1.0
+
+
+def _mean(summary: CellSummary, name: str) -> float | None:
+    dist = getattr(summary, name)
+    return None if dist is None else dist.mean
+
+
+def run_whatif(
+    profile: Profile,
+    input_tokens: list[int],
+    concurrency: list[int],
+    output_tokens: list[int],
+    requests_per_cell: int | None = None,
+    warmup: int = 0,
+    *,
+    requests_per_client: int | None = None,
+) -> list[WhatifCell]:
+    """Simulate every input x concurrency x output cell in virtual time (in that nesting order).
+
+    A cell sends `requests_per_cell` requests (default max(4 x concurrency, 8)), or
+    `requests_per_client` x concurrency when that is given (1 = one simultaneous wave), plus
+    `warmup` requests that are sent first and excluded. Raises ValueError for bad numbers or a
+    request the profile cannot hold. Deterministic: same arguments, same figures.
+    """
+    if requests_per_cell is not None and requests_per_client is not None:
+        raise ValueError("give requests_per_cell or requests_per_client, not both")
+    for name, values in (("input tokens", input_tokens), ("concurrency", concurrency),
+                         ("output tokens", output_tokens)):
+        if not values or any(v < 1 for v in values):
+            raise ValueError(f"{name}: need one or more positive integers, got {values!r}")
+    for name, value in (("requests per cell", requests_per_cell),
+                        ("requests per client", requests_per_client)):
+        if value is not None and value < 1:
+            raise ValueError(f"{name} must be at least 1, got {value}")
+    if warmup < 0:
+        raise ValueError(f"warm-up must not be negative, got {warmup}")
+
+    cells: list[WhatifCell] = []
+    for n_in in input_tokens:
+        for conc in concurrency:
+            for n_out in output_tokens:
+                if requests_per_client is not None:
+                    n_req = requests_per_client * conc
+                else:
+                    n_req = requests_per_cell or default_requests(conc)
+                timings = simulate_closed_loop(
+                    profile, input_tokens=n_in, output_tokens=n_out,
+                    concurrency=conc, requests=n_req, warmup=warmup,
+                )
+                cells.append(WhatifCell(n_in, n_out, conc, n_req, summarize_cell(timings),
+                                        None, None))
+    base = {(c.input_tokens, c.output_tokens): c.summary for c in cells if c.concurrency == 1}
+    result = []
+    for c in cells:
+        b = base.get((c.input_tokens, c.output_tokens))
+        result.append(dataclasses.replace(
+            c,
+            prefill_change=None if b is None else _change(_mean(c.summary, "prefill_tps"),
+                                                          _mean(b, "prefill_tps")),
+            decode_change=None if b is None else _change(_mean(c.summary, "decode_tps"),
+                                                         _mean(b, "decode_tps")),
+        ))
+    return result
+
+
+def _fmt(value: float | None, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def format_table(cells: Sequence[WhatifCell]) -> str:
+    """An aligned text table of the cells: one line each, headers first."""
+    headers = ("input", "conc", "output", "TTFT p50 s", "TTFT p90 s", "prefill tok/s",
+               "vs c1", "decode tok/s", "TPOT ms", "out tok/s")
+    rows = [headers]
+    for c in cells:
+        s = c.summary
+        rows.append((
+            str(c.input_tokens),
+            str(c.concurrency),
+            str(c.output_tokens),
+            _fmt(s.ttft_s and s.ttft_s.p50, ".2f"),
+            _fmt(s.ttft_s and s.ttft_s.p90, ".2f"),
+            _fmt(s.prefill_tps and s.prefill_tps.mean, ".0f"),
+            "-" if c.prefill_change is None else f"{c.prefill_change * 100:+.0f}%",
+            _fmt(s.decode_tps and s.decode_tps.mean, ".1f"),
+            _fmt(s.tpot_s and s.tpot_s.mean * 1000, ".1f"),
+            _fmt(s.output_tps, ".1f"),
+        ))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(headers))]
+    return "\n".join("  ".join(v.rjust(w) for v, w in zip(r, widths)) for r in rows)
+
+
+def _profile_dict(profile: Profile) -> dict:
+    # JSON has no infinity: an unlimited value is written as null.
+    return {k: (None if isinstance(v, float) and math.isinf(v) else v)
+            for k, v in dataclasses.asdict(profile).items()}
+
+
+def whatif_to_json(profile: Profile, cells: Sequence[WhatifCell]) -> dict:
+    """A JSON-ready dict: the profile, the fact that figures are simulated in virtual time,
+    the metric definitions, and every cell's metrics."""
+    return {
+        "profile": profile.name,
+        "simulated": True,
+        "clock": "virtual",
+        "profile_parameters": _profile_dict(profile),
+        "definitions": DEFINITIONS,
+        "cells": [
+            {
+                "input_tokens": c.input_tokens,
+                "output_tokens": c.output_tokens,
+                "concurrency": c.concurrency,
+                "requests": c.requests,
+                "prefill_change": c.prefill_change,
+                "decode_change": c.decode_change,
+                "metrics": c.summary.to_dict(),
+            }
+            for c in cells
+        ],
+    }
+
+
+WAVE = "wave"
+SWEEP = "sweep"
+
+
+def describe_requests(requests: int | str) -> str:
+    """How a cell's requests are sent, in words, for the table's header and the JSON."""
+    if requests == WAVE:
+        return "one wave: each client sends one request, all at once (as the seed reports measured)"
+    if requests == SWEEP:
+        return "closed loop, max(4 x concurrency, 8) requests per cell (the sweep's default)"
+    return f"closed loop, {requests} requests per cell"
+
+
+def whatif_command(
+    profile_name: str,
+    input_tokens: Sequence[int],
+    concurrency: Sequence[int],
+    output_tokens: Sequence[int],
+    requests: int | str,
+    json_path: Path | None,
+    out: TextIO,
+    *,
+    warmup: int = 0,
+) -> int:
+    """The `throughline whatif` command: load the profile, print the table to `out` (first
+    line: the figures are simulated, and how requests were sent), write the JSON to
+    `json_path` if given, return 0.
+
+    `requests` is WAVE (each of the `concurrency` clients sends one request at once), SWEEP
+    (the throughput sweep's closed loop with its default count) or a number of requests per
+    cell in a closed loop. Raises ValueError with a message fit for the user for an unknown
+    profile, bad numbers or an unwritable path.
+    """
+    try:
+        profile = load_profile(profile_name)
+    except ProfileError as exc:
+        raise ValueError(str(exc)) from None
+    if requests == WAVE:
+        per_cell, per_client = None, 1
+    elif requests == SWEEP:
+        per_cell, per_client = None, None
+    elif isinstance(requests, int):
+        per_cell, per_client = requests, None
+    else:
+        raise ValueError(f"requests: {requests!r} is not 'wave', 'sweep' or a number")
+    cells = run_whatif(
+        profile, list(input_tokens), list(concurrency), list(output_tokens), per_cell, warmup,
+        requests_per_client=per_client,
+    )
+    method = describe_requests(requests)
+    out.write(f"Simulated figures (virtual time, no server contacted) for profile "
+              f"{profile.name!r}; {method}.\n")
+    out.write(format_table(cells) + "\n")
+    if json_path is not None:
+        document = whatif_to_json(profile, cells)
+        document["requests_method"] = method
+        try:
+            json_path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(f"cannot write {json_path}: {exc.strerror or exc}") from None
+        out.write(f"JSON written to {json_path}\n")
+    return 0
