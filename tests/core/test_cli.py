@@ -82,3 +82,11 @@ def test_profiles_lists_the_bundled_ones(capsys):
     out = capsys.readouterr().out
     for name in ("instant", "fast", "seed-reference"):
         assert name in out
+
+
+def test_profile_whose_cache_cannot_hold_one_request_is_refused(tmp_path, capsys):
+    bad = tmp_path / "tiny.toml"
+    bad.write_text("max_model_len = 8192\nkv_cache_tokens = 4096\n")
+    assert main(["whatif", "--profile", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}:1: max_model_len" in err and "could never be scheduled" in err

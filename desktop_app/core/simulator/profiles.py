@@ -111,4 +111,12 @@ def parse_profile(data: bytes, path: Path) -> Profile:
         if key in _POSITIVE and value <= 0:
             raise fail(key, f"must be positive, got {value!r}")
         values[key] = value
-    return Profile(**values)
+    profile = Profile(**values)
+    if profile.max_model_len > profile.kv_cache_tokens:
+        # A request as long as the context must fit in the cache alone, or it never runs.
+        raise fail(
+            "max_model_len" if "max_model_len" in raw else "kv_cache_tokens",
+            f"max_model_len ({profile.max_model_len}) must not exceed kv_cache_tokens "
+            f"({profile.kv_cache_tokens}): a request that long could never be scheduled",
+        )
+    return profile
