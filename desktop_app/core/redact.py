@@ -1,0 +1,200 @@
+"""Keep credentials out of everything Throughline stores or shows.
+
+A run's configuration, endpoint URL and error messages end up in the results database, in exports
+and in screenshots of the run browser, so secrets are removed before anything is written. Removal
+(not masking) is deliberate: a stored configuration that is re-run asks for the key again rather
+than silently carrying a placeholder to the server.
+
+The name test is shared by dictionary keys, header names and URL query parameters. It is written
+so that token *counts* (``max_tokens``, ``prompt_tokens``, ``min_tokens``) and tokenizer settings
+are never mistaken for secrets, while ``api_key``, ``x-api-key``, ``Authorization``,
+``access_token`` and the like always are.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import unquote_plus, urlsplit, urlunsplit
+
+__all__ = ["is_secret_name", "redact_config", "redact_text", "redact_url"]
+
+# Names compared after lower-casing and dropping everything but letters and digits, so "API-Key",
+# "api_key" and "apiKey" are one name.
+_SECRET_EXACT = frozenset(
+    {
+        "token",
+        "bearer",
+        "auth",
+        "authorization",
+        "proxyauthorization",
+        "cookie",
+        "setcookie",
+        "credentials",
+        "key",
+        "sig",
+        "signature",
+    }
+)
+# Words that make a name secret wherever they appear in it ("openai_api_key", "db_password").
+_SECRET_WORDS = ("apikey", "password", "passwd", "secret", "authorization", "privatekey")
+# Endings for token-like names; a bare "token" ending would also catch "max_token" or "first_token".
+_SECRET_SUFFIXES = (
+    "accesstoken",
+    "authtoken",
+    "refreshtoken",
+    "bearertoken",
+    "sessiontoken",
+    "idtoken",
+    "apitoken",
+    "accesskey",
+    "secretkey",
+)
+# Settings that say *where* a secret lives ("api_key_env": "OPENAI_API_KEY") are not secrets, and
+# losing them would make a stored configuration impossible to re-run.
+_POINTER_SUFFIXES = ("env", "envvar", "var", "file", "path", "name")
+
+# Keys of header-like records, {"name": "Authorization", "value": "..."}, whose value is a secret
+# when the name is.
+_RECORD_NAME_KEYS = ("name", "key", "header")
+_RECORD_VALUE_KEYS = ("value", "values")
+
+_AUTH_VALUE = re.compile(r"^\s*(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}\s*$", re.IGNORECASE)
+_URL_IN_TEXT = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>]+")
+_AUTH_IN_TEXT = re.compile(r"\b(bearer)\s+[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE)
+_HEADER_IN_TEXT = re.compile(
+    r"\b(authorization|x-api-key|api[-_]?key)(['\"]?\s*[:=]\s*['\"]?)(?!bearer\s)[^\s'\",}]+",
+    re.IGNORECASE,
+)
+_KEYLIKE_IN_TEXT = re.compile(r"\bsk-[A-Za-z0-9_-]{8,}")
+
+
+def _normalise(name: str) -> str:
+    return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
+def is_secret_name(name: str) -> bool:
+    """True when a dictionary key, header name or query parameter name looks like it holds a secret.
+
+    ``api_key``, ``X-API-Key``, ``Authorization``, ``password``, ``access_token``, ``client_secret``
+    are secret names; ``max_tokens``, ``prompt_tokens``, ``tokenizer`` and ``api_key_env`` (the
+    name of an environment variable, not the key) are not.
+    """
+    norm = _normalise(name)
+    if not norm:
+        return False
+    if norm in _SECRET_EXACT:
+        return True
+    for suffix in _POINTER_SUFFIXES:
+        stem = norm[: -len(suffix)]
+        if (
+            norm.endswith(suffix)
+            and stem
+            and (stem in _SECRET_EXACT or stem.endswith(_SECRET_WORDS))
+        ):
+            return False
+    if any(word in norm for word in _SECRET_WORDS):
+        return True
+    return norm.endswith(_SECRET_SUFFIXES)
+
+
+def _looks_like_url(value: str) -> bool:
+    return "://" in value[:16]
+
+
+def _redact_value(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return redact_config(value)
+    if isinstance(value, (list, tuple)):
+        kept = []
+        for item in value:
+            # Header lists as pairs: [["Authorization", "Bearer ..."], ...]
+            if (
+                isinstance(item, (list, tuple))
+                and len(item) == 2
+                and isinstance(item[0], str)
+                and is_secret_name(item[0])
+            ):
+                continue
+            if isinstance(item, str) and _AUTH_VALUE.match(item):
+                continue
+            kept.append(_redact_value(item))
+        return kept
+    if isinstance(value, str) and _looks_like_url(value):
+        return redact_url(value)
+    return value
+
+
+def redact_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """Return a copy of a run configuration with every secret removed, at any depth.
+
+    Keys whose name looks like a secret (see :func:`is_secret_name`) are dropped with their values;
+    so are string values that are themselves credentials (``"Bearer ..."``), secret header pairs in
+    lists, and the value of header records such as ``{"name": "Authorization", "value": ...}``.
+    Strings that are URLs pass through :func:`redact_url`. Tuples come back as lists (JSON has no
+    tuples). The input is not modified.
+    """
+    out: dict[str, Any] = {}
+    record_is_secret = any(
+        isinstance(cfg.get(k), str) and is_secret_name(cfg[k]) for k in _RECORD_NAME_KEYS
+    )
+    for key, value in cfg.items():
+        name = str(key)
+        if is_secret_name(name):
+            continue
+        if record_is_secret and name.lower() in _RECORD_VALUE_KEYS:
+            continue
+        if isinstance(value, str) and _AUTH_VALUE.match(value):
+            continue
+        out[name] = _redact_value(value)
+    return out
+
+
+def _strip_secret_params(query: str) -> str:
+    # Work on the raw text so every parameter that stays keeps its exact original encoding.
+    kept = []
+    for part in query.split("&"):
+        name = part.split("=", 1)[0]
+        if part and is_secret_name(unquote_plus(name)):
+            continue
+        kept.append(part)
+    return "&".join(kept)
+
+
+def redact_url(url: str) -> str:
+    """Return ``url`` without ``user:password@`` and without secret-looking query parameters.
+
+    Query parameters such as ``key``, ``api_key``, ``token`` and ``access_token`` are removed (also
+    from a ``#fragment`` written as parameters); all other parameters keep their order and encoding.
+    A string that does not parse as a URL is returned unchanged.
+    """
+    if not url:
+        return url
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    query = _strip_secret_params(parts.query) if parts.query else parts.query
+    fragment = parts.fragment
+    if "=" in fragment:
+        fragment = _strip_secret_params(fragment)
+    if (netloc, query, fragment) == (parts.netloc, parts.query, parts.fragment):
+        return url
+    return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
+
+
+def redact_text(text: str) -> str:
+    """Return free text (an error message, a log line) with credentials blanked out.
+
+    URLs inside the text go through :func:`redact_url`; ``Bearer <token>``, ``sk-...``-style keys
+    and ``Authorization: ...`` values become ``[redacted]``. Used on error messages, which HTTP
+    libraries like to fill with the full request URL.
+    """
+    if not text:
+        return text
+    text = _URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)), text)
+    text = _AUTH_IN_TEXT.sub(lambda m: f"{m.group(1)} [redacted]", text)
+    text = _HEADER_IN_TEXT.sub(lambda m: f"{m.group(1)}{m.group(2)}[redacted]", text)
+    return _KEYLIKE_IN_TEXT.sub("[redacted]", text)

@@ -1,0 +1,304 @@
+"""The :class:`RunWriter`: a run's high-rate rows, batched and committed on a background thread.
+
+Requests, metric samples, SQL-agent questions and steps are queued by the caller and committed at
+least every 0.25 s, so a killed process loses at most the last second of results and the event
+loop never waits on the disk.
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import logging
+import queue
+import sqlite3
+import threading
+import time
+import weakref
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from desktop_app.core.store.errors import StoreError
+from desktop_app.core.store.schema import DEFAULT_BUSY_TIMEOUT_S, _connect
+from desktop_app.core.store.tables import (
+    _METRIC_SAMPLES,
+    _SQL_QUESTIONS,
+    _SQL_STEPS,
+    _TP_REQUESTS,
+    _update_sql,
+)
+
+log = logging.getLogger(__name__)
+
+
+# --------------------------------------------------------------------------- the background writer
+
+
+@dataclass
+class _Flush:
+    done: threading.Event
+
+
+@dataclass
+class _Close:
+    pass
+
+
+@dataclass
+class _Call:
+    fn: Callable[[Database], Any]
+    future: Future
+
+
+_LIVE_WRITERS: weakref.WeakSet[RunWriter] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_live_writers() -> None:
+    # Writer threads are daemons (a forgotten writer must not hang exit); commit what they hold.
+    for writer in list(_LIVE_WRITERS):
+        try:
+            writer.close()
+        except Exception:
+            log.exception("closing a results writer at exit")
+
+
+class RunWriter:
+    """Writes a run's high-rate rows on a background thread, in batches.
+
+    Every row handed over is committed within ``flush_interval_s`` (0.25 s) plus the commit
+    itself, or at once on :meth:`flush`/:meth:`close`. ``add_*`` methods only validate and queue,
+    so they are safe on an asyncio event loop. Rows are dicts keyed by column name (see the
+    schema); ``*_json`` columns and ``itl_s`` take Python objects (stored as compact JSON) or JSON
+    text.
+
+    A failed background write does not stop the writer; the error is re-raised (as
+    :class:`StoreError`) by the next ``add_*``, :meth:`flush` or :meth:`close`. Thread-safety: any
+    method may be called from any thread. Get one from :meth:`Store.writer`.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        flush_interval_s: float = 0.25,
+        max_batch: int = 5000,
+        busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
+    ) -> None:
+        """Connect to ``path`` (already migrated by :meth:`Store.open`) and start the thread."""
+        self.path = Path(path)
+        self._interval = flush_interval_s
+        self._max_batch = max_batch
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._error: BaseException | None = None
+        self._more_errors = 0
+        self._error_lock = threading.Lock()
+        self._closed = False
+        self._close_lock = threading.Lock()
+        self._db = Database(_connect(self.path, busy_timeout_s))
+        self._thread = threading.Thread(
+            target=self._run, name="throughline-results-writer", daemon=True
+        )
+        self._thread.start()
+        _LIVE_WRITERS.add(self)
+
+    # ---- caller side
+
+    def add_request(self, row: Mapping[str, Any]) -> None:
+        """Queue one throughput request (a ``tp_requests`` row; ``run_id`` required)."""
+        self._put(_TP_REQUESTS.insert_sql, _TP_REQUESTS.params(row))
+
+    def add_metric_sample(self, row: Mapping[str, Any]) -> None:
+        """Queue one ``/metrics`` sample; ``run_id`` and ``t_s`` (s since run start) required."""
+        self._put(_METRIC_SAMPLES.insert_sql, _METRIC_SAMPLES.params(row))
+
+    def add_sql_step(self, row: Mapping[str, Any]) -> None:
+        """Queue one agent step (``run_id``, ``question_row_id``, ``step_index`` required)."""
+        self._put(_SQL_STEPS.insert_sql, _SQL_STEPS.params(row))
+
+    def update_sql_question(self, question_row_id: int, fields: Mapping[str, Any]) -> None:
+        """Queue changes to a question row, e.g. its status, verdicts and final SQL when it ends."""
+        if fields:
+            self._put(*_update_sql(_SQL_QUESTIONS, question_row_id, fields))
+
+    def add_sql_question(self, row: Mapping[str, Any]) -> int:
+        """Insert a question row now and return its id, for its steps to refer to.
+
+        Blocks until the writer has committed everything queued before it and this row: typically a
+        few milliseconds. ``run_id`` and ``question_id`` are required.
+        """
+        params = _SQL_QUESTIONS.params(row)
+        self._check()
+
+        def insert(db: Database) -> int:
+            with db.atomic():
+                return int(db.conn.execute(_SQL_QUESTIONS.insert_sql, params).lastrowid)
+
+        future: Future = Future()
+        self._queue.put(_Call(insert, future))
+        while True:
+            try:
+                return future.result(timeout=0.1)
+            except sqlite3.Error as exc:
+                raise StoreError(
+                    f"cannot store SQL question {row.get('question_id')!r}: {exc}"
+                ) from exc
+            except TimeoutError:
+                if not self._thread.is_alive():
+                    self._check()
+                    raise StoreError("the results writer stopped") from None
+
+    def flush(self) -> None:
+        """Block until every row queued so far is committed; re-raise a pending background error."""
+        self._check()
+        done = threading.Event()
+        self._queue.put(_Flush(done))
+        while not done.wait(0.1):
+            if not self._thread.is_alive():
+                break
+        self._raise_pending()
+
+    def close(self) -> None:
+        """Commit what is queued, stop the thread and close the connection. Idempotent.
+
+        Re-raises a pending background error after closing.
+        """
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._queue.put(_Close())
+        self._thread.join()
+        _LIVE_WRITERS.discard(self)
+        self._raise_pending()
+
+    def __enter__(self) -> RunWriter:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _put(self, sql: str, params: tuple) -> None:
+        self._check()
+        self._queue.put((sql, params))
+
+    def _check(self) -> None:
+        if self._closed:
+            raise StoreError(f"the results writer for {self.path} is closed")
+        self._raise_pending()
+        if not self._thread.is_alive():
+            raise StoreError(f"the results writer for {self.path} stopped")
+
+    def _raise_pending(self) -> None:
+        with self._error_lock:
+            error, more = self._error, self._more_errors
+            self._error, self._more_errors = None, 0
+        if error is not None:
+            extra = f" (and {more} more failed write(s))" if more else ""
+            raise StoreError(f"writing results to {self.path} failed: {error}{extra}") from error
+
+    # ---- writer thread
+
+    def _record(self, error: BaseException) -> None:
+        log.error("results writer: %s", error)
+        with self._error_lock:
+            if self._error is None:
+                self._error = error
+            else:
+                self._more_errors += 1
+
+    def _run(self) -> None:
+        batch: list[tuple[str, tuple]] = []
+        deadline = 0.0
+        try:
+            while True:
+                if batch:
+                    timeout = deadline - time.monotonic()
+                    try:
+                        item = (
+                            self._queue.get(timeout=timeout)
+                            if timeout > 0
+                            else self._queue.get_nowait()
+                        )
+                    except queue.Empty:
+                        self._commit(batch)
+                        batch = []
+                        continue
+                else:
+                    item = self._queue.get()
+                if type(item) is tuple:
+                    if not batch:
+                        deadline = time.monotonic() + self._interval
+                    batch.append(item)
+                    if len(batch) >= self._max_batch:
+                        self._commit(batch)
+                        batch = []
+                    continue
+                # A control message: everything queued before it is committed first.
+                if batch:
+                    self._commit(batch)
+                    batch = []
+                if isinstance(item, _Flush):
+                    item.done.set()
+                elif isinstance(item, _Call):
+                    try:
+                        item.future.set_result(item.fn(self._db))
+                    except BaseException as exc:
+                        item.future.set_exception(exc)
+                elif isinstance(item, _Close):
+                    break
+            self._drain()
+        except BaseException as exc:  # a bug here must still reach the caller
+            self._record(exc)
+        finally:
+            self._db.close()
+
+    def _drain(self) -> None:
+        # Rows another thread queued while close() was on its way are still committed.
+        batch = []
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if type(item) is tuple:
+                batch.append(item)
+            elif isinstance(item, _Call):
+                item.future.set_exception(
+                    StoreError(f"the results writer for {self.path} is closed")
+                )
+            elif isinstance(item, _Flush):
+                item.done.set()
+        if batch:
+            self._commit(batch)
+
+    def _commit(self, batch: list[tuple[str, tuple]]) -> None:
+        try:
+            with self._db.atomic():
+                for sql, group in itertools.groupby(batch, key=lambda item: item[0]):
+                    self._db.conn.executemany(sql, [params for _, params in group])
+        except (sqlite3.IntegrityError, sqlite3.InterfaceError, sqlite3.ProgrammingError):
+            self._commit_one_by_one(batch)
+        except sqlite3.Error as exc:
+            self._record(exc)
+
+    def _commit_one_by_one(self, batch: list[tuple[str, tuple]]) -> None:
+        # One bad row (say, of a run deleted meanwhile) must not take its batch's good rows along.
+        try:
+            with self._db.atomic():
+                for sql, params in batch:
+                    try:
+                        self._db.conn.execute(sql, params)
+                    except (
+                        sqlite3.IntegrityError,
+                        sqlite3.InterfaceError,
+                        sqlite3.ProgrammingError,
+                    ) as exc:
+                        self._record(exc)
+        except sqlite3.Error as exc:
+            self._record(exc)
