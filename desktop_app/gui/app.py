@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 import qasync  # after PySide6, so it binds to it
 
+from desktop_app.core.store import Store, StoreError, resolve_db_path
 from desktop_app.gui.controllers.simulator import SimulatorController
 from desktop_app.gui.main_window import MainWindow
 from desktop_app.gui.settings import APPLICATION, ORGANIZATION, Settings
@@ -55,6 +56,22 @@ def build_window(app: QApplication, simulator_profile: str) -> tuple[MainWindow,
     return window, simulator
 
 
+def check_store() -> str:
+    """Open the results store once at start-up: migrates it and marks runs a dead process left
+    'running' as interrupted. Returns a line for the status bar. Blocking: run it in a thread."""
+    path = resolve_db_path(None)
+    try:
+        with Store.open(path) as store:
+            interrupted = store.list_runs(status="interrupted")
+    except StoreError as exc:
+        return f"Results store unusable: {exc}"
+    return f"Results: {path} ({len(interrupted)} interrupted runs)" if interrupted else f"Results: {path}"
+
+
+async def _show_store_status(window: MainWindow) -> None:
+    window.statusBar().showMessage(await asyncio.to_thread(check_store), 10_000)
+
+
 def run_app(simulator_profile: str = "fast") -> int:
     """Run the desktop app until the main window closes; returns the exit status."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
@@ -69,6 +86,7 @@ def run_app(simulator_profile: str = "fast") -> int:
     with loop:
         window, simulator = build_window(app, simulator_profile)
         window.show()
+        store_task = asyncio.ensure_future(_show_store_status(window))  # noqa: F841 - kept alive
         loop.run_until_complete(closed.wait())
         simulator.stop()
     return 0
