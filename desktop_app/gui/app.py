@@ -69,7 +69,7 @@ def check_store() -> str:
 
 
 async def _show_store_status(window: MainWindow) -> None:
-    window.statusBar().showMessage(await asyncio.to_thread(check_store), 10_000)
+    window.set_store_status(await asyncio.to_thread(check_store))
 
 
 def run_app(simulator_profile: str = "fast") -> int:

@@ -80,7 +80,10 @@ class MainWindow(QMainWindow):
 
         self.endpoint_label = QLabel("Endpoint: none")
         self.job_label = QLabel("No job running")
+        self.store_label = QLabel("")
+        self.store_label.setContentsMargins(0, 0, 12, 0)
         self.statusBar().addWidget(self.endpoint_label, 1)
+        self.statusBar().addPermanentWidget(self.store_label)
         self.statusBar().addPermanentWidget(self.job_label)
 
         self._restore()
@@ -94,6 +97,9 @@ class MainWindow(QMainWindow):
 
     def set_endpoint(self, text: str) -> None:
         self.endpoint_label.setText(f"Endpoint: {text}")
+
+    def set_store_status(self, text: str) -> None:
+        self.store_label.setText(text)
 
     def _restore(self) -> None:
         geometry = self._settings.bytes_value(KEY_WINDOW_GEOMETRY)
