@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import textwrap
+import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -40,3 +45,57 @@ def test_entry_point_exits_2_with_one_line():
          "--port", "0"], capture_output=True, text=True, timeout=30)
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "no-such" in result.stderr
+
+
+def _gone(pid: int) -> bool:
+    """True once `pid` has exited: no such process, or a zombie nobody has reaped yet."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # exists (someone else's: the pid was reused, which is not "ours" exiting)
+    try:  # an exited orphan stays a zombie until its new parent reaps it (not every init does)
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
+def test_simulator_exits_when_its_parent_is_killed():
+    """A parent killed with SIGKILL never calls .stop(): the simulator must go away by itself."""
+    parent_code = textwrap.dedent("""
+        import sys, threading
+        from desktop_app.core.simulator.launcher import start_simulator
+        sim = start_simulator("instant")
+        print(sim.pid, flush=True)
+        threading.Event().wait()  # until killed
+    """)
+    root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    parent = subprocess.Popen([sys.executable, "-c", parent_code], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env, cwd=root)
+    pid = None
+    try:
+        line = parent.stdout.readline()  # blocks until the simulator is ready (or parent died)
+        assert line.strip().isdigit(), f"parent printed {line!r}; stderr: {parent.stderr.read()}"
+        pid = int(line)
+        assert not _gone(pid)
+        parent.kill()
+        parent.wait(10)
+        deadline = time.monotonic() + 10
+        while not _gone(pid) and time.monotonic() < deadline:
+            time.sleep(0.02)  # polling interval, not synchronisation
+        assert _gone(pid), f"simulator {pid} outlived its SIGKILLed parent"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait(10)
+        if pid is not None and not _gone(pid):
+            os.kill(pid, signal.SIGKILL)
+        parent.stdout.close()
+        parent.stderr.close()

@@ -2,6 +2,10 @@
 
 The simulator then never shares the GUI's or the benchmark client's event loop (nor its CPU
 accounting): a client measured against it measures itself, not the server sharing its loop.
+
+The child never outlives its parent: it is started with `--exit-with-parent` and a stdin pipe
+that the parent keeps open (and never writes to). When the parent goes away, however it dies
+(SIGKILL included), the OS closes that pipe, the child reads EOF and shuts down gracefully.
 """
 
 from __future__ import annotations
@@ -70,7 +74,7 @@ def _close(proc: subprocess.Popen, readers: list[threading.Thread]) -> None:
     """Close the pipes of an exited child once its reader threads have seen EOF."""
     for thread in readers:
         thread.join(2.0)
-    for stream in (proc.stdout, proc.stderr):
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
         if stream is not None:
             stream.close()
 
@@ -84,15 +88,17 @@ def start_simulator(profile: str = "fast", faults: str | None = None, host: str 
     profile, bad spec, busy port) or is not ready within `timeout_s` seconds (then it is killed).
     """
     cmd = [sys.executable, "-m", "desktop_app.core.simulator", "--host", host,
-           "--port", str(port), "--profile", profile]
+           "--port", str(port), "--profile", profile, "--exit-with-parent"]
     if faults:
         cmd += ["--faults", faults]
     env = dict(os.environ)
     root = str(paths.resources_dir().parent)  # so the child imports this same source tree
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["PYTHONUNBUFFERED"] = "1"
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env, start_new_session=True)
+    # stdin is the lifeline of --exit-with-parent: kept open (unwritten) until .stop() has
+    # waited for the child; only this process holds its write end (pipes are not inheritable).
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
     stderr_lines: list[str] = []
     lines: queue.Queue[str | None] = queue.Queue()
 

@@ -7,31 +7,24 @@ Entry points: `run()` serves until SIGINT/SIGTERM (the CLI's `simulate` command)
 `serve_in_thread()` runs a real server on loopback in a thread of its own (tests and other
 in-process users), `build_app()` gives the bare Starlette app.
 
-Times in the trace are `time.perf_counter()` seconds of the server process; on Linux that is
-CLOCK_MONOTONIC, directly comparable with a client's `time.perf_counter_ns()` on the same machine.
+This module holds the routes (endpoint handlers and `build_app`) and the serving machinery
+(socket binding, the uvicorn server, `run`, `serve_in_thread`). The rest of the package:
+`requests` validates request bodies, `responders` decides what the model says, `state` keeps the
+per-server state and `/metrics`, `wire` encodes and writes the answer.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import errno
-import json
-import random
 import socket
 import threading
 import time
 import uuid
-from collections import deque
 from collections.abc import Callable, Iterator
 
 import uvicorn
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
-from prometheus_client.core import (
-    CounterMetricFamily,
-    GaugeMetricFamily,
-    HistogramMetricFamily,
-)
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -40,368 +33,19 @@ from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from desktop_app import __version__
 from desktop_app.core.simulator import faults as faultlib
-from desktop_app.core.simulator import responders
-from desktop_app.core.simulator.engine import Engine, Profile
-from desktop_app.core.simulator.faults import FaultPicker, FaultSpec, FaultSpecError
-from desktop_app.core.simulator import tokenizer
-from desktop_app.core.simulator.realtime import RealtimeDriver, RequestHandle
-from desktop_app.core.simulator.responders import ApiError, ParsedRequest, Script
+from desktop_app.core.simulator import validation
+from desktop_app.core.simulator import responders, tokenizer
+from desktop_app.core.simulator.engine import Profile
+from desktop_app.core.simulator.faults import FaultSpec, FaultSpecError
+from desktop_app.core.simulator.validation import ApiError
+from desktop_app.core.simulator.state import TRACE_LIMIT, SimState
+from desktop_app.core.simulator.wire import SimResponse
 
-TRACE_LIMIT = 100_000  # records kept by /sim/trace (the oldest are dropped)
-# vLLM's buckets for vllm:request_queue_time_seconds.
-QUEUE_BUCKETS_S = (0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0,
-                   60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0)
+__all__ = ["RunningServer", "SimState", "SimulatorError", "build_app", "run", "serve_in_thread"]
 
 
 class SimulatorError(RuntimeError):
     """The simulator cannot start (port in use, bad address); the message is fit for a user."""
-
-
-class SimState:
-    """Everything one simulated server holds: engine, driver, faults, counters and the trace."""
-
-    def __init__(self, profile: Profile, faults: FaultSpec | None = None) -> None:
-        self.profile = profile
-        self.faults = faults or FaultSpec()
-        self.engine = Engine(profile)
-        self.driver = RealtimeDriver(self.engine)
-        self.picker = FaultPicker(faults)
-        self.rng = random.Random(self.faults.seed or 0)
-        self.trace: deque[dict] = deque(maxlen=TRACE_LIMIT)
-        self.queue_counts = [0] * (len(QUEUE_BUCKETS_S) + 1)  # last one is +Inf
-        self.queue_sum_s = 0.0
-        self.created = int(time.time())
-        self.registry = CollectorRegistry(auto_describe=False)
-        self.registry.register(_VllmCollector(self))
-
-    def drain_queue_times(self) -> None:
-        """Move the engine's new queue times into the histogram."""
-        times = self.engine.queue_times_s
-        if not times:
-            return
-        for q in times:
-            i = next((i for i, b in enumerate(QUEUE_BUCKETS_S) if q <= b), len(QUEUE_BUCKETS_S))
-            self.queue_counts[i] += 1
-            self.queue_sum_s += q
-        times.clear()
-
-    def new_record(self, rid: str, model: str, endpoint: str, stream: bool,
-                   prompt_tokens: int) -> dict:
-        """Start a trace record for a request that arrived now."""
-        record = {
-            "id": rid, "model": model, "endpoint": endpoint, "stream": stream,
-            "arrival_s": time.perf_counter(), "first_token_s": None, "last_token_s": None,
-            "end_s": None, "prompt_tokens": prompt_tokens, "completion_tokens": 0,
-            "planned_tokens": 0, "queue_s": None, "preemptions": 0, "finish_reason": None,
-            "status": None, "fault": None, "disconnected": False,
-        }
-        self.trace.append(record)
-        return record
-
-
-class _VllmCollector:
-    """Exposes the engine's state under vLLM's metric names, read at scrape time."""
-
-    def __init__(self, state: SimState) -> None:
-        self.state = state
-
-    def collect(self):
-        st = self.state
-        st.drain_queue_times()
-        labels, value = ["model_name"], [st.profile.model]
-
-        def gauge(name: str, doc: str, v: float) -> GaugeMetricFamily:
-            g = GaugeMetricFamily(name, doc, labels=labels)
-            g.add_metric(value, v)
-            return g
-
-        def counter(name: str, doc: str, v: float) -> CounterMetricFamily:
-            c = CounterMetricFamily(name, doc, labels=labels)
-            c.add_metric(value, v)
-            return c
-
-        yield gauge("vllm:num_requests_running", "Number of requests in model execution batches.",
-                    len(st.engine.running))
-        yield gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.",
-                    len(st.engine.waiting))
-        yield gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.",
-                    st.engine.kv_usage)
-        yield counter("vllm:num_preemptions", "Cumulative number of preemption from the engine.",
-                      st.engine.num_preemptions)
-        yield counter("vllm:prompt_tokens", "Number of prefill tokens processed.",
-                      st.driver.prompt_tokens_total)
-        yield counter("vllm:generation_tokens", "Number of generation tokens processed.",
-                      st.driver.generation_tokens_total)
-        h = HistogramMetricFamily("vllm:request_queue_time_seconds",
-                                  "Histogram of time spent in WAITING phase for request.",
-                                  labels=labels)
-        cumulative, buckets = 0, []
-        for bound, count in zip((*QUEUE_BUCKETS_S, float("inf")), st.queue_counts):
-            cumulative += count
-            buckets.append(("+Inf" if bound == float("inf") else repr(bound), cumulative))
-        h.add_metric(value, buckets, sum_value=st.queue_sum_s)
-        yield h
-
-
-# --- the answer on the wire ---------------------------------------------------------------
-_SSE_HEADERS = [(b"content-type", b"text/event-stream; charset=utf-8"),
-                (b"cache-control", b"no-cache")]
-_JSON_HEADERS = [(b"content-type", b"application/json")]
-_JS_CACHE: dict[str, bytes] = {}
-
-
-def _js(text: str) -> bytes:
-    """JSON string literal for `text` (cached: the same pieces recur in every answer)."""
-    out = _JS_CACHE.get(text)
-    if out is None:
-        out = json.dumps(text).encode()
-        if len(_JS_CACHE) < 50_000:
-            _JS_CACHE[text] = out
-    return out
-
-
-class _Encoder:
-    """Pre-encoded SSE events for one response, in vLLM's chunk shapes.
-
-    The per-token work is a dict lookup: each distinct piece's whole event is built once, from
-    byte templates, instead of a json.dumps per token.
-    """
-
-    def __init__(self, rid: str, created: int, model: str, endpoint: str,
-                 call_ids: list[str], calls: tuple[responders.ToolCall, ...]) -> None:
-        self.chat = endpoint == "chat"
-        obj = b'"chat.completion.chunk"' if self.chat else b'"text_completion"'
-        self.meta = (b'{"id":' + _js(rid) + b',"object":' + obj + b',"created":'
-                     + str(created).encode() + b',"model":' + _js(model))
-        self.head = b"data: " + self.meta + b',"choices":[{"index":0,'
-        if self.chat:
-            self.tail = b',"logprobs":null,"finish_reason":null}]}\n\n'
-        else:
-            self.tail = b',"logprobs":null,"finish_reason":null,"stop_reason":null}]}\n\n'
-        self.call_ids = call_ids
-        self.calls = calls
-        self._events: dict[object, bytes] = {}
-
-    def role(self) -> bytes:
-        return self.head + b'"delta":{"role":"assistant","content":""}' + self.tail
-
-    def token(self, tok: responders.ScriptToken) -> bytes:
-        event = self._events.get(tok)
-        if event is not None:
-            return event
-        if isinstance(tok, str):
-            if self.chat:
-                event = self.head + b'"delta":{"content":' + _js(tok) + b"}" + self.tail
-            else:
-                event = self.head + b'"text":' + _js(tok) + self.tail
-        else:
-            i, piece = tok
-            if piece is None:
-                fn = (b'{"name":' + _js(self.calls[i].name) + b',"arguments":""}')
-                call = (b'{"index":' + str(i).encode() + b',"id":' + _js(self.call_ids[i])
-                        + b',"type":"function","function":' + fn + b"}")
-            else:
-                call = (b'{"index":' + str(i).encode() + b',"function":{"arguments":'
-                        + _js(piece) + b"}}")
-            event = self.head + b'"delta":{"tool_calls":[' + call + b"]}" + self.tail
-        if len(self._events) < 4096:
-            self._events[tok] = event
-        return event
-
-    def finish(self, reason: str) -> bytes:
-        body = b'"delta":{}' if self.chat else b'"text":""'
-        return (self.head + body + b',"logprobs":null,"finish_reason":' + _js(reason)
-                + b',"stop_reason":null}]}\n\n')
-
-    def usage(self, prompt: int, completion: int) -> bytes:
-        return (b"data: " + self.meta + b',"choices":[],"usage":' + _usage_json(prompt, completion)
-                + b"}\n\n")
-
-    def malformed(self) -> bytes:
-        return b"data: " + self.meta + b',"choices":[{"index":0,"delta":{"content":\n\n'
-
-
-def _usage_json(prompt: int, completion: int) -> bytes:
-    return (b'{"prompt_tokens":%d,"total_tokens":%d,"completion_tokens":%d}'
-            % (prompt, prompt + completion, completion))
-
-
-class SimResponse(Response):
-    """Runs one request through the engine and writes the answer (streamed or whole).
-
-    A client disconnect aborts the request in the engine. Faults act here: `reset`, `stall`
-    and `bad_sse` strike after `after` tokens; `no_usage` drops the usage chunk;
-    `bad_tool_json` was applied to the script; `disconnect` closes before any header.
-    """
-
-    def __init__(self, st: SimState, parsed: ParsedRequest, script: Script, record: dict,
-                 fault: str | None) -> None:  # no super().__init__: __call__ does it all
-        self.st, self.parsed, self.script, self.record, self.fault = (
-            st, parsed, script, record, fault)
-        self.background = None
-        call_ids = [f"chatcmpl-tool-{uuid.uuid4().hex}" for _ in script.tool_calls]
-        self.enc = _Encoder(record["id"], int(time.time()), parsed.model, parsed.endpoint,
-                            call_ids, script.tool_calls)
-        if fault == "bad_tool_json":  # the last argument piece becomes "]": never valid JSON
-            last = max(i for i, t in enumerate(script.tokens) if isinstance(t, tuple)
-                       and t[1] is not None)
-            script.tokens[last] = (script.tokens[last][0], "]")
-        self.server_closed = False  # the server ended the exchange (done, or a fault)
-
-    async def __call__(self, scope, receive, send) -> None:
-        st, rec, parsed = self.st, self.record, self.parsed
-        if self.fault == "disconnect":
-            rec["status"], rec["end_s"] = 0, time.perf_counter()
-            if faultlib.close_connection(scope):
-                while (await receive())["type"] != "http.disconnect":
-                    pass
-                return
-            await _send_whole(send, 500, b'{"error":{"message":"simulated disconnect"}}')
-            return
-        handle = st.driver.submit(rec["id"], parsed.prompt_tokens, len(self.script.tokens))
-        gone = asyncio.Event()
-        watcher = asyncio.get_running_loop().create_task(self._watch(receive, handle, gone))
-        try:
-            if parsed.stream:
-                await self._stream(scope, send, handle, gone)
-            else:
-                await self._whole(scope, send, handle, gone)
-        finally:
-            self.server_closed = True
-            watcher.cancel()
-            handle.cancel()  # a no-op once finished
-            req = handle.req
-            rec["end_s"] = time.perf_counter()
-            rec["preemptions"] = req.preemptions
-            if req.admitted_s is not None:
-                rec["queue_s"] = req.admitted_s - req.arrival_s
-
-    async def _watch(self, receive, handle: RequestHandle, gone: asyncio.Event) -> None:
-        while (await receive())["type"] != "http.disconnect":
-            pass
-        if not self.server_closed:
-            self.record["disconnected"] = True
-            handle.cancel()
-        gone.set()
-
-    def _tail(self) -> bytes:
-        p = self.parsed
-        out = self.enc.finish(self.script.finish_reason)
-        if p.include_usage and self.fault != "no_usage":
-            out += self.enc.usage(p.prompt_tokens, len(self.script.tokens))
-        self.record["finish_reason"] = self.script.finish_reason
-        return out + b"data: [DONE]\n\n"
-
-    async def _stream(self, scope, send, handle: RequestHandle, gone: asyncio.Event) -> None:
-        enc, rec, tokens = self.enc, self.record, self.script.tokens
-        total = len(tokens)
-        await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
-        rec["status"] = 200
-        pending = self.fault in ("reset", "stall", "bad_sse")
-        strike_at = min(self.st.faults.after_tokens, total)
-        if pending and strike_at == 0:
-            pending = False
-            if await self._strike(scope, send, gone):
-                return
-        sent, first = 0, enc.chat
-        async for avail in handle:
-            while sent < avail:
-                stop = strike_at if pending and sent < strike_at < avail else avail
-                parts = [enc.role()] if first else []
-                first = False
-                parts += [enc.token(t) for t in tokens[sent:stop]]
-                sent = stop
-                last = sent == total and not pending
-                if last:
-                    parts.append(self._tail())
-                    self.server_closed = True
-                await send({"type": "http.response.body", "body": b"".join(parts),
-                            "more_body": not last})
-                now = time.perf_counter()
-                if rec["first_token_s"] is None:
-                    rec["first_token_s"] = now
-                rec["last_token_s"], rec["completion_tokens"] = now, sent
-                if gone.is_set() or last:
-                    return
-                if pending and sent >= strike_at:
-                    pending = False
-                    if await self._strike(scope, send, gone):
-                        return
-        if gone.is_set() or handle.cancelled:
-            return
-        self.server_closed = True  # a fault struck after the last token: finish now
-        await send({"type": "http.response.body", "body": self._tail(), "more_body": False})
-
-    async def _strike(self, scope, send, gone: asyncio.Event) -> bool:
-        """Inject a mid-stream fault; True when the connection is gone afterwards."""
-        if self.fault == "bad_sse":
-            await send({"type": "http.response.body", "body": self.enc.malformed(),
-                        "more_body": True})
-            return False
-        if self.fault == "stall":
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(gone.wait(), self.st.faults.stall_s)
-            return gone.is_set()
-        self.server_closed = True  # reset: the server, not the client, ends it
-        if faultlib.reset_connection(scope):
-            await gone.wait()
-        else:  # in-process ASGI: end the body without a finish chunk
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-        return True
-
-    async def _whole(self, scope, send, handle: RequestHandle, gone: asyncio.Event) -> None:
-        async for _ in handle:
-            pass
-        if gone.is_set() or handle.cancelled:
-            return
-        rec, p, script = self.record, self.parsed, self.script
-        body = _whole_body(self.enc, p, script, self.record["id"])
-        now = time.perf_counter()
-        rec["first_token_s"] = rec["last_token_s"] = now
-        rec["completion_tokens"], rec["status"] = len(script.tokens), 200
-        rec["finish_reason"] = script.finish_reason
-        if self.fault == "reset":
-            headers = [*_JSON_HEADERS, (b"content-length", str(len(body)).encode())]
-            await send({"type": "http.response.start", "status": 200, "headers": headers})
-            await send({"type": "http.response.body", "body": body[: len(body) // 2],
-                        "more_body": True})
-            await self._strike(scope, send, gone)
-            return
-        self.server_closed = True
-        await _send_whole(send, 200, body)
-
-
-def _whole_body(enc: _Encoder, p: ParsedRequest, script: Script, rid: str) -> bytes:
-    """The non-streaming response (chat.completion or text_completion), with usage."""
-    content = "".join(t for t in script.tokens if isinstance(t, str))
-    usage = json.loads(_usage_json(p.prompt_tokens, len(script.tokens)))
-    base = {"id": rid, "created": int(time.time()), "model": p.model}
-    if p.endpoint != "chat":
-        choice = {"index": 0, "text": content, "logprobs": None,
-                  "finish_reason": script.finish_reason, "stop_reason": None}
-        return json.dumps({**base, "object": "text_completion", "choices": [choice],
-                           "usage": usage}).encode()
-    calls: dict[int, dict] = {}
-    for tok in script.tokens:
-        if isinstance(tok, tuple):
-            i, piece = tok
-            if piece is None:
-                calls[i] = {"id": enc.call_ids[i], "type": "function",
-                            "function": {"name": script.tool_calls[i].name, "arguments": ""}}
-            elif i in calls:
-                calls[i]["function"]["arguments"] += piece
-    message = {"role": "assistant", "content": content or (None if calls else ""),
-               "tool_calls": list(calls.values())}
-    choice = {"index": 0, "message": message, "logprobs": None,
-              "finish_reason": script.finish_reason, "stop_reason": None}
-    return json.dumps({**base, "object": "chat.completion", "choices": [choice],
-                       "usage": usage}).encode()
-
-
-async def _send_whole(send, status: int, body: bytes) -> None:
-    headers = [*_JSON_HEADERS, (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
 # --- endpoints ------------------------------------------------------------------------------
@@ -426,7 +70,7 @@ async def _models(request: Request) -> Response:
 async def _completion(request: Request, endpoint: str) -> Response:
     st = _state(request)
     try:
-        parsed = responders.parse_request(await request.body(), endpoint, st.profile)
+        parsed = validation.parse_request(await request.body(), endpoint, st.profile)
         fault = st.picker.pick(request.headers.get(faultlib.FAULT_HEADER))
     except ApiError as exc:
         return _error(exc)
@@ -468,7 +112,7 @@ async def _completions(request: Request) -> Response:
 async def _tokenize(request: Request) -> Response:
     st = _state(request)
     try:
-        text = responders.parse_tokenize_request(await request.body(), st.profile)
+        text = validation.parse_tokenize_request(await request.body(), st.profile)
     except ApiError as exc:
         return _error(exc)
     ids = tokenizer.token_ids(text)
