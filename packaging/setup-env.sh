@@ -14,7 +14,7 @@ DEBIAN_PACKAGES=(
   libegl1 libgl1 libglib2.0-0 libfontconfig1 libfreetype6 libxkbcommon0 libdbus-1-3 libx11-6
   fonts-dejavu-core xvfb xauth libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1
   libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 poppler-utils
-  fonts-wqy-microhei
+  fonts-wqy-microhei fontconfig
 )
 
 say() { echo "setup: $*"; }

@@ -90,3 +90,21 @@ def test_profile_whose_cache_cannot_hold_one_request_is_refused(tmp_path, capsys
     assert main(["whatif", "--profile", str(bad)]) == 2
     err = capsys.readouterr().err
     assert f"{bad}:1: max_model_len" in err and "could never be scheduled" in err
+
+
+def test_sim_with_a_bad_fault_spec_says_which_item(capsys):
+    assert main(["sim", "--faults", "reset=0.1,explode=0.2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "explode" in err
+
+
+def test_sim_on_a_port_in_use_says_so(capsys):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["sim", "--port", str(port)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"port {port}" in err and "in use" in err

@@ -1,0 +1,1 @@
+"""Talking to an OpenAI-compatible serving endpoint: configuration, discovery, streaming."""

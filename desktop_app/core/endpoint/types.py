@@ -1,0 +1,116 @@
+"""The plain records the endpoint client, the sweep and the GUI exchange.
+
+Frozen dataclasses, no behaviour: the modules beside this one produce them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Api = Literal["chat", "completions"]
+Engine = Literal["vllm", "sglang", "llamacpp", "llamacpp-python", "ollama", "tgi", "unknown"]
+TokenizerKind = Literal["vllm", "llamacpp", "llamacpp-python"]  # which /tokenize shape, if any
+
+# Classes of failed requests, as counted per cell and shown to users.
+ERROR_CLASSES = (
+    "connect",  # could not connect (refused, DNS, TLS handshake)
+    "timeout",  # connect, first-byte or total timeout
+    "http_status",  # a non-2xx answer; the status code is recorded beside it
+    "stream_cut",  # the stream ended without a finish_reason / [DONE] (reset, server cut it)
+    "malformed_stream",  # an SSE line or JSON the client could not parse
+    "no_usage",  # asked for usage and none came: token counts are the client's own
+)
+
+
+@dataclass(frozen=True)
+class EndpointConfig:
+    """Where and how to reach an endpoint. Times in seconds.
+
+    `api_key` lives only in memory: it is never written to the store, logs or exports
+    (`desktop_app.core.redact` strips it from anything stored). `base_url` is the server root or
+    its `/v1` (both are accepted; `root_url` and `v1_url` normalise them).
+    """
+
+    base_url: str
+    model: str = ""
+    api: Api = "chat"
+    api_key: str | None = field(default=None, repr=False)
+    verify_tls: bool = True
+    connect_timeout_s: float = 10.0
+    first_byte_timeout_s: float = 600.0  # a 32k prompt behind a queue can take minutes
+    total_timeout_s: float = 3600.0
+
+    @property
+    def root_url(self) -> str:
+        """The server root without a trailing slash or `/v1` (where /metrics and /tokenize live)."""
+        url = self.base_url.rstrip("/")
+        return url[: -len("/v1")] if url.endswith("/v1") else url
+
+    @property
+    def v1_url(self) -> str:
+        """The OpenAI API root, `<root>/v1`."""
+        return f"{self.root_url}/v1"
+
+
+@dataclass(frozen=True)
+class EndpointInfo:
+    """What discovery learned about an endpoint."""
+
+    models: tuple[str, ...]
+    engine: Engine
+    engine_version: str | None
+    tokenizer: TokenizerKind | None  # None: no tokenizer endpoint, prompts are calibrated
+    has_metrics: bool
+    simulated: bool  # Throughline's own simulator (its /version says so)
+    accepts_ignore_eos: bool  # vLLM, SGLang, llama.cpp server, the simulator
+    latency_s: float  # round trip of GET /v1/models
+    notes: tuple[str, ...] = ()  # what discovery could not tell, in words
+
+
+@dataclass(frozen=True)
+class StreamResult:
+    """One streamed request as the client saw it. Times are `time.perf_counter_ns()` stamps
+    taken as the bytes arrived (nanoseconds, one monotonic clock shared with the simulator's
+    trace on Linux).
+
+    `first_token_ns` is the first chunk carrying non-empty content (or a tool-call delta);
+    role-only and empty chunks do not count. `chunk_times_ns` holds every content-bearing chunk.
+    `completion_tokens` is `usage.completion_tokens` when the server sent usage
+    (`tokens_source == "usage"`), else the client's own count of content chunks
+    (`tokens_source == "client"`, and `error_class` is "no_usage" when usage was asked for).
+    """
+
+    sent_ns: int
+    first_byte_ns: int | None = None  # response headers received
+    first_token_ns: int | None = None
+    last_token_ns: int | None = None
+    chunk_times_ns: tuple[int, ...] = ()
+    response_id: str | None = None
+    status_code: int | None = None
+    prompt_tokens: int | None = None  # the server's usage.prompt_tokens
+    completion_tokens: int = 0
+    tokens_source: Literal["usage", "client"] = "client"
+    cached_tokens: int | None = None  # usage.prompt_tokens_details.cached_tokens, if sent
+    finish_reason: str | None = None
+    text: str = ""
+    error_class: str | None = None
+    error_message: str | None = None
+    retry_after_s: float | None = None  # from a 429/503's Retry-After header
+
+
+@dataclass(frozen=True)
+class MetricSample:
+    """One scrape of the server's /metrics, mapped to engine-independent names.
+
+    `t_s` is seconds since the run started (the sweep's clock). None means the engine does not
+    expose that figure. `kv_cache_usage` is a fraction 0..1; `preemptions` is the counter's
+    running total.
+    """
+
+    t_s: float
+    running: float | None = None
+    waiting: float | None = None
+    kv_cache_usage: float | None = None
+    preemptions: float | None = None
+    raw: dict[str, float] = field(default_factory=dict)  # the mapped source series, by name

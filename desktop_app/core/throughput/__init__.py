@@ -1,0 +1,1 @@
+"""Throughput sweeps: exact-length prompts, the sweep runner, server metrics, diagnosis."""

@@ -1,0 +1,83 @@
+"""Records of a throughput sweep that the runner, the diagnosis, the store and the GUI share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from desktop_app.core.endpoint.types import MetricSample
+from desktop_app.core.metrics import CellSummary, RequestTiming
+
+
+@dataclass(frozen=True)
+class CellSpec:
+    """The shape of one cell. Closed loop: `concurrency` requests in flight, `requests` in all.
+    Open loop: Poisson arrivals at `request_rate` per second (`concurrency` is None)."""
+
+    input_tokens: int
+    output_tokens: int
+    requests: int
+    concurrency: int | None = None
+    request_rate: float | None = None
+
+    @property
+    def label(self) -> str:
+        load = f"c={self.concurrency}" if self.concurrency is not None else f"{self.request_rate:g} req/s"
+        return f"{self.input_tokens} in / {self.output_tokens} out / {load}"
+
+
+@dataclass(frozen=True)
+class ClientLoad:
+    """How busy the benchmarking client itself was during a cell.
+
+    `loop_lag_*` is how late a 10 ms asyncio timer fired (milliseconds): a starved event loop
+    stamps tokens late and inflates latencies. `cpu_percent` is this process's CPU time over the
+    cell's wall time (100 = one core fully used).
+    """
+
+    loop_lag_p50_ms: float
+    loop_lag_p99_ms: float
+    loop_lag_max_ms: float
+    cpu_percent: float
+    samples: int
+
+
+@dataclass(frozen=True)
+class CellResult:
+    """Everything measured in one cell. Times are seconds since the run started.
+
+    `timings` excludes warm-up requests. `prefill_change`/`decode_change` compare mean prefill
+    and decode tok/s with the concurrency-1 cell of the same input and output length (a
+    fraction: -0.5 = half as fast; None without such a cell). `goodput` is the share of requests
+    meeting the user's TTFT and TPOT targets (None without targets). `token_mismatches` counts
+    requests whose server-reported prompt tokens differ from the target by more than 2 %.
+    """
+
+    spec: CellSpec
+    summary: CellSummary
+    timings: tuple[RequestTiming, ...]
+    samples: tuple[MetricSample, ...] = ()
+    client_load: ClientLoad | None = None
+    prefill_change: float | None = None
+    decode_change: float | None = None
+    goodput: float | None = None
+    token_mismatches: int = 0
+    started_s: float = 0.0
+    ended_s: float = 0.0
+    status: Literal["completed", "cancelled", "time_budget"] = "completed"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One diagnosis finding, in words, with the numbers behind it.
+
+    `code` is a stable identifier (e.g. "concurrency_cap"); `severity` says how much it matters;
+    `evidence` holds the figures the message quotes (JSON-ready); `suggestion` is what to change,
+    with its cost, or None.
+    """
+
+    code: str
+    severity: Literal["info", "warning", "problem"]
+    message: str
+    evidence: dict = field(default_factory=dict)
+    suggestion: str | None = None
