@@ -27,6 +27,22 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 
+# The definitions in words, exported with every result so no number can be misread.
+DEFINITIONS = {
+    "ttft_s": "first non-empty content chunk minus send time (seconds)",
+    "prefill_tps": "prompt_tokens / TTFT per request, queueing included (tok/s)",
+    "decode_tps": "(completion_tokens - 1) / (last token - first token) per request (tok/s)",
+    "tpot_s": "1 / decode_tps (vLLM's meaning: excludes TTFT; seconds)",
+    "itl_s": "gaps between successive content chunks, pooled over requests (seconds)",
+    "e2e_s": "last token minus send time (seconds)",
+    "output_tps": "completion tokens of completed requests / cell wall time (tok/s)",
+    "effective_prefill_tps": "prompt tokens / measure of the union of [sent, first] (tok/s)",
+    "effective_decode_tps": "(completion - 1) tokens / measure of the union of [first, last]",
+    "prefill_change": "mean prefill_tps / mean prefill_tps at concurrency 1 - 1 (fraction)",
+    "decode_change": "mean decode_tps / mean decode_tps at concurrency 1 - 1 (fraction)",
+}
+
+
 @dataclass(frozen=True)
 class RequestTiming:
     """What the client saw of one request. Times are seconds on one monotonic clock.

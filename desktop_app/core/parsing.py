@@ -45,3 +45,21 @@ def parse_int_list(
         if value not in values:
             values.append(value)
     return values
+
+
+def parse_float_list(text: str, field: str, *, min_value: float = 0.0) -> list[float]:
+    """Parse `"0.5, 1,2"` into `[0.5, 1.0, 2.0]`: positive finite numbers, order kept."""
+    items = [item for item in re.split(r"[,\s]+", str(text).strip()) if item]
+    if not items:
+        raise InputError(field, "give at least one value, e.g. 0.5,1,2")
+    values: list[float] = []
+    for item in items:
+        try:
+            value = float(item)
+        except ValueError:
+            raise InputError(field, f"{item!r} is not a number") from None
+        if not (value > min_value) or value != value or value == float("inf"):
+            raise InputError(field, f"{item!r} must be a number above {min_value:g}")
+        if value not in values:
+            values.append(value)
+    return values

@@ -22,24 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from desktop_app.core.metrics import CellSummary, summarize_cell
+from desktop_app.core.metrics import DEFINITIONS, CellSummary, summarize_cell
 from desktop_app.core.simulator.engine import Profile
 from desktop_app.core.simulator.profiles import ProfileError, load_profile
 from desktop_app.core.simulator.virtual import simulate_closed_loop
+from desktop_app.core.tables import CellRow, format_cell_table
 
-DEFINITIONS = {
-    "ttft_s": "first non-empty content chunk minus send time (seconds)",
-    "prefill_tps": "prompt_tokens / TTFT per request, queueing included (tok/s)",
-    "decode_tps": "(completion_tokens - 1) / (last token - first token) per request (tok/s)",
-    "tpot_s": "1 / decode_tps (vLLM's meaning: excludes TTFT; seconds)",
-    "itl_s": "gaps between successive content chunks, pooled over requests (seconds)",
-    "e2e_s": "last token minus send time (seconds)",
-    "output_tps": "completion tokens of completed requests / cell wall time (tok/s)",
-    "effective_prefill_tps": "prompt tokens / measure of the union of [sent, first] (tok/s)",
-    "effective_decode_tps": "(completion - 1) tokens / measure of the union of [first, last]",
-    "prefill_change": "mean prefill_tps / mean prefill_tps at concurrency 1 - 1 (fraction)",
-    "decode_change": "mean decode_tps / mean decode_tps at concurrency 1 - 1 (fraction)",
-}
 
 
 @dataclass(frozen=True)
@@ -131,31 +119,12 @@ def run_whatif(
     return result
 
 
-def _fmt(value: float | None, spec: str) -> str:
-    return "-" if value is None else format(value, spec)
-
-
 def format_table(cells: Sequence[WhatifCell]) -> str:
     """An aligned text table of the cells: one line each, headers first."""
-    headers = ("input", "conc", "output", "TTFT p50 s", "TTFT p90 s", "prefill tok/s",
-               "vs c1", "decode tok/s", "TPOT ms", "out tok/s")
-    rows = [headers]
-    for c in cells:
-        s = c.summary
-        rows.append((
-            str(c.input_tokens),
-            str(c.concurrency),
-            str(c.output_tokens),
-            _fmt(s.ttft_s and s.ttft_s.p50, ".2f"),
-            _fmt(s.ttft_s and s.ttft_s.p90, ".2f"),
-            _fmt(s.prefill_tps and s.prefill_tps.mean, ".0f"),
-            "-" if c.prefill_change is None else f"{c.prefill_change * 100:+.0f}%",
-            _fmt(s.decode_tps and s.decode_tps.mean, ".1f"),
-            _fmt(s.tpot_s and s.tpot_s.mean * 1000, ".1f"),
-            _fmt(s.output_tps, ".1f"),
-        ))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(headers))]
-    return "\n".join("  ".join(v.rjust(w) for v, w in zip(r, widths)) for r in rows)
+    return format_cell_table(
+        CellRow(c.input_tokens, str(c.concurrency), c.output_tokens, c.summary, c.prefill_change)
+        for c in cells
+    )
 
 
 def _profile_dict(profile: Profile) -> dict:

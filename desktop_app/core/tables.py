@@ -1,0 +1,54 @@
+"""Plain-text tables of throughput cells, shared by `whatif` and the sweep's command line."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from desktop_app.core.metrics import CellSummary
+
+
+@dataclass(frozen=True)
+class CellRow:
+    """One line of a cell table: the cell's shape, its summary and its change vs concurrency 1."""
+
+    input_tokens: int
+    load: str  # "4" (concurrency) or "2/s" (open-loop rate)
+    output_tokens: int
+    summary: CellSummary
+    prefill_change: float | None
+    note: str = ""  # e.g. "client-bound", "time budget"
+
+
+HEADERS = ("input", "load", "output", "ok/n", "TTFT p50 s", "TTFT p90 s", "prefill tok/s",
+           "vs c1", "decode tok/s", "TPOT ms", "out tok/s", "")
+
+
+def _fmt(value: float | None, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def _mean(dist) -> float | None:
+    return None if dist is None else dist.mean
+
+
+def format_cell_table(rows: Iterable[CellRow]) -> str:
+    """An aligned text table, headers first; means unless the header says a percentile."""
+    lines: list[Sequence[str]] = [HEADERS]
+    for r in rows:
+        s = r.summary
+        lines.append((
+            str(r.input_tokens), r.load, str(r.output_tokens), f"{s.ok}/{s.count}",
+            _fmt(s.ttft_s and s.ttft_s.p50, ".2f"),
+            _fmt(s.ttft_s and s.ttft_s.p90, ".2f"),
+            _fmt(_mean(s.prefill_tps), ".0f"),
+            "-" if r.prefill_change is None else f"{r.prefill_change * 100:+.0f}%",
+            _fmt(_mean(s.decode_tps), ".1f"),
+            _fmt(s.tpot_s and s.tpot_s.mean * 1000, ".1f"),
+            _fmt(s.output_tps, ".1f"),
+            r.note,
+        ))
+    widths = [max(len(line[i]) for line in lines) for i in range(len(HEADERS))]
+    return "\n".join(
+        "  ".join(v.rjust(w) for v, w in zip(line, widths)).rstrip() for line in lines
+    )

@@ -1,0 +1,142 @@
+"""What a user asks a throughput sweep to do, validated before anything is sent."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from desktop_app.core.endpoint.types import EndpointConfig
+from desktop_app.core.parsing import InputError
+from desktop_app.core.throughput.types import CellSpec
+
+
+def default_requests(concurrency: int) -> int:
+    """The sweep's default number of measured requests in a closed-loop cell."""
+    return max(4 * concurrency, 8)
+
+
+@dataclass(frozen=True)
+class SweepConfig:
+    """A sweep: every input length x load level x output length is one cell.
+
+    Load is either closed loop (`concurrency`: that many requests in flight) or, when
+    `request_rates` is given, open loop (Poisson arrivals at each rate, requests per second).
+    `requests_per_cell` defaults to max(4 x concurrency, 8) (open loop: 8 x rate, at least 8).
+    `warmup` requests are sent once before the first cell, at its shape, and excluded from every
+    figure. `cell_time_budget_s` stops sending new requests in a cell after that many seconds
+    (those in flight finish). `unique_prompts=False` sends identical prompts per length, to
+    measure prefix-cache hits. `ttft_target_s`/`tpot_target_s` define goodput: the share of
+    requests meeting both. `ignore_eos=None` sends ignore_eos/min_tokens only to engines known
+    to accept them.
+    """
+
+    endpoint: EndpointConfig
+    input_tokens: tuple[int, ...]
+    output_tokens: tuple[int, ...] = (128,)
+    concurrency: tuple[int, ...] = (1,)
+    request_rates: tuple[float, ...] = ()
+    requests_per_cell: int | None = None
+    warmup: int = 2
+    cell_time_budget_s: float | None = None
+    unique_prompts: bool = True
+    scrape_metrics: bool = True
+    metrics_interval_s: float = 0.5
+    ttft_target_s: float | None = None
+    tpot_target_s: float | None = None
+    ignore_eos: bool | None = None
+    temperature: float = 0.0
+    seed: int = 0
+    name: str = ""
+    extra_body: dict = field(default_factory=dict)
+
+    @property
+    def open_loop(self) -> bool:
+        return bool(self.request_rates)
+
+    def cells(self) -> list[CellSpec]:
+        """Every cell in the order the sweep runs them: input, then load, then output length."""
+        specs: list[CellSpec] = []
+        for n_in in self.input_tokens:
+            if self.open_loop:
+                for rate in self.request_rates:
+                    for n_out in self.output_tokens:
+                        n = self.requests_per_cell or max(8, math.ceil(8 * rate))
+                        specs.append(CellSpec(n_in, n_out, n, request_rate=rate))
+            else:
+                for conc in self.concurrency:
+                    for n_out in self.output_tokens:
+                        n = self.requests_per_cell or default_requests(conc)
+                        specs.append(CellSpec(n_in, n_out, n, concurrency=conc))
+        return specs
+
+    def to_json(self) -> dict:
+        """The config as stored with the run: everything but the API key."""
+        data = dataclasses.asdict(self)
+        data["endpoint"].pop("api_key", None)
+        return data
+
+    def validate(self) -> None:
+        """Raise InputError naming the first bad field."""
+        _positive_ints(self.input_tokens, "input tokens")
+        _positive_ints(self.output_tokens, "output tokens")
+        if self.open_loop:
+            for rate in self.request_rates:
+                if not (rate > 0 and math.isfinite(rate)):
+                    raise InputError("request rate", f"{rate!r} must be a positive number")
+        else:
+            _positive_ints(self.concurrency, "concurrency")
+        if self.requests_per_cell is not None and self.requests_per_cell < 1:
+            raise InputError("requests per cell", f"{self.requests_per_cell} must be at least 1")
+        if self.warmup < 0:
+            raise InputError("warm-up requests", f"{self.warmup} must not be negative")
+        for name, value in (
+            ("time budget per cell", self.cell_time_budget_s),
+            ("TTFT target", self.ttft_target_s),
+            ("TPOT target", self.tpot_target_s),
+            ("metrics interval", self.metrics_interval_s),
+        ):
+            if value is not None and not (value > 0 and math.isfinite(value)):
+                raise InputError(name, f"{value!r} must be a positive number of seconds")
+        if not self.endpoint.model:
+            raise InputError("model", "choose a model (the endpoint's /v1/models lists them)")
+
+
+def _positive_ints(values: tuple[int, ...], field_name: str) -> None:
+    if not values:
+        raise InputError(field_name, "give at least one value")
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InputError(field_name, f"{value!r} must be a whole number of at least 1")
+
+
+_TOML_KEYS = {
+    "base_url", "model", "api", "input_tokens", "output_tokens", "concurrency", "request_rates",
+    "requests_per_cell", "warmup", "cell_time_budget_s", "unique_prompts", "scrape_metrics",
+    "metrics_interval_s", "ttft_target_s", "tpot_target_s", "ignore_eos", "temperature", "seed",
+    "name", "verify_tls", "connect_timeout_s", "first_byte_timeout_s", "total_timeout_s",
+}
+
+
+def load_sweep_toml(path: Path) -> dict:
+    """Read a sweep file (`--config sweep.toml`) into a dict of the keys above.
+
+    Raises InputError naming the file (and line, for syntax errors) or the unknown key. API
+    keys are refused in the file: they belong in an environment variable.
+    """
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(str(path), exc.strerror or str(exc)) from None
+    except UnicodeDecodeError:
+        raise InputError(str(path), "not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(str(path), str(exc)) from None
+    for key in raw:
+        if "key" in key.lower() and key not in _TOML_KEYS:
+            raise InputError(f"{path}: {key}", "API keys do not go in files; use --api-key-env")
+        if key not in _TOML_KEYS:
+            raise InputError(f"{path}: {key}", f"unknown key (known: {', '.join(sorted(_TOML_KEYS))})")
+    return raw
