@@ -19,6 +19,7 @@ _EPILOG = """\
 Headless commands work without a display, e.g.:
   throughline sim --profile fast --port 8000        serve the built-in simulated endpoint
   throughline whatif --profile seed-reference --input-tokens 2k,32k --concurrency 1,2,4,6
+  throughline throughput --simulator fast --input-tokens 512,2k --concurrency 1,4
   throughline runs                                  list stored runs
 """
 
@@ -78,6 +79,10 @@ def build_parser() -> argparse.ArgumentParser:
         "sweep; N: closed loop of N requests per cell",
     )
     whatif.add_argument("--json", type=Path, metavar="OUT", help="also write every metric as JSON")
+
+    from desktop_app import cli_throughput
+
+    cli_throughput.add_parser(sub)
 
     sub.add_parser("profiles", help="list the simulator profiles")
 
@@ -165,6 +170,16 @@ def _cmd_whatif(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
 
 
+def _cmd_throughput(args: argparse.Namespace) -> int:
+    from desktop_app.cli_throughput import run_throughput
+    from desktop_app.core.parsing import InputError
+
+    try:
+        return run_throughput(args)
+    except InputError as exc:
+        raise CliError(str(exc)) from None
+
+
 def _cmd_profiles(args: argparse.Namespace) -> int:
     from desktop_app.core.simulator.profiles import (
         ProfileError,
@@ -208,6 +223,7 @@ _COMMANDS = {
     "gui": _cmd_gui,
     "sim": _cmd_sim,
     "whatif": _cmd_whatif,
+    "throughput": _cmd_throughput,
     "profiles": _cmd_profiles,
     "runs": _cmd_runs,
 }

@@ -1,0 +1,210 @@
+"""`throughline throughput`: a sweep from the command line, with the same core as the GUI."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+from desktop_app.core.parsing import InputError, parse_float_list, parse_int_list
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register the `throughput` subcommand."""
+    p = sub.add_parser(
+        "throughput",
+        help="run a throughput sweep against an endpoint (or the built-in simulator)",
+        description="Sweep prompt length x concurrency (or request rate) x output length against "
+        "an OpenAI-compatible endpoint; prints the cell table and the diagnosis, stores every "
+        "request, and writes JSON with --json.",
+    )
+    target = p.add_argument_group("endpoint")
+    target.add_argument("--base-url", metavar="URL", help="server root or its /v1")
+    target.add_argument("--simulator", metavar="PROFILE",
+                        help="start the built-in simulated endpoint with this profile instead")
+    target.add_argument("--model", help="model name (default: the endpoint's first model)")
+    target.add_argument("--api", choices=["chat", "completions"], default="chat")
+    target.add_argument("--api-key-env", metavar="VAR",
+                        help="environment variable holding the API key (never stored)")
+    target.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
+    target.add_argument("--connect-timeout", type=float, default=10.0, metavar="S")
+    target.add_argument("--first-byte-timeout", type=float, default=600.0, metavar="S")
+    sweep = p.add_argument_group("sweep")
+    sweep.add_argument("--config", type=Path, metavar="TOML", help="read the options from a file")
+    sweep.add_argument("--input-tokens", metavar="LIST", help="prompt lengths, e.g. 512,2k")
+    sweep.add_argument("--concurrency", metavar="LIST", help="requests in flight, e.g. 1,2,4")
+    sweep.add_argument("--request-rate", metavar="LIST",
+                       help="open loop instead: Poisson arrivals per second, e.g. 0.5,1,2")
+    sweep.add_argument("--output-tokens", metavar="LIST", help="output lengths (default 128)")
+    sweep.add_argument("--requests", type=int, metavar="N",
+                       help="measured requests per cell (default max(4 x concurrency, 8))")
+    sweep.add_argument("--warmup", type=int, metavar="N", help="warm-up requests (default 2)")
+    sweep.add_argument("--time-budget", type=float, metavar="S", help="seconds per cell at most")
+    sweep.add_argument("--ttft-target", type=float, metavar="S", help="goodput: TTFT target")
+    sweep.add_argument("--tpot-target", type=float, metavar="S", help="goodput: TPOT target")
+    sweep.add_argument("--same-prompts", action="store_true",
+                       help="identical prompts per length (measures prefix-cache hits)")
+    sweep.add_argument("--no-metrics", action="store_true", help="do not scrape /metrics")
+    sweep.add_argument("--name", help="a name for the run")
+    p.add_argument("--json", type=Path, metavar="OUT", help="write every figure as JSON")
+    p.add_argument("--no-store", action="store_true", help="do not keep the run in the store")
+
+
+def _option(args, raw: dict, attr: str, key: str, default=None):
+    value = getattr(args, attr, None)
+    if value is not None and value is not False:
+        return value
+    return raw.get(key, default)
+
+
+def _ints(value, field: str) -> tuple[int, ...]:
+    if isinstance(value, list):
+        value = ",".join(str(v) for v in value)
+    return tuple(parse_int_list(str(value), field))
+
+
+def build_config(args: argparse.Namespace, base_url: str, model: str):
+    """The SweepConfig from flags (which win) and an optional --config file."""
+    from desktop_app.core.endpoint.discovery import validate_base_url
+    from desktop_app.core.endpoint.types import EndpointConfig
+    from desktop_app.core.throughput.config import SweepConfig, load_sweep_toml
+
+    raw = load_sweep_toml(args.config) if args.config else {}
+    api_key = None
+    if args.api_key_env:
+        api_key = os.environ.get(args.api_key_env)
+        if not api_key:
+            raise InputError("--api-key-env", f"environment variable {args.api_key_env} is not set")
+    try:
+        url = validate_base_url(base_url)
+    except ValueError as exc:
+        raise InputError("--base-url", str(exc)) from None
+    endpoint = EndpointConfig(
+        base_url=url, model=model, api=_option(args, raw, "api", "api", "chat"),
+        api_key=api_key, verify_tls=not args.insecure and raw.get("verify_tls", True),
+        connect_timeout_s=args.connect_timeout, first_byte_timeout_s=args.first_byte_timeout,
+    )
+    rates = _option(args, raw, "request_rate", "request_rates")
+    input_tokens = _option(args, raw, "input_tokens", "input_tokens")
+    if input_tokens is None:
+        raise InputError("--input-tokens", "give the prompt lengths to sweep, e.g. 512,2048")
+    return SweepConfig(
+        endpoint=endpoint,
+        input_tokens=_ints(input_tokens, "--input-tokens"),
+        output_tokens=_ints(_option(args, raw, "output_tokens", "output_tokens", 128), "--output-tokens"),
+        concurrency=_ints(_option(args, raw, "concurrency", "concurrency", 1), "--concurrency"),
+        request_rates=tuple(parse_float_list(",".join(map(str, rates)) if isinstance(rates, list) else rates, "--request-rate")) if rates else (),
+        requests_per_cell=_option(args, raw, "requests", "requests_per_cell"),
+        warmup=_option(args, raw, "warmup", "warmup", 2),
+        cell_time_budget_s=_option(args, raw, "time_budget", "cell_time_budget_s"),
+        ttft_target_s=_option(args, raw, "ttft_target", "ttft_target_s"),
+        tpot_target_s=_option(args, raw, "tpot_target", "tpot_target_s"),
+        unique_prompts=not (args.same_prompts or raw.get("unique_prompts") is False),
+        scrape_metrics=not (args.no_metrics or raw.get("scrape_metrics") is False),
+        name=_option(args, raw, "name", "name", ""),
+    ), raw
+
+
+class ProgressLine:
+    """A one-line progress display on a terminal, redrawn at most 10 times a second."""
+
+    def __init__(self, stream=sys.stderr) -> None:
+        self.stream = stream
+        self.enabled = stream.isatty()
+        self._last = 0.0
+
+    def __call__(self, p) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self._last < 0.1 and p.phase == "running" and p.done < p.total:
+            return
+        self._last = now
+        if p.phase != "running" or p.cell is None:
+            text = f"{p.phase}..."
+        else:
+            eta = "" if p.eta_s is None else f"  ETA {int(p.eta_s) // 60}:{int(p.eta_s) % 60:02d}"
+            share = 100 * p.run_done / max(p.run_total, 1)
+            text = (f"cell {p.cell_index + 1}/{p.cells_total} ({p.cell.label}): "
+                    f"{p.done}/{p.total} requests  run {share:.0f}%{eta}")
+        self.stream.write("\r\x1b[2K" + text[:150])
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+
+
+def run_throughput(args: argparse.Namespace) -> int:
+    """Run the sweep; exit 0 when it ran (failed requests included), 2 when it could not run."""
+    from desktop_app.core.endpoint.discovery import EndpointError
+
+    if bool(args.base_url) == bool(args.simulator):
+        raise InputError("--base-url", "give an endpoint URL or --simulator PROFILE (one of them)")
+    with ExitStack() as stack:
+        base_url = args.base_url
+        if args.simulator:
+            from desktop_app.core.simulator.launcher import SimulatorStartError, start_simulator
+
+            try:
+                sim = stack.enter_context(start_simulator(args.simulator))
+            except SimulatorStartError as exc:
+                raise InputError("--simulator", str(exc)) from None
+            base_url = sim.url
+            print(f"Started the built-in simulated endpoint (profile {args.simulator}) at {sim.url}",
+                  file=sys.stderr)
+        try:
+            return asyncio.run(_run(args, base_url))
+        except EndpointError as exc:
+            raise InputError("endpoint", str(exc)) from None
+
+
+async def _run(args: argparse.Namespace, base_url: str) -> int:
+    from desktop_app.core.endpoint.client import make_client
+    from desktop_app.core.endpoint.discovery import discover
+    from desktop_app.core.store import Store, resolve_db_path
+    from desktop_app.core.throughput.export import cells_table, findings_text, sweep_to_json
+    from desktop_app.core.throughput.sweep import run_sweep
+
+    config, _raw = build_config(args, base_url, args.model or "")
+    async with make_client(config.endpoint, 1) as client:
+        info = await discover(config.endpoint, client)
+    if not config.endpoint.model:
+        if not info.models:
+            raise InputError("--model", "the endpoint lists no models; name one with --model")
+        import dataclasses
+
+        config = dataclasses.replace(
+            config, endpoint=dataclasses.replace(config.endpoint, model=info.models[0]))
+    elif info.models and config.endpoint.model not in info.models:
+        print(f"warning: model {config.endpoint.model!r} is not among the endpoint's models "
+              f"({', '.join(info.models)})", file=sys.stderr)
+    config.validate()
+    label = "simulated " if info.simulated else ""
+    print(f"Endpoint {config.endpoint.v1_url}: {label}{info.engine} "
+          f"{info.engine_version or ''}, model {config.endpoint.model}, tokenizer "
+          f"{info.tokenizer or 'none (prompts calibrated)'}, /metrics "
+          f"{'yes' if info.has_metrics else 'no'}", file=sys.stderr)
+    progress = ProgressLine()
+    store = None if args.no_store else Store.open(resolve_db_path(None))
+    try:
+        result = await run_sweep(config, store, progress, info=info)
+    finally:
+        progress.close()
+        if store is not None:
+            store.close()
+    if result.run_id is not None:
+        print(f"Run {result.run_id} stored in {resolve_db_path(None)}")
+    print(cells_table(result.cells))
+    print()
+    print(findings_text(result.findings))
+    if args.json:
+        args.json.write_text(json.dumps(sweep_to_json(result), indent=1) + "\n", encoding="utf-8")
+        print(f"JSON written to {args.json}")
+    return 0

@@ -1,0 +1,346 @@
+"""The HTTP client of a benchmark run: one connection pool, streamed requests timed to the byte.
+
+`make_client` builds the one `httpx.AsyncClient` a run shares; `stream_request` sends one streamed
+completion and returns a `StreamResult` whatever happens (it never raises for a failed request);
+`complete` makes a plain non-streamed call for discovery and calibration and raises
+`EndpointError` when it fails.
+
+Timing (docs/DOMAIN.md): `sent_ns` is stamped just before the request is handed to httpx,
+`first_byte_ns` when the response headers are in, and each SSE event with the stamp of the read
+that completed it. Per-event work is one `json.loads` and a few dict lookups.
+
+TLS: httpx 0.28 builds an SSL context for every client, even one that only speaks http://, and
+`SSL_CERT_FILE` pointing at a missing file makes `AsyncClient()` raise. For http:// endpoints the
+client therefore gets `verify=False` (no TLS is ever negotiated, so nothing is skipped; it also
+saves loading the CA bundle). For https:// it builds the context itself, as httpx would, and
+turns a broken certificate setting into an `EndpointError` that says which variable to fix.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import os
+import ssl
+import time
+from datetime import datetime, timezone
+from http import HTTPStatus
+
+import httpx
+
+from desktop_app import __version__
+from desktop_app.core.endpoint.sse import SSEParser
+from desktop_app.core.endpoint.types import EndpointConfig, StreamResult
+
+__all__ = ["EndpointError", "complete", "error_message", "make_client", "status_text",
+           "stream_request"]
+
+API_PATHS = {"chat": "/chat/completions", "completions": "/completions"}
+_SPARE_CONNECTIONS = 4  # beyond the run's concurrency: /metrics scrapes, /tokenize, discovery
+_WRITE_TIMEOUT_S = 60.0  # sending a request body; only a server that stopped reading hits it
+
+
+class EndpointError(Exception):
+    """A call the app cannot go on without failed; the message names the URL and the cause and
+    is fit to show a user. `url` and `status_code` (None: no HTTP answer) are kept for callers."""
+
+    def __init__(self, message: str, *, url: str | None = None,
+                 status_code: int | None = None) -> None:
+        super().__init__(message)
+        self.url = url
+        self.status_code = status_code
+
+
+def make_client(config: EndpointConfig, concurrency: int) -> httpx.AsyncClient:
+    """The one client a run shares: keep-alive pool sized to `concurrency` plus a few spares.
+
+    Timeouts (seconds): connect = `connect_timeout_s`; read = `first_byte_timeout_s` (it bounds
+    the wait for the headers and for every later read, so also the longest silence mid-stream);
+    pool (waiting for a free connection) = `first_byte_timeout_s`. The total per request is
+    enforced by `stream_request`/`complete`. Sends `Authorization: Bearer` when `api_key` is set.
+    Raises EndpointError when TLS cannot be set up for an https:// URL.
+    """
+    headers = {"User-Agent": f"throughline/{__version__}"}
+    if config.api_key:
+        headers["Authorization"] = f"Bearer {config.api_key}"
+    size = max(1, concurrency) + _SPARE_CONNECTIONS
+    return httpx.AsyncClient(
+        headers=headers,
+        limits=httpx.Limits(max_connections=size, max_keepalive_connections=size),
+        timeout=httpx.Timeout(connect=config.connect_timeout_s, read=config.first_byte_timeout_s,
+                              write=_WRITE_TIMEOUT_S, pool=config.first_byte_timeout_s),
+        verify=_tls_verify(config),
+    )
+
+
+def _tls_verify(config: EndpointConfig) -> ssl.SSLContext | bool:
+    if not config.root_url.lower().startswith("https://") or not config.verify_tls:
+        return False
+    try:
+        return httpx.create_ssl_context(verify=True, trust_env=True)
+    except (OSError, ssl.SSLError) as exc:
+        where = ", ".join(f"{k}={os.environ[k]}" for k in ("SSL_CERT_FILE", "SSL_CERT_DIR")
+                          if os.environ.get(k))
+        raise EndpointError(f"cannot set up TLS for {config.root_url}: {exc}"
+                            + (f" (check {where})" if where else ""),
+                            url=config.root_url) from None
+
+
+def error_message(response: httpx.Response) -> str:
+    """The server's own words from an error response whose body has been read.
+
+    Understands OpenAI's `{"error": {"message"}}`, `{"error": "..."}`, FastAPI's `{"detail"}`
+    and `{"message"}`; otherwise the start of the body text.
+    """
+    try:
+        data = response.json()
+    except ValueError:
+        return response.text.strip()[:300]
+    if isinstance(data, dict):
+        err = data.get("error", data)
+        if isinstance(err, dict):
+            for key in ("message", "detail", "error"):
+                if err.get(key):
+                    return str(err[key])[:300]
+        elif err:
+            return str(err)[:300]
+    return json.dumps(data)[:300]
+
+
+def status_text(status: int) -> str:
+    try:
+        return f"{status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        return str(status)
+
+
+def _retry_after_s(value: str | None) -> float | None:
+    """Retry-After as seconds: a number, or an HTTP date turned into seconds from now."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+
+
+class _Stream:
+    """What one streamed request has seen so far; `result()` turns it into a StreamResult."""
+
+    __slots__ = ("chunk_times", "done", "error_class", "error_message", "finish_reason",
+                 "first_byte_ns", "parts", "response_id", "retry_after_s", "sent_ns",
+                 "server_error", "status_code", "usage", "usage_asked")
+
+    def __init__(self, usage_asked: bool) -> None:
+        self.usage_asked = usage_asked
+        self.sent_ns = time.perf_counter_ns()
+        self.first_byte_ns: int | None = None
+        self.status_code: int | None = None
+        self.chunk_times: list[int] = []
+        self.parts: list[str] = []
+        self.response_id: str | None = None
+        self.usage: dict | None = None
+        self.finish_reason: str | None = None
+        self.done = False  # data: [DONE] seen
+        self.server_error: str | None = None  # an {"error": ...} event mid-stream
+        self.error_class: str | None = None
+        self.error_message: str | None = None
+        self.retry_after_s: float | None = None
+
+    def fail(self, error_class: str, message: str) -> None:
+        if self.error_class is None:  # the first failure is the cause; later ones follow from it
+            self.error_class, self.error_message = error_class, message
+
+    def on_event(self, data: str, now: int) -> None:
+        """Account for one SSE payload that arrived at `now` (perf_counter_ns)."""
+        if data == "[DONE]":
+            self.done = True
+            return
+        try:
+            obj = json.loads(data)
+            if self.response_id is None:
+                self.response_id = obj.get("id")
+            usage = obj.get("usage")
+            if usage:
+                self.usage = usage
+            choices = obj.get("choices")
+            if not choices:
+                if "error" in obj or obj.get("object") == "error":  # vLLM, TGI mid-stream
+                    err = obj.get("error", obj)
+                    self.server_error = str(err.get("message", err) if isinstance(err, dict)
+                                            else err)[:300]
+                return
+            content = False
+            for choice in choices:
+                delta = choice.get("delta")
+                piece = delta.get("content") if delta is not None else choice.get("text")
+                if piece:
+                    self.parts.append(piece)
+                    content = True
+                elif delta and (delta.get("reasoning_content") or delta.get("reasoning")
+                                or delta.get("tool_calls")):
+                    content = True
+                reason = choice.get("finish_reason")
+                if reason:
+                    self.finish_reason = reason
+            if content:
+                self.chunk_times.append(now)
+        except (ValueError, AttributeError, TypeError):  # not JSON, or not the chunk's shape
+            self.fail("malformed_stream", f"unparseable SSE data: {data[:120]!r}")
+
+    def result(self) -> StreamResult:
+        if self.server_error is not None:
+            self.fail("stream_cut", f"the server reported an error mid-stream: {self.server_error}")
+        if (self.status_code is not None and self.error_class is None
+                and self.finish_reason is None and not self.done):
+            self.fail("stream_cut", "the stream ended without a finish_reason or [DONE] "
+                      "(the server cut it)")
+        usage = self.usage if isinstance(self.usage, dict) else {}
+        completion = usage.get("completion_tokens")
+        prompt = usage.get("prompt_tokens")
+        details = usage.get("prompt_tokens_details")
+        cached = details.get("cached_tokens") if isinstance(details, dict) else None
+        if isinstance(completion, int):
+            source = "usage"
+        else:
+            source, completion = "client", len(self.chunk_times)
+            if self.usage_asked and self.error_class is None:
+                # It completed, so its timings stand; the class only says the counts are ours.
+                self.error_class = "no_usage"
+                self.error_message = ("no usage in the stream although include_usage was asked: "
+                                      "token counts are the client's (one per content chunk)")
+        times = self.chunk_times
+        return StreamResult(
+            sent_ns=self.sent_ns, first_byte_ns=self.first_byte_ns,
+            first_token_ns=times[0] if times else None,
+            last_token_ns=times[-1] if times else None,
+            chunk_times_ns=tuple(times), response_id=self.response_id,
+            status_code=self.status_code,
+            prompt_tokens=prompt if isinstance(prompt, int) else None,
+            completion_tokens=completion, tokens_source=source,
+            cached_tokens=cached if isinstance(cached, int) else None,
+            finish_reason=self.finish_reason,
+            text="".join(p for p in self.parts if isinstance(p, str)),
+            error_class=self.error_class, error_message=self.error_message,
+            retry_after_s=self.retry_after_s,
+        )
+
+
+async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body: dict, *,
+                         path: str | None = None, headers: dict | None = None) -> StreamResult:
+    """POST one streamed completion and time it; never raises for a failed request.
+
+    The URL is `config.v1_url` + `path` (default `/chat/completions` or `/completions` by
+    `config.api`). `stream: true` is set and `stream_options: {"include_usage": true}` added
+    unless the body has `stream_options`. The whole request is bounded by
+    `config.total_timeout_s` seconds. Failures come back as `error_class` (see ERROR_CLASSES)
+    with a message; a stream without usage where usage was asked is `no_usage` but keeps all
+    its timings (it completed: its TTFT and decode times are valid, only the token count is the
+    client's). Cancelling the caller closes the connection at once and re-raises CancelledError.
+    """
+    url = config.v1_url + (path or API_PATHS[config.api])
+    body = {**body, "stream": True}
+    options = body.setdefault("stream_options", {"include_usage": True})
+    st = _Stream(isinstance(options, dict) and bool(options.get("include_usage")))
+    request = client.build_request(
+        "POST", url, content=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", "Accept": "text/event-stream",
+                 **(headers or {})})
+    response: httpx.Response | None = None
+    try:
+        async with asyncio.timeout(config.total_timeout_s):
+            st.sent_ns = time.perf_counter_ns()
+            response = await client.send(request, stream=True)
+            st.first_byte_ns = time.perf_counter_ns()
+            st.status_code = response.status_code
+            if not response.is_success:
+                await response.aread()
+                st.retry_after_s = _retry_after_s(response.headers.get("retry-after"))
+                st.fail("http_status", f"HTTP {status_text(response.status_code)} from {url}: "
+                        f"{error_message(response)}")
+            elif response.headers.get("content-type", "").startswith("application/json"):
+                await response.aread()
+                st.fail("malformed_stream", f"{url} answered JSON, not an event stream: "
+                        "does the server support stream: true?")
+            else:
+                parser, on_event, clock = SSEParser(), st.on_event, time.perf_counter_ns
+                async for chunk in response.aiter_bytes():
+                    now = clock()
+                    for data in parser.feed(chunk):
+                        on_event(data, now)
+                now = clock()
+                for data in parser.close():
+                    on_event(data, now)
+    except TimeoutError:
+        st.fail("timeout", f"no complete answer within {config.total_timeout_s:g} s "
+                "(total timeout)")
+    except httpx.TimeoutException as exc:
+        st.fail("timeout", _timeout_message(exc, config, url))
+    except (httpx.ConnectError, httpx.UnsupportedProtocol, httpx.ProxyError) as exc:
+        st.fail("connect", f"cannot connect to {url}: {exc or type(exc).__name__}")
+    except httpx.TransportError as exc:  # ReadError, WriteError, RemoteProtocolError, ...
+        if st.first_byte_ns is None:
+            st.fail("stream_cut", f"the server closed the connection before answering ({exc})")
+        else:
+            st.fail("stream_cut", f"the connection broke after {len(st.chunk_times)} content "
+                    f"chunks: {type(exc).__name__}: {exc}")
+    except httpx.HTTPError as exc:  # DecodingError and the like
+        st.fail("malformed_stream", f"{type(exc).__name__}: {exc}")
+    finally:
+        if response is not None:
+            await response.aclose()  # also on CancelledError: drops the connection mid-stream
+    return st.result()
+
+
+def _timeout_message(exc: httpx.TimeoutException, config: EndpointConfig, url: str) -> str:
+    if isinstance(exc, httpx.ConnectTimeout):
+        return f"could not connect to {url} within {config.connect_timeout_s:g} s"
+    if isinstance(exc, httpx.PoolTimeout):
+        return f"no free connection within {config.first_byte_timeout_s:g} s"
+    if isinstance(exc, httpx.ReadTimeout):
+        return f"the server sent nothing for {config.first_byte_timeout_s:g} s (read timeout)"
+    return f"{type(exc).__name__}: {exc}"
+
+
+async def complete(client: httpx.AsyncClient, config: EndpointConfig, body: dict, *,
+                   path: str | None = None) -> dict:
+    """POST one non-streamed completion and return its JSON (with `usage`).
+
+    URL as for `stream_request`; `stream` is forced false and `stream_options` dropped. Bounded
+    by `config.total_timeout_s` seconds. Raises EndpointError naming the URL and the status or
+    cause when the call fails or the answer is not a JSON object.
+    """
+    url = config.v1_url + (path or API_PATHS[config.api])
+    body = {**body, "stream": False}
+    body.pop("stream_options", None)
+    try:
+        async with asyncio.timeout(config.total_timeout_s):
+            response = await client.post(url, json=body)
+    except (TimeoutError, httpx.TimeoutException) as exc:
+        message = (_timeout_message(exc, config, url) if isinstance(exc, httpx.TimeoutException)
+                   else f"no answer from {url} within {config.total_timeout_s:g} s")
+        raise EndpointError(message, url=url) from None
+    except httpx.HTTPError as exc:
+        raise EndpointError(f"request to {url} failed: {type(exc).__name__}: {exc}",
+                            url=url) from None
+    if not response.is_success:
+        hint = ": check the API key" if response.status_code in (401, 403) else ""
+        raise EndpointError(f"{status_text(response.status_code)} from {url}{hint}: "
+                            f"{error_message(response)}", url=url,
+                            status_code=response.status_code)
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise EndpointError(f"{url} did not answer with a JSON object: {response.text[:120]!r}",
+                            url=url, status_code=response.status_code)
+    return data

@@ -1,0 +1,295 @@
+"""Discovery: what is behind a base URL (models, engine, tokenizer, /metrics), before a run.
+
+`discover` makes one required call (`GET /v1/models`, timed) and a handful of optional probes
+whose absence is normal: `/version`, `/metrics`, `/health`, `/props` (llama.cpp),
+`/get_server_info` (SGLang), `/api/version` (Ollama), `/info` (TGI), then the tokenizer
+endpoints. Only a failure that makes a run impossible raises `EndpointError` (bad URL,
+unreachable, 401/403, no model list); everything else becomes a note in words.
+
+`count_prompt_tokens` asks the server's own tokenizer how long a prompt is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from dataclasses import dataclass
+
+import httpx
+
+from desktop_app.core.endpoint.client import EndpointError, status_text, error_message, make_client
+from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo, TokenizerKind
+from desktop_app.core.endpoint.urls import validate_base_url
+
+__all__ = ["EndpointError", "count_prompt_tokens", "discover", "validate_base_url"]
+
+_PROBE_TIMEOUT_S = 10.0  # each optional probe; they run concurrently
+_MODELS_TIMEOUT_S = 30.0  # GET /v1/models: a user is waiting, and it is a cheap call
+_PROBES = ("/version", "/metrics", "/health", "/props", "/get_server_info", "/api/version",
+           "/info")
+_METRIC_PREFIXES = {"vllm:": "vllm", "sglang:": "sglang", "llamacpp:": "llamacpp",
+                    "tgi_": "tgi"}
+_METRIC_RE = re.compile(r"^(?:# (?:HELP|TYPE) )?(vllm:|sglang:|llamacpp:|tgi_)", re.MULTILINE)
+_ENGINES = ("vllm", "sglang", "llamacpp", "llamacpp-python", "ollama", "tgi")
+_IGNORE_EOS = ("vllm", "sglang", "llamacpp")
+_PROBE_TEXT = "Hello world"
+
+
+@dataclass(frozen=True)
+class _Answer:
+    status: int
+    json: object
+    text: str
+
+
+async def discover(config: EndpointConfig, client: httpx.AsyncClient | None = None
+                   ) -> EndpointInfo:
+    """Learn what serves `config.base_url`; raises EndpointError when it cannot be used.
+
+    `latency_s` is the round trip of `GET /v1/models` in seconds. Without `client`, a small
+    client of its own is made and closed. Takes about one round trip plus the slowest probe
+    (/v1/models bounded by 30 s, each optional probe by 10 s). Cancelling it cancels the
+    probes in flight.
+    """
+    try:
+        validate_base_url(config.base_url)
+    except ValueError as exc:
+        raise EndpointError(str(exc), url=config.base_url) from None
+    if client is not None:
+        return await _discover(config, client)
+    async with make_client(config, 1) as own:
+        return await _discover(config, own)
+
+
+async def _discover(config: EndpointConfig, client: httpx.AsyncClient) -> EndpointInfo:
+    url = config.v1_url + "/models"
+    t0 = time.perf_counter()
+    response = await _get_models(client, config, url)
+    latency_s = time.perf_counter() - t0
+    data = _json(response)
+    listed = data.get("data") if isinstance(data, dict) else None
+    if not isinstance(listed, list):
+        raise EndpointError(f"{url} did not answer with a model list (no 'data' array): "
+                            f"{response.text[:120]!r}", url=url, status_code=response.status_code)
+    models = tuple(str(m["id"]) for m in listed if isinstance(m, dict) and m.get("id"))
+    owners = {str(m.get("owned_by", "")).lower() for m in listed if isinstance(m, dict)}
+    server = response.headers.get("server", "")
+
+    answers = await asyncio.gather(*(_get(client, config.root_url + p) for p in _PROBES))
+    probe = dict(zip(_PROBES, answers))
+    version, props, sgl, ollama, tgi = (_dict(probe[p]) for p in
+                                        ("/version", "/props", "/get_server_info",
+                                         "/api/version", "/info"))
+    metrics = probe["/metrics"]
+    prefixes = set(_METRIC_RE.findall(metrics.text)) if metrics and metrics.status == 200 else set()
+    simulated = version.get("simulated") is True
+    notes: list[str] = []
+
+    engine, engine_version = "unknown", None
+    if simulated:
+        label = str(version.get("engine", "vllm"))
+        engine, engine_version = (label if label in _ENGINES else "vllm"), version.get("version")
+    elif "tgi_" in prefixes or "model_id" in tgi:
+        engine, engine_version = "tgi", tgi.get("version")
+    elif "version" in ollama:
+        engine, engine_version = "ollama", ollama["version"]
+    elif "sglang:" in prefixes or sgl or "sglang" in owners:
+        engine, engine_version = "sglang", sgl.get("version")
+    elif ("llamacpp:" in prefixes or "llamacpp" in owners or "llama.cpp" in server.lower()
+          or "default_generation_settings" in props or "total_slots" in props):
+        engine, engine_version = "llamacpp", props.get("build_info")
+    elif "vllm:" in prefixes or "vllm" in owners:
+        engine, engine_version = "vllm", version.get("version")
+
+    model = config.model or (models[0] if models else "")
+    tokenizer = await _probe_tokenizer(client, config.root_url, engine, model)
+    if engine == "unknown" and tokenizer is not None:
+        if tokenizer == "vllm" and "version" in version:
+            engine, engine_version = "vllm", version["version"]
+        elif tokenizer != "vllm":
+            engine = tokenizer
+            if engine == "llamacpp":
+                engine_version = props.get("build_info")
+
+    has_metrics = _METRIC_PREFIXES_FOR.get(engine, "") in prefixes or (
+        engine == "unknown" and bool(prefixes))
+    notes += _notes(engine, tokenizer, has_metrics, metrics, prefixes, probe, server, config,
+                    models)
+    return EndpointInfo(
+        models=models, engine=engine, engine_version=_str_or_none(engine_version),
+        tokenizer=tokenizer, has_metrics=has_metrics, simulated=simulated,
+        accepts_ignore_eos=simulated or engine in _IGNORE_EOS, latency_s=latency_s,
+        notes=tuple(notes),
+    )
+
+
+_METRIC_PREFIXES_FOR = {engine: prefix for prefix, engine in _METRIC_PREFIXES.items()}
+
+
+def _notes(engine: str, tokenizer: TokenizerKind | None, has_metrics: bool,
+           metrics: _Answer | None, prefixes: set[str], probe: dict, server: str,
+           config: EndpointConfig, models: tuple[str, ...]) -> list[str]:
+    notes = []
+    if engine == "unknown":
+        notes.append("engine not recognised: tried /version, /metrics, /props, "
+                     "/get_server_info, /api/version, /info, /tokenize and /extras/tokenize"
+                     + (f"; the server calls itself {server!r}" if server else ""))
+    if config.model and models and config.model not in models:
+        notes.append(f"model {config.model!r} is not in the server's list {list(models)}")
+    if not models:
+        notes.append("the server lists no models")
+    if tokenizer is None:
+        notes.append("no tokenizer endpoint: prompt lengths will be calibrated with 1-token "
+                     "completions and usage.prompt_tokens")
+    if not has_metrics:
+        if metrics is not None and metrics.status == 200:
+            notes.append("/metrics answers but has none of the series the app reads "
+                         f"({', '.join(sorted(prefixes)) or 'no vllm:, sglang:, llamacpp:, tgi_'})")
+        elif engine == "llamacpp":
+            notes.append("no /metrics: start llama-server with --metrics to see its queue")
+        else:
+            notes.append("no /metrics: queueing will be inferred from the client's timeline")
+    health = probe["/health"]
+    if health is not None and health.status >= 500:
+        notes.append(f"/health answers {status_text(health.status)}: the server may be "
+                     "loading or overloaded")
+    if engine == "llamacpp-python":
+        notes.append("llama-cpp-python sends no usage in streams (token counts are the "
+                     "client's), ignores ignore_eos, and by default a new request cuts off the "
+                     "running stream")
+    elif engine == "llamacpp":
+        notes.append("llama.cpp caches prompts by default: requests send cache_prompt: false "
+                     "when prompts are meant to be unique")
+    return notes
+
+
+async def _get_models(client: httpx.AsyncClient, config: EndpointConfig, url: str
+                      ) -> httpx.Response:
+    """GET /v1/models, turning every way it can fail into a message for the user."""
+    wait_s = min(config.first_byte_timeout_s, _MODELS_TIMEOUT_S)
+    try:
+        response = await client.get(url, timeout=httpx.Timeout(
+            wait_s, connect=config.connect_timeout_s))
+    except httpx.ConnectTimeout:
+        raise EndpointError(f"cannot connect to {url}: no answer within "
+                            f"{config.connect_timeout_s:g} s (check the base URL)",
+                            url=url) from None
+    except httpx.TimeoutException:
+        raise EndpointError(f"{url} did not answer within {wait_s:g} s",
+                            url=url) from None
+    except (httpx.ConnectError, httpx.UnsupportedProtocol) as exc:
+        raise EndpointError(f"cannot connect to {url}: {exc} (is the server running, and is "
+                            "the base URL right?)", url=url) from None
+    except httpx.HTTPError as exc:
+        raise EndpointError(f"GET {url} failed: {type(exc).__name__}: {exc}", url=url) from None
+    status = response.status_code
+    if status in (401, 403):
+        raise EndpointError(f"{status_text(status)} from {url}: check the API key",
+                            url=url, status_code=status)
+    if status == 404:
+        raise EndpointError(f"404 Not Found from {url}: no OpenAI-compatible API there (the "
+                            "base URL should be the server root or its /v1)",
+                            url=url, status_code=status)
+    if not response.is_success:
+        raise EndpointError(f"{status_text(status)} from {url}: {error_message(response)}",
+                            url=url, status_code=status)
+    return response
+
+
+async def _get(client: httpx.AsyncClient, url: str) -> _Answer | None:
+    """An optional GET: its answer, or None when the server could not be asked."""
+    try:
+        response = await client.get(url, timeout=_PROBE_TIMEOUT_S)
+    except httpx.HTTPError:
+        return None
+    return _Answer(response.status_code, _json(response), response.text)
+
+
+async def _post(client: httpx.AsyncClient, url: str, body: dict) -> dict:
+    """An optional POST's JSON object on a 2xx answer, else {}."""
+    try:
+        response = await client.post(url, json=body, timeout=_PROBE_TIMEOUT_S)
+    except httpx.HTTPError:
+        return {}
+    data = _json(response) if response.is_success else None
+    return data if isinstance(data, dict) else {}
+
+
+def _json(response: httpx.Response) -> object:
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+def _dict(answer: _Answer | None) -> dict:
+    if answer is None or not 200 <= answer.status < 300 or not isinstance(answer.json, dict):
+        return {}
+    return answer.json
+
+
+def _str_or_none(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+async def _probe_tokenizer(client: httpx.AsyncClient, root: str, engine: str, model: str
+                           ) -> TokenizerKind | None:
+    """Which /tokenize shape answers, trying the likeliest first; None if none does."""
+    if engine in ("ollama", "tgi"):
+        return None  # neither has one of the shapes the prompt builder uses
+    order: list[TokenizerKind] = ["vllm", "llamacpp", "llamacpp-python"]
+    if engine == "llamacpp":
+        order = ["llamacpp"]
+    elif engine in ("vllm", "sglang"):
+        order = ["vllm"]
+    for kind in order:
+        if await _tokenize(client, root, kind, model, _PROBE_TEXT, None) is not None:
+            return kind
+    return None
+
+
+async def _tokenize(client: httpx.AsyncClient, root: str, kind: TokenizerKind, model: str,
+                    prompt: str | None, messages: list | None) -> int | None:
+    if kind == "vllm":
+        body: dict = {"model": model} if model else {}
+        if messages is not None:
+            body.update(messages=messages, add_generation_prompt=True)
+        else:
+            body["prompt"] = prompt
+        count = (await _post(client, root + "/tokenize", body)).get("count")
+        return count if isinstance(count, int) else None
+    if kind == "llamacpp":
+        # add_special: count the BOS the completion endpoints add, so the count is usage's.
+        data = await _post(client, root + "/tokenize", {"content": prompt, "add_special": True})
+    else:
+        data = await _post(client, root + "/extras/tokenize", {"input": prompt})
+    tokens = data.get("tokens")
+    return len(tokens) if isinstance(tokens, list) and tokens else None
+
+
+async def count_prompt_tokens(client: httpx.AsyncClient, config: EndpointConfig,
+                              info: EndpointInfo, *, prompt: str | None = None,
+                              messages: list | None = None) -> int | None:
+    """The server's count of prompt tokens, or None when it cannot tell.
+
+    What is counted, by `info.tokenizer`:
+
+    * "vllm": with `messages`, the chat template applied with the generation prompt (equals
+      `usage.prompt_tokens` of the same chat request); else `prompt` with the special tokens a
+      completion request adds (equals `usage.prompt_tokens` of a /v1/completions request).
+    * "llamacpp": `prompt` only, with BOS (`add_special`), as /v1/completions counts it;
+      llama.cpp's /tokenize applies no chat template, so `messages` alone gives None.
+    * "llamacpp-python": `prompt` only, as its `/extras/tokenize` counts it (with BOS).
+
+    None also when there is no tokenizer or the call fails (callers then calibrate with a
+    1-token completion). Cancellation propagates.
+    """
+    if info.tokenizer is None or (prompt is None and messages is None):
+        return None
+    if info.tokenizer != "vllm":
+        messages = None
+        if prompt is None:
+            return None
+    model = config.model or (info.models[0] if info.models else "")
+    return await _tokenize(client, config.root_url, info.tokenizer, model, prompt, messages)

@@ -1,0 +1,609 @@
+"""Why throughput degrades: a sweep's cells turned into findings in plain words.
+
+`diagnose(cells, info)` reads the client's timings, the server's /metrics scrapes taken during
+each cell and the client's own load, and returns `Finding`s ordered by importance: each with
+its message, the numbers the message quotes (`evidence`, JSON-ready) and, where one helps, a
+suggested change with its cost. Definitions follow docs/DOMAIN.md: prefill tok/s per request
+includes queueing; queue time is estimated as TTFT minus the 1-concurrent TTFT of the same
+prompt length; decode tok/s is measured after the first token, so queueing never affects it.
+
+All times are seconds since the run started, on one clock for the client and the scrapes, so a
+/metrics sample at `t_s` can be set beside the requests in flight at that moment. No /metrics
+is a normal case: the concurrency cap is then inferred from the client's own timeline.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from desktop_app.core.endpoint.types import EndpointInfo
+from desktop_app.core.metrics import request_metrics
+from desktop_app.core.throughput.types import CellResult, Finding
+
+# --- thresholds -------------------------------------------------------------------------
+# A server-side level counts as reached only if held this share of a cell's wall time: two
+# requests' decode phases can overlap for a few milliseconds through timestamp jitter alone.
+MIN_HOLD_SHARE = 0.05
+# The cap shows as a plateau: N requests decoding together for at least this share of a
+# cell's wall time while the client kept more in flight. Below it (prefill-heavy cells, whose
+# decode phases are short) the client's timeline cannot tell a cap from a coincidence.
+PLATEAU_SHARE = 0.3
+# With /metrics: share of a cell's scrapes that must show requests waiting at the plateau.
+# vLLM shows a request as waiting for one step after it arrives even when a slot is free.
+QUEUED_SAMPLE_SHARE = 0.2
+# KV-cache usage above this is "near full": the next long request may force a preemption.
+KV_HIGH_USAGE = 0.90
+# Prefill rate at 1 concurrent request falling more than this from its peak to the longest
+# prompt: attention cost worth naming (the seed server loses 16 % from 4k to 32k).
+PREFILL_LENGTH_DROP = 0.15
+# Pearson r of TTFT against prompt length at or above this reads as "about linear".
+TTFT_LINEAR_R = 0.98
+# Decode tok/s per request falling more than this under concurrency is worth a finding;
+# more than the second figure is a warning (a user's streaming speed halves).
+DECODE_DROP_MIN = 0.10
+DECODE_DROP_WARN = 0.50
+# Prefill tok/s under concurrency: a smaller change is noise, a larger one a warning.
+PREFILL_DROP_MIN = 0.10
+PREFILL_DROP_WARN = 0.30
+# The client's own event loop: a 10 ms timer late by this much stamps tokens late (a 99th
+# percentile of 5 ms is already a sizeable share of a 20-40 ms inter-token gap) ...
+CLIENT_LAG_P99_MS = 5.0
+CLIENT_LAG_MAX_MS = 20.0
+# ... and a client using this much of one core has no slack left to read sockets promptly.
+CLIENT_CPU_PERCENT = 90.0
+# Failed requests above this share of a sweep make the other figures doubtful.
+FAILURE_PROBLEM_SHARE = 0.05
+# The goodput level a concurrency must keep to count as sustainable.
+GOODPUT_TARGET = 0.90
+
+_SEVERITY_RANK = {"problem": 0, "warning": 1, "info": 2}
+_CODE_RANK = {code: i for i, code in enumerate((
+    "client_bound", "concurrency_cap", "kv_cache_pressure", "failures",
+    "prefill_drop_under_concurrency", "decode_slows_with_batch", "token_count_mismatch",
+    "goodput", "prefill_slows_with_length", "ttft_linear"))}
+
+# Engine-specific names of the gauges and the knob that caps running requests.
+_RUNNING_METRIC = {"vllm": "vllm:num_requests_running", "sglang": "sglang:num_running_reqs",
+                   "llamacpp": "llamacpp:requests_processing", "tgi": "tgi_batch_current_size"}
+_WAITING_METRIC = {"vllm": "vllm:num_requests_waiting", "sglang": "sglang:num_queue_reqs",
+                   "llamacpp": "llamacpp:requests_deferred", "tgi": "tgi_queue_size"}
+_KV_METRIC = {"vllm": "vllm:kv_cache_usage_perc", "sglang": "sglang:token_usage"}
+_CAP_KNOB = {"vllm": "max-num-seqs", "sglang": "max-running-requests",
+             "llamacpp": "--parallel (slots)", "tgi": "max-batch-total-tokens"}
+_FAILURE_HINTS = {
+    "timeout": "raise the first-byte timeout or send fewer requests at once",
+    "connect": "check the server is up and reachable",
+    "http_status": "the server refused requests (429/503 mean overload: lower the load)",
+    "stream_cut": "the server cut streams (llama-cpp-python does when a new request arrives)",
+    "malformed_stream": "the server's stream was not valid SSE/JSON",
+    "no_usage": "token counts are the client's own: the server sent no usage",
+}
+
+
+def diagnose(
+    cells: Sequence[CellResult],
+    info: EndpointInfo | None = None,
+    *,
+    server_settings: dict | None = None,
+) -> list[Finding]:
+    """Findings about a sweep, most important first (problems, then warnings, then info).
+
+    `info` names the engine so messages can use its metric and flag names; `server_settings`
+    (e.g. {"max-num-seqs": 2, "gpu-memory-utilization": 0.91}, keys with - or _) adds what the
+    user knows of the server's configuration. Pure and quick: no I/O, nothing to cancel.
+    """
+    cells = list(cells)
+    engine = _engine(info, cells)
+    settings = {str(k).lower().lstrip("-").replace("-", "_"): v
+                for k, v in (server_settings or {}).items()}
+    kv_peak = _kv_peak(cells)
+    cap = _concurrency_cap(cells, engine, settings, kv_peak)
+    findings = [
+        cap, _kv_pressure(cells, engine, settings, kv_peak), _client_bound(cells),
+        _failures(cells), _prefill_drop(cells, cap), _decode_slows(cells, cap),
+        _token_mismatch(cells), _goodput(cells), *_length_findings(cells),
+    ]
+    return sorted((f for f in findings if f is not None),
+                  key=lambda f: (_SEVERITY_RANK[f.severity], _CODE_RANK.get(f.code, 99)))
+
+
+def unreliable_cells(cells: Sequence[CellResult]) -> set[int]:
+    """Indices of the cells whose latencies the client itself may have inflated (its event
+    loop ran late or it used nearly a whole core; thresholds CLIENT_*)."""
+    return {i for i, c in enumerate(cells) if _client_lag_reason(c) is not None}
+
+
+# --- formatting ----------------------------------------------------------------------------
+
+def _pct(fraction: float) -> str:
+    return f"{fraction * 100:+.0f} %"
+
+
+def _tps(x: float) -> str:
+    return f"{x:.1f}" if x < 100 else f"{x:.0f}"
+
+
+def _secs(x: float) -> str:
+    return f"{x:.1f} s" if abs(x) >= 1 else f"{x * 1000:.0f} ms"
+
+
+def _r(x: float | None, digits: int = 3) -> float | None:
+    return None if x is None else float(round(x, digits))
+
+
+# --- shared measurements ---------------------------------------------------------------------
+
+def _engine(info: EndpointInfo | None, cells: Sequence[CellResult]) -> str:
+    if info is not None and info.engine in _RUNNING_METRIC:
+        return info.engine
+    # Without discovery, the scraped series' names still say which engine answered.
+    for c in cells:
+        for s in c.samples:
+            for name in s.raw:
+                for engine, metric in _RUNNING_METRIC.items():
+                    if name.startswith(metric.split(":")[0] + ":") or name == metric:
+                        return engine
+    return "unknown"
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
+    vals = [v for v in values if v is not None]
+    return float(np.mean(vals)) if vals else None
+
+
+def _cell_mean(cells: Iterable[CellResult], name: str) -> float | None:
+    """Mean of a per-request distribution over cells, weighted by their request counts."""
+    pairs = [(d.mean, d.n) for c in cells if (d := getattr(c.summary, name)) is not None]
+    total = sum(n for _, n in pairs)
+    return sum(m * n for m, n in pairs) / total if total else None
+
+
+def _groups(cells: Sequence[CellResult]) -> dict[tuple[int, int], dict[int, list[CellResult]]]:
+    """Closed-loop cells by (input tokens, output tokens), then by concurrency."""
+    out: dict[tuple[int, int], dict[int, list[CellResult]]] = defaultdict(lambda: defaultdict(list))
+    for c in cells:
+        if c.spec.concurrency is not None:
+            out[(c.spec.input_tokens, c.spec.output_tokens)][c.spec.concurrency].append(c)
+    return out
+
+
+def _baseline_ttft(
+    cells: Sequence[CellResult], input_tokens: int, output_tokens: int
+) -> float | None:
+    """Mean TTFT at concurrency 1 for this prompt length (same output length preferred)."""
+    same = [c for c in cells if c.spec.concurrency == 1 and c.spec.input_tokens == input_tokens]
+    exact = [c for c in same if c.spec.output_tokens == output_tokens]
+    return _cell_mean(exact or same, "ttft_s")
+
+
+def _level_times(intervals: Iterable[tuple[float, float]]) -> dict[int, float]:
+    """Seconds spent at each overlap level of the intervals (a sweep over start/end events;
+    an interval ending exactly when another starts does not overlap it)."""
+    spans = [(a, b) for a, b in intervals if b > a]
+    # At equal times ends (-1) sort before starts (+1): touching intervals do not overlap.
+    events = sorted([(a, 1) for a, _ in spans] + [(b, -1) for _, b in spans])
+    times: dict[int, float] = defaultdict(float)
+    level, prev = 0, None
+    for t, delta in events:
+        if prev is not None and t > prev:
+            times[level] += t - prev
+        level, prev = level + delta, t
+    return times
+
+
+def _held_at_least(times: dict[int, float], k: int) -> float:
+    return sum(v for lvl, v in times.items() if lvl >= k)
+
+
+def _robust_max(times: dict[int, float], span: float) -> int:
+    """The highest level held for at least MIN_HOLD_SHARE of `span` seconds."""
+    levels = [k for k in times if k > 0 and _held_at_least(times, k) >= MIN_HOLD_SHARE * span]
+    return max(levels, default=0)
+
+
+def _span(c: CellResult) -> float:
+    ends = [t.last_token_s for t in c.timings if t.last_token_s is not None]
+    return max(ends) - min(t.sent_s for t in c.timings) if ends else 0.0
+
+
+def _kv_peak(cells: Sequence[CellResult]) -> float | None:
+    vals = [s.kv_cache_usage for c in cells for s in c.samples if s.kv_cache_usage is not None]
+    return max(vals) if vals else None
+
+
+# --- 1. the concurrency cap ----------------------------------------------------------------
+
+def _cap_from_metrics(cells: Sequence[CellResult]) -> tuple[int, int, list[int]] | None:
+    """(cap, most waiting, indices of the cells that queued) from the running/waiting gauges."""
+    samples = [s for c in cells for s in c.samples
+               if s.running is not None and s.waiting is not None]
+    if not samples:
+        return None
+    cap = int(round(max(s.running for s in samples)))
+    queued, most_waiting = [], 0
+    for i, c in enumerate(cells):
+        ss = [s for s in c.samples if s.running is not None and s.waiting is not None]
+        at_cap = [s for s in ss if round(s.running) >= cap and s.waiting > 0]
+        if ss and len(at_cap) >= max(1, QUEUED_SAMPLE_SHARE * len(ss)):
+            queued.append(i)
+            most_waiting = max(most_waiting, int(round(max(s.waiting for s in at_cap))))
+    return (cap, most_waiting, queued) if queued and cap > 0 else None
+
+
+def _cap_from_timeline(cells: Sequence[CellResult]) -> tuple[int, int, list[int]] | None:
+    """The same from the client's timeline: how many requests were decoding at once."""
+    per_cell = []
+    for c in cells:
+        span = _span(c)
+        ok = [t for t in c.timings
+              if t.ok and t.first_token_s is not None and t.last_token_s is not None]
+        if span <= 0 or not ok:
+            per_cell.append(None)
+            continue
+        times = _level_times((t.first_token_s, t.last_token_s) for t in ok)
+        per_cell.append((_robust_max(times, span), times, span))
+    cap = max((p[0] for p in per_cell if p), default=0)
+    if cap <= 0:
+        return None
+    queued, most_waiting = [], 0
+    for i, (c, p) in enumerate(zip(cells, per_cell)):
+        load = c.spec.concurrency
+        if p is None or load is None or load <= cap:
+            continue
+        _, times, span = p
+        if _held_at_least(times, cap) >= PLATEAU_SHARE * span:
+            queued.append(i)
+            most_waiting = max(most_waiting, load - cap)
+    return (cap, most_waiting, queued) if queued else None
+
+
+def _queue_share(cells: Sequence[CellResult], queued: list[int]) -> dict | None:
+    """Share of TTFT spent waiting in the queued cell with the most clients (longest prompt
+    on a tie), estimated as TTFT minus the 1-concurrent TTFT of the same prompt length."""
+    ranked = sorted(queued,
+                    key=lambda i: (cells[i].spec.concurrency or 0, cells[i].spec.input_tokens))
+    for i in reversed(ranked):
+        c = cells[i]
+        base = _baseline_ttft(cells, c.spec.input_tokens, c.spec.output_tokens)
+        ttfts = [m.ttft_s for t in c.timings
+                 if t.ok and (m := request_metrics(t)).ttft_s is not None]
+        if base is None or not ttfts:
+            continue
+        queue = [max(0.0, x - base) for x in ttfts]
+        return {"cell": i, "concurrency": c.spec.concurrency, "input_tokens": c.spec.input_tokens,
+                "share": _r(float(np.mean(queue)) / float(np.mean(ttfts))),
+                "mean_queue_s": _r(float(np.mean(queue))), "mean_ttft_s": _r(float(np.mean(ttfts))),
+                "baseline_ttft_s": _r(base), "estimate": "ttft_minus_concurrency_1_ttft"}
+    return None
+
+
+def _concurrency_cap(cells, engine, settings, kv_peak) -> Finding | None:
+    found, source = _cap_from_metrics(cells), "metrics"
+    # Fall back to the client's timeline only when the scrapes cannot show a queue at all.
+    gauges = any(s.running is not None and s.waiting is not None
+                 for c in cells for s in c.samples)
+    if found is None and not gauges:
+        found, source = _cap_from_timeline(cells), "client_timeline"
+    if found is None:
+        return None
+    cap, waiting, queued = found
+    load = max(cells[i].spec.concurrency or 0 for i in queued)
+    if source == "metrics":
+        metric = _RUNNING_METRIC.get(engine, "the server's running-requests gauge")
+        how = f"({metric} plateau at {cap})"
+    else:
+        metric = None
+        how = (f"(inferred from the client's timeline: never more than {cap} requests were "
+               f"decoding at once while the client kept up to {load} in flight)")
+    plural = "request" if cap == 1 else "requests"
+    msg = (f"Requests queue: the server ran at most {cap} {plural} at once while up to "
+           f"{waiting} waited {how}.")
+    share = _queue_share(cells, queued)
+    if share is not None:
+        msg += (f" At concurrency {share['concurrency']}, {share['share'] * 100:.0f} % of TTFT at "
+                f"{share['input_tokens']} tokens was waiting (queue time estimated as TTFT minus "
+                f"the 1-concurrent TTFT of {_secs(share['baseline_ttft_s'])}).")
+    configured = settings.get("max_num_seqs")
+    if configured is not None and int(configured) == cap:
+        msg += f" That matches the server's max-num-seqs={configured}."
+    knob = _CAP_KNOB.get(engine, "the server's limit on concurrent sequences (vLLM max-num-seqs, "
+                                 "SGLang max-running-requests, llama.cpp --parallel)")
+    if kv_peak is not None and kv_peak >= KV_HIGH_USAGE:
+        cost = f"usage already peaks at {kv_peak * 100:.0f} %, so give the cache more memory too"
+    elif kv_peak is not None:
+        cost = f"usage peaks at {kv_peak * 100:.0f} %, so there is some room"
+    else:
+        cost = "check the KV-cache usage before raising it far"
+    suggestion = (f"Raising {knob} lets more requests run at once but needs KV-cache memory: "
+                  f"{cost}; each request's decode also slows as the batch grows.")
+    evidence = {"cap": cap, "source": source, "metric": metric, "max_waiting": waiting,
+                "max_client_concurrency": load, "queued_cells": queued, "queue_share": share,
+                "kv_cache_peak": _r(kv_peak)}
+    return Finding("concurrency_cap", "problem", msg, evidence, suggestion)
+
+
+# --- 2. KV-cache pressure ------------------------------------------------------------------
+
+def _preemptions_by_cell(cells: Sequence[CellResult]) -> dict[int, int]:
+    """Preemption counter delta per cell: the cell's highest value minus the last value scraped
+    before it (any cell's), so preemptions between two cells' scrapes are not lost."""
+    series = sorted((s.t_s, s.preemptions)
+                    for c in cells for s in c.samples if s.preemptions is not None)
+    out = {}
+    for i, c in enumerate(cells):
+        mine = [s for s in c.samples if s.preemptions is not None]
+        if not mine:
+            continue
+        first = min(s.t_s for s in mine)
+        before = [v for t, v in series if t < first]
+        start = before[-1] if before else min(s.preemptions for s in mine)
+        delta = max(s.preemptions for s in mine) - start
+        if delta > 0:  # a negative delta is a counter reset (server restart)
+            out[i] = int(round(delta))
+    return out
+
+
+def _kv_pressure(cells, engine, settings, kv_peak) -> Finding | None:
+    preempted = _preemptions_by_cell(cells)
+    high = kv_peak is not None and kv_peak >= KV_HIGH_USAGE
+    if not preempted and not high:
+        return None
+    parts = []
+    if kv_peak is not None:
+        parts.append(f"usage peaked at {kv_peak * 100:.0f} %")
+    if preempted:
+        total = sum(preempted.values())
+        where = ", ".join(f"{n} in {cells[i].spec.label}" for i, n in preempted.items())
+        parts.append(f"the server preempted {total} request{'s' if total != 1 else ''} ({where})")
+        cost = (" A preempted request loses its cache and recomputes its prefill later: wasted "
+                "GPU time and a latency spike for that request.")
+    else:
+        cost = " The next long request may not fit: the server will then preempt or queue it."
+    msg = "KV cache under pressure: " + " and ".join(parts) + "." + cost
+    gmu = settings.get("gpu_memory_utilization")
+    gmu_text = f" (now {gmu})" if gmu is not None else ""
+    suggestion = ("Run fewer sequences at once or cap the context (max-model-len): fewer requests "
+                  "in flight means less throughput. Or give the cache more memory by raising "
+                  f"gpu-memory-utilization{gmu_text}: it leaves less for other processes and too "
+                  "high a value fails at start-up.")
+    evidence = {"kv_cache_peak": _r(kv_peak), "metric": _KV_METRIC.get(engine),
+                "preemptions_by_cell": {str(i): n for i, n in preempted.items()},
+                "preemptions": sum(preempted.values())}
+    severity = "problem" if preempted else "warning"
+    return Finding("kv_cache_pressure", severity, msg, evidence, suggestion)
+
+
+# --- 3. prompt length at concurrency 1 ---------------------------------------------------------
+
+def _length_findings(cells: Sequence[CellResult]) -> list[Finding]:
+    solo = [c for c in cells if c.spec.concurrency == 1]
+    lengths = sorted({c.spec.input_tokens for c in solo})
+    at = {n: [c for c in solo if c.spec.input_tokens == n] for n in lengths}
+    prefill = {n: _cell_mean(at[n], "prefill_tps") for n in lengths}
+    ttft = {n: _cell_mean(at[n], "ttft_s") for n in lengths}
+    lengths = [n for n in lengths if prefill[n] is not None and ttft[n] is not None]
+    out = []
+    if len(lengths) >= 2:
+        # From the peak, not the shortest: a fixed per-request cost (tokenizer, template) makes
+        # the shortest prompts slow per token, which is not the attention cost named here.
+        longest = lengths[-1]
+        peak = max(lengths[:-1], key=lambda n: prefill[n])
+        drop = prefill[longest] / prefill[peak] - 1
+        if drop < -PREFILL_LENGTH_DROP:
+            msg = (f"At 1 concurrent request, prefill slows with prompt length: "
+                   f"{_tps(prefill[peak])} tok/s at {peak} tokens, {_tps(prefill[longest])} at "
+                   f"{longest} ({_pct(drop)}): attention makes each later prompt token dearer.")
+            out.append(Finding(
+                "prefill_slows_with_length", "info", msg,
+                {"prefill_tps_by_length": {str(n): _r(prefill[n], 1) for n in lengths},
+                 "from_tokens": peak, "to_tokens": longest, "change": _r(drop)},
+                "Shorter prompts (trim context, retrieve less) prefill faster per token."))
+    if len(lengths) >= 3:
+        x = np.array(lengths, dtype=float)
+        y = np.array([ttft[n] for n in lengths])
+        r = float(np.corrcoef(x, y)[0, 1]) if np.ptp(y) > 0 else 0.0
+        slope, intercept = np.polyfit(x, y, 1)
+        if r >= TTFT_LINEAR_R and slope > 0:
+            # A negative intercept (attention makes long prompts super-linear) is not a cost.
+            fixed = f", plus about {_secs(intercept)} fixed" if intercept >= 0.05 else ""
+            msg = (f"TTFT grows about linearly with prompt length at 1 concurrent request: "
+                   f"{_secs(slope * 1000)} per 1k tokens (r = {r:.3f}){fixed}; "
+                   f"{_secs(ttft[lengths[-1]])} at {lengths[-1]} tokens.")
+            out.append(Finding(
+                "ttft_linear", "info", msg,
+                {"slope_s_per_1k_tokens": _r(slope * 1000), "intercept_s": _r(intercept),
+                 "pearson_r": _r(r, 4),
+                 "ttft_s_by_length": {str(n): _r(ttft[n]) for n in lengths}}))
+    return out
+
+
+# --- 4 and 5. per-request decode and prefill against concurrency 1 -----------------------------
+
+def _changes(
+    cells: Sequence[CellResult], name: str
+) -> dict[tuple[int, int], dict[int, tuple[float, float]]]:
+    """(input, output) -> concurrency -> (mean of `name`, change against concurrency 1)."""
+    out: dict[tuple[int, int], dict[int, tuple[float, float]]] = {}
+    for key, by_c in sorted(_groups(cells).items()):
+        base = _cell_mean(by_c.get(1, []), name)
+        if not base or len(by_c) < 2:
+            continue
+        row = {}
+        for conc, cs in sorted(by_c.items()):
+            value = _cell_mean(cs, name)
+            if value is not None:
+                row[conc] = (value, value / base - 1)
+        out[key] = row
+    return out
+
+
+def _decode_slows(cells, cap) -> Finding | None:
+    table = _changes(cells, "decode_tps")
+    worst = min((ch for row in table.values() for c, (_, ch) in row.items() if c > 1), default=0.0)
+    if worst > -DECODE_DROP_MIN:
+        return None
+    lines = []
+    for (inp, _out), row in table.items():
+        alone = row[1][0]
+        under = [f"{_tps(v)} at {c}" for c, (v, _) in row.items() if c > 1]
+        top = max(row)
+        lines.append(f"for {inp}-token prompts it fell from {_tps(alone)} tok/s alone to "
+                     f"{', '.join(under)} concurrent ({_pct(row[top][1])})")
+    msg = ("Decode slows as more requests share the server: " + "; ".join(lines) + ". This is "
+           "not queueing: decode speed is measured after the first token, so waiting does not "
+           "count; each decode step serves more sequences and carries other requests' prefill "
+           "chunks.")
+    if cap is not None:
+        msg += (f" With at most {cap.evidence['cap']} running, the batch stops growing there: "
+                "further slowdown comes from the prefills sharing the steps.")
+    evidence = {"decode_tps": {f"{inp}/{out}": {str(c): _r(v, 1) for c, (v, _) in row.items()}
+                               for (inp, out), row in table.items()},
+                "worst_change": _r(worst)}
+    suggestion = ("If each user's streaming speed matters more than total throughput, run fewer "
+                  "requests at once; a smaller max-num-batched-tokens keeps prefill chunks from "
+                  "stalling decodes, at the cost of slower prefill.")
+    severity = "warning" if worst <= -DECODE_DROP_WARN else "info"
+    return Finding("decode_slows_with_batch", severity, msg, evidence, suggestion)
+
+
+def _prefill_drop(cells, cap) -> Finding | None:
+    table = _changes(cells, "prefill_tps")
+    by_conc: dict[int, list[float]] = defaultdict(list)
+    worst = None
+    for (inp, out), row in table.items():
+        for c, (_, ch) in row.items():
+            if c > 1:
+                by_conc[c].append(ch)
+                if worst is None or ch < worst[0]:
+                    worst = (ch, inp, c)
+    if not by_conc or worst is None or worst[0] > -PREFILL_DROP_MIN:
+        return None
+    means = {c: float(np.mean(v)) for c, v in sorted(by_conc.items())}
+    msg = ("Prefill tok/s per request (queueing included) falls as concurrency rises: "
+           + ", ".join(f"{_pct(m)} at {c}" for c, m in means.items())
+           + f" concurrent against 1 (mean over prompt lengths); worst {_pct(worst[0])} for "
+           f"{worst[1]}-token prompts at {worst[2]}.")
+    if cap is not None:
+        msg += " Most of it is time spent waiting for a slot (see the concurrency cap)."
+    severity = "warning" if min(means.values()) <= -PREFILL_DROP_WARN else "info"
+    evidence = {"mean_change_by_concurrency": {str(c): _r(m) for c, m in means.items()},
+                "worst": {"change": _r(worst[0]), "input_tokens": worst[1],
+                          "concurrency": worst[2]},
+                "by_cell": {f"{inp}/{out}": {str(c): _r(ch) for c, (_, ch) in row.items()}
+                            for (inp, out), row in table.items()}}
+    return Finding("prefill_drop_under_concurrency", severity, msg, evidence)
+
+
+# --- 6-9. measurement quality, failures, goodput ---------------------------------------------
+
+def _token_mismatch(cells: Sequence[CellResult]) -> Finding | None:
+    bad = [(i, c) for i, c in enumerate(cells) if c.token_mismatches > 0]
+    if not bad:
+        return None
+    total = sum(c.token_mismatches for _, c in bad)
+    detail = []
+    for _, c in bad:
+        served = _mean(t.prompt_tokens for t in c.timings if t.ok)
+        got = f", server counted {served:.0f} on average" if served is not None else ""
+        detail.append(f"{c.token_mismatches} of {c.summary.count} in {c.spec.label}{got}")
+    msg = (f"Prompt lengths missed their target: {total} request{'s' if total != 1 else ''} in "
+           f"{len(bad)} cell{'s' if len(bad) != 1 else ''} had server-counted prompt tokens more "
+           f"than 2 % off ({'; '.join(detail)}). Prefill rates for them are computed on the "
+           "server's count.")
+    evidence = {"cells": {str(i): c.token_mismatches for i, c in bad}, "requests": total}
+    return Finding("token_count_mismatch", "warning", msg, evidence,
+                   "Use the server's /tokenize endpoint (or calibrate) so prompts hit their "
+                   "length; a chat template adds tokens the target does not count.")
+
+
+def _client_lag_reason(c: CellResult) -> str | None:
+    load = c.client_load
+    if load is None:
+        return None
+    if load.loop_lag_p99_ms > CLIENT_LAG_P99_MS or load.loop_lag_max_ms > CLIENT_LAG_MAX_MS:
+        return "loop_lag"
+    if load.cpu_percent > CLIENT_CPU_PERCENT:
+        return "cpu"
+    return None
+
+
+def _client_bound(cells: Sequence[CellResult]) -> Finding | None:
+    bad = sorted(unreliable_cells(cells))
+    if not bad:
+        return None
+    parts, evidence = [], {}
+    for i in bad:
+        c, load = cells[i], cells[i].client_load
+        itl = c.summary.itl_s.p50 if c.summary.itl_s is not None else None
+        share = (f", {load.loop_lag_p99_ms / 1000 / itl * 100:.0f} % of the median gap between "
+                 "tokens" if itl else "")
+        parts.append(f"{c.spec.label}: event loop late by up to {load.loop_lag_max_ms:.0f} ms "
+                     f"(p99 {load.loop_lag_p99_ms:.0f} ms{share}), "
+                     f"{load.cpu_percent:.0f} % of a core")
+        evidence[str(i)] = {"loop_lag_p99_ms": _r(load.loop_lag_p99_ms, 1),
+                            "loop_lag_max_ms": _r(load.loop_lag_max_ms, 1),
+                            "cpu_percent": _r(load.cpu_percent, 1), "itl_p50_s": _r(itl, 4)}
+    n = len(bad)
+    msg = (f"The benchmarking client itself was the bottleneck in {n} cell{'s' if n != 1 else ''} "
+           f"({'; '.join(parts)}). Latencies there are unreliable: each timestamp may be late by "
+           "up to the loop lag, inflating TTFT and inter-token gaps by that much.")
+    return Finding("client_bound", "problem", msg, {"cells": evidence},
+                   "Send fewer concurrent requests per client process (split the load over "
+                   "processes) or run the client on a faster, less busy machine.")
+
+
+def _failures(cells: Sequence[CellResult]) -> Finding | None:
+    failed = [(i, c) for i, c in enumerate(cells) if c.summary.failures_by_class]
+    if not failed:
+        return None
+    total = sum(c.summary.count for c in cells)
+    n_failed = sum(sum(c.summary.failures_by_class.values()) for _, c in failed)
+    by_class: dict[str, int] = defaultdict(int)
+    parts = []
+    for _, c in failed:
+        for cls, n in sorted(c.summary.failures_by_class.items()):
+            by_class[cls] += n
+        parts.append(f"{c.spec.label}: " + ", ".join(
+            f"{n} {cls}" for cls, n in sorted(c.summary.failures_by_class.items())))
+    share = n_failed / total if total else 1.0
+    msg = (f"{n_failed} of {total} requests failed ({share * 100:.0f} %): {'; '.join(parts)}. "
+           "Failed requests are left out of every latency and throughput figure.")
+    hints = [f"{cls}: {_FAILURE_HINTS[cls]}" for cls in sorted(by_class) if cls in _FAILURE_HINTS]
+    evidence = {"failed": n_failed, "requests": total, "share": _r(share),
+                "by_class": dict(sorted(by_class.items())),
+                "by_cell": {str(i): dict(c.summary.failures_by_class) for i, c in failed}}
+    severity = "problem" if share >= FAILURE_PROBLEM_SHARE else "warning"
+    return Finding("failures", severity, msg, evidence, "; ".join(hints) or None)
+
+
+def _goodput(cells: Sequence[CellResult]) -> Finding | None:
+    rows: dict[tuple[int, int], dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for c in cells:
+        if c.goodput is not None and c.spec.concurrency is not None:
+            rows[(c.spec.input_tokens, c.spec.output_tokens)][c.spec.concurrency].append(c.goodput)
+    if not rows:
+        return None
+    parts, evidence, none_ok = [], {}, False
+    for (inp, out), by_c in sorted(rows.items()):
+        means = {c: float(np.mean(v)) for c, v in sorted(by_c.items())}
+        good = [c for c, g in means.items() if g >= GOODPUT_TARGET]
+        if good:
+            best = max(good)
+            parts.append(f"up to concurrency {best} for {inp}-token prompts "
+                         f"({means[best] * 100:.0f} %)")
+        else:
+            none_ok = True
+            top = max(means, key=means.get)
+            parts.append(f"at no concurrency for {inp}-token prompts "
+                         f"(best {means[top] * 100:.0f} % at {top})")
+            best = None
+        evidence[f"{inp}/{out}"] = {"best_concurrency": best,
+                                    "goodput": {str(c): _r(g) for c, g in means.items()}}
+    msg = (f"Goodput (requests meeting your TTFT and TPOT targets) stays at or above "
+           f"{GOODPUT_TARGET * 100:.0f} % " + "; ".join(parts) + ".")
+    suggestion = ("Loosen the targets, shorten the prompts, or serve this load with more capacity."
+                  if none_ok else None)
+    return Finding("goodput", "warning" if none_ok else "info", msg, evidence, suggestion)

@@ -1,0 +1,121 @@
+"""A finished sweep as JSON (documented in docs/THROUGHPUT.md) and as text for a terminal."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from desktop_app import __version__
+from desktop_app.core.metrics import DEFINITIONS as METRIC_DEFINITIONS
+from desktop_app.core.redact import redact_url
+from desktop_app.core.tables import CellRow, format_cell_table
+from desktop_app.core.throughput.diagnosis import unreliable_cells
+from desktop_app.core.throughput.sweep import SweepResult, cell_summary_json
+from desktop_app.core.throughput.types import CellResult, Finding
+
+JSON_FORMAT_VERSION = 1
+
+
+def _dist(d) -> dict | None:
+    if d is None:
+        return None
+    return {"mean": d.mean, "p50": d.p50, "p90": d.p90, "p99": d.p99, "min": d.min, "max": d.max}
+
+
+def cell_json(index: int, cell: CellResult, unreliable: bool) -> dict:
+    """One cell: its shape, counts, every latency and rate distribution, and its extras."""
+    s = cell.summary
+    return {
+        "cell": index,
+        "input_tokens": cell.spec.input_tokens,
+        "output_tokens": cell.spec.output_tokens,
+        "concurrency": cell.spec.concurrency,
+        "request_rate": cell.spec.request_rate,
+        "requests": s.count,
+        "failed": s.count - s.ok,
+        "failures_by_class": s.failures_by_class,
+        "ttft_s": _dist(s.ttft_s),
+        "prefill_tok_s": _dist(s.prefill_tps),
+        "decode_tok_s": _dist(s.decode_tps),
+        "tpot_s": _dist(s.tpot_s),
+        "itl_s": _dist(s.itl_s),
+        "e2e_s": _dist(s.e2e_s),
+        "output_tok_s": s.output_tps,
+        "effective_prefill_tok_s": s.effective_prefill_tps,
+        "effective_decode_tok_s": s.effective_decode_tps,
+        "prefill_change_vs_c1": cell.prefill_change,
+        "decode_change_vs_c1": cell.decode_change,
+        "goodput": cell.goodput,
+        "token_mismatches": cell.token_mismatches,
+        "client_load": dataclasses.asdict(cell.client_load) if cell.client_load else None,
+        "latencies_unreliable": unreliable,
+        "status": cell.status,
+        "started_s": cell.started_s,
+        "ended_s": cell.ended_s,
+    }
+
+
+def finding_json(f: Finding) -> dict:
+    return {"code": f.code, "severity": f.severity, "message": f.message,
+            "evidence": f.evidence, "suggestion": f.suggestion}
+
+
+def sweep_to_json(result: SweepResult) -> dict:
+    """The whole sweep as a JSON-ready dict (fields documented in docs/THROUGHPUT.md)."""
+    info = result.info
+    bad = unreliable_cells(result.cells)
+    return {
+        "format": "throughline-throughput",
+        "format_version": JSON_FORMAT_VERSION,
+        "app_version": __version__,
+        "run_id": result.run_id,
+        "status": result.status,
+        "endpoint": redact_url(result.config.endpoint.base_url),
+        "model": result.config.endpoint.model,
+        "engine": info.engine,
+        "engine_version": info.engine_version,
+        "simulated": info.simulated,
+        "tokenizer": info.tokenizer,
+        "usage_in_streams": result.usage_expected,
+        "config": result.config.to_json(),
+        "definitions": METRIC_DEFINITIONS,
+        "cells": [cell_json(i, c, i in bad) for i, c in enumerate(result.cells)],
+        "requests": [dataclasses.asdict(r) for r in result.requests],
+        "server_metrics": [
+            {"t_s": s.t_s, "running": s.running, "waiting": s.waiting,
+             "kv_cache_usage": s.kv_cache_usage, "preemptions": s.preemptions}
+            for s in result.samples
+        ],
+        "diagnosis": [finding_json(f) for f in result.findings],
+    }
+
+
+def cells_table(cells: Sequence[CellResult]) -> str:
+    """The cell table for a terminal (means unless a percentile is named)."""
+    bad = unreliable_cells(cells)
+    rows = []
+    for i, c in enumerate(cells):
+        load = str(c.spec.concurrency) if c.spec.concurrency is not None else f"{c.spec.request_rate:g}/s"
+        notes = []
+        if i in bad:
+            notes.append("client-bound")
+        if c.status != "completed":
+            notes.append(c.status.replace("_", " "))
+        rows.append(CellRow(c.spec.input_tokens, load, c.spec.output_tokens, c.summary,
+                            c.prefill_change, ", ".join(notes)))
+    return format_cell_table(rows)
+
+
+def findings_text(findings: Sequence[Finding]) -> str:
+    """The diagnosis as numbered paragraphs."""
+    if not findings:
+        return "Diagnosis: nothing stands out."
+    lines = ["Diagnosis:"]
+    for n, f in enumerate(findings, 1):
+        lines.append(f"{n}. [{f.severity}] {f.message}")
+        if f.suggestion:
+            lines.append(f"   Suggestion: {f.suggestion}")
+    return "\n".join(lines)
+
+
+__all__ = ["sweep_to_json", "cells_table", "findings_text", "cell_json", "cell_summary_json"]

@@ -1,0 +1,136 @@
+"""Scrape a server's Prometheus `/metrics` during a run and map each engine's names to one timeline.
+
+Engines name the same figures differently (DOMAIN.md, "Server signals"): vLLM, SGLang, llama.cpp
+and TGI are mapped here to `MetricSample.running`, `waiting`, `kv_cache_usage` and `preemptions`.
+Counts are summed across label sets (several models or engine replicas behind one /metrics); the
+KV-cache fraction takes the fullest one, since a full cache anywhere is what makes requests wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import time
+from collections.abc import Callable
+
+import httpx
+from prometheus_client.parser import text_string_to_metric_families
+
+from desktop_app.core.endpoint.types import EndpointConfig, MetricSample
+
+log = logging.getLogger(__name__)
+
+# Source series -> MetricSample field, in order of preference per field (a newer name first:
+# where a server exposes both, the newer one wins). Sample names, not family names: the parser
+# strips `_total` from a counter's family name but keeps it on the sample.
+_SOURCES: dict[str, tuple[str, ...]] = {
+    "running": ("vllm:num_requests_running", "sglang:num_running_reqs",
+                "llamacpp:requests_processing", "tgi_batch_current_size"),
+    "waiting": ("vllm:num_requests_waiting", "sglang:num_queue_reqs",
+                "llamacpp:requests_deferred", "tgi_queue_size"),
+    "kv_cache_usage": ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc",
+                       "sglang:token_usage"),
+    "preemptions": ("vllm:num_preemptions_total", "vllm:num_preemptions"),
+}
+_FRACTIONS = frozenset(_SOURCES["kv_cache_usage"])
+_WANTED = frozenset(name for names in _SOURCES.values() for name in names)
+# Real /metrics bodies run to hundreds of histogram lines; only lines starting with a wanted
+# name reach the (pure Python) parser, which keeps a scrape cheap beside a running benchmark.
+_PREFIXES = tuple(sorted(_WANTED))
+
+
+def parse_metrics(text: str, t_s: float) -> MetricSample:
+    """Map a Prometheus text body to a `MetricSample` taken at `t_s` (seconds since run start).
+
+    Unknown names give None fields; a body that is not Prometheus text gives an all-None sample
+    (logged at debug level), never an exception. `raw` holds each mapped source series by name,
+    aggregated across its label sets.
+    """
+    lines = [line for line in text.splitlines() if line.startswith(_PREFIXES)]
+    raw: dict[str, float] = {}
+    try:
+        for family in text_string_to_metric_families("\n".join(lines) + "\n"):
+            for sample in family.samples:
+                value = float(sample.value)
+                if sample.name not in _WANTED or math.isnan(value):
+                    continue
+                if sample.name in _FRACTIONS:
+                    raw[sample.name] = max(raw.get(sample.name, value), value)
+                else:
+                    raw[sample.name] = raw.get(sample.name, 0.0) + value
+    except Exception as exc:  # noqa: BLE001 - any parser failure means "not Prometheus text"
+        log.debug("not Prometheus text (%s): %.80r", exc, text)
+        return MetricSample(t_s=t_s)
+    fields = {field: next((raw[name] for name in names if name in raw), None)
+              for field, names in _SOURCES.items()}
+    return MetricSample(t_s=t_s, raw=raw, **fields)
+
+
+class MetricsScraper:
+    """Polls `<root_url>/metrics` every `interval_s` seconds while a run goes on.
+
+    Times come from `clock` (seconds); a sample's `t_s` is the middle of its scrape minus `t0`
+    (default: `clock()` at construction: pass the sweep's own start to share its clock). The
+    schedule is absolute (scrape k starts at k x interval), so it does not drift; a scrape slower
+    than the interval skips the slots it overran instead of queueing extra scrapes.
+
+    `errors` counts failed scrapes (connection errors, timeouts, non-200 answers after the first);
+    `scrapes` counts successful ones; `available` is False once the server turned out to have no
+    /metrics (a 404 on the first scrape: `run` then returns at once, quietly).
+    """
+
+    def __init__(self, client: httpx.AsyncClient, config: EndpointConfig, interval_s: float = 0.5,
+                 clock: Callable[[], float] = time.perf_counter, t0: float | None = None) -> None:
+        if interval_s <= 0:
+            raise ValueError("interval_s must be positive")
+        self._client = client
+        self._url = f"{config.root_url}/metrics"
+        self._headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
+        # A scrape may take a few intervals before it counts as failed; never less than 1 s.
+        self._timeout = httpx.Timeout(max(1.0, 4 * interval_s), connect=config.connect_timeout_s)
+        self.interval_s = interval_s
+        self._clock = clock
+        self.t0 = clock() if t0 is None else t0
+        self.errors = 0
+        self.scrapes = 0
+        self.available: bool | None = None  # None until the first answer
+        self.last_error: str | None = None
+
+    async def run(self, on_sample: Callable[[MetricSample], None]) -> None:
+        """Scrape until cancelled, calling `on_sample` with each sample (in the loop's thread).
+
+        Cancellation stops at once and propagates `CancelledError` (nothing to clean up: the
+        caller owns the client). Returns by itself only when the server has no /metrics.
+        """
+        next_s = self._clock()
+        while True:
+            started = self._clock()
+            try:
+                response = await self._client.get(self._url, headers=self._headers,
+                                                  timeout=self._timeout)
+            except httpx.HTTPError as exc:
+                self._failed(f"{type(exc).__name__}: {exc}")
+            else:
+                if response.status_code == 404 and self.available is None:
+                    self.available = False
+                    log.info("no /metrics at %s: server signals are off for this run", self._url)
+                    return
+                if response.status_code != 200:
+                    self._failed(f"HTTP {response.status_code}")
+                else:
+                    self.available = True
+                    self.scrapes += 1
+                    middle = (started + self._clock()) / 2
+                    on_sample(parse_metrics(response.text, middle - self.t0))
+            next_s += self.interval_s
+            now = self._clock()
+            if now > next_s:  # overran: skip to the next slot still ahead
+                next_s += math.ceil((now - next_s) / self.interval_s) * self.interval_s
+            await asyncio.sleep(next_s - now)
+
+    def _failed(self, reason: str) -> None:
+        self.errors += 1
+        if self.errors == 1 or reason != self.last_error:
+            log.debug("scrape of %s failed: %s", self._url, reason)
+        self.last_error = reason

@@ -1,0 +1,431 @@
+"""The throughput sweep: discover, prepare prompts, warm up, run every cell, diagnose.
+
+`run_sweep` is the one entry point the CLI and the GUI share. It reports progress through a
+plain callback (the GUI's controller turns it into signals), hands every finished request to
+the store's writer as it finishes, and on cancellation stops every request in flight, marks the
+cell and the run cancelled and re-raises, leaving the store consistent.
+
+Clock: every time in the records is seconds since the run started, from
+`time.perf_counter_ns()` stamps taken as bytes arrived (see `endpoint.client`), so the client's
+timeline and the /metrics samples line up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import itertools
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from desktop_app.core.endpoint.client import make_client, stream_request
+from desktop_app.core.endpoint.discovery import discover
+from desktop_app.core.endpoint.types import EndpointInfo, MetricSample, StreamResult
+from desktop_app.core.metrics import RequestTiming, request_metrics, summarize_cell
+from desktop_app.core.parsing import InputError
+from desktop_app.core.store import RunWriter, Store, utc_now_iso
+from desktop_app.core.throughput.config import SweepConfig
+from desktop_app.core.throughput.diagnosis import diagnose
+from desktop_app.core.throughput.loops import ClientLoadMonitor, closed_loop, open_loop
+from desktop_app.core.throughput.prompts import PromptError, PromptFactory, check_prompt_tokens
+from desktop_app.core.throughput.servermetrics import MetricsScraper
+from desktop_app.core.throughput.types import CellResult, CellSpec, Finding
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    """One measured request as the JSON export and the run browser list it (seconds, tokens)."""
+
+    cell: int
+    index: int
+    response_id: str | None
+    prompt_tokens_target: int
+    prompt_tokens: int | None
+    completion_tokens: int
+    tokens_source: str
+    ttft_s: float | None
+    e2e_s: float | None
+    error: str | None
+    error_message: str | None = None
+    status_code: int | None = None
+    finish_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class SweepProgress:
+    """Where a sweep is. `phase` is one of: discovering, prompts, warm-up, running, diagnosing."""
+
+    phase: str
+    cell_index: int = 0
+    cells_total: int = 0
+    cell: CellSpec | None = None
+    done: int = 0  # finished requests in this cell
+    total: int = 0  # planned requests in this cell
+    run_done: int = 0
+    run_total: int = 0
+    elapsed_s: float = 0.0
+    eta_s: float | None = None
+    latest: RequestTiming | None = None
+
+
+@dataclass
+class SweepResult:
+    """What a sweep produced; `status` is completed, cancelled or failed."""
+
+    run_id: int | None
+    config: SweepConfig
+    info: EndpointInfo
+    cells: list[CellResult] = field(default_factory=list)
+    requests: list[RequestRecord] = field(default_factory=list)
+    samples: list[MetricSample] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    status: str = "completed"
+    usage_expected: bool = True
+
+
+ProgressCallback = Callable[[SweepProgress], None]
+
+
+class _Run:
+    """The state of one sweep while it runs (one per `run_sweep` call)."""
+
+    def __init__(self, config: SweepConfig, store: Store | None, on_progress: ProgressCallback | None):
+        self.config = config
+        self.store = store
+        self.writer: RunWriter | None = None  # opened once the run exists in the store
+        self.on_progress = on_progress or (lambda _p: None)
+        self.t0_ns = time.perf_counter_ns()
+        self.t0_epoch = time.time()
+        self.run_done = 0
+        self.prompt_seq = itertools.count()  # every request of the run gets its own salt
+        self.run_total = sum(c.requests for c in config.cells()) + config.warmup
+
+    def seconds(self, ns: int | None) -> float | None:
+        return None if ns is None else (ns - self.t0_ns) / 1e9
+
+    def elapsed(self) -> float:
+        return (time.perf_counter_ns() - self.t0_ns) / 1e9
+
+    def eta(self) -> float | None:
+        if self.run_done == 0:
+            return None
+        return self.elapsed() / self.run_done * (self.run_total - self.run_done)
+
+
+def request_body(config: SweepConfig, info: EndpointInfo, prompt, output_tokens: int) -> dict:
+    """The JSON body of one benchmark request (streaming is added by the client)."""
+    body: dict = {"model": config.endpoint.model, "max_tokens": output_tokens,
+                  "temperature": config.temperature}
+    body.update(prompt.request_fields())
+    fixed_length = config.ignore_eos if config.ignore_eos is not None else info.accepts_ignore_eos
+    if fixed_length:
+        body["ignore_eos"] = True
+        body["min_tokens"] = output_tokens
+    if info.engine == "llamacpp" and config.unique_prompts:
+        body["cache_prompt"] = False  # llama.cpp caches prompts by default
+    body.update(config.extra_body)
+    return body
+
+
+def to_timing(run: _Run, prompt_target: int, res: StreamResult, usage_expected: bool) -> RequestTiming:
+    """A StreamResult on the run's clock; a missing usage is a failure only where usage is due."""
+    error = res.error_class
+    if error == "no_usage" and not usage_expected:
+        error = None  # this server never sends usage: the client's count stands, flagged in the record
+    return RequestTiming(
+        prompt_tokens=res.prompt_tokens if res.prompt_tokens is not None else prompt_target,
+        completion_tokens=res.completion_tokens,
+        sent_s=run.seconds(res.sent_ns),
+        first_token_s=run.seconds(res.first_token_ns),
+        last_token_s=run.seconds(res.last_token_ns),
+        chunk_times_s=tuple((t - run.t0_ns) / 1e9 for t in res.chunk_times_ns),
+        error_class=error,
+    )
+
+
+def _store_row(run: _Run, run_id: int, cell_id: int | None, index: int, warmup: bool,
+               target: int, res: StreamResult, timing: RequestTiming) -> dict:
+    m = request_metrics(timing)
+    return {
+        "run_id": run_id, "cell_id": cell_id, "seq": index, "warmup": int(warmup),
+        "sent_at": run.t0_epoch + timing.sent_s,
+        "ttft_s": m.ttft_s, "e2e_s": m.e2e_s,
+        "prompt_tokens_target": target, "prompt_tokens": res.prompt_tokens,
+        "completion_tokens": res.completion_tokens, "tokens_source": res.tokens_source,
+        "prefill_tps": m.prefill_tps, "decode_tps": m.decode_tps, "tpot_s": m.tpot_s,
+        "itl_s": list(m.itl_s) if m.itl_s else None,
+        "error_class": timing.error_class, "error_message": res.error_message,
+        "finish_reason": res.finish_reason, "response_id": res.response_id,
+        "status_code": res.status_code,
+    }
+
+
+async def run_sweep(
+    config: SweepConfig,
+    store: Store | None = None,
+    on_progress: ProgressCallback | None = None,
+    *,
+    info: EndpointInfo | None = None,
+) -> SweepResult:
+    """Run the sweep `config` describes; returns every cell, request and finding.
+
+    Raises InputError (bad config) or EndpointError (discovery failed) before anything is
+    stored. Cancelling the task stops every request in flight, marks the current cell and the
+    run `cancelled` in the store, and re-raises CancelledError.
+    """
+    config.validate()
+    run = _Run(config, store, on_progress)
+    run.on_progress(SweepProgress("discovering", run_total=run.run_total))
+    specs = config.cells()
+    max_conc = max((s.concurrency or 64) for s in specs)
+    async with make_client(config.endpoint, max_conc) as client:
+        if info is None:
+            info = await discover(config.endpoint, client)
+        prompts = await _prepare_prompts(run, client, info, specs)
+        result = SweepResult(None, config, info)
+        run_id = None
+        if store is not None:
+            run_id = await asyncio.to_thread(
+                store.create_run, "throughput", name=config.name or _default_name(config, info),
+                endpoint_url=config.endpoint.base_url, model=config.endpoint.model,
+                engine=("simulated " if info.simulated else "") + info.engine,
+                config=config.to_json(),
+            )
+            result.run_id = run_id
+            run.writer = store.writer()
+        try:
+            await _execute(run, client, info, specs, prompts, result)
+        except asyncio.CancelledError:
+            result.status = "cancelled"
+            await _finish(run, result, "cancelled")
+            raise
+        except Exception as exc:
+            result.status = "failed"
+            await _finish(run, result, "failed", error=f"{type(exc).__name__}: {exc}")
+            raise
+        await _finish(run, result, "completed")
+    return result
+
+
+async def _finish(run: _Run, result: SweepResult, status: str, error: str | None = None) -> None:
+    if run.writer is not None:
+        await asyncio.to_thread(run.writer.close)
+    if run.store is not None and result.run_id is not None:
+        await asyncio.to_thread(run.store.finish_run, result.run_id, status, error)
+
+
+async def _prepare_prompts(run: _Run, client, info: EndpointInfo, specs: list[CellSpec]) -> PromptFactory:
+    """Build every prompt length before anything is timed or stored; bad lengths raise InputError."""
+    config = run.config
+    run.on_progress(SweepProgress("prompts", cells_total=len(specs), run_total=run.run_total))
+    prompts = PromptFactory(client, config.endpoint, info, unique=config.unique_prompts,
+                            seed=config.seed ^ run.t0_ns)
+    try:
+        await prompts.prepare(sorted({s.input_tokens for s in specs}))
+    except PromptError as exc:
+        raise InputError("input tokens", str(exc)) from None
+    limit = prompts.max_model_len
+    for spec in specs:
+        if limit and spec.input_tokens + spec.output_tokens > limit:
+            raise InputError("input tokens", f"{spec.input_tokens} + {spec.output_tokens} output "
+                             f"tokens exceed the server's context of {limit} tokens")
+    return prompts
+
+
+async def _execute(run: _Run, client, info: EndpointInfo, specs: list[CellSpec],
+                   prompts: PromptFactory, result: SweepResult) -> None:
+    config = run.config
+    cell_ids: list[int | None] = [None] * len(specs)
+    if run.store is not None:
+        for i, spec in enumerate(specs):
+            cell_ids[i] = await asyncio.to_thread(
+                run.store.add_cell, result.run_id, cell_index=i, input_tokens=spec.input_tokens,
+                output_tokens=spec.output_tokens, concurrency=spec.concurrency,
+                request_rate=spec.request_rate, status="pending",
+            )
+    if config.warmup and specs:
+        result.usage_expected = await _warm_up(run, client, info, prompts, specs[0], result)
+    for i, spec in enumerate(specs):
+        cell = await _run_cell(run, client, info, prompts, i, spec, cell_ids[i], result)
+        result.cells.append(cell)
+    result.cells = _with_changes(result.cells)
+    run.on_progress(SweepProgress("diagnosing", cells_total=len(specs), run_done=run.run_done,
+                                  run_total=run.run_total, elapsed_s=run.elapsed()))
+    result.findings = diagnose(result.cells, info)
+    if run.store is not None:
+        for i, cell in enumerate(result.cells):
+            await asyncio.to_thread(run.store.update_cell, cell_ids[i],
+                                    summary_json=cell_summary_json(cell))
+
+
+async def _warm_up(run: _Run, client, info, prompts, spec: CellSpec, result: SweepResult) -> bool:
+    """Send the warm-up requests; returns whether the server sends usage in streams."""
+    config = run.config
+    run.on_progress(SweepProgress("warm-up", run_total=run.run_total))
+    saw_usage = False
+
+    async def send(index: int) -> None:
+        nonlocal saw_usage
+        prompt = await prompts.prompt(spec.input_tokens, next(run.prompt_seq))
+        res = await stream_request(client, config.endpoint,
+                                   request_body(config, info, prompt, spec.output_tokens))
+        saw_usage = saw_usage or res.tokens_source == "usage"
+        run.run_done += 1
+        if run.writer is not None and result.run_id is not None:
+            timing = to_timing(run, spec.input_tokens, res, usage_expected=False)
+            run.writer.add_request(_store_row(run, result.run_id, None, index, True,
+                                              spec.input_tokens, res, timing))
+
+    await closed_loop(send, concurrency=min(config.warmup, spec.concurrency or 1),
+                      requests=config.warmup)
+    return saw_usage
+
+
+async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec,
+                    cell_id: int | None, result: SweepResult) -> CellResult:
+    config = run.config
+    timings: list[RequestTiming] = []
+    samples: list[MetricSample] = []
+    mismatches = 0
+    started = run.elapsed()
+    if run.store is not None:
+        await asyncio.to_thread(run.store.update_cell, cell_id, status="running",
+                                started_at=_iso_now())
+
+    def progress(latest: RequestTiming | None) -> None:
+        run.on_progress(SweepProgress(
+            "running", cell_index=index, cells_total=len(config.cells()), cell=spec,
+            done=len(timings), total=spec.requests, run_done=run.run_done,
+            run_total=run.run_total, elapsed_s=run.elapsed(), eta_s=run.eta(), latest=latest))
+
+    async def send(i: int) -> None:
+        nonlocal mismatches
+        prompt = await prompts.prompt(spec.input_tokens, next(run.prompt_seq))
+        res = await stream_request(client, config.endpoint,
+                                   request_body(config, info, prompt, spec.output_tokens))
+        timing = to_timing(run, spec.input_tokens, res, result.usage_expected)
+        timings.append(timing)
+        if not check_prompt_tokens(spec.input_tokens, res.prompt_tokens):
+            mismatches += 1
+        run.run_done += 1
+        metrics = request_metrics(timing)
+        result.requests.append(RequestRecord(
+            index, i, res.response_id, spec.input_tokens, res.prompt_tokens,
+            res.completion_tokens, res.tokens_source, metrics.ttft_s, metrics.e2e_s,
+            timing.error_class, res.error_message, res.status_code, res.finish_reason))
+        if run.writer is not None and result.run_id is not None:
+            run.writer.add_request(_store_row(run, result.run_id, cell_id, i, False,
+                                              spec.input_tokens, res, timing))
+        progress(timing)
+
+    def on_sample(sample: MetricSample) -> None:
+        samples.append(sample)
+        result.samples.append(sample)
+        if run.writer is not None and result.run_id is not None:
+            run.writer.add_metric_sample({
+                "run_id": result.run_id, "cell_id": cell_id, "t_s": sample.t_s,
+                "running": sample.running, "waiting": sample.waiting,
+                "kv_cache_usage": sample.kv_cache_usage, "preemptions": sample.preemptions,
+                "raw_json": sample.raw,
+            })
+
+    scraper_task = None
+    if config.scrape_metrics and info.has_metrics:
+        scraper = MetricsScraper(client, config.endpoint, interval_s=config.metrics_interval_s,
+                                 t0=run.t0_ns / 1e9)
+        scraper_task = asyncio.create_task(scraper.run(on_sample))
+    monitor = ClientLoadMonitor()
+    monitor.start()
+    progress(None)
+    deadline = (time.perf_counter() + config.cell_time_budget_s
+                if config.cell_time_budget_s else None)
+    status = "completed"
+    try:
+        if spec.concurrency is not None:
+            sent = await closed_loop(send, concurrency=spec.concurrency, requests=spec.requests,
+                                     deadline=deadline)
+        else:
+            sent = await open_loop(send, rate_per_s=spec.request_rate, requests=spec.requests,
+                                   seed=config.seed + index, deadline=deadline)
+        if sent < spec.requests:
+            status = "time_budget"
+    except asyncio.CancelledError:
+        status = "cancelled"
+        raise
+    finally:
+        load = await monitor.stop()
+        if scraper_task is not None:
+            scraper_task.cancel()
+            await asyncio.gather(scraper_task, return_exceptions=True)
+        if run.store is not None:
+            await asyncio.to_thread(run.store.update_cell, cell_id, status=status,
+                                    ended_at=_iso_now())
+    summary = summarize_cell(timings)
+    return CellResult(
+        spec=spec, summary=summary, timings=tuple(timings), samples=tuple(samples),
+        client_load=load, goodput=_goodput(config, timings), token_mismatches=mismatches,
+        started_s=started, ended_s=run.elapsed(), status=status,
+    )
+
+
+def _goodput(config: SweepConfig, timings: list[RequestTiming]) -> float | None:
+    """Share of requests meeting every target the user set (failed requests never do)."""
+    if config.ttft_target_s is None and config.tpot_target_s is None or not timings:
+        return None
+    good = 0
+    for t in timings:
+        if not t.ok:
+            continue
+        m = request_metrics(t)
+        if config.ttft_target_s is not None and (m.ttft_s is None or m.ttft_s > config.ttft_target_s):
+            continue
+        if config.tpot_target_s is not None and m.tpot_s is not None and m.tpot_s > config.tpot_target_s:
+            continue
+        good += 1
+    return good / len(timings)
+
+
+def _with_changes(cells: list[CellResult]) -> list[CellResult]:
+    """Fill in each cell's change of mean prefill and decode tok/s against concurrency 1."""
+    base = {(c.spec.input_tokens, c.spec.output_tokens): c.summary
+            for c in cells if c.spec.concurrency == 1}
+
+    def change(summary, b, name):
+        value, ref = getattr(summary, name), getattr(b, name)
+        if value is None or ref is None or not ref.mean:
+            return None
+        return value.mean / ref.mean - 1.0
+
+    out = []
+    for c in cells:
+        b = base.get((c.spec.input_tokens, c.spec.output_tokens))
+        if b is None:
+            out.append(c)
+            continue
+        out.append(dataclasses.replace(c, prefill_change=change(c.summary, b, "prefill_tps"),
+                                       decode_change=change(c.summary, b, "decode_tps")))
+    return out
+
+
+def cell_summary_json(cell: CellResult) -> dict:
+    """The cell's figures as stored with it and exported (see docs/THROUGHPUT.md)."""
+    s = cell.summary.to_dict()
+    load = dataclasses.asdict(cell.client_load) if cell.client_load else None
+    return {**s, "prefill_change": cell.prefill_change, "decode_change": cell.decode_change,
+            "goodput": cell.goodput, "token_mismatches": cell.token_mismatches,
+            "client_load": load, "status": cell.status}
+
+
+def _default_name(config: SweepConfig, info: EndpointInfo) -> str:
+    sizes = ",".join(str(n) for n in config.input_tokens)
+    load = (",".join(f"{r:g}/s" for r in config.request_rates) if config.open_loop
+            else "c=" + ",".join(str(c) for c in config.concurrency))
+    return f"{config.endpoint.model} {sizes} tokens {load}"
+
+
+def _iso_now() -> str:
+    return utc_now_iso()

@@ -1,0 +1,236 @@
+"""The sweep diagnosis: findings a user reads to learn why throughput degrades.
+
+Cells come from the virtual-time simulator (seed-reference: vLLM with max-num-seqs=2; fast:
+16 sequences), laid end to end on one run clock as the real sweep records them. /metrics
+samples, where a test wants them, are synthesized from the timings the way the engine's
+gauges would read: running = min(in flight, cap), waiting = the rest, every 0.5 s.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from functools import cache
+
+import numpy as np
+
+from desktop_app.core.endpoint.types import EndpointInfo, MetricSample
+from desktop_app.core.metrics import RequestTiming, summarize_cell
+from desktop_app.core.simulator.profiles import load_profile
+from desktop_app.core.simulator.virtual import simulate_closed_loop
+from desktop_app.core.throughput.diagnosis import _level_times, diagnose, unreliable_cells
+from desktop_app.core.throughput.types import CellResult, CellSpec, ClientLoad
+
+SCRAPE_EVERY_S = 0.5
+GAP_BETWEEN_CELLS_S = 1.0
+
+
+def vllm_info() -> EndpointInfo:
+    return EndpointInfo(models=("m",), engine="vllm", engine_version="0.9", tokenizer="vllm",
+                        has_metrics=True, simulated=True, accepts_ignore_eos=True, latency_s=0.01)
+
+
+def shifted(t: RequestTiming, by: float) -> RequestTiming:
+    return dataclasses.replace(t, sent_s=t.sent_s + by, first_token_s=t.first_token_s + by,
+                               last_token_s=t.last_token_s + by,
+                               chunk_times_s=tuple(x + by for x in t.chunk_times_s))
+
+
+def synth_samples(timings, cap: int, kv: float | None = None) -> tuple[MetricSample, ...]:
+    """What a vLLM scrape would read while these requests ran (seconds on the run clock)."""
+    start = min(t.sent_s for t in timings)
+    end = max(t.last_token_s for t in timings)
+    out = []
+    for ts in np.arange(start, end, SCRAPE_EVERY_S):
+        in_flight = sum(1 for t in timings if t.sent_s <= ts < t.last_token_s)
+        running = min(in_flight, cap)
+        out.append(MetricSample(t_s=float(ts), running=running, waiting=in_flight - running,
+                                kv_cache_usage=kv, preemptions=0.0))
+    return tuple(out)
+
+
+@cache
+def _simulate(profile: str, inp: int, out: int, conc: int, n: int) -> tuple[RequestTiming, ...]:
+    return tuple(simulate_closed_loop(load_profile(profile), input_tokens=inp, output_tokens=out,
+                                      concurrency=conc, requests=n))
+
+
+def sweep(profile: str, lengths, concurrencies, *, output: int = 64, metrics_cap: int | None = None,
+          kv: float | None = None, requests=lambda c: max(2 * c, 4)) -> list[CellResult]:
+    """One closed-loop cell per (length, concurrency), end to end on one clock."""
+    cells, clock = [], 0.0
+    for inp in lengths:
+        for conc in concurrencies:
+            n = requests(conc)
+            timings = [shifted(t, clock) for t in _simulate(profile, inp, output, conc, n)]
+            end = max(t.last_token_s for t in timings)
+            samples = synth_samples(timings, metrics_cap, kv) if metrics_cap else ()
+            cells.append(CellResult(spec=CellSpec(inp, output, n, conc),
+                                    summary=summarize_cell(timings), timings=tuple(timings),
+                                    samples=samples, started_s=clock, ended_s=end))
+            clock = end + GAP_BETWEEN_CELLS_S
+    return cells
+
+
+def codes(findings) -> list[str]:
+    return [f.code for f in findings]
+
+
+def by_code(findings, code):
+    return next(f for f in findings if f.code == code)
+
+
+# --- the headline: the concurrency cap of the seed server -------------------------------------
+
+def test_seed_reference_cap_named_from_vllm_metrics():
+    cells = sweep("seed-reference", (512, 1024), (1, 2, 4, 6), metrics_cap=2, kv=0.91)
+    findings = diagnose(cells, vllm_info(), server_settings={"max-num-seqs": 2})
+    assert findings[0].code == "concurrency_cap"
+    cap = findings[0]
+    assert cap.severity == "problem"
+    assert "at most 2 requests at once" in cap.message
+    assert "up to 4 waited" in cap.message
+    assert "vllm:num_requests_running plateau at 2" in cap.message
+    assert "max-num-seqs=2" in cap.message
+    assert cap.evidence["cap"] == 2 and cap.evidence["source"] == "metrics"
+    # the queue share is quoted for the 6-concurrent cell, and says how it was estimated
+    share = cap.evidence["queue_share"]
+    assert share["concurrency"] == 6 and share["estimate"] == "ttft_minus_concurrency_1_ttft"
+    assert f"{share['share'] * 100:.0f} % of TTFT" in cap.message
+    assert 0.5 < share["share"] < 1.0
+    assert "max-num-seqs" in cap.suggestion and "91 %" in cap.suggestion
+
+
+def test_seed_reference_cap_inferred_without_metrics():
+    cells = sweep("seed-reference", (512, 1024), (1, 2, 4, 6))
+    findings = diagnose(cells)
+    cap = by_code(findings, "concurrency_cap")
+    assert cap.evidence["cap"] == 2 and cap.evidence["source"] == "client_timeline"
+    assert "at most 2 requests at once" in cap.message
+    assert "inferred from the client's timeline" in cap.message
+    assert cap.evidence["max_client_concurrency"] == 6
+
+
+def test_timestamp_jitter_does_not_raise_the_inferred_cap():
+    cells = sweep("seed-reference", (512,), (1, 4, 6))
+    # stamp each last token 10 ms after the next request's first token (a late read): the
+    # decode phases of three requests now overlap for an instant every time a slot changes hands
+    jittered, peak = [], 0
+    for c in cells:
+        firsts = sorted(t.first_token_s for t in c.timings)
+        ts = []
+        for t in c.timings:
+            later = [f for f in firsts if f > t.last_token_s]
+            ts.append(dataclasses.replace(t, last_token_s=later[0] + 0.01) if later else t)
+        jittered.append(dataclasses.replace(c, timings=tuple(ts), summary=summarize_cell(ts)))
+        peak = max(peak, max(_level_times((t.first_token_s, t.last_token_s) for t in ts)))
+    assert peak == 3
+    assert by_code(diagnose(jittered), "concurrency_cap").evidence["cap"] == 2
+
+
+def test_fast_profile_has_no_cap_with_or_without_metrics():
+    for cap in (None, 16):
+        cells = sweep("fast", (512, 1024), (1, 2, 4, 8), metrics_cap=cap)
+        assert "concurrency_cap" not in codes(diagnose(cells, vllm_info()))
+
+
+def test_decode_and_prefill_degradation_in_words():
+    cells = sweep("seed-reference", (512, 1024), (1, 2, 4, 6))
+    findings = diagnose(cells)
+    decode = by_code(findings, "decode_slows_with_batch")
+    alone = decode.evidence["decode_tps"]["512/64"]["1"]
+    at6 = decode.evidence["decode_tps"]["512/64"]["6"]
+    assert alone > at6
+    assert f"from {alone:.1f} tok/s alone" in decode.message and f"{at6:.1f} at 6" in decode.message
+    assert "not queueing" in decode.message
+    prefill = by_code(findings, "prefill_drop_under_concurrency")
+    means = prefill.evidence["mean_change_by_concurrency"]
+    assert means["2"] > means["4"] > means["6"]
+    assert f"{means['6'] * 100:+.0f} % at 6" in prefill.message
+    # the evidence is ready for JSON exports
+    for f in findings:
+        json.dumps(f.evidence)
+
+
+def test_length_findings_at_one_concurrent_request():
+    cells = sweep("seed-reference", (2048, 8192, 32768), (1,), output=16, requests=lambda c: 1)
+    findings = diagnose(cells)
+    linear = by_code(findings, "ttft_linear")
+    assert 1.0 < linear.evidence["slope_s_per_1k_tokens"] < 2.5
+    assert "per 1k tokens" in linear.message
+    slows = by_code(findings, "prefill_slows_with_length")
+    assert slows.evidence["to_tokens"] == 32768 and slows.evidence["change"] < -0.15
+
+
+# --- server pressure and measurement quality --------------------------------------------------
+
+def test_kv_pressure_with_preemptions():
+    cells = sweep("seed-reference", (512,), (1, 2), metrics_cap=2, kv=0.5)
+    last = cells[-1]
+    # the server preempted 3 requests during the last cell and its cache peaked at 97 %
+    samples = tuple(dataclasses.replace(s, preemptions=float(min(k, 3)),
+                                        kv_cache_usage=0.97 if k == 2 else 0.6)
+                    for k, s in enumerate(last.samples))
+    cells[-1] = dataclasses.replace(last, samples=samples)
+    kv = by_code(diagnose(cells, vllm_info()), "kv_cache_pressure")
+    assert kv.severity == "problem"
+    assert kv.evidence["preemptions"] == 3 and kv.evidence["preemptions_by_cell"] == {"1": 3}
+    assert "97 %" in kv.message and "preempted 3 requests" in kv.message
+    assert "gpu-memory-utilization" in kv.suggestion
+
+
+def test_no_kv_finding_when_the_cache_has_room():
+    cells = sweep("fast", (512,), (1, 2), metrics_cap=16, kv=0.3)
+    assert "kv_cache_pressure" not in codes(diagnose(cells, vllm_info()))
+
+
+def test_client_bound_cell_is_marked_unreliable():
+    cells = sweep("fast", (512,), (1, 2, 4))
+    calm = ClientLoad(loop_lag_p50_ms=0.3, loop_lag_p99_ms=1.2, loop_lag_max_ms=3.0,
+                      cpu_percent=20, samples=100)
+    busy = ClientLoad(loop_lag_p50_ms=4.0, loop_lag_p99_ms=18.0, loop_lag_max_ms=45.0,
+                      cpu_percent=97, samples=100)
+    cells = [dataclasses.replace(c, client_load=calm) for c in cells]
+    assert unreliable_cells(cells) == set() and "client_bound" not in codes(diagnose(cells))
+    cells[2] = dataclasses.replace(cells[2], client_load=busy)
+    assert unreliable_cells(cells) == {2}
+    findings = diagnose(cells)
+    bound = by_code(findings, "client_bound")
+    assert findings[0] is bound and bound.severity == "problem"
+    assert "45 ms" in bound.message and "unreliable" in bound.message
+    assert set(bound.evidence["cells"]) == {"2"}
+
+
+def test_token_mismatches_are_reported():
+    cells = sweep("fast", (512,), (1, 2))
+    cells[1] = dataclasses.replace(cells[1], token_mismatches=3)
+    f = by_code(diagnose(cells), "token_count_mismatch")
+    assert "3 requests in 1 cell" in f.message and "server's count" in f.message
+    assert f.evidence == {"cells": {"1": 3}, "requests": 3}
+
+
+def test_failures_by_class():
+    cells = sweep("fast", (512,), (1, 2))
+    ts = list(cells[1].timings)
+    ts[0] = dataclasses.replace(ts[0], error_class="timeout", first_token_s=None, last_token_s=None)
+    ts[1] = dataclasses.replace(ts[1], error_class="http_status")
+    cells[1] = dataclasses.replace(cells[1], timings=tuple(ts), summary=summarize_cell(ts))
+    f = by_code(diagnose(cells), "failures")
+    assert f.evidence["by_class"] == {"http_status": 1, "timeout": 1}
+    assert "2 of" in f.message and "1 timeout" in f.message
+    assert "timeout" in f.suggestion
+
+
+def test_goodput_best_concurrency():
+    cells = sweep("fast", (512,), (1, 2, 4))
+    cells = [dataclasses.replace(c, goodput=g) for c, g in zip(cells, (1.0, 0.95, 0.6))]
+    f = by_code(diagnose(cells), "goodput")
+    assert f.evidence["512/64"]["best_concurrency"] == 2
+    assert "up to concurrency 2" in f.message
+    cells = [dataclasses.replace(c, goodput=0.5) for c in cells]
+    f = by_code(diagnose(cells), "goodput")
+    assert f.severity == "warning" and f.evidence["512/64"]["best_concurrency"] is None
+
+
+def test_nothing_to_say_about_an_empty_sweep():
+    assert diagnose([]) == [] and unreliable_cells([]) == set()

@@ -1,0 +1,197 @@
+"""Server signals: each engine's /metrics names land on one timeline, and the scraper keeps time."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import httpx
+import pytest
+
+from desktop_app.core.endpoint.types import EndpointConfig, MetricSample
+from desktop_app.core.simulator.profiles import load_profile
+from desktop_app.core.simulator.server import serve_in_thread
+from desktop_app.core.throughput.servermetrics import MetricsScraper, parse_metrics
+
+
+@pytest.fixture(scope="module")
+def sim():
+    with serve_in_thread(load_profile("instant")) as server:
+        yield server
+
+
+def test_parses_vllm_text_from_the_simulator(sim):
+    httpx.post(f"{sim.url}/v1/completions",
+               json={"model": "sim/llama-sim-8b", "prompt": "hello", "max_tokens": 2})
+    text = httpx.get(f"{sim.url}/metrics").text
+    sample = parse_metrics(text, 2.5)
+    assert sample.t_s == 2.5
+    assert (sample.running, sample.waiting, sample.kv_cache_usage, sample.preemptions) == (
+        0.0, 0.0, 0.0, 0.0)
+    assert set(sample.raw) == {"vllm:num_requests_running", "vllm:num_requests_waiting",
+                               "vllm:kv_cache_usage_perc", "vllm:num_preemptions_total"}
+
+
+def test_vllm_sums_models_and_reads_older_names():
+    text = """\
+# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{model_name="a"} 2.0
+vllm:num_requests_running{model_name="b"} 1.0
+vllm:num_requests_waiting{model_name="a"} 4.0
+vllm:gpu_cache_usage_perc{model_name="a"} 0.5
+vllm:gpu_cache_usage_perc{model_name="b"} 0.97
+# TYPE vllm:num_preemptions counter
+vllm:num_preemptions_total{model_name="a"} 3.0
+vllm:num_preemptions_created{model_name="a"} 1.7e9
+vllm:request_queue_time_seconds_bucket{le="0.3",model_name="a"} 1.0
+"""
+    sample = parse_metrics(text, 0.0)
+    assert (sample.running, sample.waiting, sample.kv_cache_usage, sample.preemptions) == (
+        3.0, 4.0, 0.97, 3.0)  # the fullest cache, not a sum of fractions
+    assert sample.raw["vllm:gpu_cache_usage_perc"] == 0.97
+
+
+def test_sglang():
+    text = """\
+# HELP sglang:num_running_reqs The number of running requests.
+# TYPE sglang:num_running_reqs gauge
+sglang:num_running_reqs{model_name="qwen",engine_type="unified"} 2.0
+sglang:num_queue_reqs{model_name="qwen",engine_type="unified"} 5.0
+sglang:token_usage{model_name="qwen",engine_type="unified"} 0.83
+sglang:gen_throughput{model_name="qwen",engine_type="unified"} 41.2
+"""
+    sample = parse_metrics(text, 1.0)
+    assert (sample.running, sample.waiting, sample.kv_cache_usage, sample.preemptions) == (
+        2.0, 5.0, 0.83, None)
+    assert sample.raw == {"sglang:num_running_reqs": 2.0, "sglang:num_queue_reqs": 5.0,
+                          "sglang:token_usage": 0.83}
+
+
+def test_llamacpp():
+    text = """\
+# HELP llamacpp:prompt_tokens_total Number of prompt tokens processed.
+# TYPE llamacpp:prompt_tokens_total counter
+llamacpp:prompt_tokens_total 4096
+# TYPE llamacpp:requests_processing gauge
+llamacpp:requests_processing 2
+# TYPE llamacpp:requests_deferred gauge
+llamacpp:requests_deferred 3
+"""
+    sample = parse_metrics(text, 1.0)
+    assert (sample.running, sample.waiting, sample.kv_cache_usage, sample.preemptions) == (
+        2.0, 3.0, None, None)
+
+
+def test_tgi():
+    text = """\
+# TYPE tgi_queue_size gauge
+tgi_queue_size 7
+# TYPE tgi_batch_current_size gauge
+tgi_batch_current_size 4
+tgi_request_duration_bucket{le="0.5"} 3
+"""
+    sample = parse_metrics(text, 1.0)
+    assert (sample.running, sample.waiting, sample.kv_cache_usage) == (4.0, 7.0, None)
+
+
+@pytest.mark.parametrize("text", [
+    "", "<html><body>Not Found</body></html>", '{"detail": "nope"}',
+    "vllm:num_requests_running{model_name=\"a\" 2", "vllm:num_requests_running lots",
+    "some_other_metric 1\n",
+])
+def test_garbage_or_unknown_text_gives_an_empty_sample(text):
+    assert parse_metrics(text, 3.0) == MetricSample(t_s=3.0)
+
+
+@pytest.mark.asyncio
+async def test_scraper_keeps_its_interval_against_the_simulator(sim):
+    samples: list[MetricSample] = []
+    enough = asyncio.Event()
+
+    def on_sample(sample: MetricSample) -> None:
+        samples.append(sample)
+        if len(samples) == 8:
+            enough.set()
+
+    async with httpx.AsyncClient() as client:
+        scraper = MetricsScraper(client, EndpointConfig(base_url=f"{sim.url}/v1"), interval_s=0.05)
+        started = time.perf_counter()
+        task = asyncio.create_task(scraper.run(on_sample))
+        await asyncio.wait_for(enough.wait(), 5)
+        elapsed = time.perf_counter() - started
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    assert task.cancelled()
+    assert 0.3 <= elapsed < 0.9  # 7 intervals of 0.05 s after the first scrape
+    times = [s.t_s for s in samples]
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    assert all(0.01 < g < 0.2 for g in gaps), gaps
+    assert abs(times[-1] - times[0] - 0.35) < 0.1  # absolute schedule: no drift
+    assert all(s.running == 0.0 for s in samples)
+    assert scraper.errors == 0 and scraper.scrapes >= 8 and scraper.available
+
+
+@pytest.mark.asyncio
+async def test_no_metrics_endpoint_ends_quietly():
+    transport = httpx.MockTransport(lambda request: httpx.Response(404, text="Not Found"))
+    async with httpx.AsyncClient(transport=transport) as client:
+        scraper = MetricsScraper(client, EndpointConfig(base_url="http://fake"), interval_s=0.05)
+        samples: list[MetricSample] = []
+        await asyncio.wait_for(scraper.run(samples.append), 2)
+    assert samples == [] and scraper.available is False and scraper.errors == 0
+
+
+@pytest.mark.asyncio
+async def test_transient_errors_are_counted_and_scraping_goes_on():
+    answers = iter(["500", "refused", "ok", "404", "ok", "ok"])
+    samples: list[MetricSample] = []
+    done = asyncio.Event()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        answer = next(answers, "ok")
+        if answer == "refused":
+            raise httpx.ConnectError("connection refused", request=request)
+        if answer == "ok":
+            return httpx.Response(200, text="llamacpp:requests_processing 1\n")
+        return httpx.Response(int(answer))
+
+    def on_sample(sample: MetricSample) -> None:
+        samples.append(sample)
+        if len(samples) == 3:
+            done.set()
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+        scraper = MetricsScraper(client, EndpointConfig(base_url="http://fake"), interval_s=0.02)
+        task = asyncio.create_task(scraper.run(on_sample))
+        await asyncio.wait_for(done.wait(), 3)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    # A 500 on the first scrape is not "no /metrics"; a 404 after a success is transient.
+    assert scraper.errors == 3
+    assert [s.running for s in samples] == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.asyncio
+async def test_a_slow_scrape_skips_slots_instead_of_queueing():
+    starts: list[float] = []
+    done = asyncio.Event()
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        starts.append(time.perf_counter())
+        if len(starts) == 4:
+            done.set()
+        await asyncio.sleep(0.07 if len(starts) == 1 else 0)  # the first one takes 3.5 intervals
+        return httpx.Response(200, text="tgi_queue_size 1\n")
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+        scraper = MetricsScraper(client, EndpointConfig(base_url="http://fake"), interval_s=0.02)
+        task = asyncio.create_task(scraper.run(lambda s: None))
+        await asyncio.wait_for(done.wait(), 3)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    gaps = [b - a for a, b in zip(starts, starts[1:])]
+    assert gaps[0] >= 0.07  # no scrape started while the slow one ran
+    assert gaps[1] > 0.005  # and no burst of catch-up scrapes after it: back on the 20 ms grid
