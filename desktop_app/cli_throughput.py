@@ -170,7 +170,7 @@ async def _run(args: argparse.Namespace, base_url: str) -> int:
     from desktop_app.core.endpoint.discovery import discover
     from desktop_app.core.store import Store, resolve_db_path
     from desktop_app.core.throughput.export import cells_table, findings_text, sweep_to_json
-    from desktop_app.core.throughput.sweep import run_sweep
+    from desktop_app.core.throughput.sweep import check_model, run_sweep
 
     config, _raw = build_config(args, base_url, args.model or "")
     async with make_client(config.endpoint, 1) as client:
@@ -182,10 +182,11 @@ async def _run(args: argparse.Namespace, base_url: str) -> int:
 
         config = dataclasses.replace(
             config, endpoint=dataclasses.replace(config.endpoint, model=info.models[0]))
-    elif info.models and config.endpoint.model not in info.models:
-        print(f"warning: model {config.endpoint.model!r} is not among the endpoint's models "
-              f"({', '.join(info.models)})", file=sys.stderr)
     config.validate()
+    check_model(config, info)
+    if info.models and config.endpoint.model not in info.models:
+        print(f"warning: model {config.endpoint.model!r} is not among the endpoint's models "
+              f"({', '.join(info.models)}); this engine accepts it anyway", file=sys.stderr)
     label = "simulated " if info.simulated else ""
     print(f"Endpoint {config.endpoint.v1_url}: {label}{info.engine} "
           f"{info.engine_version or ''}, model {config.endpoint.model}, tokenizer "

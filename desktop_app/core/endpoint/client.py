@@ -67,7 +67,14 @@ def make_client(config: EndpointConfig, concurrency: int) -> httpx.AsyncClient:
     size = max(1, concurrency) + _SPARE_CONNECTIONS
     return httpx.AsyncClient(
         headers=headers,
-        limits=httpx.Limits(max_connections=size, max_keepalive_connections=size),
+        limits=httpx.Limits(
+            max_connections=size,
+            max_keepalive_connections=size,
+            # Shorter than the common 5 s server keep-alive (llama.cpp's httplib, uvicorn): a
+            # connection the server is closing just as we reuse it fails with "Server
+            # disconnected without sending a response" (seen against llama.cpp's server).
+            keepalive_expiry=2.0,
+        ),
         timeout=httpx.Timeout(connect=config.connect_timeout_s, read=config.first_byte_timeout_s,
                               write=_WRITE_TIMEOUT_S, pool=config.first_byte_timeout_s),
         verify=_tls_verify(config),

@@ -153,6 +153,11 @@ class Engine:
     def has_work(self) -> bool:
         return bool(self.waiting or self.running)
 
+    def num_waiting(self, now_s: float) -> int:
+        """Requests queued for the scheduler at `now_s`; those still being preprocessed by the API
+        server are not in vLLM's scheduler queue yet, so they do not count (as on vLLM)."""
+        return sum(1 for r in self.waiting if r.ready_s <= now_s)
+
     def next_ready_s(self) -> float | None:
         """When the earliest waiting request finishes preprocessing (None if none waits)."""
         return min((r.ready_s for r in self.waiting), default=None)

@@ -97,7 +97,7 @@ class _VllmCollector:
         yield gauge("vllm:num_requests_running", "Number of requests in model execution batches.",
                     len(st.engine.running))
         yield gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.",
-                    len(st.engine.waiting))
+                    st.engine.num_waiting(st.driver.clock()))
         yield gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.",
                     st.engine.kv_usage)
         yield counter("vllm:num_preemptions", "Cumulative number of preemption from the engine.",

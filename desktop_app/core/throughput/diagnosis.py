@@ -547,12 +547,21 @@ def _client_bound(cells: Sequence[CellResult]) -> Finding | None:
                             "loop_lag_max_ms": _r(load.loop_lag_max_ms, 1),
                             "cpu_percent": _r(load.cpu_percent, 1), "itl_p50_s": _r(itl, 4)}
     n = len(bad)
+    busy_self = max(cells[i].client_load.cpu_percent for i in bad) >= CLIENT_CPU_PERCENT * 0.6
     msg = (f"The benchmarking client itself was the bottleneck in {n} cell{'s' if n != 1 else ''} "
            f"({'; '.join(parts)}). Latencies there are unreliable: each timestamp may be late by "
            "up to the loop lag, inflating TTFT and inter-token gaps by that much.")
-    return Finding("client_bound", "problem", msg, {"cells": evidence},
-                   "Send fewer concurrent requests per client process (split the load over "
-                   "processes) or run the client on a faster, less busy machine.")
+    if busy_self:
+        suggestion = ("Send fewer concurrent requests per client process (split the load over "
+                      "processes) or run the client on a faster machine.")
+    else:
+        # A late loop with little CPU of our own: other processes took the CPU (often the
+        # server itself, when it runs on the same machine).
+        msg += (" The client used little CPU itself, so other processes on this machine held "
+                "the CPU (a server running on the same machine does).")
+        suggestion = ("Run the client on another machine than the server, or leave the client "
+                      "a free core.")
+    return Finding("client_bound", "problem", msg, {"cells": evidence}, suggestion)
 
 
 def _failures(cells: Sequence[CellResult]) -> Finding | None:

@@ -433,8 +433,14 @@ class PromptFactory:
 
     async def _post(self, url: str, body: dict, what: str, target: int) -> dict:
         try:
-            response = await self._client.post(url, json=body, headers=self._headers,
-                                               timeout=self._timeout)
+            try:
+                response = await self._client.post(url, json=body, headers=self._headers,
+                                                   timeout=self._timeout)
+            except (httpx.RemoteProtocolError, httpx.ConnectError):
+                # A kept-alive connection the server closed under us: these calls change
+                # nothing on the server, so one retry on a fresh connection is safe.
+                response = await self._client.post(url, json=body, headers=self._headers,
+                                                   timeout=self._timeout)
         except httpx.HTTPError as exc:
             raise PromptError(f"Could not build a prompt of {target} tokens: {what} at {url} "
                               f"failed ({type(exc).__name__}: {exc}).") from exc

@@ -185,6 +185,7 @@ async def run_sweep(
     async with make_client(config.endpoint, max_conc) as client:
         if info is None:
             info = await discover(config.endpoint, client)
+        check_model(config, info)
         prompts = await _prepare_prompts(run, client, info, specs)
         result = SweepResult(None, config, info)
         run_id = None
@@ -209,6 +210,18 @@ async def run_sweep(
             raise
         await _finish(run, result, "completed")
     return result
+
+
+# Engines that answer 404 for a model they do not serve (llama.cpp accepts any name).
+_STRICT_MODEL_ENGINES = {"vllm", "sglang", "tgi", "ollama"}
+
+
+def check_model(config: SweepConfig, info: EndpointInfo) -> None:
+    """Refuse, before anything runs, a model the endpoint does not serve (where it would 404)."""
+    model = config.endpoint.model
+    if info.models and model not in info.models and info.engine in _STRICT_MODEL_ENGINES:
+        raise InputError("model", f"{model!r} is not served by {config.endpoint.v1_url}; "
+                         f"it serves: {', '.join(info.models)}")
 
 
 async def _finish(run: _Run, result: SweepResult, status: str, error: str | None = None) -> None:
