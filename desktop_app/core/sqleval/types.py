@@ -1,0 +1,172 @@
+"""The records the question sets, the sandbox, the judges, the agent loop and the GUI share.
+
+Frozen dataclasses only; the modules beside this one produce them. Times are seconds, tokens
+are counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+Tier = Literal["trivial", "easy", "medium", "hard"]
+TIERS: tuple[Tier, ...] = ("trivial", "easy", "medium", "hard")
+JudgeMode = Literal["strict", "tolerant", "full"]
+JUDGE_MODES: tuple[JudgeMode, ...] = ("strict", "tolerant", "full")
+
+# Why a question's agent loop ended.
+STOP_REASONS = (
+    "submitted",  # the model called submit_answer (or gave a fenced sql block in text mode)
+    "step_budget",  # max steps reached without an answer
+    "token_budget",  # max tokens (prompt + completion, summed over steps) reached
+    "time_budget",  # wall time per question reached
+    "no_answer",  # the model stopped (finish_reason stop) without submitting
+    "endpoint_error",  # the endpoint failed and retries (if any) did not help
+    "cancelled",  # the run was cancelled
+)
+
+# Named findings a judge can report (codes are stable: the GUI, exports and tests use them).
+FINDING_CODES = (
+    "sql_error", "timeout", "step_budget", "no_answer", "empty_result", "row_count",
+    "column_count", "column_names", "order_only", "duplicates_only", "rounding_only",
+    "value_mismatch", "missing_round", "alias_differs", "window_frame", "refused",
+)
+
+# Prompt strategies (the seeds' "quality first" knobs), each a toggle stored with the run.
+STRATEGIES = ("format-guard", "examples", "glossary", "validate-retry")
+
+
+@dataclass(frozen=True)
+class Question:
+    """One evaluation question.
+
+    `required_columns` are the output column names the question asks for, in order;
+    `rounding` maps a required column to the decimals the question asks for (ROUND(x, n));
+    `order_matters` is True when the question asks for an order (then the gold SQL orders).
+    `glossary` is the business-glossary entry the question depends on, if any. `database` is the
+    key of the set's database the question runs on. `source` says where it was loaded from
+    ("questions.jsonl:12") for messages.
+    """
+
+    id: str
+    tier: Tier
+    text_en: str
+    gold_sql: str
+    database: str
+    text_zh: str = ""
+    required_columns: tuple[str, ...] = ()
+    rounding: dict[str, int] = field(default_factory=dict)
+    order_matters: bool = False
+    glossary: str | None = None
+    tags: tuple[str, ...] = ()
+    source: str = ""
+
+    def text(self, language: str = "en") -> str:
+        """The question in `language` ("en" or "zh"), falling back to English."""
+        return self.text_zh if language == "zh" and self.text_zh else self.text_en
+
+
+@dataclass(frozen=True)
+class SkippedQuestion:
+    """A question that could not be used, and why (shown to the user, never silently dropped)."""
+
+    id: str
+    source: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class QuestionSet:
+    """A loaded, validated question set. `databases` maps a key to a SQLite file."""
+
+    name: str
+    description: str
+    path: Path
+    databases: dict[str, Path]
+    questions: tuple[Question, ...]
+    skipped: tuple[SkippedQuestion, ...] = ()
+    glossary: dict[str, str] = field(default_factory=dict)  # term -> business definition
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """What a query returned through the sandbox.
+
+    `rows` holds at most the sandbox's row cap (values as SQLite returned them); `total_rows` is
+    the full count when known (None when counting was cut short); `truncated` says the rows are
+    incomplete. `elapsed_s` is the query's wall time.
+    """
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple, ...]
+    total_rows: int | None
+    truncated: bool = False
+    elapsed_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class JudgeFinding:
+    """One named finding. `cells` lists the cells involved as (row, column, expected, actual)
+    tuples (row is 0-based; expected/actual as strings), possibly empty."""
+
+    code: str
+    message: str
+    cells: tuple[tuple[int, str, str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One judge's verdict on one answer: passed or not, and why, in named findings."""
+
+    judge: JudgeMode
+    passed: bool
+    findings: tuple[JudgeFinding, ...] = ()
+    tolerance: float | None = None
+
+
+@dataclass(frozen=True)
+class ToolCallRecord:
+    """One tool call the model made in a step, and the result exactly as the model saw it."""
+
+    call_id: str
+    name: str
+    arguments: str  # the raw JSON text the model sent
+    result: str  # what was sent back to the model (after truncation)
+    result_truncated: bool = False
+    error: str | None = None  # invalid JSON, unknown tool, SQL error text, refused
+
+
+@dataclass(frozen=True)
+class AgentStep:
+    """One model call of the agent loop and what the harness did with its reply."""
+
+    index: int
+    request_messages: int  # how many messages were sent (the full list is rebuildable)
+    new_messages: tuple[dict, ...]  # the messages added since the previous step
+    reply: dict  # the assistant message as received
+    tool_calls: tuple[ToolCallRecord, ...] = ()
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    error: str | None = None
+    finish_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class QuestionOutcome:
+    """A question's full run (one epoch): every step, the final SQL, its result, the verdicts."""
+
+    question_id: str
+    tier: Tier
+    epoch: int
+    steps: tuple[AgentStep, ...]
+    stop_reason: str
+    final_sql: str | None
+    result: QueryResult | None
+    result_error: str | None  # the final SQL's error or refusal, if it failed
+    verdicts: dict[str, Verdict]
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    simulated: bool = False
