@@ -145,10 +145,15 @@ def run_throughput(args: argparse.Namespace) -> int:
     """Run the sweep; exit 0 when it ran (failed requests included), 2 when it could not run."""
     from desktop_app.core.endpoint.discovery import EndpointError
 
-    if bool(args.base_url) == bool(args.simulator):
+    from desktop_app.core.throughput.config import load_sweep_toml
+
+    raw = load_sweep_toml(args.config) if args.config else {}
+    base_url = args.base_url or raw.get("base_url")
+    if bool(base_url) == bool(args.simulator):
         raise InputError("--base-url", "give an endpoint URL or --simulator PROFILE (one of them)")
+    if args.model is None and raw.get("model"):
+        args.model = raw["model"]
     with ExitStack() as stack:
-        base_url = args.base_url
         if args.simulator:
             from desktop_app.core.simulator.launcher import SimulatorStartError, start_simulator
 

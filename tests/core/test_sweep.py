@@ -145,3 +145,19 @@ def test_bad_input_stops_before_the_sweep_with_one_line(capsys, tmp_path, args, 
     err = capsys.readouterr().err.strip().splitlines()
     assert expected in err[-1], err
     assert not (tmp_path / "r.db").exists() or not Store.open(tmp_path / "r.db").list_runs()
+
+
+def test_a_sweep_from_a_config_file_prints_the_table_and_writes_json(tmp_path, capsys):
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text("input_tokens = [256]\nconcurrency = [1, 2]\noutput_tokens = [8]\n"
+                     "requests_per_cell = 3\nwarmup = 0\n")
+    out = tmp_path / "out.json"
+    assert main(["--db", str(tmp_path / "r.db"), "throughput", "--simulator", "fast",
+                 "--config", str(sweep), "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "prefill tok/s" in printed and "Diagnosis" in printed
+    doc = json.loads(out.read_text())
+    assert [c["concurrency"] for c in doc["cells"]] == [1, 2] and doc["simulated"] is True
+    assert len(doc["requests"]) == 6
+    with Store.open(tmp_path / "r.db") as store:
+        assert store.get_run(doc["run_id"]).status == "completed"

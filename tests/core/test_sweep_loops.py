@@ -150,3 +150,8 @@ def test_float_lists():
     for bad in ("", "x", "0", "-1", "inf", "nan"):
         with pytest.raises(InputError):
             parse_float_list(bad, "rate")
+
+
+def test_the_stored_config_drops_credentials_from_the_url():
+    config = _config(endpoint=EndpointConfig("https://user:sk-canary-9@example.com/v1?api_key=sk-canary-9", model="m"))
+    assert "sk-canary-9" not in repr(config.to_json())

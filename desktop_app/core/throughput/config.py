@@ -10,6 +10,7 @@ from pathlib import Path
 
 from desktop_app.core.endpoint.types import EndpointConfig
 from desktop_app.core.parsing import InputError
+from desktop_app.core.redact import redact_url
 from desktop_app.core.throughput.types import CellSpec
 
 
@@ -76,6 +77,7 @@ class SweepConfig:
         """The config as stored with the run: everything but the API key."""
         data = dataclasses.asdict(self)
         data["endpoint"].pop("api_key", None)
+        data["endpoint"]["base_url"] = redact_url(self.endpoint.base_url)
         return data
 
     def validate(self) -> None:
