@@ -18,6 +18,14 @@ test: setup
 
 bench: setup
 	$(PY) bench/sim_stream_rate.py
+	$(PY) bench/client_fidelity.py
+	$(PY) bench/client_ceiling.py
+
+# Opt in: starts a real llama.cpp server (2 slots) with ../shared/real-engine/start-real-server.sh
+# on REAL_PORT, runs tests/real against it and always stops it (first run compiles, ~7 min).
+REAL_PORT ?= 18090
+test-real: setup
+	bash tests/real/run.sh $(REAL_PORT)
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

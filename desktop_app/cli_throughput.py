@@ -113,9 +113,9 @@ def build_config(args: argparse.Namespace, base_url: str, model: str):
 class ProgressLine:
     """A one-line progress display on a terminal, redrawn at most 10 times a second."""
 
-    def __init__(self, stream=sys.stderr) -> None:
-        self.stream = stream
-        self.enabled = stream.isatty()
+    def __init__(self, stream=None) -> None:
+        self.stream = stream or sys.stderr  # looked up now: tests and callers swap sys.stderr
+        self.enabled = self.stream.isatty()
         self._last = 0.0
 
     def __call__(self, p) -> None:

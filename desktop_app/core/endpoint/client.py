@@ -5,8 +5,11 @@ completion and returns a `StreamResult` whatever happens (it never raises for a 
 `complete` makes a plain non-streamed call for discovery and calibration and raises
 `EndpointError` when it fails.
 
-Timing (docs/DOMAIN.md): `sent_ns` is stamped just before the request is handed to httpx,
-`first_byte_ns` when the response headers are in, and each SSE event with the stamp of the read
+Timing (docs/DOMAIN.md): `sent_ns` is stamped when httpcore starts writing the request headers
+(its `trace` extension), so time spent waiting for a pooled connection or for a busy event loop
+before the write is not counted as server latency; `queued_ns` keeps the moment the request was
+handed to httpx, and their difference is the client's own wait. `first_byte_ns` is stamped when
+the response headers are in, and each SSE event with the stamp of the read
 that completed it. Per-event work is one `json.loads` and a few dict lookups.
 
 TLS: httpx 0.28 builds an SSL context for every client, even one that only speaks http://, and
@@ -143,12 +146,13 @@ class _Stream:
     """What one streamed request has seen so far; `result()` turns it into a StreamResult."""
 
     __slots__ = ("chunk_times", "done", "error_class", "error_message", "finish_reason",
-                 "first_byte_ns", "parts", "response_id", "retry_after_s", "sent_ns",
+                 "first_byte_ns", "parts", "queued_ns", "response_id", "retry_after_s", "sent_ns",
                  "server_error", "status_code", "usage", "usage_asked")
 
     def __init__(self, usage_asked: bool) -> None:
         self.usage_asked = usage_asked
         self.sent_ns = time.perf_counter_ns()
+        self.queued_ns = self.sent_ns
         self.first_byte_ns: int | None = None
         self.status_code: int | None = None
         self.chunk_times: list[int] = []
@@ -226,7 +230,7 @@ class _Stream:
                                       "token counts are the client's (one per content chunk)")
         times = self.chunk_times
         return StreamResult(
-            sent_ns=self.sent_ns, first_byte_ns=self.first_byte_ns,
+            sent_ns=self.sent_ns, queued_ns=self.queued_ns, first_byte_ns=self.first_byte_ns,
             first_token_ns=times[0] if times else None,
             last_token_ns=times[-1] if times else None,
             chunk_times_ns=tuple(times), response_id=self.response_id,
@@ -261,10 +265,16 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
         "POST", url, content=json.dumps(body).encode(),
         headers={"Content-Type": "application/json", "Accept": "text/event-stream",
                  **(headers or {})})
+
+    async def trace(event: str, info: dict) -> None:
+        if event.endswith("send_request_headers.started"):  # http11. or http2.
+            st.sent_ns = time.perf_counter_ns()
+
+    request.extensions["trace"] = trace
     response: httpx.Response | None = None
     try:
         async with asyncio.timeout(config.total_timeout_s):
-            st.sent_ns = time.perf_counter_ns()
+            st.sent_ns = st.queued_ns = time.perf_counter_ns()
             response = await client.send(request, stream=True)
             st.first_byte_ns = time.perf_counter_ns()
             st.status_code = response.status_code

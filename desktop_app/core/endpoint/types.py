@@ -81,7 +81,8 @@ class StreamResult:
     (`tokens_source == "client"`, and `error_class` is "no_usage" when usage was asked for).
     """
 
-    sent_ns: int
+    sent_ns: int  # httpcore started writing the request (after any wait for a connection)
+    queued_ns: int | None = None  # handed to httpx; sent_ns - queued_ns is the client's own wait
     first_byte_ns: int | None = None  # response headers received
     first_token_ns: int | None = None
     last_token_ns: int | None = None

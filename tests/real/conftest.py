@@ -1,0 +1,30 @@
+"""Tests against a real serving engine (llama.cpp's server), opt in: `make test-real`.
+
+Every test here is skipped unless THROUGHLINE_REAL_URL names a running server, so the normal
+`make test` never needs one. `tests/real/run.sh` starts llama.cpp's server with 2 slots
+(`../shared/real-engine/start-real-server.sh`), points THROUGHLINE_REAL_URL at it, runs these
+tests and always stops the server.
+"""
+
+import os
+
+import pytest
+
+REAL_URL = os.environ.get("THROUGHLINE_REAL_URL", "").strip()
+SKIP_REASON = ("needs a real llama.cpp server: set THROUGHLINE_REAL_URL (`make test-real` starts "
+               "one and sets it)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if REAL_URL:
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    skip = pytest.mark.skip(reason=SKIP_REASON)
+    for item in items:
+        if str(item.fspath).startswith(here + os.sep):
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def real_url():
+    return REAL_URL.rstrip("/")

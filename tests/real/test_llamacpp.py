@@ -1,0 +1,122 @@
+"""What a user notices when Throughline benchmarks a real llama.cpp server (2 slots).
+
+Run by `make test-real` (tests/real/run.sh starts the server); skipped without
+THROUGHLINE_REAL_URL. The server is llama.cpp's own `llama-server` with a random-weight model
+whose tokenizer counts one token per byte of plain text, started with `-np 2` and a context of
+4096 tokens per slot.
+"""
+
+import asyncio
+import json
+import time
+
+import httpx
+import pytest
+
+from desktop_app.core.endpoint.client import make_client, stream_request
+from desktop_app.core.endpoint.discovery import discover
+from desktop_app.core.endpoint.types import EndpointConfig
+from desktop_app.core.throughput.config import SweepConfig
+from desktop_app.core.throughput.prompts import PromptFactory
+from desktop_app.core.throughput.sweep import run_sweep
+
+SLOT_CONTEXT = 4096  # start-real-server.sh: CTX tokens per slot
+
+
+def _config(url: str, api: str = "chat") -> EndpointConfig:
+    model = httpx.get(f"{url}/v1/models", timeout=10).json()["data"][0]["id"]
+    return EndpointConfig(url, model=model, api=api, first_byte_timeout_s=120,
+                          total_timeout_s=300)
+
+
+@pytest.mark.asyncio
+async def test_discovery_recognises_llamacpp_with_its_tokenizer_and_metrics(real_url):
+    info = await asyncio.wait_for(discover(_config(real_url)), 60)
+    assert info.engine == "llamacpp"
+    assert info.tokenizer == "llamacpp"
+    assert info.has_metrics
+    assert not info.simulated
+    assert info.models
+
+
+@pytest.mark.asyncio
+async def test_a_streamed_chat_times_the_first_token_not_the_role_chunk(real_url):
+    config = _config(real_url)
+    body = {"model": config.model, "max_tokens": 16, "ignore_eos": True, "cache_prompt": False,
+            "messages": [{"role": "user", "content": f"Say something {time.time_ns()}"}]}
+    # What the server sends: a role-only first chunk, then content.
+    async with httpx.AsyncClient(timeout=120) as raw:
+        async with raw.stream("POST", f"{real_url}/v1/chat/completions",
+                              json={**body, "stream": True}) as response:
+            events = [json.loads(line[6:]) async for line in response.aiter_lines()
+                      if line.startswith("data: {")]
+    first = events[0]["choices"][0]["delta"]
+    assert first.get("role") == "assistant" and not first.get("content")
+    # What the client makes of it: the role chunk is not a token and not the TTFT stamp.
+    async with make_client(config, 1) as client:
+        res = await asyncio.wait_for(stream_request(client, config, body), 120)
+    assert res.error_class is None, res.error_message
+    assert res.tokens_source == "usage" and res.completion_tokens == 16
+    assert len(res.chunk_times_ns) == 16  # one token per content chunk; the role chunk excluded
+    assert res.first_token_ns == res.chunk_times_ns[0]
+    assert res.sent_ns < res.first_byte_ns <= res.first_token_ns <= res.last_token_ns
+    assert res.prompt_tokens and res.prompt_tokens > 0
+    assert res.finish_reason == "length" and res.text
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("api", ["chat", "completions"])
+async def test_prompts_have_exactly_the_asked_number_of_tokens(real_url, api):
+    config = _config(real_url, api)
+    async with make_client(config, 2) as client:
+        info = await discover(config, client)
+        prompts = PromptFactory(client, config, info, seed=7)
+        await asyncio.wait_for(prompts.prepare([256, 1024]), 120)
+        for target in (256, 1024):
+            for index in range(2):  # two different salts
+                prompt = await prompts.prompt(target, index)
+                body = {"model": config.model, "max_tokens": 1, "cache_prompt": False,
+                        **prompt.request_fields()}
+                res = await asyncio.wait_for(stream_request(client, config, body), 120)
+                assert res.error_class is None, res.error_message
+                assert res.prompt_tokens == target, (api, target, index, res.prompt_tokens)
+
+
+@pytest.mark.asyncio
+async def test_a_small_sweep_completes_and_names_the_cap_of_two_slots(real_url):
+    config = SweepConfig(endpoint=_config(real_url), input_tokens=(256,), concurrency=(1, 4),
+                         output_tokens=(16,), requests_per_cell=4, warmup=1,
+                         metrics_interval_s=0.1)
+    result = await asyncio.wait_for(run_sweep(config), 300)
+    assert result.status == "completed"
+    assert [c.status for c in result.cells] == ["completed", "completed"]
+    for cell in result.cells:
+        assert cell.summary.failures_by_class == {}, cell.summary.failures_by_class
+    assert len(result.requests) == 8
+    assert all(r.error is None and r.completion_tokens == 16 for r in result.requests)
+    assert {r.prompt_tokens for r in result.requests} == {256}
+    assert result.samples  # /metrics was scraped while the cells ran
+    cap = next((f for f in result.findings if f.code == "concurrency_cap"), None)
+    assert cap is not None, [f.code for f in result.findings]
+    assert cap.evidence["cap"] == 2
+    assert "at most 2 requests at once" in cap.message
+    assert "llamacpp:requests_processing" in cap.message
+
+
+@pytest.mark.asyncio
+async def test_a_prompt_over_the_context_is_a_classified_failure(real_url):
+    config = _config(real_url)
+    too_long = "a" * (SLOT_CONTEXT + 500)  # one token per byte with this model's tokenizer
+    body = {"model": config.model, "max_tokens": 8, "cache_prompt": False,
+            "messages": [{"role": "user", "content": too_long}]}
+    async with make_client(config, 1) as client:
+        res = await asyncio.wait_for(stream_request(client, config, body), 120)
+        # The server still serves the next request normally.
+        ok = await asyncio.wait_for(stream_request(client, config, {
+            "model": config.model, "max_tokens": 4, "cache_prompt": False,
+            "messages": [{"role": "user", "content": "hi"}]}), 120)
+    assert res.error_class == "http_status"
+    assert res.status_code == 400
+    assert "400" in res.error_message and "context" in res.error_message  # the server's words
+    assert res.first_token_ns is None
+    assert ok.error_class is None, ok.error_message
