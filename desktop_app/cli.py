@@ -20,6 +20,8 @@ Headless commands work without a display, e.g.:
   throughline sim --profile fast --port 8000        serve the built-in simulated endpoint
   throughline whatif --profile seed-reference --input-tokens 2k,32k --concurrency 1,2,4,6
   throughline throughput --simulator fast --input-tokens 512,2k --concurrency 1,4
+  throughline sqleval --simulator fast --model sim/seed-reference --json out.json
+  throughline sql --db sales-25:sales "SELECT COUNT(*) FROM orders"
   throughline runs                                  list stored runs
 """
 
@@ -80,9 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     whatif.add_argument("--json", type=Path, metavar="OUT", help="also write every metric as JSON")
 
-    from desktop_app import cli_throughput
+    from desktop_app import cli_judge, cli_sql, cli_sqleval, cli_throughput
 
     cli_throughput.add_parser(sub)
+    cli_sqleval.add_parser(sub)  # sqleval and rejudge
+    cli_sql.add_parser(sub)
+    cli_judge.add_parser(sub)
 
     sub.add_parser("profiles", help="list the simulator profiles")
 
@@ -180,6 +185,38 @@ def _cmd_throughput(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
 
 
+def _cmd_sqleval(args: argparse.Namespace) -> int:
+    from desktop_app.cli_sqleval import run_sqleval
+    from desktop_app.core.parsing import InputError
+
+    try:
+        return run_sqleval(args)
+    except InputError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _cmd_rejudge(args: argparse.Namespace) -> int:
+    from desktop_app.cli_sqleval import run_rejudge
+    from desktop_app.core.parsing import InputError
+
+    try:
+        return run_rejudge(args)
+    except InputError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _cmd_sql(args: argparse.Namespace) -> int:
+    from desktop_app.cli_sql import run_sql_command
+
+    return run_sql_command(args)
+
+
+def _cmd_judge(args: argparse.Namespace) -> int:
+    from desktop_app.cli_judge import run_judge_command
+
+    return run_judge_command(args)
+
+
 def _cmd_profiles(args: argparse.Namespace) -> int:
     from desktop_app.core.simulator.profiles import (
         ProfileError,
@@ -224,6 +261,10 @@ _COMMANDS = {
     "sim": _cmd_sim,
     "whatif": _cmd_whatif,
     "throughput": _cmd_throughput,
+    "sqleval": _cmd_sqleval,
+    "rejudge": _cmd_rejudge,
+    "sql": _cmd_sql,
+    "judge": _cmd_judge,
     "profiles": _cmd_profiles,
     "runs": _cmd_runs,
 }

@@ -108,3 +108,19 @@ def test_sim_on_a_port_in_use_says_so(capsys):
         assert main(["sim", "--port", str(port)]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and f"port {port}" in err and "in use" in err
+
+
+def test_judge_and_sql_keep_their_database_apart_from_the_results_store(tmp_path, monkeypatch):
+    import sqlite3
+
+    db = tmp_path / "data.sqlite"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE t (x INTEGER)")
+        conn.execute("INSERT INTO t VALUES (1), (2)")
+    conn.close()
+    store = tmp_path / "results.db"
+    monkeypatch.setenv("THROUGHLINE_DB", str(store))
+    assert main(["judge", "--db", str(db), "--gold-sql", "SELECT x FROM t",
+                 "--sql", "SELECT x FROM t", "--json", str(tmp_path / "j.json")]) == 0
+    assert main(["sql", "--db", str(db), "SELECT COUNT(*) FROM t"]) == 0
+    assert os.environ["THROUGHLINE_DB"] == str(store)

@@ -28,7 +28,7 @@ def sim():
 async def test_the_simulator_is_a_simulated_vllm(sim):
     config = EndpointConfig(sim.url + "/v1", model=MODEL)
     info = await discover(config)  # makes and closes a client of its own
-    assert info.models == (MODEL,) and info.engine == "vllm" and info.simulated
+    assert info.models[0] == MODEL and info.engine == "vllm" and info.simulated
     assert info.tokenizer == "vllm" and info.has_metrics and info.accepts_ignore_eos
     assert info.engine_version.endswith("-simulated") and 0 < info.latency_s < 5
     assert info.notes == ()

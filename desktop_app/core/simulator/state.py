@@ -22,6 +22,7 @@ from prometheus_client.core import (
 )
 
 from desktop_app.core.simulator.engine import Engine, Profile
+from desktop_app.core.simulator import personas  # noqa: F401  (registers the SQL personas)
 from desktop_app.core.simulator.faults import FaultPicker, FaultSpec
 from desktop_app.core.simulator.realtime import RealtimeDriver
 

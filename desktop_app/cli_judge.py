@@ -1,0 +1,130 @@
+"""`throughline judge`: judge one SQL answer against a gold query on a database, without a model.
+
+    throughline judge --db sales.sqlite --gold-sql "SELECT ..." --sql "SELECT ..." \\
+        [--round avg_price=2 ...] [--order-sensitive] [--mode strict|tolerant|full] \\
+        [--ignore-names] [--tolerance 1e-6] [--json OUT]
+
+Both queries run in the read-only sandbox. The question is synthesized from the gold result: its
+column names are the required columns, `--round` gives the rounding, `--order-sensitive` says the
+order matters. Exit 0 whether the answer passes or not (the candidate failing to run is a
+`sql_error` verdict); exit 2 only when it could not judge (missing database, a failing gold
+query, a bad option), with one line naming the problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+MODES = ("strict", "tolerant", "full")
+
+
+class JudgeCommandError(Exception):
+    """The command could not judge; `str()` names the option or file at fault."""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register the `judge` subcommand."""
+    p = sub.add_parser(
+        "judge",
+        help="judge one SQL answer against a gold query on a SQLite database",
+        description="Run a gold query and a candidate query in the read-only sandbox and judge "
+        "the candidate under one judge (strict by default), with the verdict of every judge as "
+        "a counterfactual. Exit 0 whether or not it passes; 2 when it cannot judge.",
+    )
+    # dest differs from the top-level --db (the results store) so the two never collide.
+    p.add_argument("--db", dest="judge_db", type=Path, required=True, metavar="DB",
+                   help="the SQLite database")
+    p.add_argument("--gold-sql", required=True, metavar="SQL", help="the reference query")
+    p.add_argument("--sql", required=True, metavar="SQL", help="the answer to judge")
+    p.add_argument("--round", action="append", default=[], metavar="COL=N",
+                   help="the question asks for column COL rounded to N decimals (repeatable)")
+    p.add_argument("--order-sensitive", action="store_true",
+                   help="the question asks for an order (full then checks it)")
+    p.add_argument("--mode", choices=MODES, default="strict", help="the judge (default strict)")
+    p.add_argument("--ignore-names", action="store_true",
+                   help="the full judge ignores column names")
+    p.add_argument("--tolerance", type=float, default=1e-6, metavar="X",
+                   help="numeric tolerance of tolerant and full (default 1e-6, relative above 1)")
+    p.add_argument("--json", type=Path, metavar="OUT", help="write the verdict as JSON")
+    p.add_argument("--time-limit", type=float, default=5.0, metavar="S",
+                   help="seconds each query may run (default 5)")
+
+
+def parse_rounding(items: list[str]) -> dict[str, int]:
+    """{"avg_price": 2} from ["avg_price=2"]; JudgeCommandError naming --round otherwise."""
+    rounding: dict[str, int] = {}
+    for item in items:
+        col, sep, digits = item.partition("=")
+        col, digits = col.strip(), digits.strip()
+        if not sep or not col or not digits.isdigit():
+            raise JudgeCommandError(f"--round: {item!r} is not COL=N (e.g. avg_price=2)")
+        rounding[col] = int(digits)
+    return rounding
+
+
+def judge_command(args: argparse.Namespace) -> dict:
+    """The verdict document for `args` (see the module doc); raises JudgeCommandError when it
+    cannot judge. Pure apart from reading the database read-only."""
+    from desktop_app.core.sqleval.judge import counterfactual, judge_all
+    from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
+    from desktop_app.core.sqleval.types import Question
+
+    rounding = parse_rounding(args.round or [])
+    if args.tolerance is None or not args.tolerance >= 0:
+        raise JudgeCommandError(f"--tolerance: {args.tolerance!r} must be a number >= 0")
+    db = Path(getattr(args, "judge_db", None) or args.db)
+    if not db.is_file():
+        raise JudgeCommandError(f"--db: no SQLite database at {db}")
+    with Sandbox(db, time_limit_s=args.time_limit) as box:
+        try:
+            gold = box.run(args.gold_sql)
+        except SandboxError as exc:
+            raise JudgeCommandError(f"--gold-sql: the gold query failed: {exc}") from None
+        try:
+            actual, error = box.run(args.sql), None
+        except SandboxError as exc:
+            actual, error = None, str(exc)
+    question = Question(
+        id="cli", tier="easy", text_en="(judge command)", gold_sql=args.gold_sql,
+        database=db.name, required_columns=tuple(gold.columns), rounding=rounding,
+        order_matters=bool(args.order_sensitive))
+    verdicts = judge_all(question, gold, actual, final_sql=args.sql, error=error,
+                         tolerance=args.tolerance, ignore_names=bool(args.ignore_names))
+    chosen = verdicts[args.mode]
+    return {
+        "mode": args.mode,
+        "passed": chosen.passed,
+        "findings": [{"code": f.code, "message": f.message, "cells": [list(c) for c in f.cells]}
+                     for f in chosen.findings],
+        "counterfactual": {m: v.passed for m, v in verdicts.items()},
+        "counterfactual_text": counterfactual(verdicts),
+        "tolerance": chosen.tolerance,
+        "gold": {"columns": list(gold.columns), "rows": gold.total_rows},
+        "answer": None if actual is None else {"columns": list(actual.columns),
+                                               "rows": actual.total_rows},
+    }
+
+
+def run_judge_command(args: argparse.Namespace) -> int:
+    """`throughline judge`: prints a short summary, writes --json; 0 judged, 2 could not."""
+    try:
+        doc = judge_command(args)
+    except JudgeCommandError as exc:
+        print(f"throughline judge: {exc}", file=sys.stderr)
+        return 2
+    verdict = "PASS" if doc["passed"] else "FAIL"
+    print(f"{doc['mode']}: {verdict}")
+    for finding in doc["findings"]:
+        print(f"  {finding['code']}: {finding['message']}")
+    print(f"across judges: {doc['counterfactual_text']}")
+    if args.json:
+        try:
+            Path(args.json).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n",
+                                       encoding="utf-8")
+        except OSError as exc:
+            print(f"throughline judge: --json: cannot write {args.json}: {exc}", file=sys.stderr)
+            return 2
+    return 0

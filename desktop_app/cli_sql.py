@@ -1,0 +1,107 @@
+"""`throughline sql`: run one query through the SQL sandbox the agent uses, and print the result.
+
+The database is a SQLite file, or a question set's database as SET:KEY (e.g. `sales-25:sales`),
+built on first use into the user data folder. The same rules as for a model apply: read-only,
+one statement, a time limit. Exit status: 0 ran, 1 the query was refused or failed, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_SQL_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register the `sql` subcommand."""
+    p = sub.add_parser(
+        "sql",
+        help="run one read-only query in the SQL sandbox and print the result",
+        description="Run one query the way the SQL agent's run_sql tool does: read-only, one "
+        "statement, interrupted at the time limit. Writes, ATTACH, PRAGMA writes and extension "
+        "loading are refused with the reason.",
+    )
+    # dest differs from the top-level --db (the results store) so the two never collide.
+    p.add_argument(
+        "--db", dest="sql_db", required=True, metavar="DB",
+        help="a SQLite file, or a question set's database as SET:KEY (e.g. sales-25:sales)",
+    )
+    p.add_argument("sql", metavar="SQL", help="the query, e.g. \"SELECT count(*) FROM orders\"")
+    p.add_argument("--time-limit", type=float, default=5.0, metavar="S",
+                   help="interrupt the query after S seconds (default 5)")
+    p.add_argument("--max-rows", type=int, default=50, metavar="N",
+                   help="rows to print (default 50); the total is still counted")
+
+
+def resolve_db(spec: str) -> Path:
+    """The SQLite file for `spec`: a path, or SET:KEY naming a question set's database.
+
+    Raises ValueError with a one-line reason when neither resolves.
+    """
+    path = Path(spec).expanduser()
+    if path.is_file():
+        return path
+    looks_like_path = any(ch in spec for ch in "/\\") or path.suffix in (".sqlite", ".db")
+    if ":" not in spec or looks_like_path:
+        raise ValueError(f"--db: no such database file: {spec}")
+    from desktop_app import paths
+    from desktop_app.core.sqleval.questions import QuestionSetError, load_question_set
+
+    set_name, key = spec.rsplit(":", 1)
+    try:
+        qset = load_question_set(
+            set_name,
+            sets_dir=paths.questions_dir(),
+            cache_dir=paths.user_data_dir() / "databases",
+            check_gold=False,
+        )
+    except QuestionSetError as exc:
+        raise ValueError(f"--db {spec}: {exc}") from None
+    if key not in qset.databases:
+        known = ", ".join(f"{set_name}:{k}" for k in qset.databases)
+        raise ValueError(f"--db: question set {set_name!r} has no database {key!r} ({known})")
+    return qset.databases[key]
+
+
+def run_sql_command(args: argparse.Namespace) -> int:
+    """Run `args.sql` on `args.sql_db` (or `args.db`) and print the result; the exit status."""
+    from desktop_app.core.sqleval.sandbox import (
+        Sandbox,
+        SandboxError,
+        SqlError,
+        format_result_for_model,
+    )
+
+    spec = getattr(args, "sql_db", None) or getattr(args, "db", None)
+    time_limit = getattr(args, "time_limit", 5.0)
+    max_rows = getattr(args, "max_rows", 50)
+    if not spec:
+        return _fail("--db: give a SQLite file or SET:KEY", EXIT_USAGE)
+    if not time_limit or time_limit <= 0 or max_rows is None or max_rows < 1:
+        return _fail("--time-limit and --max-rows must be positive", EXIT_USAGE)
+    try:
+        db_path = resolve_db(spec)
+    except ValueError as exc:
+        return _fail(str(exc), EXIT_USAGE)
+    try:
+        sandbox = Sandbox(db_path, time_limit_s=time_limit, max_rows=max_rows)
+    except (OSError, SandboxError) as exc:  # unreadable, or not a SQLite database at all
+        return _fail(f"--db: {exc}", EXIT_USAGE)
+    try:
+        with sandbox:
+            result = sandbox.run(args.sql)
+    except SqlError as exc:
+        return _fail(f"SQL error: {exc}", EXIT_SQL_FAILED)
+    except SandboxError as exc:
+        return _fail(str(exc), EXIT_SQL_FAILED)
+    text, _ = format_result_for_model(result, max_rows=max_rows)
+    print(text)
+    print(f"-- {result.elapsed_s:.3f} s")
+    return EXIT_OK
+
+
+def _fail(message: str, status: int) -> int:
+    print(f"throughline sql: {message}", file=sys.stderr)
+    return status

@@ -1,0 +1,260 @@
+"""`throughline sqleval` and `throughline rejudge`: the SQL-agent evaluation from the command line.
+
+Same core as the GUI (`desktop_app.core.sqleval.runner`). Bad input raises InputError naming
+the flag; the lead's `cli.py` turns it into one line and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+from desktop_app.core.parsing import InputError
+
+
+def _names(text: str | None, flag: str, known: tuple[str, ...]) -> tuple[str, ...]:
+    """A comma list of names from `known`; InputError naming `flag` for anything else."""
+    if text is None:
+        return ()
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    bad = [t for t in items if t not in known]
+    if bad or not items:
+        raise InputError(flag, f"{', '.join(bad) or 'nothing given'}: choose from "
+                         f"{', '.join(known)}")
+    return tuple(dict.fromkeys(items))
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register the `sqleval` and `rejudge` subcommands."""
+    p = sub.add_parser(
+        "sqleval", help="evaluate a model as a text-to-SQL agent on a question set",
+        description="Run the SQL agent (tools: list_tables, describe_table, run_sql, "
+        "submit_answer) on every question of a set, judge each answer (strict, tolerant, full), "
+        "print the per-tier table, store every step, and write JSON with --json.")
+    target = p.add_argument_group("endpoint")
+    target.add_argument("--base-url", metavar="URL", help="server root or its /v1")
+    target.add_argument("--simulator", metavar="PROFILE",
+                        help="start the built-in simulated endpoint with this profile instead "
+                        "(its SQL personas: --model sim/careful or sim/seed-reference)")
+    target.add_argument("--model", help="model name (default: the endpoint's first model)")
+    target.add_argument("--api-key-env", metavar="VAR",
+                        help="environment variable holding the API key (never stored)")
+    target.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
+    ev = p.add_argument_group("evaluation")
+    ev.add_argument("--questions", default="sales-25", metavar="SET|PATH",
+                    help="a bundled set's name or a set folder (default: sales-25)")
+    ev.add_argument("--tiers", metavar="LIST", help="only these tiers, e.g. hard or easy,medium")
+    ev.add_argument("--ids", metavar="LIST", help="only these question ids, e.g. t01,h03")
+    ev.add_argument("--judge", metavar="LIST", default="strict,tolerant,full",
+                    help="judges to summarise (default: all three)")
+    ev.add_argument("--tolerance", type=float, default=1e-6, metavar="X",
+                    help="numeric tolerance of the tolerant and full judges (default 1e-6)")
+    ev.add_argument("--ignore-names", action="store_true",
+                    help="the full judge ignores column names")
+    ev.add_argument("--strategy", metavar="LIST",
+                    help="format-guard,examples,glossary,validate-retry (default: none)")
+    ev.add_argument("--max-steps", type=int, default=20, metavar="N",
+                    help="model calls per question at most (default 20)")
+    ev.add_argument("--max-tokens", type=int, metavar="N",
+                    help="prompt + completion tokens per question at most (default: no limit)")
+    ev.add_argument("--time-limit", type=float, default=600.0, metavar="S",
+                    help="wall time per question in seconds (default 600)")
+    ev.add_argument("--sql-time-limit", type=float, default=5.0, metavar="S",
+                    help="time limit of each query in the sandbox (default 5)")
+    ev.add_argument("--concurrency", type=int, default=1, metavar="N",
+                    help="questions at once (default 1)")
+    ev.add_argument("--epochs", type=int, default=1, metavar="K",
+                    help="run every question K times; reports the spread (default 1)")
+    ev.add_argument("--language", choices=["en", "zh"], default="en")
+    ev.add_argument("--tool-mode", choices=["native", "text"], default="native",
+                    help="native tool calls, or text: the answer is a fenced ```sql block")
+    ev.add_argument("--name", help="a name for the run")
+    p.add_argument("--json", type=Path, metavar="OUT", help="write every verdict as JSON")
+    p.add_argument("--no-store", action="store_true", help="do not keep the run in the store")
+
+    r = sub.add_parser(
+        "rejudge", help="judge a stored SQL run again (no model is called)",
+        description="Re-run a stored SQL run's final queries in the sandbox and judge them "
+        "again, e.g. at another tolerance; the new verdicts replace the stored ones.")
+    r.add_argument("run_id", type=int, metavar="RUN_ID")
+    r.add_argument("--judge", metavar="LIST", default="strict,tolerant,full")
+    r.add_argument("--tolerance", type=float, default=1e-6, metavar="X")
+    r.add_argument("--ignore-names", action="store_true")
+    r.add_argument("--json", type=Path, metavar="OUT", help="write every verdict as JSON")
+
+
+def build_config(args: argparse.Namespace, base_url: str):
+    """The EvalConfig from the flags; InputError names the flag at fault."""
+    from desktop_app.core.endpoint.discovery import validate_base_url
+    from desktop_app.core.endpoint.types import EndpointConfig
+    from desktop_app.core.sqleval.runner import EvalConfig
+    from desktop_app.core.sqleval.types import JUDGE_MODES, STRATEGIES, TIERS
+
+    api_key = None
+    if args.api_key_env:
+        api_key = os.environ.get(args.api_key_env)
+        if not api_key:
+            raise InputError("--api-key-env", f"environment variable {args.api_key_env} is not set")
+    try:
+        url = validate_base_url(base_url)
+    except ValueError as exc:
+        raise InputError("--base-url", str(exc)) from None
+    ids = tuple(t.strip() for t in (args.ids or "").split(",") if t.strip())
+    config = EvalConfig(
+        endpoint=EndpointConfig(url, model=args.model or "", api_key=api_key,
+                                verify_tls=not args.insecure),
+        questions=args.questions, tiers=_names(args.tiers, "--tiers", TIERS), question_ids=ids,
+        judges=_names(args.judge, "--judge", JUDGE_MODES), tolerance=args.tolerance,
+        ignore_names=args.ignore_names,
+        strategies=_names(args.strategy, "--strategy", STRATEGIES),
+        max_steps=args.max_steps, max_tokens=args.max_tokens, time_limit_s=args.time_limit,
+        sql_time_limit_s=args.sql_time_limit, concurrency=args.concurrency, epochs=args.epochs,
+        language=args.language, tool_mode=args.tool_mode, name=args.name or "")
+    try:
+        config.validate()
+    except InputError as exc:  # name the flag, not the field
+        flag = _FLAGS.get(exc.field, exc.field)
+        raise InputError(flag, str(exc).split(": ", 1)[-1]) from None
+    return config
+
+
+# EvalConfig.validate's field names -> the flags that set them.
+_FLAGS = {"questions": "--questions", "tiers": "--tiers", "judges": "--judge",
+          "strategies": "--strategy", "tolerance": "--tolerance", "max steps": "--max-steps",
+          "max tokens": "--max-tokens", "concurrency": "--concurrency", "epochs": "--epochs",
+          "time limit": "--time-limit", "SQL time limit": "--sql-time-limit",
+          "language": "--language", "tool mode": "--tool-mode", "question ids": "--ids",
+          "model": "--model"}
+
+
+class ProgressLine:
+    """One progress line on a terminal (stderr), redrawn at most 10 times a second."""
+
+    def __init__(self, stream=sys.stderr) -> None:
+        self.stream = stream
+        self.enabled = stream.isatty()
+        self._last = 0.0
+
+    def __call__(self, p) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self._last < 0.1 and p.phase == "running" and p.latest is None:
+            return
+        self._last = now
+        if p.phase != "running":
+            text = f"{p.phase}..."
+        else:
+            passed = "  ".join(f"{j} {n}" for j, n in p.passed.items())
+            where = f"  {p.question_id} step {p.step.index + 1}" if p.step else ""
+            text = f"{p.done}/{p.total} questions  passed: {passed}{where}"
+        self.stream.write("\r\x1b[2K" + text[:150])
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+
+
+def _dirs() -> tuple[Path, Path]:
+    from desktop_app import paths
+
+    return paths.questions_dir(), paths.user_data_dir() / "databases"
+
+
+def run_sqleval(args: argparse.Namespace) -> int:
+    """Run the evaluation; exit 0 when it ran (failed questions included)."""
+    from desktop_app.core.endpoint.client import EndpointError
+
+    if bool(args.base_url) == bool(args.simulator):
+        raise InputError("--base-url", "give an endpoint URL or --simulator PROFILE (one of them)")
+    base_url = args.base_url
+    with ExitStack() as stack:
+        if args.simulator:
+            from desktop_app.core.simulator.launcher import SimulatorStartError, start_simulator
+
+            try:
+                sim = stack.enter_context(start_simulator(args.simulator))
+            except SimulatorStartError as exc:
+                raise InputError("--simulator", str(exc)) from None
+            base_url = sim.url
+            print(f"Started the built-in simulated endpoint (profile {args.simulator}) at "
+                  f"{sim.url}", file=sys.stderr)
+        config = build_config(args, base_url)
+        try:
+            return asyncio.run(_run(args, config))
+        except EndpointError as exc:
+            raise InputError("endpoint", str(exc)) from None
+        except InputError as exc:
+            if exc.field in _FLAGS:
+                raise InputError(_FLAGS[exc.field], str(exc).split(": ", 1)[-1]) from None
+            raise
+
+
+async def _run(args: argparse.Namespace, config) -> int:
+    from desktop_app.core.sqleval.export import eval_to_json, tier_table
+    from desktop_app.core.sqleval.runner import run_eval
+    from desktop_app.core.store import Store, resolve_db_path
+
+    sets_dir, cache_dir = _dirs()
+    progress = ProgressLine()
+    store = None if args.no_store else Store.open(resolve_db_path(None))
+    try:
+        result = await run_eval(config, store, progress, sets_dir=sets_dir, cache_dir=cache_dir)
+    finally:
+        progress.close()
+        if store is not None:
+            store.close()
+    if result.info is not None:
+        label = "simulated " if result.info.simulated else ""
+        print(f"Endpoint {config.endpoint.v1_url}: {label}{result.info.engine}, model "
+              f"{result.model}; set {result.set_name}", file=sys.stderr)
+    if result.run_id is not None:
+        print(f"Run {result.run_id} stored in {resolve_db_path(None)}")
+    print(tier_table(result))
+    _write_json(args.json, eval_to_json(result))
+    return 0
+
+
+def run_rejudge(args: argparse.Namespace) -> int:
+    """Re-judge a stored run without calling a model; prints the per-tier table."""
+    from desktop_app.core.sqleval.export import eval_to_json, tier_table
+    from desktop_app.core.sqleval.runner import rejudge
+    from desktop_app.core.sqleval.types import JUDGE_MODES
+    from desktop_app.core.store import Store, StoreError, resolve_db_path
+
+    modes = _names(args.judge, "--judge", JUDGE_MODES)
+    sets_dir, cache_dir = _dirs()
+    try:
+        with Store.open(resolve_db_path(None)) as store:
+            result = asyncio.run(rejudge(store, args.run_id, modes=modes,
+                                         tolerance=args.tolerance,
+                                         ignore_names=args.ignore_names,
+                                         sets_dir=sets_dir, cache_dir=cache_dir))
+    except StoreError as exc:
+        raise InputError("--db", str(exc)) from None
+    except InputError as exc:
+        if exc.field == "tolerance":
+            raise InputError("--tolerance", str(exc).split(": ", 1)[-1]) from None
+        raise
+    print(f"Run {args.run_id} re-judged (tolerance {args.tolerance:g}); no model was called.")
+    print(tier_table(result))
+    _write_json(args.json, eval_to_json(result))
+    return 0
+
+
+def _write_json(path: Path | None, data: dict) -> None:
+    if path is None:
+        return
+    try:
+        path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise InputError("--json", f"cannot write {path}: {exc.strerror or exc}") from None
+    print(f"JSON written to {path}")

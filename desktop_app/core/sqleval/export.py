@@ -1,0 +1,308 @@
+"""A SQL evaluation's summaries, its JSON (documented in docs/SQL-EVAL.md) and per-tier table.
+
+`summarize` turns the items of a run into pass counts per judge and tier, effort per tier and the
+spread across epochs. Also the JSON shapes a run stores per question and per step (`runner` writes them with these
+functions, the export and the GUI read the same shapes), so there is one definition of each.
+
+`eval_to_json(result)` fields: `format_version`, `run_id`, `set`, `model`, `judges`,
+`tolerance`, `rejudged`, `simulated` (present and true only for a simulated persona or
+endpoint: never report those scores as a model's), `summary` (per judge: `passed`, `total`,
+`by_tier` {tier: {`passed`, `total`}}, and with several epochs `epochs` {`rates`, `mean`, `std`,
+`min`, `max`}), `tiers` (per tier: `questions`, `mean_steps`, `mean_prompt_tokens`,
+`mean_completion_tokens`, `mean_seconds`), `skipped` [{`id`, `source`, `reason`}] and `items`
+(one per question and epoch: `id`, `tier`, `epoch`, `verdicts` {judge: {`passed`, `findings`,
+`tolerance`}}, `findings` (sqlglot's), `counterfactual`, `steps`, `prompt_tokens`,
+`completion_tokens`, `seconds`, `stop_reason`, `final_sql`, `result`, `result_error`).
+Findings are {`code`, `message`, `cells`: [[row, column, expected, actual], ...]}.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from desktop_app.core.sqleval.types import (
+    TIERS,
+    AgentStep,
+    JudgeFinding,
+    Question,
+    QueryResult,
+    Verdict,
+)
+from desktop_app.core.store import utc_now_iso
+
+if TYPE_CHECKING:
+    from desktop_app.core.sqleval.runner import EvalResult, ItemResult
+
+__all__ = ["JSON_FORMAT_VERSION", "RESULT_ROWS", "EpochSpread", "JudgeSummary", "TierStats",
+           "eval_to_json", "failure_class", "passed", "summarize",
+           "finding_json", "question_from_snapshot", "question_snapshot", "result_json",
+           "step_row", "tier_table", "verdict_json", "verdicts_json"]
+
+JSON_FORMAT_VERSION = 1
+RESULT_ROWS = 20  # rows of the final result kept in the store and the export
+
+
+# --------------------------------------------------------------------------- summaries
+
+
+@dataclass(frozen=True)
+class JudgeSummary:
+    """One judge over the run: `by_tier` maps a tier to (passed, total). Epochs are pooled."""
+
+    judge: str
+    passed: int
+    total: int
+    by_tier: dict[str, tuple[int, int]]
+
+
+@dataclass(frozen=True)
+class TierStats:
+    """Effort per tier: means per question (and epoch) of steps and tokens."""
+
+    tier: str
+    questions: int
+    mean_steps: float
+    mean_prompt_tokens: float
+    mean_completion_tokens: float
+    mean_seconds: float
+
+
+@dataclass(frozen=True)
+class EpochSpread:
+    """A judge's pass rate (0..1) in each epoch, their mean, population std, min and max."""
+
+    judge: str
+    rates: tuple[float, ...]
+    mean: float
+    std: float
+    min: float
+    max: float
+
+
+def summarize(items: list[ItemResult], judges: tuple[str, ...]
+              ) -> tuple[dict[str, JudgeSummary], dict[str, TierStats], dict[str, EpochSpread]]:
+    """Per judge: passed/total and by tier; per tier: mean effort; per judge across epochs
+    (when there are several): the pass rate's mean and spread."""
+    summary = {}
+    for judge in judges:
+        by_tier = {}
+        for tier in TIERS:
+            tier_items = [i for i in items if i.outcome.tier == tier]
+            if tier_items:
+                by_tier[tier] = (sum(passed(i, judge) for i in tier_items), len(tier_items))
+        summary[judge] = JudgeSummary(judge, sum(passed(i, judge) for i in items), len(items),
+                                      by_tier)
+    tiers = {}
+    for tier in TIERS:
+        group = [i for i in items if i.outcome.tier == tier]
+        if group:
+            tiers[tier] = TierStats(
+                tier, len(group), statistics.fmean(i.steps for i in group),
+                statistics.fmean(i.outcome.prompt_tokens for i in group),
+                statistics.fmean(i.outcome.completion_tokens for i in group),
+                statistics.fmean(i.outcome.seconds for i in group))
+    epochs = sorted({i.outcome.epoch for i in items})
+    spread = {}
+    if len(epochs) > 1:
+        for judge in judges:
+            rates = []
+            for epoch in epochs:
+                group = [i for i in items if i.outcome.epoch == epoch]
+                rates.append(sum(passed(i, judge) for i in group) / len(group))
+            spread[judge] = EpochSpread(judge, tuple(rates), statistics.fmean(rates),
+                                        statistics.pstdev(rates), min(rates), max(rates))
+    return summary, tiers, spread
+
+
+def passed(item: ItemResult, judge: str) -> bool:
+    """Whether `judge` passed this item (False when it was not judged)."""
+    verdict = item.outcome.verdicts.get(judge)
+    return bool(verdict and verdict.passed)
+
+
+
+# --------------------------------------------------------------------------- stored shapes
+
+
+def _cell(value):
+    """A result value as JSON can hold it (SQLite BLOBs become hex text)."""
+    return value.hex() if isinstance(value, bytes) else value
+
+
+def result_json(result: QueryResult | None, error: str | None) -> dict:
+    """The final result as stored and exported: columns, first RESULT_ROWS rows, total, error."""
+    if result is None:
+        return {"columns": [], "rows": [], "total_rows": None, "truncated": False, "error": error}
+    return {"columns": list(result.columns),
+            "rows": [[_cell(v) for v in row] for row in result.rows[:RESULT_ROWS]],
+            "total_rows": result.total_rows,
+            "truncated": result.truncated or len(result.rows) > RESULT_ROWS, "error": error}
+
+
+def finding_json(f: JudgeFinding) -> dict:
+    """A finding as stored and exported."""
+    return {"code": f.code, "message": f.message, "cells": [list(c) for c in f.cells]}
+
+
+def verdict_json(v: Verdict) -> dict:
+    """A verdict as stored and exported."""
+    return {"passed": v.passed, "findings": [finding_json(f) for f in v.findings],
+            "tolerance": v.tolerance}
+
+
+def question_snapshot(q: Question) -> dict:
+    """The question's metadata as stored with its verdicts (re-judging uses it)."""
+    data = dataclasses.asdict(q)
+    data["required_columns"] = list(q.required_columns)
+    data["tags"] = list(q.tags)
+    return data
+
+
+def question_from_snapshot(data: dict | None) -> Question | None:
+    """The Question a `question_snapshot` was made from, or None when it is not usable."""
+    if not isinstance(data, dict) or not data.get("id"):
+        return None
+    names = {f.name for f in dataclasses.fields(Question)}
+    values = {k: v for k, v in data.items() if k in names}
+    values["required_columns"] = tuple(values.get("required_columns") or ())
+    values["tags"] = tuple(values.get("tags") or ())
+    values["rounding"] = dict(values.get("rounding") or {})
+    try:
+        return Question(**values)
+    except TypeError:
+        return None
+
+
+def verdicts_json(item: ItemResult, question: Question, tolerance: float, ignore_names: bool,
+                  rejudged: bool) -> dict:
+    """The `verdicts_json` of a stored question: every judge's verdict and what goes with it."""
+    return {
+        "verdicts": {j: verdict_json(v) for j, v in item.outcome.verdicts.items()},
+        "counterfactual": item.counterfactual,
+        "findings": [finding_json(f) for f in item.findings],
+        "tolerance": tolerance, "ignore_names": ignore_names, "judged_at": utc_now_iso(),
+        "rejudged": rejudged, "question": question_snapshot(question),
+    }
+
+
+def failure_class(verdicts: dict[str, Verdict]) -> str | None:
+    """The first finding code of the strict verdict when it failed (None when it passed)."""
+    strict = verdicts.get("strict")
+    if strict is None or strict.passed:
+        return None
+    return strict.findings[0].code if strict.findings else "value_mismatch"
+
+
+def step_row(run_id: int, question_row_id: int, step: AgentStep) -> dict:
+    """An AgentStep as a `sql_steps` row: `request_json` = {"messages": how many were sent,
+    "new": the messages added since the previous step}; one entry per tool call in
+    `tool_args_json` ({id, name, arguments}) and `tool_result_json` ({id, name, result,
+    truncated, error}); `tool_name` joins the calls' names with commas."""
+    calls = step.tool_calls
+    return {
+        "run_id": run_id, "question_row_id": question_row_id, "step_index": step.index,
+        "request_json": {"messages": step.request_messages, "new": list(step.new_messages)},
+        "reply_json": step.reply,
+        "tool_name": ",".join(c.name for c in calls) or None,
+        "tool_args_json": [{"id": c.call_id, "name": c.name, "arguments": c.arguments}
+                           for c in calls] or None,
+        "tool_result_json": [{"id": c.call_id, "name": c.name, "result": c.result,
+                              "truncated": c.result_truncated, "error": c.error}
+                             for c in calls] or None,
+        "prompt_tokens": step.prompt_tokens, "completion_tokens": step.completion_tokens,
+        "latency_s": step.latency_s, "error": step.error,
+    }
+
+
+# --------------------------------------------------------------------------- the export
+
+
+def item_json(item: ItemResult) -> dict:
+    """One question in one epoch, as exported."""
+    o = item.outcome
+    return {
+        "id": o.question_id, "tier": o.tier, "epoch": o.epoch,
+        "verdicts": {j: verdict_json(v) for j, v in o.verdicts.items()},
+        "findings": [finding_json(f) for f in item.findings],
+        "counterfactual": item.counterfactual,
+        "steps": item.steps, "prompt_tokens": o.prompt_tokens,
+        "completion_tokens": o.completion_tokens, "seconds": round(o.seconds, 3),
+        "stop_reason": o.stop_reason, "final_sql": o.final_sql,
+        "result": result_json(o.result, None) if o.result is not None else None,
+        "result_error": o.result_error,
+    }
+
+
+def eval_to_json(result: EvalResult) -> dict:
+    """Everything an evaluation measured, as the fields listed in the module doc."""
+    summary = {}
+    for judge, s in result.summary.items():
+        entry = {"passed": s.passed, "total": s.total,
+                 "by_tier": {t: {"passed": p, "total": n} for t, (p, n) in s.by_tier.items()}}
+        spread = result.epochs.get(judge)
+        if spread is not None:
+            entry["epochs"] = {"rates": list(spread.rates), "mean": spread.mean,
+                               "std": spread.std, "min": spread.min, "max": spread.max}
+        summary[judge] = entry
+    data = {
+        "format_version": JSON_FORMAT_VERSION, "run_id": result.run_id, "set": result.set_name,
+        "model": result.model, "judges": list(result.judges), "tolerance": result.tolerance,
+        "rejudged": result.rejudged, "status": result.status, "summary": summary,
+        "tiers": {t: {"questions": s.questions, "mean_steps": s.mean_steps,
+                      "mean_prompt_tokens": s.mean_prompt_tokens,
+                      "mean_completion_tokens": s.mean_completion_tokens,
+                      "mean_seconds": s.mean_seconds} for t, s in result.tiers.items()},
+        "skipped": [{"id": s.id, "source": s.source, "reason": s.reason} for s in result.skipped],
+        "items": [item_json(i) for i in sorted(result.items, key=_order)],
+    }
+    if result.simulated:
+        data["simulated"] = True
+    return data
+
+
+def _order(item: ItemResult) -> tuple:
+    return (item.outcome.epoch, item.outcome.question_id)
+
+
+def tier_table(result: EvalResult) -> str:
+    """A per-tier text table: questions, pass rate per judge, mean steps and tokens; a total
+    line; a note when the model is simulated."""
+    judges = list(result.judges)
+    head = ["tier", "questions"] + judges + ["steps", "prompt tok", "compl. tok"]
+    rows = []
+    for tier, stats in result.tiers.items():
+        cells = [tier, str(stats.questions)]
+        for judge in judges:
+            ok, total = result.summary[judge].by_tier.get(tier, (0, 0))
+            cells.append(_rate(ok, total))
+        cells += [f"{stats.mean_steps:.1f}", f"{stats.mean_prompt_tokens:,.0f}",
+                  f"{stats.mean_completion_tokens:,.0f}"]
+        rows.append(cells)
+    total = ["all", str(len(result.items))]
+    total += [_rate(result.summary[j].passed, result.summary[j].total) for j in judges]
+    n = max(len(result.items), 1)
+    total += [f"{sum(i.steps for i in result.items) / n:.1f}",
+              f"{sum(i.outcome.prompt_tokens for i in result.items) / n:,.0f}",
+              f"{sum(i.outcome.completion_tokens for i in result.items) / n:,.0f}"]
+    rows.append(total)
+    widths = [max(len(r[c]) for r in [head, *rows]) for c in range(len(head))]
+    lines = ["  ".join(h.ljust(w) if c == 0 else h.rjust(w)
+                       for c, (h, w) in enumerate(zip(r, widths))) for r in [head, *rows]]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    lines.insert(len(lines) - 1, lines[1])
+    for judge, spread in result.epochs.items():
+        lines.append(f"{judge} over {len(spread.rates)} epochs: mean {spread.mean:.0%}, "
+                     f"std {spread.std:.1%}, min {spread.min:.0%}, max {spread.max:.0%}")
+    if result.skipped:
+        lines.append(f"{len(result.skipped)} question(s) skipped: "
+                     + "; ".join(f"{s.id}: {s.reason}" for s in result.skipped[:5]))
+    if result.simulated:
+        lines.append("SIMULATED: a scripted persona of the built-in simulator, not a model.")
+    return "\n".join(lines)
+
+
+def _rate(ok: int, total: int) -> str:
+    return f"{ok}/{total} {ok / total:.0%}" if total else "-"

@@ -1,0 +1,535 @@
+"""The three judges of an answer, each a verdict with named findings, and the counterfactual.
+
+- strict (the reference harness's): row count, column count, column names (case-sensitive) and
+  the FIRST row, every value compared as its canonical text (`canonical`). Order-sensitive, as the
+  reference was: its first row depends on the row order.
+- tolerant: strict's structure checks (column names case-insensitive), then EVERY row, position by
+  position, numbers equal within the tolerance after the question's rounding (SQLite's ROUND, half
+  away from zero) is applied to the answer (the gold query rounds as its question says); text
+  exactly; 3 equals 3.0. Still structure-based: the same rows in another order fail with
+  `order_only` (strict would compare another first row anyway).
+- full (test-suite-sql-eval style): every row as a multiset (duplicates count), the order checked
+  only when the question asks for one or the gold query has a top-level ORDER BY, the same numeric
+  comparison as tolerant, column names optional (`ignore_names`, this judge only).
+
+Numbers a and b (gold) are equal when abs(a - b) <= tol * max(1, |b|): absolute near zero,
+relative for large values. A value within 1e-2 (same formula) but not within the tolerance is a
+`rounding_only` difference. A number spelled as text (printf('%.2f', x)) compares as that number
+in tolerant and full. Results truncated at the sandbox's row cap are compared on the rows present;
+row counts use `total_rows` when known.
+
+Every judge is pure and cheap on an exact match (one list comparison); rounding runs column-wise
+(numpy for all-float columns) and the per-cell path only on rows that still differ. `judge_all`
+shares that work across the judges. Safe to call from `asyncio.to_thread`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from decimal import ROUND_HALF_UP, Decimal
+from functools import lru_cache
+
+import numpy as np
+
+from desktop_app.core.sqleval.types import (
+    JUDGE_MODES,
+    JudgeFinding,
+    JudgeMode,
+    Question,
+    QueryResult,
+    Verdict,
+)
+
+ROUNDING_ONLY_WITHIN = 1e-2  # a difference this small (scaled like the tolerance) is rounding
+MAX_CELLS = 10  # differing cells listed in a finding
+_MAX_GREEDY = 500  # unmatched rows beyond this are not paired up one by one (O(n^2))
+_NO_FRACTION = 4503599627370496.0  # 2**52: SQLite leaves larger values unrounded
+
+
+def canonical(value) -> str:
+    """The text strict compares: NULL -> "NULL", floats in Python's shortest round-trip form
+    (12.35 -> "12.35", 3.0 -> "3.0"), ints as digits, text as is, blobs as x'hex'."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "x'" + bytes(value).hex() + "'"
+    return str(value)
+
+
+def sqlite_round(value: float | int, decimals: int) -> float:
+    """ROUND(value, decimals) as SQLite computes it: half away from zero on the value's shortest
+    decimal form (2.675 -> 2.68, where Python's round gives 2.67), always a float."""
+    n = max(0, int(decimals))
+    return float(value) if n > 15 else _round_one(float(value), n)
+
+
+def _round_column(values, decimals: int) -> tuple:
+    """SQLite's ROUND on every float of `values` (other values unchanged). Away from a tie,
+    floor(|x| * 10^n + 0.5) / 10^n is exact (an exact integer over an exact power of ten,
+    correctly rounded); near a tie the shortest decimal form decides, as in SQLite. A column of
+    floats only goes through numpy, the rest value by value."""
+    n = max(0, int(decimals))
+    if n > 15 or not values:
+        return tuple(values)
+    if set(map(type, values)) == {float}:
+        x = np.asarray(values, dtype=np.float64)
+        if n == 0:  # SQLite: (double)(sqlite_int64)(r +/- 0.5), truncating toward zero
+            out = np.trunc(x + np.where(x >= 0, 0.5, -0.5))
+        else:
+            scale = 10.0**n
+            scaled = np.abs(x) * scale
+            out = np.copysign(np.floor(scaled + 0.5) / scale, x)
+            slow = (np.abs(scaled - np.floor(scaled) - 0.5) <= 1e-6) | (scaled >= 1e12)
+            for i in np.flatnonzero(slow).tolist():
+                out[i] = _round_slow(values[i], n)
+        huge = np.abs(x) > _NO_FRACTION
+        out = np.where(huge | ~np.isfinite(x), x, out)
+        return tuple(out.tolist())
+    return tuple(_round_one(v, n) if type(v) is float else v for v in values)
+
+
+def _round_one(x: float, n: int) -> float:
+    if not -_NO_FRACTION <= x <= _NO_FRACTION:
+        return x  # huge, inf or nan: SQLite leaves them
+    if n == 0:
+        return float(int(x + (0.5 if x >= 0 else -0.5)))
+    scale = 10.0**n
+    scaled = abs(x) * scale
+    if scaled < 1e12 and abs(scaled - math.floor(scaled) - 0.5) > 1e-6:
+        return math.copysign(math.floor(scaled + 0.5) / scale, x)
+    return _round_slow(x, n)
+
+
+def _round_slow(x: float, n: int) -> float:
+    return float(Decimal(repr(x)).quantize(Decimal(1).scaleb(-n), rounding=ROUND_HALF_UP))
+
+
+def _number(value) -> float | None:
+    """The value as a number when it is one (or text spelling one), else None."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
+
+
+def _close(a: float, b: float, tol: float) -> bool:
+    return abs(a - b) <= tol * max(1.0, abs(b))
+
+
+@lru_cache(maxsize=512)
+def gold_orders(gold_sql: str) -> bool:
+    """True when the gold query has a top-level ORDER BY (parsed with sqlglot, SQLite dialect;
+    unparseable SQL counts as unordered)."""
+    try:
+        import sqlglot
+
+        tree = sqlglot.parse_one(gold_sql, read="sqlite")
+    except Exception:  # noqa: BLE001 - any parse failure means "cannot tell"
+        return False
+    return tree is not None and tree.args.get("order") is not None
+
+
+def order_required(question: Question) -> bool:
+    """Whether row order is part of the answer: the question asks for it or the gold orders."""
+    return question.order_matters or gold_orders(question.gold_sql)
+
+
+def _count(result: QueryResult) -> int:
+    return result.total_rows if result.total_rows is not None else len(result.rows)
+
+
+def _headline(finding: JudgeFinding) -> str:
+    """The first sentence of a finding's message, for the counterfactual line."""
+    head = finding.message.split(". ", 1)[0].rstrip(".")
+    return head[:1].lower() + head[1:]
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+# --- answers that never produced a result ------------------------------------------------------
+
+def classify_error(error: str | BaseException) -> str:
+    """The finding code for a failed final query: refused, timeout or sql_error. Takes the
+    sandbox exception (SqlRefused / SqlTimeout by class name) or its text."""
+    if isinstance(error, BaseException):
+        name = type(error).__name__
+        if name == "SqlRefused":
+            return "refused"
+        if name == "SqlTimeout":
+            return "timeout"
+        error = str(error)
+    text = error.lower()
+    # The sandbox's own wording (sandbox.py); SQLite's errors never use these phrases.
+    if any(w in text for w in ("time limit", "interrupted", "timed out")):
+        return "timeout"
+    if any(w in text for w in ("refused", "not authorized", "read-only")):
+        return "refused"
+    return "sql_error"
+
+
+def _no_result(final_sql: str | None, error, stop_reason: str) -> JudgeFinding:
+    if error is not None:
+        code = classify_error(error)
+        what = {"timeout": "The final query timed out", "refused": "The final query was refused",
+                "sql_error": "The final query failed"}[code]
+        return JudgeFinding(code, f"{what}. {error}")
+    if stop_reason == "step_budget":
+        return JudgeFinding("step_budget", "Stopped at the step budget without an answer.")
+    reasons = {
+        "token_budget": "Stopped at the token budget without an answer.",
+        "time_budget": "Stopped at the time budget without an answer.",
+        "endpoint_error": "No answer: the endpoint failed.",
+        "cancelled": "No answer: the run was cancelled.",
+    }
+    if stop_reason in reasons:
+        return JudgeFinding("no_answer", reasons[stop_reason])
+    if final_sql:
+        return JudgeFinding("sql_error", "The final query produced no result.")
+    return JudgeFinding("no_answer", "No final answer: the model stopped without submitting SQL.")
+
+
+# --- structure ---------------------------------------------------------------------------------
+
+def _structure(pair: "_Pair", names: str) -> tuple[list[JudgeFinding], bool]:
+    """Column count, column names, row count. Returns the findings and whether the values can
+    be compared (same column count and row count). `names` is "exact", "nocase" or "ignore"."""
+    gold, actual = pair.gold, pair.actual
+    found: list[JudgeFinding] = []
+    if len(gold.columns) != len(actual.columns):
+        found.append(JudgeFinding(
+            "column_count",
+            f"Wrong column count (got {len(actual.columns)}, expected {len(gold.columns)}). "
+            f"The answer returns {', '.join(actual.columns) or 'no columns'}; the question asks "
+            f"for {', '.join(gold.columns)}."))
+    elif names != "ignore":
+        pairs = [(a, g) for a, g in zip(actual.columns, gold.columns)
+                 if (a != g if names == "exact" else a.lower() != g.lower())]
+        if pairs:
+            case_only = all(a.lower() == g.lower() for a, g in pairs)
+            listed = ", ".join(f"got {a}, expected {g}" for a, g in pairs)
+            head = "Column names differ only in case" if case_only else "Wrong column names"
+            found.append(JudgeFinding("column_names", f"{head} ({listed}).", tuple(
+                (-1, g, g, a) for a, g in pairs)))
+    n_gold, n_actual = _count(gold), _count(actual)
+    if n_gold != n_actual:
+        if n_actual == 0:
+            found.append(JudgeFinding(
+                "empty_result", f"Empty result (got 0 rows, expected {n_gold}). The answer "
+                f"returned no rows; the gold query returns {_plural(n_gold, 'row')}."))
+        elif (len(gold.columns) == len(actual.columns) and not gold.truncated
+              and not actual.truncated
+              and set(pair.rounded()[0]) == set(pair.rounded()[1])):
+            found.append(JudgeFinding(
+                "duplicates_only",
+                f"Only duplicates differ (got {n_actual} rows, expected {n_gold}). The distinct "
+                "rows are the same; a DISTINCT or a GROUP BY is missing or extra."))
+        else:
+            found.append(JudgeFinding(
+                "row_count", f"Wrong row count (got {n_actual}, expected {n_gold})."))
+    comparable = len(gold.columns) == len(actual.columns) and n_gold == n_actual
+    return found, comparable
+
+
+def _round_plan(question: Question, columns: tuple[str, ...]) -> dict[int, int]:
+    """Column index -> decimals, matching the question's rounding to result columns by name
+    (case-insensitive), else by the required column's position."""
+    plan: dict[int, int] = {}
+    lowered = [c.lower() for c in columns]
+    required = [c.lower() for c in question.required_columns]
+    for col, n in question.rounding.items():
+        key = col.lower()
+        if key in lowered:
+            plan[lowered.index(key)] = n
+        elif key in required and required.index(key) < len(columns):
+            plan[required.index(key)] = n
+    return plan
+
+
+class _Pair:
+    """A gold and an actual result with the work the judges share done once (judge_all asks
+    three judges about the same pair). The question's rounding is applied to the actual only
+    (the gold query rounds as its question says), column by column."""
+
+    def __init__(self, gold: QueryResult, actual: QueryResult, plan: dict[int, int]):
+        self.gold, self.actual, self.plan = gold, actual, plan
+        self._cache: dict = {}
+
+    def _memo(self, key, compute):
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    def same_rows(self) -> bool:
+        return self._memo("same", lambda: self.gold.rows == self.actual.rows)
+
+    def _columns(self) -> tuple[list, list]:
+        """(gold columns, actual columns with the planned ones rounded), as tuples."""
+        def compute():
+            gold = list(zip(*self.gold.rows)) if self.gold.rows else []
+            actual = list(zip(*self.actual.rows)) if self.actual.rows else []
+            for i, n in self.plan.items():
+                if i < len(actual):
+                    actual[i] = _round_column(actual[i], n)
+            return gold, actual
+        return self._memo("columns", compute)
+
+    def rounded_equal(self) -> bool:
+        """Every cell equal once the answer is rounded (compared column by column, in C)."""
+        if self.same_rows():
+            return True
+        gold, actual = self._columns()
+        return len(gold) == len(actual) and all(g == a for g, a in zip(gold, actual))
+
+    def rounded(self) -> tuple[list, list]:
+        """(gold rows, the answer's rows rounded) as lists of tuples."""
+        def compute():
+            if not self.plan or not self.actual.rows:
+                return list(self.gold.rows), list(self.actual.rows)
+            return list(self.gold.rows), list(zip(*self._columns()[1]))
+        return self._memo("rounded", compute)
+
+    def multiset_equal(self, tol: float) -> bool:
+        return self._memo(("multiset", tol), lambda: _multiset_equal(*self.rounded(), tol))
+
+
+# --- values ------------------------------------------------------------------------------------
+
+def _cell_kind(g, a, n: int | None, tol: float, strict: bool) -> str | None:
+    """None when equal, else "rounding", "format" (same number, other text) or "value"."""
+    if strict:
+        if canonical(g) == canonical(a):
+            return None
+    elif g == a:  # 3 == 3.0; "1" != 1 goes on to the numeric comparison
+        return None
+    gn, an = _number(g), _number(a)
+    if gn is None or an is None or (isinstance(g, str) and isinstance(a, str)):
+        return "value"
+    an_r = an if n is None else sqlite_round(an, n)
+    if _close(an_r, gn, tol):
+        if strict:  # unrounded where the question rounds is rounding, even if only float noise
+            return "rounding" if an_r != an or not _close(an, gn, tol) else "format"
+        return None
+    return "rounding" if _close(an_r, gn, ROUNDING_ONLY_WITHIN) else "value"
+
+
+def _value_finding(diffs: list, total: int, columns, plan: dict[int, int]) -> JudgeFinding:
+    """One finding for the differing cells [(row, col_index, expected, actual, kind)] (rows
+    0-based in `cells`, 1-based in the message; a column-name finding uses row -1)."""
+    kinds = {d[4] for d in diffs}
+    cols = ", ".join(dict.fromkeys(columns[d[1]] for d in diffs))
+    cells = tuple((r, columns[c], canonical(g), canonical(a))
+                  for r, c, g, a, _ in diffs[:MAX_CELLS])
+    r0, c0, g0, a0, _ = diffs[0]
+    got = f"got {canonical(a0)}, expected {canonical(g0)}"
+    example = f"Row {r0 + 1} {columns[c0]}: {got}"
+    more = f" ({_plural(total, 'cell')} differ)" if total > 1 else ""
+    if kinds <= {"rounding", "format"} and "rounding" in kinds:
+        n = plan.get(c0)
+        a_num = _number(a0)
+        if n is not None and a_num is not None and sqlite_round(a_num, n) != a_num:
+            detail = f"ROUND(x, {n}) missing on {columns[c0]}: {got}"
+        else:
+            detail = f"Within {ROUNDING_ONLY_WITHIN:g}. {example}"
+        return JudgeFinding("rounding_only", f"Only rounding differs in {cols}. {detail}{more}.",
+                            cells)
+    if kinds == {"format"}:
+        return JudgeFinding("value_mismatch", f"Only the number format differs in {cols}. "
+                            f"Same number, other text: {example}{more}.", cells)
+    return JudgeFinding("value_mismatch", f"Wrong values in {cols}. {example}{more}.", cells)
+
+
+def _positional(gold_rows, actual_rows, plan, tol, strict, *, limit=None, skip=None):
+    """Differing cells row by row: (the first MAX_CELLS diffs, the total count). `skip(r)` says
+    row r is known equal (the rounded rows matched), so only differing rows cost Python time."""
+    diffs, total = [], 0
+    for r, (g_row, a_row) in enumerate(zip(gold_rows, actual_rows)):
+        if limit is not None and r >= limit:
+            break
+        if not strict and (g_row == a_row or (skip is not None and skip(r))):
+            continue
+        for c, (g, a) in enumerate(zip(g_row, a_row)):
+            kind = _cell_kind(g, a, plan.get(c), tol, strict)
+            if kind is not None:
+                total += 1
+                if len(diffs) < MAX_CELLS:
+                    diffs.append((r, c, g, a, kind))
+    return diffs, total
+
+
+def _sort_key(row):
+    key = []
+    for v in row:
+        if v is None:
+            key.append((0, 0.0, ""))
+        elif isinstance(v, (int, float)):
+            key.append((1, float(v), ""))
+        elif isinstance(v, str):
+            key.append((2, 0.0, v))
+        else:
+            key.append((3, 0.0, canonical(v)))
+    return key
+
+
+def _rows_equal(g_row, a_row, tol) -> bool:
+    return g_row == a_row or all(_cell_kind(g, a, None, tol, False) is None
+                                 for g, a in zip(g_row, a_row))
+
+
+def _multiset_equal(rg: list, ra: list, tol: float) -> bool:
+    """Same (rounded) rows with the same multiplicities in any order, numbers within `tol`."""
+    if len(rg) != len(ra):
+        return False
+    if Counter(rg) == Counter(ra):
+        return True
+    rg, ra = sorted(rg, key=_sort_key), sorted(ra, key=_sort_key)
+    left_g, left_a = [], []
+    for g_row, a_row in zip(rg, ra):
+        if not _rows_equal(g_row, a_row, tol):
+            left_g.append(g_row)
+            left_a.append(a_row)
+    if len(left_g) > _MAX_GREEDY:
+        return False
+    for g_row in left_g:  # values within tol that sorted apart: pair the leftovers one by one
+        for i, a_row in enumerate(left_a):
+            if _rows_equal(g_row, a_row, tol):
+                del left_a[i]
+                break
+        else:
+            return False
+    return True
+
+
+def _compare_values(mode, question: Question, pair: _Pair, tol: float, ordered: bool
+                    ) -> list[JudgeFinding]:
+    gold, actual, plan, columns = pair.gold, pair.actual, pair.plan, pair.gold.columns
+    if mode == "strict":
+        diffs, total = _positional(gold.rows, actual.rows, plan, tol, True, limit=1)
+        if diffs and any(d[4] == "value" for d in diffs) and pair.multiset_equal(tol):
+            return [JudgeFinding("order_only", "Only the row order differs. The first row is "
+                                 "another of the right rows; strict compares the first row.")]
+        return [_value_finding(diffs, total, columns, plan)] if diffs else []
+    if pair.rounded_equal():
+        return []
+    diffs, total = [], 0
+    if mode == "tolerant" or ordered:
+        rg, ra = pair.rounded()
+        diffs, total = _positional(gold.rows, actual.rows, plan, tol, False,
+                                   skip=lambda r: rg[r] == ra[r])
+        if not diffs:
+            return []
+    if pair.multiset_equal(tol):
+        if not diffs:  # full, unordered
+            return []
+        why = "the question asks for an order" if question.order_matters else (
+            "the gold query orders its rows" if gold_orders(question.gold_sql)
+            else "tolerant compares rows position by position")
+        return [JudgeFinding("order_only", f"Only the row order differs. The answer has the "
+                             f"right rows in another order; {why}.")]
+    if not diffs:  # unordered mismatch: show the first differing rows after sorting both sides
+        rg, ra = (sorted(rows, key=_sort_key) for rows in pair.rounded())
+        diffs, total = _positional(rg, ra, {}, tol, False)
+        if not diffs:
+            return [JudgeFinding("value_mismatch", "Wrong values. The rows differ.")]
+    return [_value_finding(diffs, total, columns, plan)]
+
+
+# --- the judges --------------------------------------------------------------------------------
+
+def judge(mode: JudgeMode, question: Question, gold: QueryResult, actual: QueryResult | None, *,
+          final_sql: str | None = None, error: str | None = None, stop_reason: str = "submitted",
+          tolerance: float = 1e-6, ignore_names: bool = False) -> Verdict:
+    """One judge's verdict on an answer. `actual` is None when there is no result (then `error`,
+    the final query's error text or sandbox exception, and `stop_reason` say why). `tolerance` is
+    relative above 1 and absolute below (see the module doc); `ignore_names` applies to full only.
+    With `final_sql`, a failing verdict also carries `explain.explain_sql`'s findings."""
+    verdict = _verdict(mode, question, gold, actual, final_sql, error, stop_reason, tolerance,
+                       ignore_names)
+    return _with_explanation(verdict, final_sql, question, None)
+
+
+def judge_all(question: Question, gold: QueryResult, actual: QueryResult | None, *,
+              modes: tuple[str, ...] = JUDGE_MODES, final_sql: str | None = None,
+              error: str | None = None, stop_reason: str = "submitted", tolerance: float = 1e-6,
+              ignore_names: bool = False) -> dict[str, Verdict]:
+    """Every judge in `modes` on the same answer (arguments as for `judge`), keyed by judge. The
+    sqlglot explanation is computed once and shared by the failing verdicts."""
+    pair = None if actual is None else _Pair(gold, actual, _round_plan(question, gold.columns))
+    verdicts = {m: _verdict(m, question, gold, actual, final_sql, error, stop_reason, tolerance,
+                            ignore_names, pair) for m in modes}
+    extra: list | None = None
+    if final_sql and actual is not None and any(not v.passed for v in verdicts.values()):
+        extra = _explain(final_sql, question)
+    return {m: _with_explanation(v, final_sql, question, extra) for m, v in verdicts.items()}
+
+
+def _verdict(mode, question, gold, actual, final_sql, error, stop_reason, tolerance,
+             ignore_names, pair: _Pair | None = None) -> Verdict:
+    if mode not in JUDGE_MODES:
+        raise ValueError(f"unknown judge {mode!r}: choose one of {', '.join(JUDGE_MODES)}")
+    tol = None if mode == "strict" else tolerance
+    if actual is None:
+        return Verdict(mode, False, (_no_result(final_sql, error, stop_reason),), tol)
+    names = "exact" if mode == "strict" else ("ignore" if mode == "full" and ignore_names
+                                              else "nocase")
+    if pair is None:
+        pair = _Pair(gold, actual, _round_plan(question, gold.columns))
+    found, comparable = _structure(pair, names)
+    if comparable:
+        found += _compare_values(mode, question, pair, tolerance,
+                                 mode == "full" and order_required(question))
+    return Verdict(mode, not found, tuple(found), tol)
+
+
+def _with_explanation(verdict: Verdict, final_sql, question, extra) -> Verdict:
+    """A failing verdict on a result with the sqlglot findings appended (none on a pass, and
+    none when there was no result: then the SQL error is the story)."""
+    if verdict.passed or not final_sql or verdict.findings[0].code in _NO_RESULT_CODES:
+        return verdict
+    extra = _explain(final_sql, question) if extra is None else extra
+    if not extra:
+        return verdict
+    return Verdict(verdict.judge, verdict.passed, verdict.findings + tuple(extra),
+                   verdict.tolerance)
+
+
+_NO_RESULT_CODES = {"sql_error", "refused", "timeout", "step_budget", "no_answer"}
+
+
+def _explain(final_sql: str, question: Question) -> list[JudgeFinding]:
+    try:
+        from desktop_app.core.sqleval.explain import explain_sql
+
+        return list(explain_sql(final_sql, question))
+    except Exception:  # noqa: BLE001 - an explanation must never break judging
+        return []
+
+
+def counterfactual(verdicts: dict[str, Verdict]) -> str:
+    """One line across judges: "passes every judge", "fails every judge: wrong row count (got 0,
+    expected 4)", or "fails strict, passes tolerant and full: only rounding differs in avg_price"
+    (the reason is the first finding of the strictest failing judge)."""
+    order = [m for m in JUDGE_MODES if m in verdicts]
+    order += [m for m in verdicts if m not in JUDGE_MODES]
+    failing = [m for m in order if not verdicts[m].passed]
+    passing = [m for m in order if verdicts[m].passed]
+    if not failing:
+        return "passes every judge"
+    first = verdicts[failing[0]].findings
+    reason = _headline(first[0]) if first else "no finding recorded"
+    if not passing:
+        return f"fails every judge: {reason}"
+    return f"fails {_join(failing)}, passes {_join(passing)}: {reason}"
+
+
+def _join(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

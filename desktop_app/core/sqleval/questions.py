@@ -1,0 +1,369 @@
+"""Question sets: find, read and validate a `<set>/set.toml` + `<set>/questions.jsonl` folder.
+
+The format is documented in docs/QUESTION-SETS.md. Every problem is reported as
+"file:line: field: why" (all of them at once, not just the first), so a hand-edited set can be
+fixed in one pass. Databases are either files in (or beside) the set, or built from code with a
+seed into a cache folder the caller chooses. With `check_gold`, every gold query runs through the
+sandbox and a question whose gold fails is set aside in `QuestionSet.skipped`, never dropped
+silently.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+
+from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
+from desktop_app.core.sqleval.types import TIERS, Question, QuestionSet, SkippedQuestion
+
+SET_FILE = "set.toml"
+QUESTIONS_FILE = "questions.jsonl"
+BUILDERS = ("sales",)
+_REQUIRED_KEYS = ("id", "tier", "text_en", "gold_sql", "database")
+_OPTIONAL_KEYS = (
+    "text_zh", "required_columns", "rounding", "order_matters", "glossary", "tags",
+)
+_MAX_ERRORS_SHOWN = 25
+
+
+class QuestionSetError(ValueError):
+    """A question set that cannot be used; `errors` lists every "file:line: field: why"."""
+
+    def __init__(self, errors: list[str] | str) -> None:
+        self.errors = [errors] if isinstance(errors, str) else list(errors)
+        shown = self.errors[:_MAX_ERRORS_SHOWN]
+        more = len(self.errors) - len(shown)
+        super().__init__("\n".join(shown + ([f"... and {more} more"] if more > 0 else [])))
+
+
+def list_question_sets(sets_dir: Path) -> list[tuple[str, str]]:
+    """(folder name, description) of every set folder in `sets_dir`, sorted by name.
+
+    A set whose set.toml cannot be read is still listed, its description saying why.
+    """
+    found = []
+    if not Path(sets_dir).is_dir():
+        return found
+    for folder in sorted(Path(sets_dir).iterdir()):
+        if not (folder / SET_FILE).is_file():
+            continue
+        try:
+            meta, _ = _read_toml(folder / SET_FILE)
+            description = str(meta.get("description", ""))
+        except QuestionSetError as exc:
+            description = f"(cannot be read: {exc.errors[0]})"
+        found.append((folder.name, description))
+    return found
+
+
+def find_set_dir(name_or_path: str | Path, sets_dir: Path) -> Path:
+    """The folder of a set given by bundled name (looked up in `sets_dir`) or by path."""
+    candidate = Path(name_or_path).expanduser()
+    if candidate.is_file() and candidate.name == SET_FILE:
+        return candidate.parent
+    if (candidate / SET_FILE).is_file():
+        return candidate
+    bundled = Path(sets_dir) / str(name_or_path)
+    if (bundled / SET_FILE).is_file():
+        return bundled
+    names = ", ".join(name for name, _ in list_question_sets(sets_dir)) or "none"
+    raise QuestionSetError(
+        f"{name_or_path}: no question set there (a folder holding {SET_FILE}); "
+        f"bundled sets in {sets_dir}: {names}"
+    )
+
+
+def load_question_set(
+    name_or_path: str | Path, *, sets_dir: Path, cache_dir: Path, check_gold: bool = True
+) -> QuestionSet:
+    """Load and validate a question set; build its seeded databases into `cache_dir` if needed.
+
+    Raises QuestionSetError listing every problem as "file:line: field: why". With
+    `check_gold`, each gold query runs in the sandbox (5 s limit); failures go to `skipped`.
+    Building the sales database takes a few seconds the first time; later loads reuse it.
+    """
+    set_dir = find_set_dir(name_or_path, sets_dir)
+    meta, toml_text = _read_toml(set_dir / SET_FILE)
+    name, description, db_specs, glossary = _parse_set_meta(meta, toml_text, set_dir)
+    questions = _parse_questions(set_dir / QUESTIONS_FILE, set(db_specs), glossary)
+    databases = {
+        key: _resolve_database(spec, name, key, set_dir, Path(cache_dir))
+        for key, spec in db_specs.items()
+    }
+    skipped: list[SkippedQuestion] = []
+    if check_gold:
+        questions, skipped = _check_gold(questions, databases)
+    return QuestionSet(
+        name=name,
+        description=description,
+        path=set_dir,
+        databases=databases,
+        questions=tuple(questions),
+        skipped=tuple(skipped),
+        glossary=dict(glossary),
+    )
+
+
+# -- set.toml ---------------------------------------------------------------------------------
+
+
+def _decode(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise QuestionSetError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise QuestionSetError(
+            f"{path}:{line}: not UTF-8 text: byte 0x{data[exc.start]:02x} at byte offset "
+            f"{exc.start} ({exc.reason}); save the file as UTF-8"
+        ) from None
+
+
+def _read_toml(path: Path) -> tuple[dict, str]:
+    text = _decode(path)
+    try:
+        return tomllib.loads(text), text
+    except tomllib.TOMLDecodeError as exc:
+        where = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        if where:
+            line, col = where.groups()
+            raise QuestionSetError(
+                f"{path}:{line}: TOML syntax: {message} (column {col})"
+            ) from None
+        raise QuestionSetError(f"{path}: TOML syntax: {message}") from None
+
+
+def _line_of(text: str, field: str) -> int:
+    """Best-effort line (1-based; 0 = not found) of a dotted TOML field such as
+    "databases.sales.seed": its `key =` line, else its table's header, else its parent's."""
+    where: dict[str, int] = {}
+    table = ""
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            table = stripped.strip("[]").replace('"', "").replace(" ", "")
+            where.setdefault(table, lineno)
+        elif "=" in stripped and not stripped.startswith("#"):
+            key = stripped.split("=", 1)[0].strip().replace('"', "")
+            where.setdefault(f"{table}.{key}" if table else key, lineno)
+    parts = field.split(".")
+    for n in range(len(parts), 0, -1):
+        if ".".join(parts[:n]) in where:
+            return where[".".join(parts[:n])]
+    return 0
+
+
+def _parse_set_meta(meta: dict, text: str, set_dir: Path):
+    path = set_dir / SET_FILE
+    errors: list[str] = []
+
+    def err(field: str, why: str) -> None:
+        line = _line_of(text, field)
+        errors.append(f"{path}:{line}: {field}: {why}" if line else f"{path}: {field}: {why}")
+
+    for key in sorted(set(meta) - {"name", "description", "databases", "glossary"}):
+        err(key, "unknown key (expected name, description, [databases.*], [glossary])")
+    name = meta.get("name", set_dir.name)
+    if not isinstance(name, str) or not name.strip():
+        err("name", "must be a non-empty string")
+    description = meta.get("description", "")
+    if not isinstance(description, str):
+        err("description", "must be a string")
+    glossary = meta.get("glossary", {})
+    if not isinstance(glossary, dict) or not all(
+        isinstance(v, str) for v in glossary.values()
+    ):
+        err("glossary", "must be a table of term = \"definition\" strings")
+        glossary = {}
+    databases = meta.get("databases")
+    if not isinstance(databases, dict) or not databases:
+        err("databases", "declare at least one [databases.<key>] table")
+        databases = {}
+    specs: dict[str, dict] = {}
+    for key, spec in databases.items():
+        field = f"databases.{key}"
+        if not isinstance(spec, dict):
+            err(field, "must be a table with `file` or `builder` + `seed`")
+            continue
+        extra = sorted(set(spec) - {"file", "builder", "seed", "description"})
+        if extra:
+            err(field, f"unknown key(s) {', '.join(extra)} (expected file, or builder + seed)")
+        if ("file" in spec) == ("builder" in spec):
+            err(field, "needs exactly one of `file = \"...\"` or `builder = \"...\"` + `seed`")
+        elif "file" in spec and not isinstance(spec["file"], str):
+            err(f"{field}.file", "must be a path string")
+        elif "builder" in spec:
+            if spec["builder"] not in BUILDERS:
+                err(f"{field}.builder", f"unknown builder {spec['builder']!r} (known: "
+                    f"{', '.join(BUILDERS)})")
+            if not isinstance(spec.get("seed"), int) or isinstance(spec.get("seed"), bool):
+                err(f"{field}.seed", "a builder needs an integer seed")
+        if "file" in spec and isinstance(spec["file"], str):
+            file = (set_dir / spec["file"]).resolve()
+            if not file.is_file():
+                err(f"{field}.file", f"no such file: {file}")
+        specs[key] = spec
+    if errors:
+        raise QuestionSetError(errors)
+    return name, description, specs, glossary
+
+
+def _resolve_database(spec: dict, set_name: str, key: str, set_dir: Path, cache_dir: Path) -> Path:
+    if "file" in spec:
+        return (set_dir / spec["file"]).resolve()
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", set_name)
+    target = cache_dir / f"{safe}-{key}-{spec['seed']}.sqlite"
+    if target.is_file():
+        return target
+    # Imported here so this module loads even where the builder is missing or broken.
+    from desktop_app.core.sqleval.salesdb import build_sales_db
+
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        return Path(build_sales_db(target, spec["seed"]))
+    except Exception as exc:
+        target.unlink(missing_ok=True)  # never leave a half-built file to be reused later
+        raise QuestionSetError(
+            f"{set_dir / SET_FILE}: databases.{key}: building with {spec['builder']!r} "
+            f"(seed {spec['seed']}) failed: {exc}"
+        ) from exc
+
+
+# -- questions.jsonl --------------------------------------------------------------------------
+
+
+def _parse_questions(path: Path, databases: set[str], glossary: dict[str, str]) -> list[Question]:
+    if not path.is_file():
+        raise QuestionSetError(f"{path}: missing (one JSON object per line)")
+    text = _decode(path)
+    errors: list[str] = []
+    questions: list[Question] = []
+    first_line: dict[str, int] = {}
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            errors.append(f"{where}: not valid JSON: {exc.msg} (column {exc.colno})")
+            continue
+        if not isinstance(obj, dict):
+            errors.append(f"{where}: expected a JSON object, got {type(obj).__name__}")
+            continue
+        problems = _check_record(obj, databases, glossary)
+        qid = obj.get("id")
+        if isinstance(qid, str) and qid in first_line:
+            problems.append(f"id: duplicate id {qid!r} (first on line {first_line[qid]})")
+        elif isinstance(qid, str):
+            first_line[qid] = lineno
+        if problems:
+            errors += [f"{where}: {p}" for p in problems]
+            continue
+        questions.append(
+            Question(
+                id=obj["id"],
+                tier=obj["tier"],
+                text_en=obj["text_en"],
+                text_zh=obj.get("text_zh", ""),
+                gold_sql=obj["gold_sql"],
+                database=obj["database"],
+                required_columns=tuple(obj.get("required_columns", ())),
+                rounding=dict(obj.get("rounding", {})),
+                order_matters=obj.get("order_matters", False),
+                glossary=glossary[obj["glossary"]] if obj.get("glossary") else None,
+                tags=tuple(obj.get("tags", ())),
+                source=f"{path.name}:{lineno}",
+            )
+        )
+    if errors:
+        raise QuestionSetError(errors)
+    if not questions:
+        raise QuestionSetError(f"{path}: no questions (one JSON object per line)")
+    return questions
+
+
+def _is_str_list(value) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
+
+
+def _check_record(obj: dict, databases: set[str], glossary: dict[str, str]) -> list[str]:
+    """The problems of one questions.jsonl record, each "field: why"."""
+    problems = [f"{k}: missing (required)" for k in _REQUIRED_KEYS if k not in obj]
+    known = ", ".join(_REQUIRED_KEYS + _OPTIONAL_KEYS)
+    problems += [
+        f"{k}: unknown key (known: {known})"
+        for k in obj if k not in _REQUIRED_KEYS + _OPTIONAL_KEYS
+    ]
+    for key in ("id", "text_en", "gold_sql", "database"):
+        if key in obj and (not isinstance(obj[key], str) or not obj[key].strip()):
+            problems.append(f"{key}: must be a non-empty string")
+    if "text_zh" in obj and not isinstance(obj["text_zh"], str):
+        problems.append("text_zh: must be a string")
+    if "tier" in obj and obj["tier"] not in TIERS:
+        problems.append(f"tier: {obj['tier']!r} is not one of {', '.join(TIERS)}")
+    if isinstance(obj.get("database"), str) and obj["database"] not in databases:
+        problems.append(
+            f"database: {obj['database']!r} is not declared in set.toml "
+            f"(declared: {', '.join(sorted(databases))})"
+        )
+    columns = obj.get("required_columns", [])
+    if not _is_str_list(columns):
+        problems.append("required_columns: must be a list of non-empty strings")
+        columns = []
+    elif len(set(columns)) != len(columns):
+        problems.append("required_columns: a column is named twice")
+    rounding = obj.get("rounding", {})
+    if not isinstance(rounding, dict) or not all(
+        isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in rounding.values()
+    ):
+        problems.append('rounding: must be an object of column: decimals (e.g. {"avg": 2})')
+    else:
+        for col in rounding:
+            if col not in columns:
+                problems.append(f"rounding: column {col!r} is not in required_columns")
+    if "order_matters" in obj and not isinstance(obj["order_matters"], bool):
+        problems.append("order_matters: must be true or false")
+    term = obj.get("glossary")
+    if term is not None and (not isinstance(term, str) or term not in glossary):
+        known_terms = ", ".join(sorted(glossary)) or "none"
+        problems.append(f"glossary: {term!r} is not a term of set.toml's [glossary] "
+                        f"(terms: {known_terms})")
+    if "tags" in obj and not _is_str_list(obj["tags"]):
+        problems.append("tags: must be a list of strings")
+    return problems
+
+
+def _check_gold(questions: list[Question], databases: dict[str, Path]):
+    """Run every gold query; questions whose gold fails (or names other columns) are skipped."""
+    kept: list[Question] = []
+    skipped: list[SkippedQuestion] = []
+    sandboxes: dict[str, Sandbox] = {}
+    try:
+        for q in questions:
+            if q.database not in sandboxes:
+                sandboxes[q.database] = Sandbox(databases[q.database])
+            try:
+                result = sandboxes[q.database].run(q.gold_sql)
+            except SandboxError as exc:
+                skipped.append(SkippedQuestion(q.id, q.source, f"gold SQL failed: {exc}"))
+                continue
+            got = [c.lower() for c in result.columns]
+            if q.required_columns and got != [c.lower() for c in q.required_columns]:
+                skipped.append(SkippedQuestion(
+                    q.id, q.source,
+                    f"gold SQL returns columns ({', '.join(result.columns)}) but "
+                    f"required_columns are ({', '.join(q.required_columns)})",
+                ))
+                continue
+            kept.append(q)
+    finally:
+        for sandbox in sandboxes.values():
+            sandbox.close()
+    return kept, skipped

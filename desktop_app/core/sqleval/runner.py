@@ -1,0 +1,559 @@
+"""The SQL evaluation run: load a question set, run the agent on every question, judge, store.
+
+`run_eval` is the one entry point the CLI and the GUI share. It reports progress through a plain
+callback, hands every agent step to the store's writer as soon as the step is done, judges each
+final answer under all three judges (the requested ones make the summary; all three make the
+counterfactual line), and on cancellation marks the questions in flight and the run `cancelled`
+and re-raises. `rejudge` judges a stored run again from its stored final SQL, without a model.
+
+What is stored per question (`sql_questions`), documented in docs/SQL-EVAL.md:
+`verdicts_json` = {"verdicts": {judge: {passed, findings: [{code, message, cells}], tolerance}},
+"counterfactual": str, "findings": [sqlglot findings], "tolerance", "ignore_names",
+"judged_at", "rejudged", "question": {the question's metadata, so a re-judge does not depend
+on the set file}}; `result_json` = {columns, rows (first 20), total_rows, truncated, error}.
+Per step (`sql_steps`): `request_json` = {"messages": count sent, "new": the messages added since
+the previous step}, `reply_json` = the assistant message, `tool_args_json` / `tool_result_json`
+= one entry per tool call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import math
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from desktop_app.core.endpoint.client import make_client
+from desktop_app.core.endpoint.discovery import discover
+from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo
+from desktop_app.core.parsing import InputError
+from desktop_app.core.redact import redact_url
+from desktop_app.core.sqleval.agent import run_question
+from desktop_app.core.sqleval.explain import explain_sql
+from desktop_app.core.sqleval.export import (
+    EpochSpread,
+    JudgeSummary,
+    TierStats,
+    failure_class,
+    passed,
+    question_from_snapshot,
+    result_json,
+    step_row,
+    summarize,
+    verdicts_json,
+)
+from desktop_app.core.sqleval.judge import counterfactual, judge_all
+from desktop_app.core.sqleval.questions import QuestionSetError, load_question_set
+from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
+from desktop_app.core.sqleval.types import (
+    JUDGE_MODES,
+    STRATEGIES,
+    TIERS,
+    AgentStep,
+    JudgeFinding,
+    Question,
+    QuestionOutcome,
+    QueryResult,
+    QuestionSet,
+    SkippedQuestion,
+    Verdict,
+)
+from desktop_app.core.store import NotFoundError, RunWriter, Store, utc_now_iso
+from desktop_app.core.throughput.sweep import check_model
+
+__all__ = ["EvalConfig", "EvalProgress", "EvalResult", "EpochSpread", "ItemResult",
+           "JudgeSummary", "TierStats", "rejudge", "run_eval", "summarize"]
+
+log = logging.getLogger(__name__)
+
+
+# --------------------------------------------------------------------------- configuration
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """What a user asks an evaluation to do, validated before anything is sent.
+
+    `questions` is a bundled set's name or a set folder's path. Empty `tiers` / `question_ids`
+    mean all. `judges` are the judges summarised (all three are always computed and stored).
+    `tolerance` is the numeric tolerance of the tolerant and full judges. Budgets per question:
+    `max_steps` model calls, `max_tokens` prompt + completion tokens summed over the steps (None:
+    no limit), `time_limit_s` seconds of wall time (None: no limit); `sql_time_limit_s` bounds
+    each query in the sandbox. `concurrency` questions run at once; every question runs
+    `epochs` times. `tool_mode` is "native" or "text"; `language` "en" or "zh".
+    """
+
+    endpoint: EndpointConfig
+    questions: str = "sales-25"
+    tiers: tuple[str, ...] = ()
+    question_ids: tuple[str, ...] = ()
+    judges: tuple[str, ...] = JUDGE_MODES
+    tolerance: float = 1e-6
+    ignore_names: bool = False
+    strategies: tuple[str, ...] = ()
+    max_steps: int = 20
+    max_tokens: int | None = None
+    time_limit_s: float | None = 600.0
+    sql_time_limit_s: float = 5.0
+    concurrency: int = 1
+    epochs: int = 1
+    language: str = "en"
+    tool_mode: str = "native"
+    temperature: float = 0.0
+    name: str = ""
+
+    def validate(self) -> None:
+        """Raise InputError naming the first bad field."""
+        if not str(self.questions).strip():
+            raise InputError("questions", "name a bundled set (e.g. sales-25) or a set folder")
+        for name, values, known in (("tiers", self.tiers, TIERS),
+                                    ("judges", self.judges, JUDGE_MODES),
+                                    ("strategies", self.strategies, STRATEGIES)):
+            bad = [v for v in values if v not in known]
+            if bad:
+                raise InputError(name, f"unknown {', '.join(map(repr, bad))}; choose from "
+                                 f"{', '.join(known)}")
+        if not self.judges:
+            raise InputError("judges", "choose at least one judge")
+        if not (self.tolerance >= 0 and math.isfinite(self.tolerance)):
+            raise InputError("tolerance", f"{self.tolerance!r} must be a number >= 0")
+        for name, value in (("max steps", self.max_steps), ("concurrency", self.concurrency),
+                            ("epochs", self.epochs), ("max tokens", self.max_tokens)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                      or value < 1):
+                raise InputError(name, f"{value!r} must be a whole number of at least 1")
+        for name, value in (("time limit", self.time_limit_s),
+                            ("SQL time limit", self.sql_time_limit_s)):
+            if value is not None and not (value > 0 and math.isfinite(value)):
+                raise InputError(name, f"{value!r} must be a positive number of seconds")
+        if self.language not in ("en", "zh"):
+            raise InputError("language", f"{self.language!r}: choose en or zh")
+        if self.tool_mode not in ("native", "text"):
+            raise InputError("tool mode", f"{self.tool_mode!r}: choose native or text")
+
+    def to_json(self) -> dict:
+        """The config as stored with the run: everything but the API key."""
+        data = dataclasses.asdict(self)
+        data["endpoint"].pop("api_key", None)
+        data["endpoint"]["base_url"] = redact_url(self.endpoint.base_url)
+        return data
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    """One question in one epoch: the outcome, plus what the export and the GUI show beside it.
+
+    `findings` are sqlglot's explanations of the final SQL (missing ROUND, alias differs, window
+    frame); `steps` is the number of model calls (also set when re-judging, where `outcome.steps`
+    is empty); `row_id` is the stored row, if stored.
+    """
+
+    outcome: QuestionOutcome
+    counterfactual: str
+    findings: tuple[JudgeFinding, ...] = ()
+    steps: int = 0
+    row_id: int | None = None
+
+
+@dataclass
+class EvalResult:
+    """What an evaluation (or a re-judge) produced; `status` is completed or cancelled."""
+
+    run_id: int | None
+    set_name: str
+    model: str
+    judges: tuple[str, ...]
+    tolerance: float
+    items: list[ItemResult] = field(default_factory=list)
+    skipped: list[SkippedQuestion] = field(default_factory=list)
+    config: EvalConfig | None = None  # None for a re-judge
+    info: EndpointInfo | None = None
+    status: str = "completed"
+    simulated: bool = False
+    rejudged: bool = False
+    summary: dict[str, JudgeSummary] = field(default_factory=dict)
+    tiers: dict[str, TierStats] = field(default_factory=dict)
+    epochs: dict[str, EpochSpread] = field(default_factory=dict)  # only with several epochs
+
+    @property
+    def outcomes(self) -> list[QuestionOutcome]:
+        """Every question's outcome, in the order they finished."""
+        return [item.outcome for item in self.items]
+
+    def finalize(self) -> EvalResult:
+        """Fill `summary`, `tiers` and `epochs` from `items`; returns self."""
+        self.summary, self.tiers, self.epochs = summarize(self.items, self.judges)
+        return self
+
+
+@dataclass(frozen=True)
+class EvalProgress:
+    """Where an evaluation is. `phase`: loading, discovering, gold, running, done.
+
+    `done`/`total` count question runs (questions x epochs); `passed` counts passes so far per
+    requested judge; `latest` is the item that just finished; `step` the step that just finished
+    (its question is `question_id`). `elapsed_s` is seconds since the start.
+    """
+
+    phase: str
+    done: int = 0
+    total: int = 0
+    question_id: str | None = None
+    epoch: int = 0
+    step: AgentStep | None = None
+    latest: ItemResult | None = None
+    passed: dict[str, int] = field(default_factory=dict)
+    elapsed_s: float = 0.0
+
+
+ProgressCallback = Callable[[EvalProgress], None]
+
+
+# --------------------------------------------------------------------------- shared pieces
+
+
+def _load_set(name_or_path: str, sets_dir: Path, cache_dir: Path, *, check_gold: bool
+              ) -> QuestionSet:
+    try:
+        return load_question_set(str(name_or_path), sets_dir=sets_dir, cache_dir=cache_dir,
+                                 check_gold=check_gold)
+    except QuestionSetError as exc:
+        raise InputError("questions", str(exc)) from None
+
+
+class _Sandboxes:
+    """One read-only Sandbox per database of the set, opened at first use, closed together."""
+
+    def __init__(self, qset: QuestionSet, sql_time_limit_s: float) -> None:
+        self.qset = qset
+        self.limit = sql_time_limit_s
+        self.stack = ExitStack()
+        self.open: dict[str, Sandbox] = {}
+        self.gold: dict[str, QueryResult | str] = {}  # question id -> result or error text
+
+    def get(self, key: str) -> Sandbox:
+        if key not in self.open:
+            path = self.qset.databases.get(key)
+            if path is None:
+                raise InputError("questions", f"the set {self.qset.name} has no database {key!r}")
+            try:
+                self.open[key] = self.stack.enter_context(Sandbox(path, time_limit_s=self.limit))
+            except (SandboxError, OSError) as exc:
+                raise InputError("questions", f"cannot open database {path}: {exc}") from None
+        return self.open[key]
+
+    def gold_result(self, q: Question) -> QueryResult | str:
+        """The gold SQL's result (run once per question), or its error text."""
+        if q.id not in self.gold:
+            result, error = _run_sql(self.get(q.database), q.gold_sql)
+            self.gold[q.id] = result if result is not None else f"gold SQL failed: {error}"
+        return self.gold[q.id]
+
+    def close(self) -> None:
+        self.stack.close()
+
+
+def _run_sql(sandbox: Sandbox, sql: str | None) -> tuple[QueryResult | None, str | None]:
+    if not sql:
+        return None, None
+    try:
+        return sandbox.run(sql), None
+    except SandboxError as exc:
+        return None, str(exc)
+
+
+def _judge(question: Question, gold: QueryResult, final_sql: str | None,
+           result: QueryResult | None, error: str | None, stop_reason: str, tolerance: float,
+           ignore_names: bool) -> tuple[dict[str, Verdict], str, tuple[JudgeFinding, ...]]:
+    """All three verdicts, the counterfactual line, and sqlglot's explanation (blocking)."""
+    verdicts = judge_all(question, gold, result, modes=JUDGE_MODES, final_sql=final_sql,
+                         error=error, stop_reason=stop_reason, tolerance=tolerance,
+                         ignore_names=ignore_names)
+    findings: tuple[JudgeFinding, ...] = ()
+    if final_sql:
+        try:
+            findings = tuple(explain_sql(final_sql, question))
+        except Exception:  # an explanation is a bonus: a parser bug must not lose the verdicts
+            log.exception("explaining the SQL of %s", question.id)
+    return verdicts, counterfactual(verdicts), findings
+
+
+# --------------------------------------------------------------------------- the run
+
+
+class _Run:
+    """The state of one evaluation while it runs."""
+
+    def __init__(self, config: EvalConfig, qset: QuestionSet, boxes: _Sandboxes,
+                 result: EvalResult, on_progress: ProgressCallback | None, total: int) -> None:
+        self.config = config
+        self.qset = qset
+        self.boxes = boxes
+        self.result = result
+        self.on_progress = on_progress or (lambda _p: None)
+        self.writer: RunWriter | None = None
+        self.t0 = time.monotonic()
+        self.total = total
+        self.done = 0
+        self.passed = {j: 0 for j in config.judges}
+
+    def progress(self, phase: str, **kw) -> None:
+        self.on_progress(EvalProgress(phase, done=self.done, total=self.total,
+                                      passed=dict(self.passed),
+                                      elapsed_s=time.monotonic() - self.t0, **kw))
+
+
+async def run_eval(config: EvalConfig, store: Store | None = None,
+                   on_progress: ProgressCallback | None = None, *, sets_dir: Path,
+                   cache_dir: Path, client: httpx.AsyncClient | None = None,
+                   info: EndpointInfo | None = None) -> EvalResult:
+    """Run the evaluation `config` describes and return every question's outcome and summary.
+
+    `sets_dir` holds the bundled sets (`paths.questions_dir()`), `cache_dir` the databases built
+    from code. `client` (tests: an httpx.MockTransport) and `info` (a discovery already made)
+    are optional. Raises InputError (bad config or question set; no question selected) or
+    EndpointError (discovery failed) before anything is stored. Cancelling the task marks the
+    questions in flight and the run `cancelled` in the store and re-raises CancelledError.
+    """
+    config.validate()
+    on_progress = on_progress or (lambda _p: None)
+    on_progress(EvalProgress("loading"))
+    qset = await asyncio.to_thread(_load_set, config.questions, sets_dir, cache_dir,
+                                   check_gold=True)
+    questions = [q for q in qset.questions
+                 if (not config.tiers or q.tier in config.tiers)
+                 and (not config.question_ids or q.id in config.question_ids)]
+    missing = [i for i in config.question_ids if i not in {q.id for q in qset.questions}]
+    if missing:
+        raise InputError("question ids", f"not in {qset.name}: {', '.join(missing)}")
+    if not questions:
+        raise InputError("tiers", f"no question of {qset.name} matches the tiers/ids chosen")
+    async with _client(config, client) as http:
+        on_progress(EvalProgress("discovering"))
+        if info is None:
+            info = await discover(config.endpoint, http)
+        if not config.endpoint.model:
+            if not info.models:
+                raise InputError("model", "the endpoint lists no models; name one")
+            config = dataclasses.replace(
+                config, endpoint=dataclasses.replace(config.endpoint, model=info.models[0]))
+        check_model(config, info)
+        simulated = info.simulated or config.endpoint.model.startswith("sim/")
+        result = EvalResult(None, qset.name, config.endpoint.model, config.judges,
+                            config.tolerance, skipped=list(qset.skipped), config=config,
+                            info=info, simulated=simulated)
+        boxes = _Sandboxes(qset, config.sql_time_limit_s)
+        try:
+            run = _Run(config, qset, boxes, result, on_progress, len(questions) * config.epochs)
+            run.progress("gold")
+            questions = await asyncio.to_thread(_gold_results, boxes, questions, result)
+            run.total = len(questions) * config.epochs
+            if store is not None:
+                result.run_id = await asyncio.to_thread(
+                    store.create_run, "sql", name=config.name or f"{config.endpoint.model} "
+                    f"{qset.name}", endpoint_url=config.endpoint.base_url,
+                    model=config.endpoint.model,
+                    engine=("simulated " if info.simulated else "") + info.engine,
+                    config={**config.to_json(), "set_name": qset.name,
+                            "set_path": str(qset.path)})
+                run.writer = store.writer()
+            await _execute(run, http, questions, store)
+        finally:
+            await asyncio.to_thread(boxes.close)
+    return result.finalize()
+
+
+def _client(config: EvalConfig, client: httpx.AsyncClient | None):
+    if client is not None:
+        from contextlib import nullcontext
+        return nullcontext(client)
+    return make_client(config.endpoint, config.concurrency)
+
+
+def _gold_results(boxes: _Sandboxes, questions: list[Question], result: EvalResult
+                  ) -> list[Question]:
+    """Run every gold query once; a failing one moves its question to `result.skipped`."""
+    kept = []
+    for q in questions:
+        gold = boxes.gold_result(q)
+        if isinstance(gold, str):
+            result.skipped.append(SkippedQuestion(q.id, q.source, gold))
+        else:
+            kept.append(q)
+    return kept
+
+
+async def _execute(run: _Run, http: httpx.AsyncClient, questions: list[Question],
+                   store: Store | None) -> None:
+    status, error = "completed", None
+    try:
+        semaphore = asyncio.Semaphore(run.config.concurrency)
+
+        async def one(q: Question, epoch: int) -> None:
+            async with semaphore:
+                item = await _run_one(run, http, q, epoch)
+            run.result.items.append(item)
+            run.done += 1
+            for j in run.passed:
+                run.passed[j] += passed(item, j)
+            run.progress("running", question_id=q.id, epoch=epoch, latest=item)
+
+        run.progress("running")
+        for epoch in range(run.config.epochs):
+            async with asyncio.TaskGroup() as group:
+                for q in questions:
+                    group.create_task(one(q, epoch))
+    except asyncio.CancelledError:
+        status = run.result.status = "cancelled"
+        raise
+    except Exception as exc:
+        status, error = "failed", f"{type(exc).__name__}: {exc}"
+        run.result.status = "failed"
+        raise
+    finally:
+        if run.writer is not None:
+            await asyncio.to_thread(run.writer.close)
+        if store is not None and run.result.run_id is not None:
+            await asyncio.to_thread(store.finish_run, run.result.run_id, status, error)
+        run.progress("done")
+
+
+async def _run_one(run: _Run, http: httpx.AsyncClient, q: Question, epoch: int) -> ItemResult:
+    config, writer, run_id = run.config, run.writer, run.result.run_id
+    sandbox = run.boxes.get(q.database)
+    row_id = None
+    if writer is not None and run_id is not None:
+        row_id = await asyncio.to_thread(writer.add_sql_question, {
+            "run_id": run_id, "question_id": q.id, "epoch": epoch, "tier": q.tier,
+            "status": "running", "started_at": utc_now_iso()})
+    steps: list[AgentStep] = []
+
+    def on_step(step: AgentStep) -> None:
+        steps.append(step)
+        if row_id is not None:
+            writer.add_sql_step(step_row(run_id, row_id, step))
+        run.progress("running", question_id=q.id, epoch=epoch, step=step)
+
+    t0 = time.monotonic()
+    try:
+        _, stop, final_sql = await run_question(
+            http, config.endpoint, q, sandbox, strategies=config.strategies,
+            max_steps=config.max_steps, max_tokens=config.max_tokens,
+            time_limit_s=config.time_limit_s, language=config.language,
+            tool_mode=config.tool_mode, on_step=on_step, glossary=run.qset.glossary,
+            database_note=run.qset.description, temperature=config.temperature)
+    except asyncio.CancelledError:
+        if row_id is not None:
+            writer.update_sql_question(row_id, {
+                "status": "cancelled", "stop_reason": "cancelled", "steps": len(steps),
+                "prompt_tokens": sum(s.prompt_tokens for s in steps),
+                "completion_tokens": sum(s.completion_tokens for s in steps),
+                "seconds": time.monotonic() - t0, "ended_at": utc_now_iso()})
+        raise
+    seconds = time.monotonic() - t0
+    gold = run.boxes.gold_result(q)
+    result, error = await asyncio.to_thread(_run_sql, sandbox, final_sql)
+    verdicts, line, findings = await asyncio.to_thread(
+        _judge, q, gold, final_sql, result, error, stop, config.tolerance, config.ignore_names)
+    outcome = QuestionOutcome(
+        q.id, q.tier, epoch, tuple(steps), stop, final_sql, result, error, verdicts,
+        sum(s.prompt_tokens for s in steps), sum(s.completion_tokens for s in steps), seconds,
+        run.result.simulated)
+    item = ItemResult(outcome, line, findings, len(steps), row_id)
+    if row_id is not None:
+        writer.update_sql_question(row_id, {
+            "status": "completed", "stop_reason": stop, "failure_class": failure_class(verdicts),
+            "verdicts_json": verdicts_json(item, q, config.tolerance, config.ignore_names, False),
+            "steps": len(steps), "prompt_tokens": outcome.prompt_tokens,
+            "completion_tokens": outcome.completion_tokens, "seconds": seconds,
+            "final_sql": final_sql, "result_json": result_json(result, error),
+            "ended_at": utc_now_iso()})
+    return item
+
+
+# --------------------------------------------------------------------------- re-judging
+
+
+async def rejudge(store: Store, run_id: int, *, modes: tuple[str, ...] = JUDGE_MODES,
+                  tolerance: float = 1e-6, ignore_names: bool = False, sets_dir: Path,
+                  cache_dir: Path, sql_time_limit_s: float = 5.0) -> EvalResult:
+    """Judge a stored SQL run again from its stored final SQL, without calling any model.
+
+    Each completed question's final SQL (and its gold SQL, from the question metadata stored
+    with it) is run again in the sandbox and judged under all three judges at `tolerance`; the
+    new verdicts replace the stored ones (`rejudged: true`). `modes` are the judges summarised.
+    The run's databases come from its question set (re-built from code if needed). Raises
+    InputError for an unknown run, a run that is not a SQL run, or a set that cannot be loaded.
+    """
+    bad = [m for m in modes if m not in JUDGE_MODES]
+    if bad or not modes:
+        raise InputError("judges", f"choose from {', '.join(JUDGE_MODES)}")
+    if not (tolerance >= 0 and math.isfinite(tolerance)):
+        raise InputError("tolerance", f"{tolerance!r} must be a number >= 0")
+    try:
+        record = await asyncio.to_thread(store.get_run, run_id)
+    except NotFoundError as exc:
+        raise InputError("run", str(exc)) from None
+    if record.kind != "sql":
+        raise InputError("run", f"run {run_id} is a {record.kind} run, not a SQL evaluation")
+    stored = record.config or {}
+    where = stored.get("set_path") or stored.get("questions") or "sales-25"
+    qset = await asyncio.to_thread(_load_set, where, sets_dir, cache_dir, check_gold=False)
+    rows = await asyncio.to_thread(store.sql_questions, run_id)
+    by_id = {q.id: q for q in qset.questions}
+    result = EvalResult(run_id, qset.name, record.model or "", tuple(modes), tolerance,
+                        status=record.status, rejudged=True,
+                        simulated=(record.engine or "").startswith("simulated")
+                        or (record.model or "").startswith("sim/"))
+    boxes = _Sandboxes(qset, sql_time_limit_s)
+    try:
+        for row in rows:
+            if row.get("status") != "completed":
+                continue
+            verdicts_stored = row.get("verdicts_json") or {}
+            q = question_from_snapshot(verdicts_stored.get("question")) or by_id.get(
+                row["question_id"])
+            if q is None:
+                result.skipped.append(SkippedQuestion(row["question_id"], "",
+                                                      "no stored metadata and not in the set"))
+                continue
+            item = await asyncio.to_thread(_rejudge_row, store, boxes, q, row, tolerance,
+                                           ignore_names, result.simulated)
+            if isinstance(item, SkippedQuestion):
+                result.skipped.append(item)
+            else:
+                result.items.append(item)
+    finally:
+        await asyncio.to_thread(boxes.close)
+    return result.finalize()
+
+
+def _rejudge_row(store: Store, boxes: _Sandboxes, q: Question, row: dict, tolerance: float,
+                 ignore_names: bool, simulated: bool) -> ItemResult | SkippedQuestion:
+    gold = boxes.gold_result(q)
+    if isinstance(gold, str):
+        return SkippedQuestion(q.id, q.source, gold)
+    final_sql = row.get("final_sql")
+    stop = row.get("stop_reason") or "submitted"
+    result, error = _run_sql(boxes.get(q.database), final_sql)
+    verdicts, line, findings = _judge(q, gold, final_sql, result, error, stop, tolerance,
+                                      ignore_names)
+    outcome = QuestionOutcome(
+        q.id, q.tier, row.get("epoch") or 0, (), stop, final_sql, result, error, verdicts,
+        row.get("prompt_tokens") or 0, row.get("completion_tokens") or 0,
+        row.get("seconds") or 0.0, simulated)
+    item = ItemResult(outcome, line, findings, row.get("steps") or 0, row["id"])
+    store.update_sql_question(
+        row["id"], verdicts_json=verdicts_json(item, q, tolerance, ignore_names, True),
+        failure_class=failure_class(verdicts), result_json=result_json(result, error))
+    return item

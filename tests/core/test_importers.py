@@ -1,0 +1,159 @@
+"""Importers: Spider/BIRD dev.json and defog sql-eval CSVs become loadable question sets."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from desktop_app.core.sqleval.importers import (
+    first_alternative,
+    has_top_level_order_by,
+    import_defog_csv,
+    import_spider,
+)
+from desktop_app.core.sqleval.questions import QuestionSetError, load_question_set
+
+
+def make_db(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE singer (singer_id INT, name TEXT, country TEXT, age INT)")
+    conn.executemany("INSERT INTO singer VALUES (?, ?, ?, ?)", [
+        (1, "Ana", "France", 30), (2, "Bo", "Japan", 41), (3, "Cy", "France", 25)])
+    conn.commit()
+    conn.close()
+    return path
+
+
+@pytest.fixture
+def spider(tmp_path):
+    databases = tmp_path / "database"
+    make_db(databases / "concert" / "concert.sqlite")
+    records = [
+        {"db_id": "concert", "question": "How many singers are there?",
+         "query": "SELECT count(*) FROM singer", "difficulty": "easy"},
+        {"db_id": "concert", "question": "Names of singers, youngest first.",
+         "query": "SELECT name FROM singer ORDER BY age", "difficulty": "extra"},
+        {"db_id": "concert", "question": "Singers from France?",
+         "query": "SELECT name, country FROM singer WHERE country = 'France'"},
+        {"db_id": "concert", "question": "A broken gold", "query": "SELECT nope FROM singer",
+         "difficulty": "medium"},
+    ]
+    dev = tmp_path / "dev.json"
+    dev.write_text(json.dumps(records), encoding="utf-8")
+    return dev, databases
+
+
+def load(folder: Path):
+    return load_question_set(str(folder), sets_dir=folder.parent, cache_dir=folder / "cache")
+
+
+def test_spider_import_writes_a_loadable_set(spider, tmp_path):
+    dev, databases = spider
+    out = import_spider(dev, databases, tmp_path / "spider-dev", name="spider")
+    qset = load(out)
+    assert qset.databases == {"concert": (databases / "concert" / "concert.sqlite").resolve()}
+    q1, q2, q3 = qset.questions
+    assert [q.id for q in qset.questions] == ["spider-0001", "spider-0002", "spider-0003"]
+    assert (q1.tier, q2.tier, q3.tier) == ("trivial", "hard", "medium")  # easy, extra, none
+    assert q1.required_columns == ("count(*)",) and q3.required_columns == ("name", "country")
+    assert q2.order_matters and not q1.order_matters and q1.rounding == {}
+    assert q1.text_en == "How many singers are there?" and q1.glossary is None
+    # The broken gold is kept in the file and set aside, with SQLite's reason, on load.
+    [skipped] = qset.skipped
+    assert skipped.id == "spider-0004" and skipped.reason == "gold SQL failed: no such column: nope"
+
+
+def test_bird_import_maps_difficulty_and_evidence(tmp_path):
+    databases = tmp_path / "dev_databases"
+    make_db(databases / "music" / "music.sqlite")
+    dev = tmp_path / "dev.json"
+    dev.write_text(json.dumps([
+        {"db_id": "music", "question": "Average age of French singers?",
+         "evidence": "French refers to country = 'France'", "difficulty": "challenging",
+         "SQL": "SELECT avg(age) FROM singer WHERE country = 'France'"},
+        {"db_id": "music", "question": "Oldest singer?", "difficulty": "simple", "evidence": "",
+         "SQL": "SELECT name FROM singer ORDER BY age DESC LIMIT 1"},
+    ]), encoding="utf-8")
+    qset = load(import_spider(dev, databases, tmp_path / "bird", name="bird", limit=5))
+    q1, q2 = qset.questions
+    assert (q1.tier, q2.tier) == ("hard", "easy")
+    assert q1.glossary == "French refers to country = 'France'"
+    assert q1.text_en == (
+        "Average age of French singers?\n\nHint: French refers to country = 'France'")
+    assert qset.glossary == {"bird-0001": "French refers to country = 'France'"}
+    assert q2.glossary is None and q2.tags == ("simple",)
+
+
+def test_spider_limit_and_input_errors(spider, tmp_path):
+    dev, databases = spider
+    two = import_spider(dev, databases, tmp_path / "two", name="s", limit=2)
+    assert len(load(two).questions) == 2
+    with pytest.raises(QuestionSetError, match=r"dev.json: record 0: db_id 'concert': no datab"):
+        import_spider(dev, tmp_path / "elsewhere", tmp_path / "x", name="s")
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"db_id": "concert", "question": "q"}]', encoding="utf-8")
+    with pytest.raises(QuestionSetError, match=r"bad.json: record 0: missing or not a string: q"):
+        import_spider(bad, databases, tmp_path / "x", name="s")
+    bad.write_text('[\n{"db_id": ', encoding="utf-8")
+    with pytest.raises(QuestionSetError, match=r"bad.json:2: not valid JSON"):
+        import_spider(bad, databases, tmp_path / "x", name="s")
+
+
+def write_csv(path: Path, rows: list[dict], fields=("question", "query", "db_name",
+                                                     "query_category", "instructions")) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(fields))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def test_defog_csv_import(tmp_path):
+    db = make_db(tmp_path / "concert.sqlite")
+    path = write_csv(tmp_path / "questions.csv", [
+        {"question": "Which singers are over 28?", "db_name": "concert",
+         "query": "SELECT {singer_id,name} FROM singer WHERE age > 28 ORDER BY age;"
+                  "SELECT name FROM singer WHERE age > 28",
+         "query_category": "where", "instructions": "Age is in years."},
+        {"question": "Singers per country", "db_name": "concert", "query_category": "group_by",
+         "query": "SELECT country, COUNT(*) AS n FROM singer GROUP BY country",
+         "instructions": ""},
+        {"question": "Names in upper case", "db_name": "concert", "query_category": "postgres",
+         "query": "SELECT name::TEXT AS upper_name FROM singer", "instructions": ""},
+    ])
+    qset = load(import_defog_csv(path, db, tmp_path / "defog", name="defog"))
+    q1, q2, q3 = qset.questions
+    assert q1.gold_sql == "SELECT singer_id FROM singer WHERE age > 28 ORDER BY age"
+    assert q1.order_matters and q1.required_columns == ("singer_id",)
+    assert q1.glossary == "Age is in years." and q1.tags == ("where", "concert")
+    assert q2.required_columns == ("country", "n") and q2.tier == "medium"
+    # PostgreSQL syntax is transpiled for SQLite when the gold would not run as written.
+    assert "::" not in q3.gold_sql and q3.required_columns == ("upper_name",)
+
+
+def test_defog_csv_errors_name_file_and_line(tmp_path):
+    db = make_db(tmp_path / "concert.sqlite")
+    path = write_csv(tmp_path / "q.csv", [{"question": "x", "query": "SELECT 1"}],
+                     fields=("question", "query"))
+    with pytest.raises(QuestionSetError, match=r"q.csv:1: missing column\(s\): db_name, query_cat"):
+        import_defog_csv(path, db, tmp_path / "out", name="d")
+    path = write_csv(tmp_path / "q.csv", [
+        {"question": "ok", "query": "SELECT 1", "db_name": "c", "query_category": "x"},
+        {"question": "", "query": "SELECT 1", "db_name": "c", "query_category": "x"}])
+    with pytest.raises(QuestionSetError, match=r"q.csv:3: empty question or query"):
+        import_defog_csv(path, db, tmp_path / "out", name="d")
+    with pytest.raises(QuestionSetError, match="no such database file"):
+        import_defog_csv(path, tmp_path / "gone.sqlite", tmp_path / "out", name="d")
+
+
+def test_helpers():
+    assert first_alternative("SELECT {a, b} FROM t WHERE x = ';'; SELECT c FROM t") == (
+        "SELECT a FROM t WHERE x = ';'")
+    assert has_top_level_order_by("SELECT a FROM t UNION SELECT b FROM u ORDER BY 1")
+    assert not has_top_level_order_by("SELECT * FROM (SELECT a FROM t ORDER BY a)")
+    assert has_top_level_order_by("WITH x AS (SELECT 1 AS a) SELECT a FROM x ORDER BY a")
