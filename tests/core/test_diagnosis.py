@@ -234,3 +234,22 @@ def test_goodput_best_concurrency():
 
 def test_nothing_to_say_about_an_empty_sweep():
     assert diagnose([]) == [] and unreliable_cells([]) == set()
+
+
+def test_a_queue_that_drains_early_still_shows_the_cap_when_the_client_kept_more_in_flight():
+    """Seen on llama.cpp, 4 requests at concurrency 4 with 2 slots: 2 running in most scrapes,
+    requests deferred in only a few (the queue empties half-way through the cell)."""
+    from desktop_app.core.endpoint.types import MetricSample
+    from desktop_app.core.metrics import RequestTiming, summarize_cell
+    from desktop_app.core.throughput.diagnosis import diagnose
+    from desktop_app.core.throughput.types import CellResult, CellSpec
+
+    timings = [RequestTiming(256, 16, 0.0, 0.2 + i * 0.3, 1.0 + i * 0.3) for i in range(4)]
+    samples = tuple(MetricSample(t_s=0.05 * k, running=2.0 if 2 <= k < 38 else 1.0,
+                                 waiting=2.0 if k in (2, 3, 4) else 0.0,
+                                 raw={"llamacpp:requests_processing": 2.0})
+                    for k in range(40))
+    cell = CellResult(CellSpec(256, 16, 4, concurrency=4), summarize_cell(timings),
+                      tuple(timings), samples)
+    cap = [f for f in diagnose([cell]) if f.code == "concurrency_cap"]
+    assert cap and "at most 2 requests at once" in cap[0].message

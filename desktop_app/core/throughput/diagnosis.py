@@ -34,6 +34,12 @@ PLATEAU_SHARE = 0.3
 # With /metrics: share of a cell's scrapes that must show requests waiting at the plateau.
 # vLLM shows a request as waiting for one step after it arrives even when a slot is free.
 QUEUED_SAMPLE_SHARE = 0.2
+# Or: the running gauge sat at the plateau for this share of the scrapes while the client kept
+# more requests than that in flight (closed loop), and at least one scrape saw a queue. With few
+# requests per cell the queue drains early (seen on llama.cpp with 4 requests at concurrency 4:
+# 2 running in 36 of 40 scrapes, deferred > 0 in only 3), yet the requests above the plateau
+# can only have been waiting.
+PLATEAU_SAMPLE_SHARE = 0.5
 # KV-cache usage above this is "near full": the next long request may force a preemption.
 KV_HIGH_USAGE = 0.90
 # Prefill rate at 1 concurrent request falling more than this from its peak to the longest
@@ -227,7 +233,11 @@ def _cap_from_metrics(cells: Sequence[CellResult]) -> tuple[int, int, list[int]]
     for i, c in enumerate(cells):
         ss = [s for s in c.samples if s.running is not None and s.waiting is not None]
         at_cap = [s for s in ss if round(s.running) >= cap and s.waiting > 0]
-        if ss and len(at_cap) >= max(1, QUEUED_SAMPLE_SHARE * len(ss)):
+        plateau = [s for s in ss if round(s.running) == cap]
+        client_above = c.spec.concurrency is not None and c.spec.concurrency > cap
+        if ss and (len(at_cap) >= max(1, QUEUED_SAMPLE_SHARE * len(ss))
+                   or (client_above and at_cap
+                       and len(plateau) >= PLATEAU_SAMPLE_SHARE * len(ss))):
             queued.append(i)
             most_waiting = max(most_waiting, int(round(max(s.waiting for s in at_cap))))
     return (cap, most_waiting, queued) if queued and cap > 0 else None
