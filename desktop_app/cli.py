@@ -7,6 +7,7 @@ never loads Qt.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from pathlib import Path
@@ -175,46 +176,19 @@ def _cmd_whatif(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
 
 
-def _cmd_throughput(args: argparse.Namespace) -> int:
-    from desktop_app.cli_throughput import run_throughput
-    from desktop_app.core.parsing import InputError
+def _lazy(module: str, function: str):
+    """A handler that imports `module` only when its command runs; InputError becomes one line."""
 
-    try:
-        return run_throughput(args)
-    except InputError as exc:
-        raise CliError(str(exc)) from None
+    def handler(args: argparse.Namespace) -> int:
+        from desktop_app.core.parsing import InputError
 
+        run = getattr(importlib.import_module(module), function)
+        try:
+            return run(args)
+        except InputError as exc:
+            raise CliError(str(exc)) from None
 
-def _cmd_sqleval(args: argparse.Namespace) -> int:
-    from desktop_app.cli_sqleval import run_sqleval
-    from desktop_app.core.parsing import InputError
-
-    try:
-        return run_sqleval(args)
-    except InputError as exc:
-        raise CliError(str(exc)) from None
-
-
-def _cmd_rejudge(args: argparse.Namespace) -> int:
-    from desktop_app.cli_sqleval import run_rejudge
-    from desktop_app.core.parsing import InputError
-
-    try:
-        return run_rejudge(args)
-    except InputError as exc:
-        raise CliError(str(exc)) from None
-
-
-def _cmd_sql(args: argparse.Namespace) -> int:
-    from desktop_app.cli_sql import run_sql_command
-
-    return run_sql_command(args)
-
-
-def _cmd_judge(args: argparse.Namespace) -> int:
-    from desktop_app.cli_judge import run_judge_command
-
-    return run_judge_command(args)
+    return handler
 
 
 def _cmd_profiles(args: argparse.Namespace) -> int:
@@ -260,11 +234,11 @@ _COMMANDS = {
     "gui": _cmd_gui,
     "sim": _cmd_sim,
     "whatif": _cmd_whatif,
-    "throughput": _cmd_throughput,
-    "sqleval": _cmd_sqleval,
-    "rejudge": _cmd_rejudge,
-    "sql": _cmd_sql,
-    "judge": _cmd_judge,
+    "throughput": _lazy("desktop_app.cli_throughput", "run_throughput"),
+    "sqleval": _lazy("desktop_app.cli_sqleval", "run_sqleval"),
+    "rejudge": _lazy("desktop_app.cli_sqleval", "run_rejudge"),
+    "sql": _lazy("desktop_app.cli_sql", "run_sql_command"),
+    "judge": _lazy("desktop_app.cli_judge", "run_judge_command"),
     "profiles": _cmd_profiles,
     "runs": _cmd_runs,
 }

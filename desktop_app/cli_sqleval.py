@@ -9,12 +9,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 import time
 from contextlib import ExitStack
 from pathlib import Path
 
+from desktop_app.cli_common import api_key_from_env, checked_base_url
 from desktop_app.core.parsing import InputError
 
 
@@ -91,20 +91,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def build_config(args: argparse.Namespace, base_url: str):
     """The EvalConfig from the flags; InputError names the flag at fault."""
-    from desktop_app.core.endpoint.discovery import validate_base_url
     from desktop_app.core.endpoint.types import EndpointConfig
     from desktop_app.core.sqleval.runner import EvalConfig
     from desktop_app.core.sqleval.types import JUDGE_MODES, STRATEGIES, TIERS
 
-    api_key = None
-    if args.api_key_env:
-        api_key = os.environ.get(args.api_key_env)
-        if not api_key:
-            raise InputError("--api-key-env", f"environment variable {args.api_key_env} is not set")
-    try:
-        url = validate_base_url(base_url)
-    except ValueError as exc:
-        raise InputError("--base-url", str(exc)) from None
+    api_key = api_key_from_env(args)
+    url = checked_base_url(base_url)
     ids = tuple(t.strip() for t in (args.ids or "").split(",") if t.strip())
     config = EvalConfig(
         endpoint=EndpointConfig(url, model=args.model or "", api_key=api_key,

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 import time
 from contextlib import ExitStack
 from pathlib import Path
 
+from desktop_app.cli_common import api_key_from_env, checked_base_url
 from desktop_app.core.parsing import InputError, parse_float_list, parse_int_list
 
 
@@ -70,20 +70,12 @@ def _ints(value, field: str) -> tuple[int, ...]:
 
 def build_config(args: argparse.Namespace, base_url: str, model: str):
     """The SweepConfig from flags (which win) and an optional --config file."""
-    from desktop_app.core.endpoint.discovery import validate_base_url
     from desktop_app.core.endpoint.types import EndpointConfig
     from desktop_app.core.throughput.config import SweepConfig, load_sweep_toml
 
     raw = load_sweep_toml(args.config) if args.config else {}
-    api_key = None
-    if args.api_key_env:
-        api_key = os.environ.get(args.api_key_env)
-        if not api_key:
-            raise InputError("--api-key-env", f"environment variable {args.api_key_env} is not set")
-    try:
-        url = validate_base_url(base_url)
-    except ValueError as exc:
-        raise InputError("--base-url", str(exc)) from None
+    api_key = api_key_from_env(args)
+    url = checked_base_url(base_url)
     endpoint = EndpointConfig(
         base_url=url, model=model, api=_option(args, raw, "api", "api", "chat"),
         api_key=api_key, verify_tls=not args.insecure and raw.get("verify_tls", True),
