@@ -104,6 +104,19 @@ async def test_open_loop_cells_send_at_the_requested_rate(fast_sim):
 
 
 @pytest.mark.asyncio
+async def test_goodput_is_the_share_of_requests_meeting_the_targets(fast_sim):
+    easy = _config(fast_sim.url, input_tokens=(128,), concurrency=(2,), warmup=0,
+                   ttft_target_s=30.0, tpot_target_s=30.0)
+    hard = _config(fast_sim.url, input_tokens=(128,), concurrency=(2,), warmup=0,
+                   ttft_target_s=1e-6)
+    assert (await asyncio.wait_for(run_sweep(easy), 30)).cells[0].goodput == 1.0
+    assert (await asyncio.wait_for(run_sweep(hard), 30)).cells[0].goodput == 0.0
+    assert (await asyncio.wait_for(run_sweep(_config(fast_sim.url, input_tokens=(128,),
+                                                     concurrency=(1,), warmup=0)), 30)
+            ).cells[0].goodput is None
+
+
+@pytest.mark.asyncio
 async def test_injected_faults_are_counted_by_class_exactly():
     with start_simulator("fast", faults="reset=0.15,http500=0.1,seed=11") as sim:
         config = _config(sim.url, input_tokens=(256,), concurrency=(4,), requests_per_cell=40,
