@@ -14,7 +14,13 @@ KEY_WINDOW_GEOMETRY = "window/geometry"
 KEY_WINDOW_STATE = "window/state"
 KEY_LAST_PAGE = "window/last_page"
 
-DECLARED_KEYS = (KEY_WINDOW_GEOMETRY, KEY_WINDOW_STATE, KEY_LAST_PAGE)
+DECLARED_KEYS: set[str] = {KEY_WINDOW_GEOMETRY, KEY_WINDOW_STATE, KEY_LAST_PAGE}
+
+
+def declare(*keys: str) -> None:
+    """Declare settings keys a page uses (call at import time of the page's module), e.g.
+    `declare("throughput/form")`. Only declared keys can be read or written."""
+    DECLARED_KEYS.update(keys)
 
 
 class Settings:
@@ -38,6 +44,11 @@ class Settings:
             return int(self._qs.value(key, default))
         except (TypeError, ValueError):
             return default
+
+    def text_value(self, key: str, default: str = "") -> str:
+        self._check(key)
+        value = self._qs.value(key, default)
+        return value if isinstance(value, str) else default
 
     def set_value(self, key: str, value: object) -> None:
         self._check(key)
