@@ -265,6 +265,11 @@ async def _execute(run: _Run, client, info: EndpointInfo, specs: list[CellSpec],
     for i, spec in enumerate(specs):
         cell = await _run_cell(run, client, info, prompts, i, spec, cell_ids[i], result)
         result.cells.append(cell)
+        if run.store is not None:
+            # Stored as soon as the cell ends, so a run cancelled later still shows it; the
+            # comparison with concurrency 1 is added once every cell is in.
+            await asyncio.to_thread(run.store.update_cell, cell_ids[i],
+                                    summary_json=cell_summary_json(cell))
     result.cells = _with_changes(result.cells)
     run.on_progress(SweepProgress("diagnosing", cells_total=len(specs), run_done=run.run_done,
                                   run_total=run.run_total, elapsed_s=run.elapsed()))
