@@ -11,14 +11,15 @@ import sys
 import traceback
 from types import TracebackType
 
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 import qasync  # after PySide6, so it binds to it
 
 from desktop_app.core.store import Store, StoreError, resolve_db_path
-from desktop_app.gui.controllers.simulator import SimulatorController
+from desktop_app.gui.context import AppContext
 from desktop_app.gui.main_window import MainWindow
 from desktop_app.gui.settings import APPLICATION, ORGANIZATION, Settings
+from desktop_app.gui.shell import AppShell
 
 log = logging.getLogger(__name__)
 
@@ -40,20 +41,38 @@ def install_excepthook() -> None:
     sys.excepthook = hook
 
 
-def build_window(app: QApplication, simulator_profile: str) -> tuple[MainWindow, SimulatorController]:
-    """Create the main window and start the built-in simulated endpoint for it."""
-    window = MainWindow(Settings())
-    simulator = SimulatorController(window)
-    window.set_endpoint(f"starting the built-in simulator (profile {simulator_profile})...")
-    simulator.started.connect(
-        lambda url, profile: window.set_endpoint(
-            f"Built-in simulator (profile {profile}, simulated) at {url}"
-        )
-    )
-    simulator.failed.connect(lambda message: window.set_endpoint(f"simulator failed: {message}"))
-    app.aboutToQuit.connect(simulator.stop)
-    simulator.start(simulator_profile)
-    return window, simulator
+def build_pages(context: AppContext, settings: Settings) -> dict[str, QWidget]:
+    """One instance of every page, by sidebar title."""
+    from desktop_app.gui.pages.endpoints import EndpointsPage
+    from desktop_app.gui.pages.inspector import InspectorPage
+    from desktop_app.gui.pages.runs import RunsPage
+    from desktop_app.gui.pages.sql_agent import SqlAgentPage
+    from desktop_app.gui.pages.throughput import ThroughputPage
+
+    return {
+        "Endpoints": EndpointsPage(context, settings=settings),
+        "Throughput": ThroughputPage(context, settings),
+        "SQL Agent": SqlAgentPage(context, settings),
+        "Runs": RunsPage(context, settings),
+        "Inspector": InspectorPage(context, settings),
+    }
+
+
+def build_window(app: QApplication, simulator_profile: str | None, *,
+                 context: AppContext | None = None,
+                 settings: Settings | None = None) -> tuple[MainWindow, AppShell]:
+    """The main window with every page, wired; starts the built-in simulator as the active
+    endpoint unless `simulator_profile` is None. Needs a running qasync loop."""
+    settings = settings or Settings()
+    context = context or AppContext()
+    window = MainWindow(settings, build_pages(context, settings))
+    shell = AppShell(window, context)
+    app.aboutToQuit.connect(shell.shutdown)
+    if simulator_profile:
+        window.set_endpoint(f"starting the built-in simulator (profile {simulator_profile})...")
+        window.pages["Endpoints"].start_simulator(simulator_profile)
+    window.pages["Runs"].refresh()
+    return window, shell
 
 
 def check_store() -> str:
@@ -84,9 +103,9 @@ def run_app(simulator_profile: str = "fast") -> int:
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)
     with loop:
-        window, simulator = build_window(app, simulator_profile)
+        window, shell = build_window(app, simulator_profile)
         window.show()
         store_task = asyncio.ensure_future(_show_store_status(window))  # noqa: F841 - kept alive
         loop.run_until_complete(closed.wait())
-        simulator.stop()
+        shell.shutdown()
     return 0

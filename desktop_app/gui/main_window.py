@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
@@ -51,9 +52,13 @@ PAGES: tuple[PageSpec, ...] = (
 class MainWindow(QMainWindow):
     """Sidebar + stacked pages; the status bar shows the active endpoint and running job."""
 
-    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: Settings, pages: dict[str, QWidget] | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._settings = settings
+        self.pages: dict[str, QWidget] = {}
+        # Asked before the window closes; returns False to keep it open (a run in progress).
+        self.confirm_close: Callable[[], bool] = lambda: True
         self.setWindowTitle(f"Throughline {__version__}")
         self.sidebar = QListWidget()
         self.sidebar.setObjectName("sidebar")
@@ -63,7 +68,9 @@ class MainWindow(QMainWindow):
         self.stack = QStackedWidget()
         for index, spec in enumerate(PAGES):
             self.sidebar.addItem(QListWidgetItem(f"{spec.title}\t{spec.shortcut}"))
-            self.stack.addWidget(PlaceholderPage(spec.title, spec.blurb))
+            page = (pages or {}).get(spec.title) or PlaceholderPage(spec.title, spec.blurb)
+            self.pages[spec.title] = page
+            self.stack.addWidget(page)
             action = QAction(spec.title, self)
             action.setShortcut(QKeySequence(spec.shortcut))
             action.triggered.connect(lambda _=False, i=index: self.show_page(i))
@@ -111,7 +118,14 @@ class MainWindow(QMainWindow):
         last = self._settings.int_value(KEY_LAST_PAGE, 0)
         self.show_page(last if 0 <= last < len(PAGES) else 0)
 
+    def show_page_named(self, title: str) -> None:
+        """Switch to the page called `title` (one of PAGES)."""
+        self.show_page([spec.title for spec in PAGES].index(title))
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        if not self.confirm_close():
+            event.ignore()
+            return
         self._settings.set_value(KEY_WINDOW_GEOMETRY, self.saveGeometry())
         self._settings.set_value(KEY_WINDOW_STATE, self.saveState())
         self._settings.set_value(KEY_LAST_PAGE, self.stack.currentIndex())

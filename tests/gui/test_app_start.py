@@ -1,4 +1,4 @@
-"""Starting the app: the built-in simulated endpoint comes up in a process of its own."""
+"""Starting the app: every page in place, the built-in simulated endpoint active."""
 
 import os
 
@@ -7,40 +7,49 @@ from PySide6.QtCore import QSettings
 
 from desktop_app.core.store import Store, resolve_db_path
 from desktop_app.gui import app as gui_app
+from desktop_app.gui.context import AppContext
+from desktop_app.gui.main_window import PAGES
+from desktop_app.gui.pages.placeholder import PlaceholderPage
 from desktop_app.gui.settings import Settings
 
 
-def test_app_starts_the_simulator_and_shows_where_it_serves(qtbot, qapp, qt_loop, tmp_path, monkeypatch):
-    monkeypatch.setattr(
-        gui_app, "Settings",
-        lambda: Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)),
-    )
-    window, simulator = gui_app.build_window(qapp, "fast")
+def _window(qapp, tmp_path, profile):
+    settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    context = AppContext(tmp_path / "r.db")
+    window, shell = gui_app.build_window(qapp, profile, context=context, settings=settings)
+    return window, shell, context
+
+
+def test_the_app_starts_on_the_simulator_with_every_page(qtbot, qapp, qt_loop, tmp_path):
+    window, shell, context = _window(qapp, tmp_path, "fast")
     qtbot.addWidget(window)
     try:
-        qtbot.waitUntil(lambda: simulator.task is not None and simulator.task.done(), timeout=20_000)
-        assert simulator.url, window.endpoint_label.text()
-        assert simulator.url in window.endpoint_label.text()
-        assert "simulated" in window.endpoint_label.text()
+        assert not any(isinstance(window.pages[p.title], PlaceholderPage) for p in PAGES)
+        qtbot.waitUntil(lambda: context.endpoint is not None, timeout=30_000)
+        label = window.endpoint_label.text()
+        assert "simulated" in label.lower() or "simulator" in label.lower(), label
+        url = context.endpoint.config.base_url
+        assert url.rstrip("/").removesuffix("/v1") in label or "127.0.0.1" in label, label
         # It is a real endpoint, and not in this process.
-        version = httpx.get(f"{simulator.url}/version", timeout=5).json()
+        version = httpx.get(f"{context.endpoint.config.root_url}/version", timeout=5).json()
         assert version["simulated"] is True and version["profile"] == "fast"
-        assert simulator._process.pid != os.getpid()
+        assert version.get("pid", None) != os.getpid()
     finally:
-        simulator.stop()
-    assert simulator.url is None
+        shell.shutdown()
+    controller = window.pages["Endpoints"].controller
+    assert controller.simulator_url is None
 
 
-def test_a_profile_that_does_not_exist_is_reported_in_the_status_bar(qtbot, qapp, qt_loop, tmp_path, monkeypatch):
-    monkeypatch.setattr(
-        gui_app, "Settings",
-        lambda: Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)),
-    )
-    window, simulator = gui_app.build_window(qapp, "no-such-profile")
+def test_a_simulator_profile_that_does_not_exist_is_reported(qtbot, qapp, qt_loop, tmp_path):
+    window, shell, context = _window(qapp, tmp_path, "no-such-profile")
     qtbot.addWidget(window)
-    qtbot.waitUntil(lambda: simulator.task.done(), timeout=20_000)
-    assert "simulator failed" in window.endpoint_label.text()
-    assert "no-such-profile" in window.endpoint_label.text()
+    try:
+        page = window.pages["Endpoints"]
+        qtbot.waitUntil(lambda: "failed" in page.sim_status.text(), timeout=30_000)
+        assert "no-such-profile" in page.sim_status.text()
+        assert context.endpoint is None
+    finally:
+        shell.shutdown()
 
 
 def test_start_up_marks_runs_of_dead_processes_interrupted():

@@ -1,0 +1,240 @@
+"""Owns the task of a SQL evaluation (`run_eval`) and the loading of a stored one.
+
+The core reports progress through a plain callback; this turns it into Qt signals. It also turns
+what a user typed in the form into an `EvalConfig` (`config_from_form`), so the page only
+arranges widgets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from desktop_app.core.endpoint.client import EndpointError
+from desktop_app.core.parsing import InputError, parse_int_list
+from desktop_app.core.sqleval.runner import EvalConfig, EvalProgress, EvalResult, run_eval
+from desktop_app.core.sqleval.types import JUDGE_MODES
+from desktop_app.core.store import Store, StoreError
+from desktop_app.gui.context import AppContext
+from desktop_app.gui.models.questions import QuestionRow
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class FormValues:
+    """What the SQL form holds, as typed (numbers are text until `config_from_form`)."""
+
+    questions: str = "sales-25"
+    tiers: tuple[str, ...] = ()
+    judges: tuple[str, ...] = JUDGE_MODES
+    tolerance: str = "1e-6"
+    strategies: tuple[str, ...] = ()
+    max_steps: str = "20"
+    max_tokens: str = ""
+    time_limit_s: str = "600"
+    concurrency: str = "4"
+    epochs: str = "1"
+    language: str = "en"
+
+
+def _one_int(text: str, field: str, *, optional: bool = False) -> int | None:
+    if optional and not text.strip():
+        return None
+    values = parse_int_list(text, field)
+    if len(values) != 1:
+        raise InputError(field, f"{text.strip()!r}: give one whole number")
+    return values[0]
+
+
+def _one_float(text: str, field: str, *, optional: bool = False) -> float | None:
+    if optional and not text.strip():
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError(field, f"{text.strip()!r} is not a number") from None
+
+
+def config_from_form(form: FormValues, context: AppContext) -> EvalConfig:
+    """The EvalConfig the form describes, validated; raises InputError naming the field
+    (including "endpoint" when no endpoint is active)."""
+    endpoint = context.endpoint
+    if endpoint is None:
+        raise InputError("endpoint", "no endpoint is active: choose one on the Endpoints page")
+    config = endpoint.config
+    if not config.model and endpoint.info is not None and endpoint.info.models:
+        config = dataclasses.replace(config, model=endpoint.info.models[0])
+    if not form.tiers:
+        raise InputError("tiers", "choose at least one tier")
+    result = EvalConfig(
+        endpoint=config, questions=form.questions, tiers=form.tiers, judges=form.judges,
+        tolerance=_one_float(form.tolerance, "tolerance"), strategies=form.strategies,
+        max_steps=_one_int(form.max_steps, "max steps"),
+        max_tokens=_one_int(form.max_tokens, "max tokens", optional=True),
+        time_limit_s=_one_float(form.time_limit_s, "time limit", optional=True),
+        concurrency=_one_int(form.concurrency, "concurrency"),
+        epochs=_one_int(form.epochs, "epochs"), language=form.language)
+    result.validate()
+    return result
+
+
+@dataclass(frozen=True)
+class StoredSqlRun:
+    """A stored SQL run as the page shows it: its rows and the judges it summarised."""
+
+    run_id: int
+    name: str
+    status: str
+    judges: tuple[str, ...]
+    rows: tuple[QuestionRow, ...]
+    simulated: bool = False  # a simulator persona or a simulated endpoint answered
+
+
+class _RecordingStore:
+    """The Store run_eval writes to, noting the run id when the run is created: the runner
+    reports it only on return, and Stop and double-click need it earlier."""
+
+    def __init__(self, store: Store, on_created) -> None:
+        self._store = store
+        self._on_created = on_created
+
+    def create_run(self, *args: Any, **kwargs: Any) -> int:
+        run_id = self._store.create_run(*args, **kwargs)
+        self._on_created(run_id)
+        return run_id
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
+class SqlEvalController(QObject):
+    """Runs one SQL evaluation at a time against the context's endpoint and reports it."""
+
+    run_created = Signal(int)  # run_id: the run is stored (rows can be opened from now on)
+    progressed = Signal(object)  # EvalProgress
+    question_finished = Signal(object)  # QuestionRow
+    finished = Signal(object)  # EvalResult of a completed run
+    cancelled = Signal(int)  # run_id (-1 when stopped before anything was stored)
+    failed = Signal(str, str)  # field ("" unless the input was at fault), message
+    loaded = Signal(object)  # StoredSqlRun
+    running_changed = Signal(bool)
+
+    def __init__(self, context: AppContext, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.task: asyncio.Task | None = None
+        self.load_task: asyncio.Task | None = None
+        self.run_id: int | None = None
+        self._running = False
+
+    @property
+    def running(self) -> bool:
+        """Whether an evaluation is going (False from the moment `running_changed(False)`)."""
+        return self._running
+
+    def start(self, config: EvalConfig) -> asyncio.Task | None:
+        """Start evaluating `config` (None if one is already running); returns its task."""
+        if self.running:
+            return None
+        self.run_id = None
+        self.task = asyncio.ensure_future(self._run(config))
+        self._running = True
+        self.running_changed.emit(True)
+        return self.task
+
+    def stop(self) -> None:
+        """Cancel the running evaluation: the run is stored as cancelled."""
+        if self.running and self.task is not None:
+            self.task.cancel()
+
+    async def _run(self, config: EvalConfig) -> None:
+        ctx = self.context
+        store: Store | None = None
+        try:
+            store = await asyncio.to_thread(ctx.open_store)
+            recording = _RecordingStore(store, self._on_store_run_created)
+            info = ctx.endpoint.info if ctx.endpoint else None
+            result: EvalResult = await run_eval(
+                config, recording, self._on_runner_progress, sets_dir=ctx.sets_dir,
+                cache_dir=ctx.cache_dir, info=info)
+        except asyncio.CancelledError:
+            self.cancelled.emit(self.run_id if self.run_id is not None else -1)
+            if self.run_id is not None:
+                ctx.run_finished.emit(self.run_id, "sql")
+            raise
+        except InputError as exc:
+            self.failed.emit(exc.field, str(exc))
+        except (EndpointError, StoreError) as exc:
+            self.failed.emit("", str(exc))
+        except Exception as exc:  # noqa: BLE001 - shown to the user, logged with its trace
+            log.exception("SQL evaluation failed")
+            self.failed.emit("", f"{type(exc).__name__}: {exc}")
+            if self.run_id is not None:
+                ctx.run_finished.emit(self.run_id, "sql")
+        else:
+            self.finished.emit(result)
+            if result.run_id is not None:
+                ctx.run_finished.emit(result.run_id, "sql")
+        finally:
+            if store is not None:
+                await asyncio.shield(asyncio.to_thread(store.close))
+            ctx.job_changed.emit("")
+            self._running = False
+            self.running_changed.emit(False)
+
+    def _on_store_run_created(self, run_id: int) -> None:
+        # Called from the runner's worker thread: hand it to the GUI thread's loop.
+        loop = self.task.get_loop() if self.task else asyncio.get_event_loop()
+        loop.call_soon_threadsafe(self._set_run_id, run_id)
+
+    def _set_run_id(self, run_id: int) -> None:
+        self.run_id = run_id
+        self.run_created.emit(run_id)
+
+    def _on_runner_progress(self, progress: EvalProgress) -> None:
+        if progress.latest is not None:
+            self.question_finished.emit(QuestionRow.from_item(progress.latest))
+        self.progressed.emit(progress)
+        if progress.phase == "running":
+            self.context.job_changed.emit(
+                f"SQL evaluation: {progress.done}/{progress.total} questions")
+
+    # ---------------------------------------------------------------- stored runs
+
+    def load_run(self, run_id: int) -> asyncio.Task | None:
+        """Read a stored SQL run and emit `loaded` (or `failed`); None while a run is going."""
+        if self.running:
+            return None
+        if self.load_task is not None and not self.load_task.done():
+            self.load_task.cancel()
+        self.load_task = asyncio.ensure_future(self._load(run_id))
+        return self.load_task
+
+    async def _load(self, run_id: int) -> None:
+        try:
+            stored = await asyncio.to_thread(_read_run, self.context, run_id)
+        except (StoreError, InputError) as exc:
+            self.failed.emit("run", str(exc))
+            return
+        self.run_id = run_id
+        self.loaded.emit(stored)
+
+
+def _read_run(context: AppContext, run_id: int) -> StoredSqlRun:
+    """Blocking: a stored SQL run's record and question rows."""
+    with context.open_store() as store:
+        record = store.get_run(run_id)
+        if record.kind != "sql":
+            raise InputError("run", f"run {run_id} is a {record.kind} run, not a SQL evaluation")
+        rows = store.sql_questions(run_id)
+    judges = tuple((record.config or {}).get("judges") or JUDGE_MODES)
+    simulated = ((record.engine or "").startswith("simulated")
+                 or (record.model or "").startswith("sim/"))
+    return StoredSqlRun(run_id, record.name, record.status, judges,
+                        tuple(QuestionRow.from_stored(r) for r in rows), simulated)

@@ -1,0 +1,273 @@
+"""Runs throughput sweeps for the Throughput page and reads stored ones back.
+
+The form's text goes through the core's parsers here (`form_errors`, `build_config`), so the
+page only shows what they say. `ThroughputController` owns the task running `run_sweep` and the
+Store it opens for it, and turns the sweep's plain progress callback into signals.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Signal
+
+from desktop_app.core.endpoint.types import EndpointConfig, MetricSample
+from desktop_app.core.metrics import RequestTiming, summarize_cell
+from desktop_app.core.parsing import InputError, parse_float_list, parse_int_list
+from desktop_app.core.store import RunRecord, Store
+from desktop_app.core.throughput.config import SweepConfig
+from desktop_app.core.throughput.sweep import SweepProgress, run_sweep
+from desktop_app.core.throughput.types import CellResult, CellSpec
+from desktop_app.gui.context import ActiveEndpoint, AppContext
+from desktop_app.gui.models.cells import cell_from_record
+
+SAMPLE_POLL_S = 0.5  # how often the server's /metrics timeline is read back while a sweep runs
+
+
+@dataclass(frozen=True)
+class SweepForm:
+    """The throughput form as typed: lists as text ("512, 2k"), empty text for "default"."""
+
+    input_tokens: str = "512, 1k, 2k"
+    concurrency: str = "1, 2, 4, 8"
+    output_tokens: str = "64"
+    requests_per_cell: str = ""  # empty: max(4 x concurrency, 8)
+    warmup: int = 2
+    api: str = "chat"
+    unique_prompts: bool = True
+    time_budget_s: str = ""  # empty: no limit
+    scrape_metrics: bool = True
+
+
+def _single(values: list, field: str) -> object:
+    if len(values) != 1:
+        raise InputError(field, "give one value")
+    return values[0]
+
+
+def _parse_fields(form: SweepForm) -> tuple[dict, dict[str, str]]:
+    """Each field parsed on its own: (values by SweepConfig name, error by field name)."""
+    values: dict = {}
+    errors: dict[str, str] = {}
+    parsers = {
+        "input_tokens": lambda t: tuple(parse_int_list(t, "input tokens")),
+        "concurrency": lambda t: tuple(parse_int_list(t, "concurrency")),
+        "output_tokens": lambda t: tuple(parse_int_list(t, "output tokens")),
+        "requests_per_cell": lambda t: (
+            _single(parse_int_list(t, "requests per cell"), "requests per cell")
+            if t.strip() else None),
+        "cell_time_budget_s": lambda t: (
+            _single(parse_float_list(t, "time budget per cell"), "time budget per cell")
+            if t.strip() else None),
+    }
+    texts = {"input_tokens": form.input_tokens, "concurrency": form.concurrency,
+             "output_tokens": form.output_tokens, "requests_per_cell": form.requests_per_cell,
+             "cell_time_budget_s": form.time_budget_s}
+    for name, parse in parsers.items():
+        try:
+            values[name] = parse(texts[name])
+        except InputError as exc:
+            errors[exc.field] = str(exc)
+    return values, errors
+
+
+def form_errors(form: SweepForm) -> dict[str, str]:
+    """Every bad field of `form`, by field name ("concurrency", ...), with a message naming it."""
+    values, errors = _parse_fields(form)
+    if not errors:
+        try:
+            placeholder = EndpointConfig("http://placeholder", model="placeholder")
+            _config(form, values, placeholder).validate()
+        except InputError as exc:
+            errors[exc.field] = str(exc)
+    return errors
+
+
+def _config(form: SweepForm, values: dict, endpoint: EndpointConfig) -> SweepConfig:
+    return SweepConfig(
+        endpoint=dataclasses.replace(endpoint, api=form.api), warmup=form.warmup,
+        unique_prompts=form.unique_prompts, scrape_metrics=form.scrape_metrics, **values)
+
+
+def build_config(form: SweepForm, endpoint: ActiveEndpoint) -> SweepConfig:
+    """The sweep `form` describes against `endpoint`; raises InputError naming the first bad
+    field. Without a model chosen, the endpoint's first listed model is used."""
+    values, errors = _parse_fields(form)
+    if errors:
+        field, message = next(iter(errors.items()))
+        raise InputError(field, message.split(": ", 1)[-1])
+    config = endpoint.config
+    if not config.model and endpoint.info is not None and endpoint.info.models:
+        config = dataclasses.replace(config, model=endpoint.info.models[0])
+    sweep = _config(form, values, config)
+    sweep.validate()
+    return sweep
+
+
+@dataclass(frozen=True)
+class StoredSweep:
+    """A sweep read back from the store: its run, cells (sweep order) and /metrics timeline.
+
+    The diagnosis is not stored with a run, so there are no findings here."""
+
+    run: RunRecord
+    cells: list[CellResult]
+    samples: list[MetricSample]
+
+
+def _sample(row: dict) -> MetricSample:
+    return MetricSample(t_s=row["t_s"], running=row.get("running"), waiting=row.get("waiting"),
+                        kv_cache_usage=row.get("kv_cache_usage"),
+                        preemptions=row.get("preemptions"))
+
+
+def read_stored_sweep(store: Store, run_id: int) -> StoredSweep:
+    """Blocking read of a stored sweep (call it in a thread)."""
+    run = store.get_run(run_id)
+    cells = [cell_from_record(c) for c in store.cells(run_id)]
+    samples = [_sample(row) for row in store.metric_samples(run_id)]
+    return StoredSweep(run, cells, samples)
+
+
+class ThroughputController(QObject):
+    """Runs one sweep at a time against the context's endpoint and reports it as signals."""
+
+    running_changed = Signal(bool)
+    progress_changed = Signal(object)  # SweepProgress
+    cell_finished = Signal(object)  # CellResult, provisional: no change vs c=1, no client load
+    samples_received = Signal(list)  # new MetricSamples of the running sweep, in time order
+    sweep_finished = Signal(object)  # SweepResult
+    sweep_cancelled = Signal()
+    sweep_failed = Signal(str)
+    run_loaded = Signal(object)  # StoredSweep
+    load_failed = Signal(str)
+
+    def __init__(self, context: AppContext, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._context = context
+        self.task: asyncio.Task | None = None
+        self.load_task: asyncio.Task | None = None
+        self.run_id: int | None = None
+        self._floor = 0  # this process's newest run id before the sweep started
+        self._cell: tuple[int, CellSpec] | None = None
+        self._timings: list[RequestTiming] = []
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def start(self, config: SweepConfig) -> asyncio.Task:
+        """Run the sweep `config` in a task (one at a time); returns it."""
+        if self.running:
+            raise RuntimeError("a sweep is already running")
+        self.task = asyncio.ensure_future(self._run(config))
+        return self.task
+
+    def stop(self) -> None:
+        """Cancel the running sweep: requests in flight stop, the run is stored as cancelled."""
+        if self.running:
+            self.task.cancel()
+
+    def load_run(self, run_id: int) -> asyncio.Task:
+        """Read stored run `run_id` in a thread; emits run_loaded or load_failed."""
+        if self.load_task is not None and not self.load_task.done():
+            self.load_task.cancel()
+        self.load_task = asyncio.ensure_future(self._load(run_id))
+        return self.load_task
+
+    async def _load(self, run_id: int) -> None:
+        def read() -> StoredSweep:
+            with self._context.open_store() as store:
+                return read_stored_sweep(store, run_id)
+
+        try:
+            stored = await asyncio.to_thread(read)
+        except Exception as exc:  # noqa: BLE001 - shown to the user as is
+            self.load_failed.emit(str(exc))
+            return
+        self.run_loaded.emit(stored)
+
+    async def _run(self, config: SweepConfig) -> None:
+        self.run_id = None
+        self._cell, self._timings = None, []
+        self.running_changed.emit(True)
+        self._context.job_changed.emit("Throughput sweep starting")
+        store: Store | None = None
+        poller: asyncio.Task | None = None
+        info = self._context.endpoint.info if self._context.endpoint else None
+        try:
+            store = await asyncio.to_thread(self._context.open_store)
+            self._floor = await asyncio.to_thread(_own_latest_run, store) or 0
+            poller = asyncio.ensure_future(self._poll_samples(store))
+            result = await run_sweep(config, store, self._on_sweep_progress, info=info)
+        except asyncio.CancelledError:
+            self._finish_cell()
+            self.sweep_cancelled.emit()
+            raise
+        except Exception as exc:  # noqa: BLE001 - any failure is shown to the user as is
+            self.sweep_failed.emit(str(exc))
+        else:
+            self.run_id = result.run_id
+            self.sweep_finished.emit(result)
+        finally:
+            if poller is not None:
+                poller.cancel()
+                await asyncio.gather(poller, return_exceptions=True)
+            if store is not None:
+                if self.run_id is None:
+                    self.run_id = await asyncio.to_thread(_own_latest_run, store, None,
+                                                            self._floor)
+                await asyncio.to_thread(store.close)
+            if self.run_id is not None:
+                self._context.run_finished.emit(self.run_id, "throughput")
+            self._context.job_changed.emit("")
+            self.running_changed.emit(False)
+
+    def _on_sweep_progress(self, progress: SweepProgress) -> None:
+        if progress.phase == "running" and progress.cell is not None:
+            if self._cell is None or self._cell[0] != progress.cell_index:
+                self._finish_cell()
+                self._cell = (progress.cell_index, progress.cell)
+                self._context.job_changed.emit(
+                    f"Throughput: cell {progress.cell_index + 1}/{progress.cells_total}")
+            if progress.latest is not None:
+                self._timings.append(progress.latest)
+        elif progress.phase == "diagnosing":
+            self._finish_cell()
+        self.progress_changed.emit(progress)
+
+    def _finish_cell(self) -> None:
+        if self._cell is None:
+            return
+        spec = self._cell[1]
+        timings, self._cell, self._timings = tuple(self._timings), None, []
+        self.cell_finished.emit(CellResult(spec=spec, summary=summarize_cell(timings),
+                                           timings=timings))
+
+    async def _poll_samples(self, store: Store) -> None:
+        """Read the running sweep's /metrics samples back from the store as the writer commits
+        them (the sweep reports samples only to the store)."""
+        seen = 0
+        while True:
+            await asyncio.sleep(SAMPLE_POLL_S)
+            if self.run_id is None:
+                self.run_id = await asyncio.to_thread(_own_latest_run, store, "running",
+                                                        self._floor)
+                if self.run_id is None:
+                    continue
+            rows = await asyncio.to_thread(store.metric_samples, self.run_id)
+            if len(rows) > seen:
+                self.samples_received.emit([_sample(r) for r in rows[seen:]])
+                seen = len(rows)
+
+
+def _own_latest_run(store: Store, status: str | None = None, after: int = 0) -> int | None:
+    """This process's newest throughput run with an id above `after` (the sweep does not
+    report its run id until it returns)."""
+    for run in store.list_runs(kind="throughput", status=status, limit=5):
+        if run.pid == os.getpid() and run.id > after:
+            return run.id
+    return None

@@ -1,0 +1,185 @@
+"""The cell table of a throughput sweep: a Qt model over CellResult records (formatting here)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+
+from desktop_app.core.metrics import CellSummary, Distribution
+from desktop_app.core.store import CellRecord
+from desktop_app.core.throughput.types import CellResult, CellSpec, ClientLoad
+
+_Index = QModelIndex | QPersistentModelIndex
+
+COLUMNS = ("input", "load", "output", "ok/n", "TTFT p50 s", "TTFT p90 s", "prefill tok/s",
+           "vs c1", "decode tok/s", "TPOT ms", "out tok/s", "notes")
+_TIPS = (
+    "prompt length (tokens)",
+    "requests in flight (concurrency) or arrival rate (requests/s)",
+    "output length (tokens)",
+    "completed requests / requests sent",
+    "median time to first token (seconds)",
+    "90th percentile time to first token (seconds)",
+    "mean prompt tokens / TTFT per request, queueing included",
+    "mean prefill tok/s against the concurrency-1 cell of the same lengths",
+    "mean (completion tokens - 1) / decode time per request",
+    "mean time per output token after the first (milliseconds)",
+    "completion tokens of the cell / its wall time",
+    "client-bound: the benchmarking client was too busy, latencies unreliable",
+)
+
+
+def _fmt(value: float | None, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def _mean(dist: Distribution | None) -> float | None:
+    return None if dist is None else dist.mean
+
+
+class CellTableModel(QAbstractTableModel):
+    """One row per sweep cell: its shape, request counts, latencies, rates and notes."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._cells: list[CellResult] = []
+        self._unreliable: set[int] = set()
+
+    # ---- content
+
+    def set_cells(self, cells: Sequence[CellResult], unreliable: Iterable[int] = ()) -> None:
+        """Show `cells` (sweep order); rows in `unreliable` get the note client-bound."""
+        self.beginResetModel()
+        self._cells = list(cells)
+        self._unreliable = set(unreliable)
+        self.endResetModel()
+
+    def add_cell(self, cell: CellResult) -> None:
+        """Append a cell that just finished (during a sweep)."""
+        row = len(self._cells)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self._cells.append(cell)
+        self.endInsertRows()
+
+    def cell(self, row: int) -> CellResult:
+        return self._cells[row]
+
+    def cells(self) -> list[CellResult]:
+        return list(self._cells)
+
+    # ---- Qt overrides
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008 - Qt override
+        return 0 if parent.isValid() else len(self._cells)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008 - Qt override
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 - Qt override
+                   role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return _TIPS[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        row, col = index.row(), index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._text(row, col)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            if col == len(COLUMNS) - 1:
+                return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole and col == len(COLUMNS) - 1:
+            return self._failures(row) or None
+        return None
+
+    # ---- formatting
+
+    def _notes(self, row: int) -> str:
+        cell = self._cells[row]
+        notes = []
+        if row in self._unreliable:
+            notes.append("client-bound")
+        if cell.status != "completed":
+            notes.append(cell.status.replace("_", " "))
+        if cell.summary.ok < cell.summary.count:
+            notes.append(f"{cell.summary.count - cell.summary.ok} failed")
+        if cell.token_mismatches:
+            notes.append(f"{cell.token_mismatches} token-count mismatches")
+        return ", ".join(notes)
+
+    def _failures(self, row: int) -> str:
+        failures = self._cells[row].summary.failures_by_class
+        return ", ".join(f"{name}: {n}" for name, n in failures.items())
+
+    def _text(self, row: int, col: int) -> str:
+        cell = self._cells[row]
+        spec, s = cell.spec, cell.summary
+        match col:
+            case 0:
+                return str(spec.input_tokens)
+            case 1:
+                return (str(spec.concurrency) if spec.concurrency is not None
+                        else f"{spec.request_rate:g}/s")
+            case 2:
+                return str(spec.output_tokens)
+            case 3:
+                return f"{s.ok}/{s.count}"
+            case 4:
+                return _fmt(s.ttft_s and s.ttft_s.p50, ".3f")
+            case 5:
+                return _fmt(s.ttft_s and s.ttft_s.p90, ".3f")
+            case 6:
+                return _fmt(_mean(s.prefill_tps), ".0f")
+            case 7:
+                return "-" if cell.prefill_change is None else f"{cell.prefill_change * 100:+.0f}%"
+            case 8:
+                return _fmt(_mean(s.decode_tps), ".1f")
+            case 9:
+                return _fmt(s.tpot_s and s.tpot_s.mean * 1000, ".1f")
+            case 10:
+                return _fmt(s.output_tps, ".1f")
+            case _:
+                return self._notes(row)
+
+
+def _distribution(d: dict | None) -> Distribution | None:
+    return None if d is None else Distribution(**d)
+
+
+def cell_from_record(record: CellRecord) -> CellResult:
+    """A stored cell back as a CellResult (no per-request timings: the store keeps those apart).
+
+    Cells a sweep never finished (no stored summary) come back with zero requests.
+    """
+    spec = CellSpec(record.input_tokens or 0, record.output_tokens or 0, 0,
+                    concurrency=record.concurrency, request_rate=record.request_rate)
+    d = dict(record.summary or {})
+    summary = CellSummary(
+        count=d.get("count", 0), ok=d.get("ok", 0),
+        failures_by_class=d.get("failures_by_class") or {},
+        ttft_s=_distribution(d.get("ttft_s")), prefill_tps=_distribution(d.get("prefill_tps")),
+        decode_tps=_distribution(d.get("decode_tps")), tpot_s=_distribution(d.get("tpot_s")),
+        itl_s=_distribution(d.get("itl_s")), e2e_s=_distribution(d.get("e2e_s")),
+        wall_s=d.get("wall_s"), output_tps=d.get("output_tps"),
+        effective_prefill_tps=d.get("effective_prefill_tps"),
+        effective_decode_tps=d.get("effective_decode_tps"),
+        prompt_tokens=d.get("prompt_tokens", 0), completion_tokens=d.get("completion_tokens", 0),
+    )
+    load = d.get("client_load")
+    # A cell the sweep never reached (pending) or left running counts as cancelled.
+    status = record.status if record.status in ("completed", "time_budget") else "cancelled"
+    return CellResult(
+        spec=spec, summary=summary, timings=(),
+        client_load=ClientLoad(**load) if load else None,
+        prefill_change=d.get("prefill_change"), decode_change=d.get("decode_change"),
+        goodput=d.get("goodput"), token_mismatches=d.get("token_mismatches", 0),
+        status=status,
+    )

@@ -1,0 +1,239 @@
+"""The SQL evaluation's questions as a table: one row per question and epoch, with its verdicts.
+
+`QuestionRow` is the frozen record both a live run (`ItemResult`) and a stored run
+(`sql_questions` rows) are turned into; `QuestionTableModel` shows them, `QuestionFilterModel`
+sorts and filters them by verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
+from PySide6.QtGui import QBrush, QColor
+
+from desktop_app.core.sqleval.export import failure_class
+from desktop_app.core.sqleval.types import JUDGE_MODES, TIERS
+
+if TYPE_CHECKING:
+    from desktop_app.core.sqleval.runner import ItemResult
+
+_Index = QModelIndex | QPersistentModelIndex
+
+
+@dataclass(frozen=True)
+class QuestionRow:
+    """One question in one epoch as the table shows it. `verdicts` maps a judge to passed (a
+    judge missing: not judged, e.g. a cancelled question); `row_id` is the `sql_questions` row
+    (None when not stored); `tokens` are prompt + completion; `seconds` wall time."""
+
+    question_id: str
+    tier: str
+    epoch: int
+    verdicts: dict[str, bool] = field(hash=False)
+    failure_class: str | None
+    steps: int
+    tokens: int
+    seconds: float
+    status: str = "completed"
+    row_id: int | None = None
+
+    @classmethod
+    def from_item(cls, item: ItemResult) -> QuestionRow:
+        """A row from a question that just finished in a live run."""
+        o = item.outcome
+        return cls(o.question_id, o.tier, o.epoch,
+                   {j: v.passed for j, v in o.verdicts.items()}, failure_class(o.verdicts),
+                   item.steps, o.prompt_tokens + o.completion_tokens, o.seconds,
+                   "completed", item.row_id)
+
+    @classmethod
+    def from_stored(cls, row: dict[str, Any]) -> QuestionRow:
+        """A row from `Store.sql_questions` (verdicts_json as runner.py documents it)."""
+        stored = (row.get("verdicts_json") or {}).get("verdicts") or {}
+        return cls(row["question_id"], row.get("tier") or "", row.get("epoch") or 0,
+                   {j: bool(v.get("passed")) for j, v in stored.items()},
+                   row.get("failure_class"), row.get("steps") or 0,
+                   (row.get("prompt_tokens") or 0) + (row.get("completion_tokens") or 0),
+                   row.get("seconds") or 0.0, row.get("status") or "", row.get("id"))
+
+
+@dataclass(frozen=True)
+class TierEffort:
+    """Per tier: questions, passes per judge, mean steps and tokens (for the tier chart)."""
+
+    tier: str
+    questions: int
+    passed: dict[str, int] = field(hash=False)
+    mean_steps: float
+    mean_tokens: float
+
+
+def tier_effort(rows: Sequence[QuestionRow], judges: Sequence[str]) -> list[TierEffort]:
+    """Pass counts and mean effort per tier over the judged rows, in tier order."""
+    out = []
+    for tier in TIERS:
+        group = [r for r in rows if r.tier == tier and r.verdicts]
+        if group:
+            n = len(group)
+            out.append(TierEffort(tier, n, {j: sum(r.verdicts.get(j, False) for r in group)
+                                            for j in judges},
+                                  sum(r.steps for r in group) / n,
+                                  sum(r.tokens for r in group) / n))
+    return out
+
+
+# Columns: fixed ones around one verdict column per judge.
+_HEAD = ("ID", "Tier", "Epoch")
+_TAIL = ("Failure class", "Steps", "Tokens", "Seconds")
+_PASS_BRUSH = QBrush(QColor("#1b7f3b"))
+_FAIL_BRUSH = QBrush(QColor("#b3261e"))
+
+
+class QuestionTableModel(QAbstractTableModel):
+    """The questions of one SQL run: id, tier, epoch, PASS/FAIL per judge, failure class,
+    steps, tokens and seconds."""
+
+    COL_EPOCH = 2
+    COL_FIRST_JUDGE = len(_HEAD)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._rows: list[QuestionRow] = []
+        self.judges: tuple[str, ...] = JUDGE_MODES  # one verdict column each
+
+    # ---- data in
+    def set_rows(self, rows: Sequence[QuestionRow]) -> None:
+        self.beginResetModel()
+        self._rows = list(rows)
+        self.endResetModel()
+
+    def add_row(self, row: QuestionRow) -> None:
+        n = len(self._rows)
+        self.beginInsertRows(QModelIndex(), n, n)
+        self._rows.append(row)
+        self.endInsertRows()
+
+    def clear(self) -> None:
+        self.set_rows([])
+
+    def rows(self) -> list[QuestionRow]:
+        return list(self._rows)
+
+    def row_at(self, row: int) -> QuestionRow:
+        return self._rows[row]
+
+    def passed(self, judge: str) -> int:
+        """How many rows `judge` passed."""
+        return sum(r.verdicts.get(judge, False) for r in self._rows)
+
+    def max_epoch(self) -> int:
+        return max((r.epoch for r in self._rows), default=0)
+
+    # ---- Qt
+    def _headers(self) -> tuple[str, ...]:
+        return _HEAD + tuple(j.capitalize() for j in self.judges) + _TAIL
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self._headers())
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self._headers()[section]
+        return None
+
+    def _raw(self, row: QuestionRow, column: int) -> Any:
+        """The value a column sorts by."""
+        judges = len(self.judges)
+        if column < len(_HEAD):
+            return (row.question_id, TIERS.index(row.tier) if row.tier in TIERS else 99,
+                    row.epoch)[column]
+        if column < len(_HEAD) + judges:
+            verdict = row.verdicts.get(self.judges[column - len(_HEAD)])
+            return -1 if verdict is None else int(verdict)
+        return (row.failure_class or "", row.steps, row.tokens,
+                row.seconds)[column - len(_HEAD) - judges]
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row, column = self._rows[index.row()], index.column()
+        in_judges = len(_HEAD) <= column < len(_HEAD) + len(self.judges)
+        if role == Qt.ItemDataRole.UserRole:
+            return self._raw(row, column)
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == 1:
+                return row.tier
+            if in_judges:
+                verdict = self._raw(row, column)
+                return {1: "PASS", 0: "FAIL"}.get(verdict, row.status or "-")
+            if column == len(_HEAD) + len(self.judges):
+                return row.failure_class or ""
+            if column == self.columnCount() - 1:
+                return f"{row.seconds:.2f}"
+            if column == self.columnCount() - 2:
+                return f"{row.tokens:,}"
+            return str(self._raw(row, column))
+        if role == Qt.ItemDataRole.ForegroundRole and in_judges:
+            verdict = self._raw(row, column)
+            return _PASS_BRUSH if verdict == 1 else _FAIL_BRUSH if verdict == 0 else None
+        if role == Qt.ItemDataRole.TextAlignmentRole and column >= len(_HEAD) + len(
+                self.judges) + 1:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole and row.status != "completed":
+            return f"{row.question_id}: {row.status}"
+        return None
+
+
+# The verdict filters the page offers: label -> which rows pass.
+FILTERS: dict[str, Any] = {
+    "All questions": lambda r: True,
+    "Failed strict": lambda r: r.verdicts.get("strict") is False,
+    "Fails strict but passes tolerant":
+        lambda r: r.verdicts.get("strict") is False and r.verdicts.get("tolerant") is True,
+    "Passed strict": lambda r: r.verdicts.get("strict") is True,
+    "Failed every judge":
+        lambda r: bool(r.verdicts) and not any(r.verdicts.values()),
+    "Not judged (cancelled)": lambda r: not r.verdicts,
+}
+
+
+class QuestionFilterModel(QSortFilterProxyModel):
+    """Sorts the questions by their raw values and keeps those a verdict filter (FILTERS) and
+    an optional tier accept."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setSortRole(Qt.ItemDataRole.UserRole)
+        self._filter = "All questions"
+        self._tier = ""
+
+    def set_verdict_filter(self, name: str) -> None:
+        self.beginFilterChange()
+        self._filter = name if name in FILTERS else "All questions"
+        self.endFilterChange()
+
+    def set_tier(self, tier: str) -> None:
+        """Show only `tier` ("" or "all tiers": every tier)."""
+        self.beginFilterChange()
+        self._tier = "" if tier not in TIERS else tier
+        self.endFilterChange()
+
+    def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:  # noqa: N802
+        model = self.sourceModel()
+        if not isinstance(model, QuestionTableModel):
+            return True
+        row = model.row_at(source_row)
+        return (not self._tier or row.tier == self._tier) and FILTERS[self._filter](row)

@@ -1,0 +1,143 @@
+"""A lazy table of one throughput run's requests: ids held once, rows read a page at a time.
+
+Anki's pattern for big result tables: the model holds only the ordered ids (from
+`Store.request_ids`, read from an index, cheap even for 100,000 requests) and reads the rows in
+view through a `fetch(ids) -> rows` callable (`Store.requests_by_id`) one page of PAGE_SIZE at a
+time, keeping the last CACHE_PAGES pages. A page read is a few milliseconds, so it happens on
+demand inside `data()`, the way Anki does; nothing reads the whole run.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor
+
+from desktop_app.core.store import CellRecord
+
+_Index = QModelIndex | QPersistentModelIndex
+_ROOT = QModelIndex()
+
+Fetch = Callable[[Sequence[int]], list[dict[str, Any]]]
+
+
+def _num(value: Any, spec: str, scale: float = 1.0) -> str:
+    if value is None:
+        return ""
+    return format(int(value), spec) if spec == "d" else format(value * scale, spec)
+
+
+def _cell_text(cell: CellRecord | None) -> str:
+    if cell is None:
+        return ""
+    load = f"c={cell.concurrency}" if cell.concurrency is not None else f"{cell.request_rate:g}/s"
+    return f"{cell.input_tokens} / {load} / {cell.output_tokens}"
+
+
+# (header, how a stored row becomes text); times shown in ms, rates in tokens/s.
+COLUMNS: tuple[tuple[str, Callable[[dict, CellRecord | None], str]], ...] = (
+    ("cell (in / load / out)", lambda r, c: _cell_text(c) if c else str(r.get("cell_id") or "")),
+    ("seq", lambda r, c: "warm-up" if r.get("warmup") else _num(r.get("seq"), "d")),
+    ("TTFT ms", lambda r, c: _num(r.get("ttft_s"), ".1f", 1000)),
+    ("E2E ms", lambda r, c: _num(r.get("e2e_s"), ".0f", 1000)),
+    ("prompt tok", lambda r, c: _num(r.get("prompt_tokens"), "d")),
+    ("compl. tok", lambda r, c: _num(r.get("completion_tokens"), "d")),
+    ("prefill tok/s", lambda r, c: _num(r.get("prefill_tps"), ".0f")),
+    ("decode tok/s", lambda r, c: _num(r.get("decode_tps"), ".1f")),
+    ("TPOT ms", lambda r, c: _num(r.get("tpot_s"), ".2f", 1000)),
+    ("finish", lambda r, c: r.get("finish_reason") or ""),
+    ("HTTP", lambda r, c: _num(r.get("status_code"), "d")),
+    ("error", lambda r, c: r.get("error_class") or ""),
+    ("response id", lambda r, c: r.get("response_id") or ""),
+)
+_LEFT = {0, 9, 11, 12}
+ERROR_BG = QColor("#f6d3d0")
+
+
+class RequestsTableModel(QAbstractTableModel):
+    """One throughput run's requests in sweep order, read lazily in pages from the store."""
+
+    PAGE_SIZE = 200
+    CACHE_PAGES = 32
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._ids: list[int] = []
+        self._fetch: Fetch | None = None
+        self._cells: Mapping[int, CellRecord] = {}
+        self._pages: OrderedDict[int, list[dict[str, Any]]] = OrderedDict()
+        self.pages_read = 0  # how many page reads happened (tests and the status line)
+
+    def set_requests(self, ids: Sequence[int], fetch: Fetch | None,
+                     cells: Sequence[CellRecord] = ()) -> None:
+        """Show the requests with these ids (in this order), reading rows through `fetch`;
+        `cells` name each request's cell."""
+        self.beginResetModel()
+        self._ids = list(ids)
+        self._fetch = fetch
+        self._cells = {c.id: c for c in cells}
+        self._pages.clear()
+        self.endResetModel()
+
+    def clear(self) -> None:
+        self.set_requests([], None)
+
+    def row(self, row: int) -> dict[str, Any] | None:
+        """The stored request at `row` (reading its page if needed), or None if it is gone."""
+        if not 0 <= row < len(self._ids):
+            return None
+        number, offset = divmod(row, self.PAGE_SIZE)
+        page = self._page(number)
+        return page[offset] if offset < len(page) else None
+
+    def _page(self, number: int) -> list[dict[str, Any]]:
+        page = self._pages.get(number)
+        if page is not None:
+            self._pages.move_to_end(number)
+            return page
+        ids = self._ids[number * self.PAGE_SIZE:(number + 1) * self.PAGE_SIZE]
+        rows = self._fetch(ids) if self._fetch else []
+        by_id = {r["id"]: r for r in rows}
+        # A deleted row leaves a gap rather than shifting every row below it.
+        page = [by_id.get(i, {"id": i}) for i in ids]
+        self.pages_read += 1
+        self._pages[number] = page
+        while len(self._pages) > self.CACHE_PAGES:
+            self._pages.popitem(last=False)
+        return page
+
+    def rowCount(self, parent: _Index = _ROOT) -> int:  # noqa: N802 - Qt override
+        return 0 if parent.isValid() else len(self._ids)
+
+    def columnCount(self, parent: _Index = _ROOT) -> int:  # noqa: N802 - Qt override
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            return COLUMNS[section][0]
+        return str(section + 1)
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            align = (Qt.AlignmentFlag.AlignLeft if index.column() in _LEFT
+                     else Qt.AlignmentFlag.AlignRight)
+            return int(align | Qt.AlignmentFlag.AlignVCenter)
+        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.BackgroundRole,
+                        Qt.ItemDataRole.ToolTipRole):
+            return None
+        request = self.row(index.row())
+        if request is None:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[index.column()][1](request, self._cells.get(request.get("cell_id")))
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return ERROR_BG if request.get("error_class") else None
+        return request.get("error_message") or None

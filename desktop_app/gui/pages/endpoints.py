@@ -1,0 +1,582 @@
+"""The Endpoints page: saved endpoint profiles, connection tests and the built-in simulator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app import paths
+from desktop_app.core.endpoint.profiles import EndpointProfile, load_profiles, save_profiles
+from desktop_app.core.endpoint.types import EndpointConfig
+from desktop_app.core.endpoint.urls import validate_base_url
+from desktop_app.core.simulator.profiles import available_profiles
+from desktop_app.gui import settings as settings_mod
+from desktop_app.gui.context import ActiveEndpoint, AppContext
+from desktop_app.gui.controllers.endpoints import ConnectionReport, EndpointsController
+from desktop_app.gui.secrets import ApiKeys
+from desktop_app.gui.settings import Settings
+
+KEY_LAST_PROFILE = "endpoints/last_profile"
+KEY_SIMULATOR_PROFILE = "endpoints/simulator_profile"
+settings_mod.declare(KEY_LAST_PROFILE, KEY_SIMULATOR_PROFILE)
+
+SIMULATOR_NAME = "Built-in simulator"
+_SIM_ROW = 0
+_BUILTIN_SIM_PROFILES = ("fast", "seed-reference", "instant")
+_ERROR_STYLE = "color: #b00020;"
+_NOTE_STYLE = "color: palette(placeholder-text);"
+
+
+def default_profiles_path() -> Path:
+    """Where saved endpoint profiles live (API keys never do)."""
+    return paths.user_config_dir() / "endpoints.json"
+
+
+def _yes_no(value: bool | None) -> str:
+    return "unknown" if value is None else ("yes" if value else "no")
+
+
+def _engine_text(report: ConnectionReport) -> str:
+    info = report.info
+    text = info.engine + (f" {info.engine_version}" if info.engine_version else "")
+    return text + (" (simulated)" if info.simulated else "")
+
+
+def _stacked(field: QWidget, note: QLabel) -> QWidget:
+    """A field with its note or error right under it (no gap while the note is hidden)."""
+    box = QWidget()
+    column = QVBoxLayout(box)
+    column.setContentsMargins(0, 0, 0, 0)
+    column.setSpacing(2)
+    column.addWidget(field)
+    column.addWidget(note)
+    return box
+
+
+class ConnectionResults(QGroupBox):
+    """Shows what the last connection test found: latency, models, engine and features."""
+
+    _ROWS = ("Status", "Latency", "Models", "Engine", "/tokenize", "/metrics", "Tool calling",
+             "Notes")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Connection", parent)
+        form = QFormLayout(self)
+        self.values: dict[str, QLabel] = {}
+        for row in self._ROWS:
+            label = QLabel("")
+            label.setWordWrap(True)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.values[row] = label
+            form.addRow(f"{row}:", label)
+        self.clear()
+
+    def clear(self, status: str = "not tested") -> None:
+        for label in self.values.values():
+            label.setText("")
+            label.setStyleSheet("")
+        self.values["Status"].setText(status)
+
+    def show_failure(self, message: str) -> None:
+        self.clear(f"failed: {message}")
+        self.values["Status"].setStyleSheet(_ERROR_STYLE)
+
+    def show_report(self, report: ConnectionReport) -> None:
+        info = report.info
+        self.clear("connected")
+        v = self.values
+        v["Latency"].setText(f"{info.latency_s * 1000:.0f} ms (GET /v1/models)")
+        v["Models"].setText(", ".join(info.models) or "none listed")
+        v["Engine"].setText(_engine_text(report))
+        v["/tokenize"].setText(f"yes ({info.tokenizer})" if info.tokenizer else "no")
+        v["/metrics"].setText(_yes_no(info.has_metrics))
+        tools = _yes_no(report.tool_calling)
+        v["Tool calling"].setText(f"{tools}: {report.tool_note}" if report.tool_note else tools)
+        v["Notes"].setText("\n".join(f"- {n}" for n in info.notes) or "none")
+
+
+class EndpointsPage(QWidget):
+    """Saved endpoint profiles on the left; the selected one's form, test results and actions
+    on the right. The first entry is the built-in simulator."""
+
+    def __init__(self, context: AppContext, *, settings: Settings | None = None,
+                 profiles_path: Path | None = None, api_keys: ApiKeys | None = None,
+                 controller: EndpointsController | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("page_endpoints")
+        self.context = context
+        self._settings = settings or Settings()
+        self._path = profiles_path or default_profiles_path()
+        self._keys = api_keys or ApiKeys()
+        self.controller = controller or EndpointsController(self)
+        self._profiles: list[EndpointProfile] = []
+        self._reports: dict[str, ConnectionReport] = {}  # by profile name, this session only
+        self._editing: str | None = None  # the saved name shown in the form; None: a new one
+        self._use_after_test = False
+        self._build()
+        self._connect()
+        self._load()
+
+    # --- building --------------------------------------------------------------------------
+    def _build(self) -> None:
+        title = QLabel("Endpoints")
+        font = title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.6)
+        font.setBold(True)
+        title.setFont(font)
+        self.banner = QLabel()
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet(_ERROR_STYLE)
+        self.banner.hide()
+        self.active_label = QLabel()
+        self.active_label.setWordWrap(True)
+        self._on_context_endpoint_changed(self.context.endpoint)
+
+        self.list = QListWidget()
+        self.list.setMinimumWidth(200)
+        self.list.setMaximumWidth(320)
+        self.list.setSpacing(2)
+        self.new_button = QPushButton("New")
+        self.delete_button = QPushButton("Delete")
+        list_buttons = QHBoxLayout()
+        list_buttons.addWidget(self.new_button)
+        list_buttons.addWidget(self.delete_button)
+        left = QVBoxLayout()
+        left.addWidget(self.list, 1)
+        left.addLayout(list_buttons)
+
+        self.sim_box = QGroupBox(SIMULATOR_NAME)
+        self.sim_profile = QComboBox()
+        names = list(_BUILTIN_SIM_PROFILES) + [
+            p for p in available_profiles() if p not in _BUILTIN_SIM_PROFILES]
+        self.sim_profile.addItems(names)
+        saved = self._settings.text_value(KEY_SIMULATOR_PROFILE, "fast")
+        self.sim_profile.setCurrentText(saved if saved in names else "fast")
+        self.sim_start = QPushButton("Start")
+        self.sim_status = QLabel("not running")
+        self.sim_status.setWordWrap(True)
+        sim_row = QHBoxLayout()
+        sim_row.addWidget(self.sim_profile, 1)
+        sim_row.addWidget(self.sim_start)
+        sim_form = QFormLayout(self.sim_box)
+        sim_form.addRow("Profile:", sim_row)
+        sim_form.addRow("Status:", self.sim_status)
+        about = QLabel("A simulated OpenAI-compatible server in a process of its own: no "
+                       "typing, no GPU. Choosing a profile starts it and makes it the active "
+                       "endpoint. Its numbers are simulated.")
+        about.setWordWrap(True)
+        about.setStyleSheet(_NOTE_STYLE)
+        sim_form.addRow(about)
+
+        self.form_box = QGroupBox("Endpoint")
+        self.name_edit = QLineEdit()
+        self.name_edit.setPlaceholderText("e.g. vLLM on gpu-box")
+        self.name_error = QLabel()
+        self.url_edit = QLineEdit()
+        self.url_edit.setPlaceholderText("http://localhost:8000 (or .../v1)")
+        self.url_error = QLabel()
+        self.model_combo = QComboBox()
+        self.model_combo.setEditable(True)
+        self.model_combo.lineEdit().setPlaceholderText("filled by Test connection")
+        self.engine_label = QLabel("not tested")
+        self.key_edit = QLineEdit()
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key_edit.setPlaceholderText("none")
+        self.key_note = QLabel(
+            "Kept in the system keyring." if self._keys.persistent else
+            "No system keyring here: the key is kept in memory for this session only.")
+        for label in (self.name_error, self.url_error):
+            label.setStyleSheet(_ERROR_STYLE)
+            label.setWordWrap(True)
+            label.hide()
+        self.key_note.setStyleSheet(_NOTE_STYLE)
+        self.key_note.setWordWrap(True)
+        form = QFormLayout(self.form_box)
+        form.addRow("Name:", _stacked(self.name_edit, self.name_error))
+        form.addRow("Base URL:", _stacked(self.url_edit, self.url_error))
+        form.addRow("Model:", self.model_combo)
+        form.addRow("Engine:", self.engine_label)
+        form.addRow("API key:", _stacked(self.key_edit, self.key_note))
+
+        self.test_button = QPushButton("Test connection")
+        self.use_button = QPushButton("Use this endpoint")
+        self.save_button = QPushButton("Save")
+        actions = QHBoxLayout()
+        for button in (self.test_button, self.use_button, self.save_button):
+            actions.addWidget(button)
+        actions.addStretch(1)
+        self.results = ConnectionResults()
+
+        right = QVBoxLayout()
+        right.addWidget(self.sim_box)
+        right.addWidget(self.form_box)
+        right.addLayout(actions)
+        right.addWidget(self.results)
+        right.addStretch(1)
+
+        body = QHBoxLayout()
+        body.addLayout(left, 1)
+        body.addLayout(right, 3)
+        layout = QVBoxLayout(self)
+        layout.addWidget(title)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.active_label)
+        layout.addLayout(body, 1)
+
+    def _connect(self) -> None:
+        self.list.currentRowChanged.connect(self._on_list_row_changed)
+        self.new_button.clicked.connect(self._on_new_clicked)
+        self.delete_button.clicked.connect(self._on_delete_clicked)
+        self.sim_profile.activated.connect(self._on_sim_profile_activated)
+        self.sim_start.clicked.connect(self._on_sim_start_clicked)
+        self.test_button.clicked.connect(self._on_test_clicked)
+        self.use_button.clicked.connect(self._on_use_clicked)
+        self.save_button.clicked.connect(self._on_save_clicked)
+        self.url_edit.editingFinished.connect(self._check_url)
+        c = self.controller
+        c.test_started.connect(self._on_controller_test_started)
+        c.test_finished.connect(self._on_controller_test_finished)
+        c.test_failed.connect(self._on_controller_test_failed)
+        c.simulator_starting.connect(self._on_controller_simulator_starting)
+        c.simulator_ready.connect(self._on_controller_simulator_ready)
+        c.simulator_failed.connect(self._on_controller_simulator_failed)
+        self.context.endpoint_changed.connect(self._on_context_endpoint_changed)
+
+    def _load(self) -> None:
+        loaded = load_profiles(self._path)
+        self._profiles = list(loaded.profiles)
+        if loaded.problem:
+            self.banner.setText(f"Saved endpoints: {loaded.problem}.")
+            self.banner.show()
+        last = self._settings.text_value(KEY_LAST_PROFILE, SIMULATOR_NAME)
+        self._refill_list(last)
+
+    def _refill_list(self, select: str | None) -> None:
+        """Rebuild the list and show `select` without acting on it (no start, no switch)."""
+        self.list.blockSignals(True)
+        self.list.clear()
+        self.list.addItem(f"{SIMULATOR_NAME} (simulated)")
+        italic = QFont(self.list.font())
+        italic.setItalic(True)
+        self.list.item(_SIM_ROW).setFont(italic)
+        names = [p.name for p in self._profiles]
+        self.list.addItems(names)
+        row = names.index(select) + 1 if select in names else _SIM_ROW
+        self.list.setCurrentRow(row)
+        self.list.blockSignals(False)
+        self._show_row(row)
+
+    # --- what the right side shows ---------------------------------------------------------
+    def _profile_at(self, row: int) -> EndpointProfile | None:
+        return self._profiles[row - 1] if 0 < row <= len(self._profiles) else None
+
+    def _show_row(self, row: int) -> None:
+        simulator = row == _SIM_ROW
+        self.sim_box.setVisible(simulator)
+        self.form_box.setVisible(not simulator)
+        self.save_button.setEnabled(not simulator)
+        self.delete_button.setEnabled(not simulator)
+        if simulator:
+            self._editing = None
+            report = self._reports.get(SIMULATOR_NAME)
+            self._show_report_or_clear(report if self.controller.simulator_url else None)
+            return
+        profile = self._profile_at(row)
+        if profile is not None:
+            self._fill_form(profile)
+
+    def _fill_form(self, profile: EndpointProfile | None) -> None:
+        self._editing = profile.name if profile else None
+        self.name_edit.setText(profile.name if profile else "")
+        self.url_edit.setText(profile.base_url if profile else "")
+        self.model_combo.clear()
+        self.model_combo.setEditText(profile.model if profile else "")
+        self.engine_label.setText(profile.engine if profile and profile.engine else "not tested")
+        self.key_edit.setText((self._keys.get(profile.name) or "") if profile else "")
+        self.name_error.hide()
+        self.url_error.hide()
+        report = self._reports.get(profile.name) if profile else None
+        self._show_report_or_clear(report if report and self._matches(report) else None)
+
+    def _show_report_or_clear(self, report: ConnectionReport | None) -> None:
+        if report is None:
+            self.results.clear()
+        else:
+            self.results.show_report(report)
+
+    def _on_simulator_row(self) -> bool:
+        return self.list.currentRow() == _SIM_ROW
+
+    def _form_config(self) -> EndpointConfig | None:
+        """The form as an EndpointConfig (key in memory only), or None with the URL error shown."""
+        url = self._check_url()
+        if url is None:
+            return None
+        return EndpointConfig(url, model=self.model_combo.currentText().strip(),
+                              api_key=self.key_edit.text() or None)
+
+    def _check_url(self) -> str | None:
+        try:
+            url = validate_base_url(self.url_edit.text())
+        except ValueError as exc:
+            self.url_error.setText(str(exc))
+            self.url_error.show()
+            return None
+        self.url_error.hide()
+        return url
+
+    def _matches(self, report: ConnectionReport) -> bool:
+        """Whether `report` was made for what the form now says."""
+        try:
+            url = validate_base_url(self.url_edit.text())
+        except ValueError:
+            return False
+        model = self.model_combo.currentText().strip()
+        return report.config.base_url == url and report.config.model in ("", model)
+
+    # --- actions ---------------------------------------------------------------------------
+    def start_simulator(self, profile: str | None = None) -> None:
+        """Start (or restart) the built-in simulator; it becomes the active endpoint when it
+        serves. The app may call this at start-up instead of starting its own."""
+        if profile is not None:
+            if self.sim_profile.findText(profile) < 0:
+                # A .toml path or a name from the command line: try it, and show why if it fails.
+                self.sim_profile.addItem(profile)
+            self.sim_profile.setCurrentText(profile)
+        self.controller.start_simulator(self.sim_profile.currentText())
+
+    def _on_list_row_changed(self, row: int) -> None:
+        if row < 0:
+            return
+        self._show_row(row)
+        name = SIMULATOR_NAME if row == _SIM_ROW else self._profile_at(row).name
+        self._settings.set_value(KEY_LAST_PROFILE, name)
+        if row == _SIM_ROW:
+            self._use_simulator()
+            return
+        report = self._reports.get(name)
+        if report is not None and self._matches(report):
+            self._use(report)  # a profile tested this session: selecting it is enough
+
+    def _use_simulator(self) -> None:
+        if self.controller.simulator_profile != self.sim_profile.currentText():
+            self.start_simulator()
+            return
+        report = self._reports.get(SIMULATOR_NAME)
+        if report is not None:  # else it is starting: it becomes active when it serves
+            self._use(report, simulator=True)
+
+    def _on_sim_start_clicked(self) -> None:
+        self.start_simulator()
+
+    def _on_sim_profile_activated(self, _index: int) -> None:
+        self._settings.set_value(KEY_SIMULATOR_PROFILE, self.sim_profile.currentText())
+        if self.sim_profile.currentText() != self.controller.simulator_profile:
+            self.start_simulator()
+
+    def _on_new_clicked(self) -> None:
+        self.list.blockSignals(True)
+        self.list.setCurrentRow(-1)
+        self.list.blockSignals(False)
+        self.sim_box.hide()
+        self.form_box.show()
+        self.save_button.setEnabled(True)
+        self.delete_button.setEnabled(False)
+        self._fill_form(None)
+        self.name_edit.setFocus()
+
+    def _on_delete_clicked(self) -> None:
+        profile = self._profile_at(self.list.currentRow())
+        if profile is None:
+            return
+        self._profiles.remove(profile)
+        self._reports.pop(profile.name, None)
+        self._keys.delete(profile.name)
+        self._write()
+        self._refill_list(self._profiles[0].name if self._profiles else None)
+
+    def _on_test_clicked(self) -> None:
+        if self._on_simulator_row():
+            url = self.controller.simulator_url
+            if url is None:
+                self.start_simulator()
+            else:
+                self.controller.test_connection(EndpointConfig(url))
+            return
+        config = self._form_config()
+        if config is not None:
+            self.controller.test_connection(config)
+
+    def _on_use_clicked(self) -> None:
+        if self._on_simulator_row():
+            self._use_simulator()
+            return
+        config = self._form_config()
+        if config is None:
+            return
+        report = self._reports.get(self._editing or "")
+        if report is not None and self._matches(report):
+            self._use(report)
+        else:
+            self._use_after_test = True
+            self.controller.test_connection(config)
+
+    def _on_save_clicked(self) -> None:
+        name = self.name_edit.text().strip()
+        taken = {p.name for p in self._profiles} - {self._editing}
+        problem = ("give it a name" if not name else
+                   f"{name!r} is reserved" if name == SIMULATOR_NAME else
+                   f"a profile named {name!r} exists" if name in taken else None)
+        self.name_error.setText(f"Name: {problem}" if problem else "")
+        self.name_error.setVisible(problem is not None)
+        config = self._form_config()
+        if problem or config is None:
+            return
+        engine = self.engine_label.text()
+        profile = EndpointProfile.from_config(name, config,
+                                              "" if engine == "not tested" else engine)
+        if self._editing is not None and self._editing != name:
+            self._keys.rename(self._editing, name)
+            if self._editing in self._reports:
+                self._reports[name] = self._reports.pop(self._editing)
+        index = next((i for i, p in enumerate(self._profiles) if p.name == self._editing), None)
+        if index is None:
+            self._profiles.append(profile)
+        else:
+            self._profiles[index] = profile
+        self._keys.set(name, self.key_edit.text())
+        if self._write():
+            self._settings.set_value(KEY_LAST_PROFILE, name)
+        self._refill_list(name)
+
+    def _write(self) -> bool:
+        try:
+            save_profiles(self._path, self._profiles)
+        except OSError as exc:
+            self.banner.setText(f"Saved endpoints: cannot write {self._path}: {exc}")
+            self.banner.show()
+            return False
+        return True
+
+    def _use(self, report: ConnectionReport, *, simulator: bool = False) -> None:
+        if simulator:
+            profile = self.controller.simulator_profile
+            label = (f"{SIMULATOR_NAME} (profile {profile}, simulated) at "
+                     f"{report.config.base_url}")
+            config = report.config
+        else:
+            name = self._editing or report.config.base_url
+            config = EndpointConfig(report.config.base_url, model=report.model,
+                                    api_key=self.key_edit.text() or None)
+            label = f"{name} ({_engine_text(report)}, {config.model}) at {config.base_url}"
+        self.context.set_endpoint(ActiveEndpoint(config, report.info, label))
+
+    # --- controller and context ------------------------------------------------------------
+    def _on_controller_test_started(self, _config: EndpointConfig) -> None:
+        self.results.clear("testing...")
+        self.test_button.setEnabled(False)
+
+    def _on_controller_test_finished(self, report: ConnectionReport) -> None:
+        self.test_button.setEnabled(True)
+        use, self._use_after_test = self._use_after_test, False
+        if self._on_simulator_row():
+            if report.config.base_url == self.controller.simulator_url:
+                self._reports[SIMULATOR_NAME] = report
+                self.results.show_report(report)
+            return
+        if not self._matches(report):
+            return  # the form changed while it ran
+        self.results.show_report(report)
+        model = self.model_combo.currentText().strip()
+        self.model_combo.clear()
+        self.model_combo.addItems(list(report.info.models))
+        self.model_combo.setEditText(model or report.model)
+        self.engine_label.setText(report.info.engine)
+        if self._editing is not None:
+            self._reports[self._editing] = report
+            self._remember_engine(self._editing, report)
+        if use:
+            self._use(report)
+
+    def _remember_engine(self, name: str, report: ConnectionReport) -> None:
+        for i, profile in enumerate(self._profiles):
+            if (profile.name == name and profile.base_url == report.config.base_url
+                    and profile.engine != report.info.engine):
+                self._profiles[i] = profile.with_engine(report.info.engine)
+                self._write()
+
+    def _on_controller_test_failed(self, _config: EndpointConfig, message: str) -> None:
+        self.test_button.setEnabled(True)
+        self._use_after_test = False
+        self.results.show_failure(message)
+
+    def _on_controller_simulator_starting(self, profile: str) -> None:
+        self.sim_status.setText(f"starting (profile {profile})...")
+        self.sim_start.setText("Restart")
+        self._reports.pop(SIMULATOR_NAME, None)
+        if self._on_simulator_row():
+            self.results.clear("starting the simulator...")
+
+    def _on_controller_simulator_ready(self, profile: str, report: ConnectionReport) -> None:
+        self._reports[SIMULATOR_NAME] = report
+        self.sim_status.setText(f"running (profile {profile}) at {report.config.base_url}")
+        if self._on_simulator_row():
+            self.results.show_report(report)
+        self._use(report, simulator=True)
+
+    def _on_controller_simulator_failed(self, message: str) -> None:
+        self.sim_status.setText(f"failed: {message}")
+        self.sim_start.setText("Start")
+        if self._on_simulator_row():
+            self.results.show_failure(message)
+
+    def _on_context_endpoint_changed(self, endpoint: ActiveEndpoint | None) -> None:
+        self.active_label.setText(f"Active endpoint: {endpoint.label}" if endpoint
+                                  else "Active endpoint: none")
+
+    def shutdown(self) -> None:
+        """Stop the simulator and any test in flight (call when the app quits)."""
+        self.controller.stop()
+        self._settings.sync()
+
+
+def main() -> int:
+    """Open the page alone (`python -m desktop_app.gui.pages.endpoints`)."""
+    import asyncio
+    import sys
+
+    from PySide6.QtWidgets import QApplication
+
+    import qasync
+
+    app = QApplication.instance() or QApplication(sys.argv)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    closed = asyncio.Event()
+    app.aboutToQuit.connect(closed.set)
+    with loop:
+        page = EndpointsPage(AppContext())
+        page.resize(1100, 720)
+        page.show()
+        loop.run_until_complete(closed.wait())
+        page.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

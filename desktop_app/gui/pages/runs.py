@@ -1,0 +1,622 @@
+"""The Runs page: every stored run, filtered; reopen, delete, compare, browse a run's requests.
+
+`python -m desktop_app.gui.pages.runs [--db PATH | --demo]` opens the page alone: on the user's
+store, or (with --demo, or when that store is empty) on a temporary store filled by two tiny
+sweeps and two 3-question SQL evaluations against the built-in instant simulator.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QDate, QObject, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDateEdit,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.core.store import RUN_STATUSES, CellRecord, RunRecord, Store
+from desktop_app.gui.context import AppContext
+from desktop_app.gui.models.requests import RequestsTableModel
+from desktop_app.gui.models.runs import ComparisonData, RunsTableModel, run_label
+from desktop_app.gui.settings import Settings, declare
+from desktop_app.gui.widgets.comparison import ComparisonView
+
+log = logging.getLogger(__name__)
+
+KEY_FILTERS = "runs/filters"  # "kind|status" as last chosen
+KEY_SPLITTER = "runs/splitter"
+declare(KEY_FILTERS, KEY_SPLITTER)
+
+ALL = "All"
+COMPARABLE_KINDS = ("throughput", "sql")
+
+
+@dataclass(frozen=True)
+class RunFilters:
+    """What the runs table is narrowed to; None means any. `since`/`until` are local times,
+    `until` exclusive (as `Store.list_runs` takes them)."""
+
+    kind: str | None = None
+    status: str | None = None
+    endpoint: str | None = None
+    model: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+@dataclass(frozen=True)
+class RequestsView:
+    """One throughput run's request ids (in sweep order) and its cells, for the browser."""
+
+    run: RunRecord
+    ids: list[int]
+    cells: list[CellRecord]
+    errors_only: bool
+
+
+class RunsController(QObject):
+    """Owns the page's store reads and deletes (asyncio tasks on threads) and reports them as
+    signals; starting a job of a kind again cancels the previous one."""
+
+    runs_loaded = Signal(object, object, object)  # runs, all endpoints, all models
+    comparison_loaded = Signal(object)  # ComparisonData
+    requests_loaded = Signal(object)  # RequestsView
+    runs_deleted = Signal(object)  # list of run ids
+    failed = Signal(str)
+
+    def __init__(self, context: AppContext, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._context = context
+        self._store: Store | None = None
+        self.tasks: dict[str, asyncio.Task] = {}
+
+    @property
+    def store(self) -> Store | None:
+        """The open store (None until the first job opened it); reads on it are milliseconds."""
+        return self._store
+
+    def _start(self, name: str, job: Callable[..., Awaitable[None]], *args: Any) -> asyncio.Task:
+        old = self.tasks.get(name)
+        if old is not None and not old.done():
+            old.cancel()
+        task = asyncio.ensure_future(self._guard(job, *args))
+        self.tasks[name] = task
+        return task
+
+    async def _guard(self, job: Callable[..., Awaitable[None]], *args: Any) -> None:
+        # The coroutine is made here, so a task cancelled before it starts leaves none unawaited.
+        try:
+            await job(*args)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a failed read is shown, not fatal
+            log.exception("runs page")
+            self.failed.emit(f"{type(exc).__name__}: {exc}")
+
+    async def _open(self) -> Store:
+        if self._store is None:
+            self._store = await asyncio.to_thread(self._context.open_store)
+        return self._store
+
+    def refresh(self, filters: RunFilters) -> asyncio.Task:
+        """List the stored runs matching `filters`, newest first."""
+        return self._start("refresh", self._refresh, filters)
+
+    async def _refresh(self, f: RunFilters) -> None:
+        store = await self._open()
+
+        def read() -> tuple[list[RunRecord], list[str], list[str]]:
+            every = store.list_runs()
+            runs = store.list_runs(kind=f.kind, status=f.status, endpoint=f.endpoint,
+                                   model=f.model, since=f.since, until=f.until)
+            return (runs, sorted({r.endpoint_url for r in every if r.endpoint_url}),
+                    sorted({r.model for r in every if r.model}))
+
+        self.runs_loaded.emit(*await asyncio.to_thread(read))
+
+    def compare(self, run_ids: list[int]) -> asyncio.Task:
+        """Read what is needed to compare these runs (all of one kind)."""
+        return self._start("compare", self._compare, list(run_ids))
+
+    async def _compare(self, run_ids: list[int]) -> None:
+        store = await self._open()
+
+        def read() -> ComparisonData:
+            runs = tuple(store.get_run(i) for i in run_ids)
+            kinds = {r.kind for r in runs}
+            if len(kinds) != 1:
+                raise ValueError(f"runs of different kinds ({', '.join(sorted(kinds))}) "
+                                 "cannot be compared")
+            kind = kinds.pop()
+            if kind == "throughput":
+                return ComparisonData(kind, runs, cells={r.id: store.cells(r.id) for r in runs})
+            if kind == "sql":
+                return ComparisonData(kind, runs,
+                                      questions={r.id: store.sql_questions(r.id) for r in runs})
+            return ComparisonData(kind, runs)
+
+        self.comparison_loaded.emit(await asyncio.to_thread(read))
+
+    def load_requests(self, run: RunRecord, errors_only: bool = False) -> asyncio.Task:
+        """Read a throughput run's request ids (cheap: from an index) and its cells."""
+        return self._start("requests", self._load_requests, run, errors_only)
+
+    async def _load_requests(self, run: RunRecord, errors_only: bool) -> None:
+        store = await self._open()
+
+        def read() -> RequestsView:
+            return RequestsView(run, store.request_ids(run.id, errors_only=errors_only),
+                                store.cells(run.id), errors_only)
+
+        self.requests_loaded.emit(await asyncio.to_thread(read))
+
+    def delete(self, run_ids: list[int]) -> asyncio.Task:
+        """Delete these runs and everything stored with them."""
+        return self._start("delete", self._delete, list(run_ids))
+
+    async def _delete(self, run_ids: list[int]) -> None:
+        store = await self._open()
+
+        def delete() -> None:
+            for run_id in run_ids:
+                store.delete_run(run_id)
+
+        await asyncio.to_thread(delete)
+        self.runs_deleted.emit(run_ids)
+
+    def shutdown(self) -> None:
+        """Cancel every job and close the store (call when the page goes away)."""
+        for task in self.tasks.values():
+            if not task.done():
+                task.cancel()
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+
+class RequestBrowser(QWidget):
+    """One throughput run's requests, 100,000 or more, in a lazily read table."""
+
+    errors_only_toggled = Signal(bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLabel("")
+        self.errors_only = QCheckBox("Failed requests only")
+        self.errors_only.toggled.connect(self.errors_only_toggled)
+        self.model = RequestsTableModel(self)
+        self.view = QTableView()
+        self.view.setModel(self.model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.setWordWrap(False)
+        rows = self.view.verticalHeader()
+        # Fixed heights: Qt then never asks the model about rows out of view.
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(22)
+        header = self.view.horizontalHeader()
+        header.setDefaultSectionSize(92)
+        header.resizeSection(0, 170)
+        header.setStretchLastSection(True)
+        top = QHBoxLayout()
+        top.addWidget(self.title, 1)
+        top.addWidget(self.errors_only)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        layout.addWidget(self.view, 1)
+
+    def show_requests(self, view: RequestsView, store: Store | None) -> None:
+        fetch = store.requests_by_id if store is not None else None
+        self.model.set_requests(view.ids, fetch, view.cells)
+        what = "failed requests" if view.errors_only else "requests"
+        self.title.setText(f"{run_label(view.run)}: {len(view.ids):,} {what} "
+                           "(warm-ups included), in sweep order")
+
+
+class RunsPage(QWidget):
+    """Every stored run: filter, reopen in its page, delete, compare, browse requests."""
+
+    def __init__(self, context: AppContext, settings: Settings | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("page_runs")
+        self.context = context
+        self._settings = settings
+        self.controller = RunsController(context, self)
+        self.model = RunsTableModel(self)
+
+        heading = QLabel("Runs")
+        font = heading.font()
+        font.setPointSizeF(font.pointSizeF() * 1.4)
+        font.setBold(True)
+        heading.setFont(font)
+
+        self.kind_combo = self._combo((ALL, *COMPARABLE_KINDS))
+        self.status_combo = self._combo((ALL, *RUN_STATUSES))
+        self.endpoint_combo = self._combo((ALL,), width=18)
+        self.model_combo = self._combo((ALL,), width=14)
+        self.dates_check = QCheckBox("Dates")
+        today = QDate.currentDate()
+        self.since_edit = QDateEdit(today.addDays(-30))
+        self.until_edit = QDateEdit(today)
+        for edit in (self.since_edit, self.until_edit):
+            edit.setCalendarPopup(True)
+            edit.setDisplayFormat("yyyy-MM-dd")
+            edit.setEnabled(False)
+            edit.dateChanged.connect(self._on_filters_changed)
+        self.dates_check.toggled.connect(self._on_dates_toggled)
+        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button.clicked.connect(self.refresh)
+
+        filters = QHBoxLayout()
+        for label, widget in (("Kind", self.kind_combo), ("Status", self.status_combo),
+                              ("Endpoint", self.endpoint_combo), ("Model", self.model_combo)):
+            filters.addWidget(QLabel(label))
+            filters.addWidget(widget)
+        filters.addSpacing(8)
+        filters.addWidget(self.dates_check)
+        filters.addWidget(self.since_edit)
+        filters.addWidget(QLabel("to"))
+        filters.addWidget(self.until_edit)
+        filters.addStretch(1)
+
+        self.open_button = QPushButton("Open")
+        self.open_button.setToolTip("Show the run in its page (or double-click it)")
+        self.requests_button = QPushButton("Requests")
+        self.requests_button.setToolTip("Browse every request of the selected throughput run")
+        self.compare_button = QPushButton("Compare")
+        self.compare_button.setToolTip("Select two or more runs of one kind")
+        self.delete_button = QPushButton("Delete…")
+        self.status_label = QLabel("")
+        self.open_button.clicked.connect(self._on_open_clicked)
+        self.requests_button.clicked.connect(self._on_requests_clicked)
+        self.compare_button.clicked.connect(self._on_compare_clicked)
+        self.delete_button.clicked.connect(self._on_delete_clicked)
+        actions = QHBoxLayout()
+        for button in (self.open_button, self.requests_button, self.compare_button,
+                       self.delete_button):
+            actions.addWidget(button)
+        actions.addSpacing(12)
+        actions.addWidget(self.status_label, 1)
+        actions.addWidget(self.refresh_button)
+
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.doubleClicked.connect(self._on_table_double_clicked)
+        self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
+
+        self.hint = QLabel("Select a throughput run to browse its requests; select two or more "
+                           "runs of one kind and press Compare to see them side by side.")
+        self.hint.setWordWrap(True)
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.requests = RequestBrowser()
+        self.requests.errors_only_toggled.connect(self._on_requests_errors_only_toggled)
+        self.comparison = ComparisonView()
+        self.detail = QStackedWidget()
+        for widget in (self.hint, self.requests, self.comparison):
+            self.detail.addWidget(widget)
+
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(self.detail)
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setSizes([260, 380])
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(heading)
+        layout.addLayout(filters)
+        layout.addLayout(actions)
+        layout.addWidget(self.splitter, 1)
+
+        self.controller.runs_loaded.connect(self._on_controller_runs_loaded)
+        self.controller.comparison_loaded.connect(self._on_controller_comparison_loaded)
+        self.controller.requests_loaded.connect(self._on_controller_requests_loaded)
+        self.controller.runs_deleted.connect(self._on_controller_runs_deleted)
+        self.controller.failed.connect(self._on_controller_failed)
+        context.run_finished.connect(self._on_context_run_finished)
+        context.compare_requested.connect(self._on_context_compare_requested)
+        for combo in (self.kind_combo, self.status_combo, self.endpoint_combo, self.model_combo):
+            combo.currentIndexChanged.connect(self._on_filters_changed)
+        self._restore()
+        self._update_buttons()
+
+    # ---- public
+
+    def refresh(self) -> asyncio.Task:
+        """Reread the runs matching the filters (the selection is kept where it can be)."""
+        return self.controller.refresh(self.filters())
+
+    def filters(self) -> RunFilters:
+        def pick(combo: QComboBox) -> str | None:
+            return None if combo.currentIndex() <= 0 else combo.currentText()
+
+        since = until = None
+        if self.dates_check.isChecked():
+            since = datetime.combine(self.since_edit.date().toPython(), time())
+            until = datetime.combine(self.until_edit.date().toPython(), time()) + timedelta(1)
+        return RunFilters(pick(self.kind_combo), pick(self.status_combo),
+                          pick(self.endpoint_combo), pick(self.model_combo), since, until)
+
+    def selected_runs(self) -> list[RunRecord]:
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        return [self.model.run_at(r) for r in rows]
+
+    def select_runs(self, run_ids: list[int]) -> None:
+        """Select these runs in the table (those not listed are ignored)."""
+        selection = self.table.selectionModel()
+        selection.clearSelection()
+        for run_id in run_ids:
+            row = self.model.row_of(run_id)
+            if row is not None:
+                selection.select(self.model.index(row, 0),
+                                 selection.SelectionFlag.Select | selection.SelectionFlag.Rows)
+
+    def shutdown(self) -> None:
+        """Stop the page's jobs and close its store; remembers the filters."""
+        self._save()
+        self.requests.model.clear()
+        self.controller.shutdown()
+
+    # ---- handlers
+
+    def _on_dates_toggled(self, checked: bool) -> None:
+        self.since_edit.setEnabled(checked)
+        self.until_edit.setEnabled(checked)
+        self._on_filters_changed()
+
+    def _on_filters_changed(self, *_: Any) -> None:
+        self.refresh()
+
+    def _on_context_run_finished(self, run_id: int, kind: str) -> None:
+        self.refresh()
+
+    def _on_controller_runs_loaded(self, runs: list[RunRecord], endpoints: list[str],
+                                   models: list[str]) -> None:
+        selected = [r.id for r in self.selected_runs()]
+        self._set_choices(self.endpoint_combo, endpoints)
+        self._set_choices(self.model_combo, models)
+        self.model.set_runs(runs)
+        self.table.resizeColumnsToContents()
+        for column in (2, 8):  # names and URLs can be long; the tooltip has the rest
+            self.table.setColumnWidth(column, min(self.table.columnWidth(column), 260))
+        self.select_runs(selected)
+        self.status_label.setText(f"{len(runs)} run(s)")
+        self._update_buttons()
+
+    def _on_selection_changed(self, *_: Any) -> None:
+        self._update_buttons()
+        runs = self.selected_runs()
+        if len(runs) == 1 and runs[0].kind == "throughput":
+            self.controller.load_requests(runs[0], self.requests.errors_only.isChecked())
+        elif self.detail.currentWidget() is self.requests:
+            self.detail.setCurrentWidget(self.hint)
+
+    def _on_table_double_clicked(self, index) -> None:
+        run = self.model.run_at(index.row())
+        self.context.open_run_requested.emit(run.id, run.kind)
+
+    def _on_open_clicked(self) -> None:
+        runs = self.selected_runs()
+        if len(runs) == 1:
+            self.context.open_run_requested.emit(runs[0].id, runs[0].kind)
+
+    def _on_requests_clicked(self) -> None:
+        runs = self.selected_runs()
+        if len(runs) == 1 and runs[0].kind == "throughput":
+            self.controller.load_requests(runs[0], self.requests.errors_only.isChecked())
+
+    def _on_requests_errors_only_toggled(self, checked: bool) -> None:
+        self._on_requests_clicked()
+
+    def _on_compare_clicked(self) -> None:
+        # The page shows comparisons asked for anywhere, its own included, through the context.
+        self.context.compare_requested.emit([r.id for r in self.selected_runs()])
+
+    def _on_context_compare_requested(self, run_ids: list[int]) -> None:
+        if len(run_ids) >= 2:
+            self.status_label.setText(f"Reading {len(run_ids)} runs to compare…")
+            self.controller.compare(run_ids)
+
+    def _on_controller_comparison_loaded(self, data: ComparisonData) -> None:
+        self.comparison.show_comparison(data)
+        self.detail.setCurrentWidget(self.comparison)
+        self.status_label.setText(f"{self.model.rowCount()} run(s)")
+
+    def _on_controller_requests_loaded(self, view: RequestsView) -> None:
+        runs = self.selected_runs()
+        if len(runs) != 1 or runs[0].id != view.run.id:
+            return  # the selection moved on while the ids were read
+        self.requests.show_requests(view, self.controller.store)
+        self.detail.setCurrentWidget(self.requests)
+
+    def _on_delete_clicked(self) -> None:
+        runs = self.selected_runs()
+        if not runs:
+            return
+        names = "\n".join(f"  {run_label(r)}  {r.name}" for r in runs[:8])
+        more = f"\n  … and {len(runs) - 8} more" if len(runs) > 8 else ""
+        answer = QMessageBox.question(
+            self, "Delete runs",
+            f"Delete {len(runs)} run(s) and every request, cell and answer stored with them?"
+            f"\n\n{names}{more}\n\nThis cannot be undone.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel)
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        self.delete_button.setEnabled(False)
+        self.status_label.setText(f"Deleting {len(runs)} run(s)…")
+        self.controller.delete([r.id for r in runs])
+
+    def _on_controller_runs_deleted(self, run_ids: list[int]) -> None:
+        self.requests.model.clear()
+        self.detail.setCurrentWidget(self.hint)
+        self.table.selectionModel().clearSelection()
+        self.refresh()
+
+    def _on_controller_failed(self, message: str) -> None:
+        self.status_label.setText(message)
+        self._update_buttons()
+
+    # ---- helpers
+
+    def _combo(self, items: tuple[str, ...], width: int = 0) -> QComboBox:
+        combo = QComboBox()
+        combo.addItems(list(items))
+        if width:  # endpoints and models can be long: a fixed width, the popup shows them all
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(width)
+        else:
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        return combo
+
+    def _set_choices(self, combo: QComboBox, values: list[str]) -> None:
+        current = combo.currentText()
+        if [combo.itemText(i) for i in range(1, combo.count())] == values:
+            return
+        combo.blockSignals(True)  # the list changes, the filter does not
+        combo.clear()
+        combo.addItems([ALL, *values])
+        combo.setCurrentIndex(max(combo.findText(current), 0))
+        combo.blockSignals(False)
+
+    def _update_buttons(self) -> None:
+        runs = self.selected_runs()
+        kinds = {r.kind for r in runs}
+        self.open_button.setEnabled(len(runs) == 1)
+        self.requests_button.setEnabled(len(runs) == 1 and runs[0].kind == "throughput")
+        self.compare_button.setEnabled(len(runs) >= 2 and len(kinds) == 1
+                                       and kinds <= set(COMPARABLE_KINDS))
+        self.delete_button.setEnabled(bool(runs) and all(r.status != "running" for r in runs))
+
+    def _restore(self) -> None:
+        if self._settings is None:
+            return
+        kind, _, status = self._settings.text_value(KEY_FILTERS).partition("|")
+        for combo, value in ((self.kind_combo, kind), (self.status_combo, status)):
+            combo.blockSignals(True)
+            combo.setCurrentIndex(max(combo.findText(value), 0) if value else 0)
+            combo.blockSignals(False)
+        state = self._settings.bytes_value(KEY_SPLITTER)
+        if state is not None:
+            self.splitter.restoreState(state)
+
+    def _save(self) -> None:
+        if self._settings is None:
+            return
+        kind, status = self.kind_combo.currentText(), self.status_combo.currentText()
+        self._settings.set_value(KEY_FILTERS, f"{kind}|{status}")
+        self._settings.set_value(KEY_SPLITTER, self.splitter.saveState())
+
+
+# --------------------------------------------------------------------------- alone
+
+
+def build_demo_store(db_path: Path, cache_dir: Path) -> None:
+    """Fill `db_path` with two tiny sweeps and two 3-question SQL runs (sim/careful and
+    sim/seed-reference) against the instant simulator: a few seconds, all simulated."""
+    from desktop_app import paths
+    from desktop_app.core.endpoint.types import EndpointConfig
+    from desktop_app.core.simulator.launcher import start_simulator
+    from desktop_app.core.sqleval.runner import EvalConfig, run_eval
+    from desktop_app.core.throughput.config import SweepConfig
+    from desktop_app.core.throughput.sweep import run_sweep
+
+    async def fill(url: str) -> None:
+        with Store.open(db_path) as store:
+            for name, inputs in (("demo sweep A", (256, 1024, 4096)),
+                                 ("demo sweep B", (256, 1024, 2048, 4096))):
+                config = SweepConfig(EndpointConfig(url, model="sim/llama-sim-8b"),
+                                     input_tokens=inputs, concurrency=(1, 4),
+                                     output_tokens=(32,), requests_per_cell=8, warmup=1,
+                                     name=name, metrics_interval_s=0.2)
+                await run_sweep(config, store)
+            for persona in ("sim/careful", "sim/seed-reference"):
+                config = EvalConfig(EndpointConfig(url, model=persona),
+                                    question_ids=("t01", "e01", "h01"), name=f"demo {persona}")
+                await run_eval(config, store, sets_dir=paths.questions_dir(),
+                               cache_dir=cache_dir)
+
+    with start_simulator("instant") as sim:
+        asyncio.run(fill(sim.url))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Open the Runs page alone (see the module doc)."""
+    import argparse
+    import sys
+    import tempfile
+
+    from PySide6.QtWidgets import QApplication
+
+    import qasync
+
+    parser = argparse.ArgumentParser(prog="python -m desktop_app.gui.pages.runs")
+    parser.add_argument("--db", type=Path, help="results file (default: the user's)")
+    parser.add_argument("--demo", action="store_true", help="use a temporary demo store")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO)
+    context = AppContext(args.db)
+    temp = None
+    if args.demo or (args.db is None and not _has_runs(context)):
+        temp = tempfile.TemporaryDirectory(prefix="throughline-runs-demo-")
+        print("building a demo store with the instant simulator...", file=sys.stderr)
+        build_demo_store(Path(temp.name) / "results.db", Path(temp.name) / "databases")
+        context = AppContext(Path(temp.name) / "results.db",
+                             cache_dir=Path(temp.name) / "databases")
+    app = QApplication.instance() or QApplication(sys.argv)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    closed = asyncio.Event()
+    app.aboutToQuit.connect(closed.set)
+    with loop:
+        page = RunsPage(context, Settings())
+        page.resize(1100, 720)
+        page.setWindowTitle(f"Runs: {context.db_path}")
+        page.show()
+        page.refresh()
+        loop.run_until_complete(closed.wait())
+        page.shutdown()
+    if temp is not None:
+        temp.cleanup()
+    return 0
+
+
+def _has_runs(context: AppContext) -> bool:
+    try:
+        with context.open_store() as store:
+            return bool(store.list_runs(limit=1))
+    except Exception:  # noqa: BLE001 - an unusable store: show the demo instead
+        return False
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,528 @@
+"""The SQL Agent page: the evaluation form, its progress, the questions table and tier charts.
+
+Open it alone with `python -m desktop_app.gui.pages.sql_agent` (starts the built-in simulator,
+profile instant, model sim/seed-reference, and a throwaway results database).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.core.parsing import InputError
+from desktop_app.core.sqleval.questions import list_question_sets
+from desktop_app.core.sqleval.runner import EvalProgress, EvalResult
+from desktop_app.core.sqleval.types import JUDGE_MODES, STRATEGIES, TIERS
+from desktop_app.gui.context import AppContext
+from desktop_app.gui.controllers.sqleval import (
+    FormValues,
+    SqlEvalController,
+    StoredSqlRun,
+    config_from_form,
+)
+from desktop_app.gui.models.questions import (
+    FILTERS,
+    QuestionFilterModel,
+    QuestionRow,
+    QuestionTableModel,
+)
+from desktop_app.gui.settings import Settings, declare
+from desktop_app.gui.widgets.tier_chart import TierChart
+
+KEY_FORM = "sql_agent/form"
+KEY_SPLITTER = "sql_agent/splitter"
+declare(KEY_FORM, KEY_SPLITTER)
+
+_INVALID_STYLE = "border: 1px solid #b3261e;"
+_PHASES = {"loading": "Loading the question set...", "discovering": "Asking the endpoint...",
+           "gold": "Running the gold queries...", "done": "Finished"}
+
+
+class SqlAgentPage(QWidget):
+    """The SQL evaluation form with Start/Stop, its progress, and the run's questions as a
+    filterable table and bar charts by tier."""
+
+    def __init__(self, context: AppContext, settings: Settings | None = None,
+                 controller: SqlEvalController | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("page_sql_agent")
+        self.context = context
+        self.settings = settings or Settings()
+        self.controller = controller or SqlEvalController(context, self)
+        self.run_id: int | None = None
+        self._simulated = False
+
+        self.model = QuestionTableModel(self)
+        self.proxy = QuestionFilterModel(self)
+        self.proxy.setSourceModel(self.model)
+
+        form_panel = self._build_form()
+        results = self._build_results()
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(form_panel)
+        splitter.addWidget(results)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([330, 770])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(splitter)
+
+        c = self.controller
+        c.run_created.connect(self._on_controller_run_created)
+        c.progressed.connect(self._on_controller_progressed)
+        c.question_finished.connect(self._on_controller_question_finished)
+        c.finished.connect(self._on_controller_finished)
+        c.cancelled.connect(self._on_controller_cancelled)
+        c.failed.connect(self._on_controller_failed)
+        c.loaded.connect(self._on_controller_loaded)
+        c.running_changed.connect(self._on_controller_running_changed)
+        context.endpoint_changed.connect(self._on_context_endpoint_changed)
+        context.open_run_requested.connect(self._on_context_open_run_requested)
+
+        self._restore_form()
+        self._on_context_endpoint_changed(context.endpoint)
+
+    # ------------------------------------------------------------------ building
+
+    def _build_form(self) -> QWidget:
+        self.set_combo = QComboBox()
+        for name, description in list_question_sets(self.context.sets_dir):
+            self.set_combo.addItem(name, name)
+            self.set_combo.setItemData(self.set_combo.count() - 1, description,
+                                       Qt.ItemDataRole.ToolTipRole)
+        self.browse_button = QPushButton("Folder...")
+        self.browse_button.setToolTip("Use a question set folder (holding set.toml)")
+        self.browse_button.clicked.connect(self._on_browse_clicked)
+        set_row = QHBoxLayout()
+        set_row.addWidget(self.set_combo, 1)
+        set_row.addWidget(self.browse_button)
+        self.tier_boxes = {t: QCheckBox(t) for t in TIERS}
+        tier_row = QHBoxLayout()
+        for box in self.tier_boxes.values():
+            box.setChecked(True)
+            tier_row.addWidget(box)
+        questions = QGroupBox("Questions")
+        qform = QFormLayout(questions)
+        qform.addRow("Set", set_row)
+        qform.addRow("Tiers", tier_row)
+
+        self.judge_boxes = {j: QCheckBox(j) for j in JUDGE_MODES}
+        judge_row = QHBoxLayout()
+        for box in self.judge_boxes.values():
+            box.setChecked(True)
+            judge_row.addWidget(box)
+        self.tolerance_edit = QLineEdit("1e-6")
+        self.tolerance_edit.setToolTip("Numeric tolerance of the tolerant and full judges")
+        judges = QGroupBox("Judges")
+        jform = QFormLayout(judges)
+        jform.addRow("Judges", judge_row)
+        jform.addRow("Tolerance", self.tolerance_edit)
+
+        self.strategy_boxes = {s: QCheckBox(s) for s in STRATEGIES}
+        strategies = QGroupBox("Strategies")
+        sgrid = QGridLayout(strategies)
+        for i, box in enumerate(self.strategy_boxes.values()):
+            sgrid.addWidget(box, i // 2, i % 2)
+
+        self.max_steps_edit = QLineEdit("20")
+        self.max_tokens_edit = QLineEdit("")
+        self.max_tokens_edit.setPlaceholderText("no limit")
+        self.time_limit_edit = QLineEdit("600")
+        self.time_limit_edit.setPlaceholderText("no limit")
+        budgets = QGroupBox("Budgets per question")
+        bform = QFormLayout(budgets)
+        bform.addRow("Max steps", self.max_steps_edit)
+        bform.addRow("Max tokens", self.max_tokens_edit)
+        bform.addRow("Time (s)", self.time_limit_edit)
+
+        self.concurrency_edit = QLineEdit("4")
+        self.epochs_edit = QLineEdit("1")
+        self.language_combo = QComboBox()
+        self.language_combo.addItem("English", "en")
+        self.language_combo.addItem("Chinese", "zh")
+        run = QGroupBox("Run")
+        rform = QFormLayout(run)
+        rform.addRow("Concurrency", self.concurrency_edit)
+        rform.addRow("Epochs", self.epochs_edit)
+        rform.addRow("Language", self.language_combo)
+
+        self.error_label = QLabel("")
+        self.error_label.setObjectName("formError")
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet("color: #b3261e;")
+        self.start_button = QPushButton("Start")
+        self.start_button.setDefault(True)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setEnabled(False)
+        self.start_button.clicked.connect(self._on_start_clicked)
+        self.stop_button.clicked.connect(self._on_stop_clicked)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.start_button)
+        buttons.addWidget(self.stop_button)
+
+        self._field_widgets = {
+            "questions": self.set_combo, "tolerance": self.tolerance_edit,
+            "max steps": self.max_steps_edit, "max tokens": self.max_tokens_edit,
+            "time limit": self.time_limit_edit, "concurrency": self.concurrency_edit,
+            "epochs": self.epochs_edit}
+        for edit in (self.tolerance_edit, self.max_steps_edit, self.max_tokens_edit,
+                     self.time_limit_edit, self.concurrency_edit, self.epochs_edit):
+            edit.textChanged.connect(self._on_form_changed)
+        for box in (*self.tier_boxes.values(), *self.judge_boxes.values(),
+                    *self.strategy_boxes.values()):
+            box.toggled.connect(self._on_form_changed)
+        self.set_combo.currentIndexChanged.connect(self._on_form_changed)
+        self.language_combo.currentIndexChanged.connect(self._on_form_changed)
+
+        inner = QWidget()
+        column = QVBoxLayout(inner)
+        column.setContentsMargins(0, 0, 4, 0)
+        for group in (questions, judges, strategies, budgets, run):
+            column.addWidget(group)
+        column.addWidget(self.error_label)
+        column.addLayout(buttons)
+        column.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidget(inner)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setMinimumWidth(inner.sizeHint().width()
+                               + scroll.verticalScrollBar().sizeHint().width() + 4)
+        return scroll
+
+    def _build_results(self) -> QWidget:
+        self.endpoint_label = QLabel()
+        self.endpoint_label.setWordWrap(True)
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setRange(0, 1)
+        self.progress_bar.setValue(0)
+        self.progress_bar.setFormat("no run yet")
+        self.status_label = QLabel("No run yet: choose the options and press Start.")
+        self.summary_label = QLabel("")
+        self.summary_label.setWordWrap(True)
+
+        self.filter_combo = QComboBox()
+        self.filter_combo.addItems(list(FILTERS))
+        self.filter_combo.currentTextChanged.connect(self.proxy.set_verdict_filter)
+        self.filter_combo.currentTextChanged.connect(self._on_filter_changed)
+        self.tier_filter = QComboBox()
+        self.tier_filter.addItems(["all tiers", *TIERS])
+        self.tier_filter.currentTextChanged.connect(self.proxy.set_tier)
+        self.tier_filter.currentTextChanged.connect(self._on_filter_changed)
+        self.shown_label = QLabel("")
+        filters = QHBoxLayout()
+        filters.addWidget(QLabel("Show"))
+        filters.addWidget(self.filter_combo)
+        filters.addWidget(self.tier_filter)
+        filters.addWidget(self.shown_label, 1)
+
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        header = self.table.horizontalHeader()
+        # Every column as wide as its content (a narrow page scrolls rather than cutting
+        # the failure class); the last one takes what is left.
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.table.setToolTip("Double-click a question to open it in the Inspector")
+        self.table.doubleClicked.connect(self._on_table_double_clicked)
+        self.table.setColumnHidden(self.model.COL_EPOCH, True)
+
+        self.chart = TierChart()
+        self.chart.setMinimumHeight(180)
+
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.endpoint_label, self.progress_bar, self.status_label,
+                       self.summary_label):
+            top_layout.addWidget(widget)
+        top_layout.addLayout(filters)
+        top_layout.addWidget(self.table, 1)
+        self.results_splitter = QSplitter(Qt.Orientation.Vertical)
+        self.results_splitter.addWidget(top)
+        self.results_splitter.addWidget(self.chart)
+        self.results_splitter.setStretchFactor(0, 3)
+        self.results_splitter.setStretchFactor(1, 2)
+        self.results_splitter.setSizes([420, 260])
+        return self.results_splitter
+
+    # ------------------------------------------------------------------ the form
+
+    def form_values(self) -> FormValues:
+        """What the form holds now, as typed."""
+        return FormValues(
+            questions=str(self.set_combo.currentData() or self.set_combo.currentText()),
+            tiers=tuple(t for t, b in self.tier_boxes.items() if b.isChecked()),
+            judges=tuple(j for j, b in self.judge_boxes.items() if b.isChecked()),
+            tolerance=self.tolerance_edit.text(),
+            strategies=tuple(s for s, b in self.strategy_boxes.items() if b.isChecked()),
+            max_steps=self.max_steps_edit.text(), max_tokens=self.max_tokens_edit.text(),
+            time_limit_s=self.time_limit_edit.text(),
+            concurrency=self.concurrency_edit.text(), epochs=self.epochs_edit.text(),
+            language=str(self.language_combo.currentData()))
+
+    def _validate(self):
+        """The config the form describes, or None after showing which field is wrong."""
+        for widget in self._field_widgets.values():
+            widget.setStyleSheet("")
+        try:
+            config = config_from_form(self.form_values(), self.context)
+        except InputError as exc:
+            self.error_label.setText(str(exc))
+            widget = self._field_widgets.get(exc.field)
+            if widget is not None:
+                widget.setStyleSheet(_INVALID_STYLE)
+            return None
+        self.error_label.setText("")
+        return config
+
+    def _update_start(self) -> None:
+        valid = self._validate() is not None
+        self.start_button.setEnabled(valid and not self.controller.running)
+
+    def _on_form_changed(self, *_args) -> None:
+        self._update_start()
+
+    def _on_browse_clicked(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Question set folder")
+        if folder:
+            self._select_set(folder)
+
+    def _select_set(self, name_or_path: str) -> None:
+        index = self.set_combo.findData(name_or_path)
+        if index < 0:
+            self.set_combo.addItem(Path(name_or_path).name + " (folder)", name_or_path)
+            index = self.set_combo.count() - 1
+            self.set_combo.setItemData(index, name_or_path, Qt.ItemDataRole.ToolTipRole)
+        self.set_combo.setCurrentIndex(index)
+
+    def _restore_form(self) -> None:
+        try:
+            saved = json.loads(self.settings.text_value(KEY_FORM, "") or "{}")
+            form = FormValues(**{k: tuple(v) if isinstance(v, list) else v
+                                 for k, v in saved.items()
+                                 if k in {f.name for f in dataclasses.fields(FormValues)}})
+        except (ValueError, TypeError):
+            form = FormValues()
+        if form.questions:
+            self._select_set(form.questions)
+        for name, boxes, chosen in (("tiers", self.tier_boxes, form.tiers or TIERS),
+                                    ("judges", self.judge_boxes, form.judges),
+                                    ("strategies", self.strategy_boxes, form.strategies)):
+            for key, box in boxes.items():
+                box.setChecked(key in chosen)
+        for edit, text in ((self.tolerance_edit, form.tolerance),
+                           (self.max_steps_edit, form.max_steps),
+                           (self.max_tokens_edit, form.max_tokens),
+                           (self.time_limit_edit, form.time_limit_s),
+                           (self.concurrency_edit, form.concurrency),
+                           (self.epochs_edit, form.epochs)):
+            edit.setText(str(text))
+        self.language_combo.setCurrentIndex(max(self.language_combo.findData(form.language), 0))
+
+    # ------------------------------------------------------------------ actions
+
+    def _on_start_clicked(self) -> None:
+        config = self._validate()
+        if config is None or self.controller.running:
+            return
+        self.settings.set_value(KEY_FORM, json.dumps(dataclasses.asdict(self.form_values())))
+        self.run_id = None
+        self.model.clear()
+        self.chart.set_judges(config.judges)
+        self.chart.set_rows([])
+        info = self.context.endpoint.info if self.context.endpoint else None
+        self._simulated = bool(info and info.simulated) or config.endpoint.model.startswith(
+            "sim/")
+        self.table.setColumnHidden(self.model.COL_EPOCH, config.epochs <= 1)
+        self.progress_bar.setRange(0, 0)
+        self.status_label.setText(f"Starting {config.questions} with {config.endpoint.model}...")
+        self._update_summary(config.judges)
+        self.controller.start(config)
+
+    def _on_stop_clicked(self) -> None:
+        self.status_label.setText("Stopping...")
+        self.controller.stop()
+
+    def _on_table_double_clicked(self, index: QModelIndex) -> None:
+        row = self.model.row_at(self.proxy.mapToSource(index).row())
+        if self.run_id is not None and row.row_id is not None:
+            self.context.open_question_requested.emit(self.run_id, row.row_id)
+
+    def _on_filter_changed(self, *_args) -> None:
+        self.shown_label.setText(f"{self.proxy.rowCount()} of {self.model.rowCount()} shown")
+
+    # ------------------------------------------------------------------ controller events
+
+    def _on_controller_running_changed(self, running: bool) -> None:
+        self.stop_button.setEnabled(running)
+        for widget in (self.set_combo, self.browse_button):
+            widget.setEnabled(not running)
+        self._update_start()
+
+    def _on_controller_run_created(self, run_id: int) -> None:
+        self.run_id = run_id
+
+    def _on_controller_progressed(self, progress: EvalProgress) -> None:
+        if progress.phase == "running":
+            self.progress_bar.setFormat("%v / %m questions")
+            self.progress_bar.setRange(0, max(progress.total, 1))
+            self.progress_bar.setValue(progress.done)
+            now = ""
+            if progress.step is not None and progress.question_id:
+                now = f": {progress.question_id} step {progress.step.index + 1}"
+            elif progress.latest is not None:
+                now = f": {progress.question_id} finished"
+            self.status_label.setText(f"Running, {progress.done} of {progress.total} "
+                                      f"questions done after {progress.elapsed_s:.1f} s{now}")
+        elif progress.phase in _PHASES and progress.phase != "done":
+            self.status_label.setText(_PHASES[progress.phase])
+
+    def _on_controller_question_finished(self, row: QuestionRow) -> None:
+        self.model.add_row(row)
+        self.chart.add_row(row)
+        self._update_summary(self.chart.judges)
+        self._on_filter_changed()
+
+    def _on_controller_finished(self, result: EvalResult) -> None:
+        self.run_id = result.run_id
+        self.progress_bar.setRange(0, max(len(result.items), 1))
+        self.progress_bar.setValue(len(result.items))
+        skipped = f", {len(result.skipped)} skipped" if result.skipped else ""
+        self.status_label.setText(f"Finished run {result.run_id}: {len(result.items)} "
+                                  f"questions{skipped}. Double-click one to inspect it.")
+
+    def _on_controller_cancelled(self, run_id: int) -> None:
+        self.progress_bar.setRange(0, max(self.progress_bar.maximum(), 1))
+        where = f"run {run_id} stored as cancelled" if run_id >= 0 else "nothing stored"
+        self.status_label.setText(f"Stopped ({where}); {self.model.rowCount()} questions "
+                                  f"finished.")
+
+    def _on_controller_failed(self, field: str, message: str) -> None:
+        self.progress_bar.setRange(0, 1)
+        self.progress_bar.setValue(0)
+        self.progress_bar.setFormat("not run")
+        self.status_label.setText("Not run.")
+        self.error_label.setText(message)
+        widget = self._field_widgets.get(field)
+        if widget is not None:
+            widget.setStyleSheet(_INVALID_STYLE)
+
+    def _on_controller_loaded(self, stored: StoredSqlRun) -> None:
+        self.run_id = stored.run_id
+        self.model.set_rows(stored.rows)
+        self.chart.set_judges(stored.judges)
+        self.chart.set_rows(stored.rows)
+        self.table.setColumnHidden(self.model.COL_EPOCH, self.model.max_epoch() == 0)
+        self.progress_bar.setFormat("%v / %m questions")
+        self.progress_bar.setRange(0, max(len(stored.rows), 1))
+        self.progress_bar.setValue(len(stored.rows))
+        self.status_label.setText(f"Stored run {stored.run_id} ({stored.status}): "
+                                  f"{stored.name}")
+        self._simulated = stored.simulated
+        self._update_summary(stored.judges)
+        self._on_filter_changed()
+
+    def _update_summary(self, judges) -> None:
+        n = self.model.rowCount()
+        parts = [f"{j} {self.model.passed(j)}/{n}" for j in judges]
+        note = "   (SIMULATED persona: not a model's score)" if self._simulated else ""
+        self.summary_label.setText(("Passed: " + ", ".join(parts) + note) if n else "")
+
+    # ------------------------------------------------------------------ context events
+
+    def _on_context_endpoint_changed(self, endpoint) -> None:
+        if endpoint is None:
+            self.endpoint_label.setText("Endpoint: none (choose one on the Endpoints page)")
+        else:
+            model = endpoint.config.model or "(first listed model)"
+            self.endpoint_label.setText(f"Endpoint: {endpoint.label}, model {model}")
+        self._update_start()
+
+    def _on_context_open_run_requested(self, run_id: int, kind: str) -> None:
+        if kind == "sql":
+            self.controller.load_run(run_id)
+
+
+# ---------------------------------------------------------------------- open alone
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Open the page alone against the built-in simulator (profile instant, sim/seed-reference).
+
+    `--smoke` shows it, processes events once and exits (the smoke test).
+    """
+    import argparse
+    import asyncio
+    import sys
+    import tempfile
+
+    from PySide6.QtWidgets import QApplication
+
+    import qasync
+
+    from desktop_app.core.endpoint.discovery import discover
+    from desktop_app.core.endpoint.types import EndpointConfig
+    from desktop_app.core.simulator.launcher import start_simulator
+    from desktop_app.gui.context import ActiveEndpoint
+
+    parser = argparse.ArgumentParser(prog="python -m desktop_app.gui.pages.sql_agent")
+    parser.add_argument("--smoke", action="store_true", help="show, then exit at once")
+    args = parser.parse_args(argv)
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    with start_simulator("instant") as sim, tempfile.TemporaryDirectory() as tmp:
+        info = asyncio.run(discover(EndpointConfig(sim.url)))
+        context = AppContext(Path(tmp) / "results.db")
+        context.set_endpoint(ActiveEndpoint(EndpointConfig(sim.url, model="sim/seed-reference"),
+                                            info, f"built-in simulator (instant) at {sim.url}"))
+        loop = qasync.QEventLoop(app)
+        asyncio.set_event_loop(loop)
+        with loop:
+            page = SqlAgentPage(context)
+            page.setWindowTitle("Throughline: SQL Agent")
+            page.resize(1100, 720)
+            page.show()
+            if args.smoke:
+                app.processEvents()
+                page.close()
+                return 0
+            closed = asyncio.Event()
+            app.lastWindowClosed.connect(closed.set)
+            loop.run_until_complete(closed.wait())
+            page.controller.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

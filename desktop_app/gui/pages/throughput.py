@@ -1,0 +1,466 @@
+"""The Throughput page: the sweep form, live charts, the cell table and the diagnosis.
+
+Open it alone against a built-in simulator: `python -m desktop_app.gui.pages.throughput`
+(`--run` starts a small sweep, `--screenshot out.png` saves the page and quits).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import defaultdict
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.core.endpoint.types import MetricSample
+from desktop_app.core.throughput.diagnosis import unreliable_cells
+from desktop_app.core.throughput.export import findings_text
+from desktop_app.core.throughput.sweep import SweepProgress, SweepResult
+from desktop_app.core.throughput.types import CellResult
+from desktop_app.gui.context import ActiveEndpoint, AppContext
+from desktop_app.gui.controllers.throughput import (
+    StoredSweep,
+    SweepForm,
+    ThroughputController,
+    build_config,
+    form_errors,
+)
+from desktop_app.gui.models.cells import CellTableModel
+from desktop_app.gui.settings import Settings, declare
+from desktop_app.gui.widgets.live_chart import LiveChart
+
+KEY_FORM = "throughput/form"
+declare(KEY_FORM)
+
+NO_ENDPOINT_HINT = "No endpoint: choose an endpoint on the Endpoints page."
+_PHASES = {"discovering": "Asking the endpoint what it serves...",
+           "prompts": "Preparing prompts of each length...", "warm-up": "Warming up...",
+           "diagnosing": "Diagnosing..."}
+_ERROR_STYLE = "color: #b00020;"
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class ThroughputPage(QWidget):
+    """A sweep's form, progress, live prefill/decode/TTFT/server charts, cell table, diagnosis."""
+
+    def __init__(self, context: AppContext, settings: Settings | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.settings = settings or Settings()
+        self.controller = ThroughputController(context, self)
+        self.model = CellTableModel(self)
+        self._samples: list[MetricSample] = []
+
+        form = self._build_form()
+        right = self._build_results()
+        layout = QHBoxLayout(self)
+        layout.addWidget(form)
+        layout.addWidget(right, 1)
+
+        self._restore_form()
+        for edit in self._edits.values():
+            edit.textChanged.connect(self._on_form_changed)
+        self.warmup.valueChanged.connect(self._on_form_changed)
+        self.start_button.clicked.connect(self._on_start_clicked)
+        self.stop_button.clicked.connect(self.controller.stop)
+        self.controller.running_changed.connect(self._on_controller_running_changed)
+        self.controller.progress_changed.connect(self._on_controller_progress_changed)
+        self.controller.cell_finished.connect(self._on_controller_cell_finished)
+        self.controller.samples_received.connect(self._on_controller_samples_received)
+        self.controller.sweep_finished.connect(self.show_result)
+        self.controller.sweep_cancelled.connect(self._on_controller_sweep_cancelled)
+        self.controller.sweep_failed.connect(self._on_controller_sweep_failed)
+        self.controller.run_loaded.connect(self.show_stored)
+        self.controller.load_failed.connect(self._on_controller_sweep_failed)
+        for chart in self.charts:
+            chart.point_clicked.connect(self._on_chart_point_clicked)
+        context.endpoint_changed.connect(self._on_context_endpoint_changed)
+        self._on_context_endpoint_changed(context.endpoint)
+
+    # ---- building
+
+    def _build_form(self) -> QWidget:
+        box = QGroupBox("Sweep")
+        box.setFixedWidth(300)
+        layout = QFormLayout(box)
+        layout.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
+        self._edits: dict[str, QLineEdit] = {}
+        self._errors: dict[str, QLabel] = {}
+        for field, label, tip in (
+            ("input tokens", "Prompt lengths (tokens)", "e.g. 512, 2k, 8k (k = 1024)"),
+            ("concurrency", "Concurrency (requests in flight)", "e.g. 1, 2, 4, 8"),
+            ("output tokens", "Output tokens", "e.g. 64 or 64, 256"),
+            ("requests per cell", "Requests per cell", "empty: max(4 x concurrency, 8)"),
+            ("time budget per cell", "Time budget per cell (s)", "empty: no limit"),
+        ):
+            edit = QLineEdit()
+            edit.setPlaceholderText(tip)
+            edit.setToolTip(tip)
+            error = QLabel()
+            error.setStyleSheet(_ERROR_STYLE)
+            error.setWordWrap(True)
+            error.hide()
+            column = QVBoxLayout()
+            column.setSpacing(1)
+            column.addWidget(edit)
+            column.addWidget(error)
+            layout.addRow(label, column)
+            self._edits[field], self._errors[field] = edit, error
+        self.input_tokens = self._edits["input tokens"]
+        self.concurrency = self._edits["concurrency"]
+        self.output_tokens = self._edits["output tokens"]
+        self.requests_per_cell = self._edits["requests per cell"]
+        self.time_budget = self._edits["time budget per cell"]
+        self.warmup = QSpinBox()
+        self.warmup.setRange(0, 1000)
+        self.warmup.setToolTip("sent once before the first cell and left out of every figure")
+        self.api = QComboBox()
+        self.api.addItems(["chat", "completions"])
+        self.unique_prompts = QCheckBox("Unique prompts (bust the prefix cache)")
+        self.scrape_metrics = QCheckBox("Scrape the server's /metrics")
+        grid = QGridLayout()
+        grid.addWidget(QLabel("Warm-up requests"), 0, 0)
+        grid.addWidget(self.warmup, 0, 1)
+        grid.addWidget(QLabel("API"), 1, 0)
+        grid.addWidget(self.api, 1, 1)
+        layout.addRow(grid)
+        layout.addRow(self.unique_prompts)
+        layout.addRow(self.scrape_metrics)
+        self.form_error = QLabel()
+        self.form_error.setStyleSheet(_ERROR_STYLE)
+        self.form_error.setWordWrap(True)
+        self.form_error.hide()
+        layout.addRow(self.form_error)
+        self.endpoint_label = QLabel()
+        self.endpoint_label.setWordWrap(True)
+        layout.addRow(self.endpoint_label)
+        self.start_button = QPushButton("Start")
+        self.start_button.setDefault(True)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setEnabled(False)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.start_button)
+        buttons.addWidget(self.stop_button)
+        layout.addRow(buttons)
+        return box
+
+    def _build_results(self) -> QWidget:
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.status_label = QLabel("Set up a sweep and press Start.")
+        self.status_label.setWordWrap(True)
+        self.prefill_chart = LiveChart("Prefill tok/s per request (queueing included)",
+                                       "prompt length (tokens)", "tok/s", log_x=True)
+        self.decode_chart = LiveChart("Decode tok/s per request", "prompt length (tokens)",
+                                      "tok/s", log_x=True)
+        self.ttft_chart = LiveChart("TTFT p50", "prompt length (tokens)", "TTFT", y_units="s",
+                                    log_x=True)
+        self.server_chart = LiveChart("Server: running, waiting, KV cache",
+                                      "time since start (s)", "requests / KV %", symbols=False)
+        self.charts = (self.prefill_chart, self.decode_chart, self.ttft_chart)
+        grid = QGridLayout()
+        grid.setContentsMargins(0, 0, 0, 0)
+        for i, chart in enumerate((*self.charts, self.server_chart)):
+            chart.setMinimumSize(200, 150)
+            grid.addWidget(chart, i // 2, i % 2)
+        charts = QWidget()
+        charts.setLayout(grid)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.findings = QPlainTextEdit()
+        self.findings.setReadOnly(True)
+        self.findings.setPlaceholderText("The diagnosis appears when a sweep finishes.")
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.table, "Cells")
+        self.tabs.addTab(self.findings, "Diagnosis")
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(charts)
+        splitter.addWidget(self.tabs)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        splitter.setSizes([420, 260])
+        right = QWidget()
+        column = QVBoxLayout(right)
+        column.setContentsMargins(0, 0, 0, 0)
+        top = QHBoxLayout()
+        top.addWidget(self.progress, 1)
+        top.addWidget(self.status_label, 3)
+        column.addLayout(top)
+        column.addWidget(splitter, 1)
+        return right
+
+    # ---- the form
+
+    def form(self) -> SweepForm:
+        """The form's values as typed."""
+        return SweepForm(
+            input_tokens=self.input_tokens.text(), concurrency=self.concurrency.text(),
+            output_tokens=self.output_tokens.text(),
+            requests_per_cell=self.requests_per_cell.text(), warmup=self.warmup.value(),
+            api=self.api.currentText(), unique_prompts=self.unique_prompts.isChecked(),
+            time_budget_s=self.time_budget.text(), scrape_metrics=self.scrape_metrics.isChecked())
+
+    def _restore_form(self) -> None:
+        form = SweepForm()
+        try:
+            saved = json.loads(self.settings.text_value(KEY_FORM, "{}"))
+            form = dataclasses.replace(form, **{k: v for k, v in saved.items()
+                                                if k in SweepForm.__dataclass_fields__})
+        except (ValueError, TypeError):
+            pass  # an unreadable saved form: start from the defaults
+        self.input_tokens.setText(form.input_tokens)
+        self.concurrency.setText(form.concurrency)
+        self.output_tokens.setText(form.output_tokens)
+        self.requests_per_cell.setText(form.requests_per_cell)
+        self.time_budget.setText(form.time_budget_s)
+        self.warmup.setValue(int(form.warmup))
+        self.api.setCurrentText(form.api)
+        self.unique_prompts.setChecked(bool(form.unique_prompts))
+        self.scrape_metrics.setChecked(bool(form.scrape_metrics))
+        self._on_form_changed()
+
+    def _on_form_changed(self, *_args) -> None:
+        errors = form_errors(self.form())
+        for field, label in self._errors.items():
+            label.setText(errors.pop(field, ""))
+            label.setVisible(bool(label.text()))
+        self.form_error.setText("\n".join(errors.values()))
+        self.form_error.setVisible(bool(errors))
+        self._update_buttons()
+
+    def _form_ok(self) -> bool:
+        return not self.form_error.text() and not any(e.text() for e in self._errors.values())
+
+    def _update_buttons(self, running: bool | None = None) -> None:
+        running = self.controller.running if running is None else running
+        self.start_button.setEnabled(not running and self._form_ok()
+                                     and self.context.endpoint is not None)
+        self.stop_button.setEnabled(running)
+
+    def _on_context_endpoint_changed(self, endpoint: ActiveEndpoint | None) -> None:
+        self.endpoint_label.setText(f"Endpoint: {endpoint.label}" if endpoint else NO_ENDPOINT_HINT)
+        self.endpoint_label.setStyleSheet("" if endpoint else "color: #8a5a00;")
+        self._update_buttons()
+
+    # ---- running
+
+    def _on_start_clicked(self) -> None:
+        if self.context.endpoint is None or self.controller.running:
+            return
+        try:
+            config = build_config(self.form(), self.context.endpoint)
+        except ValueError as exc:
+            self.form_error.setText(str(exc))
+            self.form_error.show()
+            self._update_buttons()
+            return
+        self.settings.set_value(KEY_FORM, json.dumps(dataclasses.asdict(self.form())))
+        self._clear()
+        self.status_label.setText("Starting...")
+        self.controller.start(config)
+        self._on_controller_running_changed(True)  # before the task's first step says so
+
+    def _clear(self) -> None:
+        self.model.set_cells([])
+        self._samples = []
+        for chart in (*self.charts, self.server_chart):
+            chart.clear()
+        self.findings.clear()
+        self.status_label.setStyleSheet("")
+
+    def _on_controller_running_changed(self, running: bool) -> None:
+        for edit in self._edits.values():
+            edit.setReadOnly(running)
+        self._update_buttons(running)  # the task is still finishing when it says it stopped
+
+    def _on_controller_progress_changed(self, p: SweepProgress) -> None:
+        self.progress.setRange(0, max(p.run_total, 1))
+        self.progress.setValue(p.run_done)
+        if p.phase != "running" or p.cell is None:
+            self.status_label.setText(_PHASES.get(p.phase, p.phase))
+            return
+        eta = "" if p.eta_s is None else f"  -  ETA {_clock(p.eta_s)}"
+        self.status_label.setText(f"Cell {p.cell_index + 1}/{p.cells_total}: {p.cell.label}  -  "
+                                  f"{p.done}/{p.total} requests{eta}")
+
+    def _on_controller_cell_finished(self, cell: CellResult) -> None:
+        self.model.add_cell(cell)
+        self._plot_cells(self.model.cells())
+
+    def _on_controller_samples_received(self, samples: list) -> None:
+        self._samples.extend(samples)
+        self._plot_samples(self._samples)
+
+    def _on_controller_sweep_cancelled(self) -> None:
+        self.status_label.setText("Stopped: the run is stored as cancelled.")
+
+    def _on_controller_sweep_failed(self, message: str) -> None:
+        self.status_label.setText(f"Failed: {message}")
+        self.status_label.setStyleSheet(_ERROR_STYLE)
+
+    # ---- showing results
+
+    def show_result(self, result: SweepResult) -> None:
+        """Show a finished sweep: its cells, charts, server timeline and diagnosis."""
+        self._show_cells(result.cells, result.samples)
+        self.findings.setPlainText(findings_text(result.findings))
+        run = f"Run {result.run_id}" if result.run_id is not None else "The sweep"
+        self.progress.setRange(0, 1)
+        self.progress.setValue(1)
+        self.status_label.setStyleSheet("")
+        self.status_label.setText(f"{run} {result.status}: {len(result.cells)} cells, "
+                                  f"{len(result.findings)} findings.")
+
+    def load_run(self, run_id: int) -> None:
+        """Read stored run `run_id` and show it (as show_stored) when it arrives."""
+        self.controller.load_run(run_id)
+
+    def show_stored(self, stored: StoredSweep) -> None:
+        """Show a sweep read back from the store (its diagnosis is not stored)."""
+        self._show_cells(stored.cells, stored.samples)
+        self.findings.setPlainText(
+            f"Run {stored.run.id} ({stored.run.status}). The diagnosis is made when a sweep "
+            "finishes and is not kept in the results store; export the run's JSON from the "
+            "command line, or run the sweep again, to read it.")
+        self.status_label.setStyleSheet("")
+        self.status_label.setText(f"Run {stored.run.id}: {stored.run.name} ({stored.run.status}, "
+                                  f"{len(stored.cells)} cells)")
+
+    def _show_cells(self, cells: list[CellResult], samples: list[MetricSample]) -> None:
+        self._clear()
+        self.model.set_cells(cells, unreliable_cells(cells))
+        self._plot_cells(cells)
+        self._samples = list(samples)
+        self._plot_samples(self._samples)
+
+    def _plot_cells(self, cells: list[CellResult]) -> None:
+        by_load: dict[str, list[tuple[int, CellResult]]] = defaultdict(list)
+        for row, cell in enumerate(cells):
+            if cell.spec.output_tokens != cells[0].spec.output_tokens:
+                continue  # one output length per chart: the first one swept
+            load = (f"c={cell.spec.concurrency}" if cell.spec.concurrency is not None
+                    else f"{cell.spec.request_rate:g}/s")
+            by_load[load].append((row, cell))
+        lengths = sorted({c.spec.input_tokens for c in cells})
+        for chart in self.charts:
+            chart.set_x_ticks(lengths)
+        for load, points in by_load.items():
+            points.sort(key=lambda p: p[1].spec.input_tokens)
+            for chart, value in (
+                (self.prefill_chart, lambda s: s.prefill_tps and s.prefill_tps.mean),
+                (self.decode_chart, lambda s: s.decode_tps and s.decode_tps.mean),
+                (self.ttft_chart, lambda s: s.ttft_s and s.ttft_s.p50),
+            ):
+                shown = [(row, c) for row, c in points if value(c.summary) is not None]
+                chart.set_series(load, [c.spec.input_tokens for _, c in shown],
+                                 [value(c.summary) for _, c in shown],
+                                 data=[row for row, _ in shown])
+
+    def _plot_samples(self, samples: list[MetricSample]) -> None:
+        for key, value in (("running", lambda s: s.running), ("waiting", lambda s: s.waiting),
+                           ("KV cache %", lambda s: None if s.kv_cache_usage is None
+                            else 100 * s.kv_cache_usage)):
+            shown = [s for s in samples if value(s) is not None]
+            if shown:
+                self.server_chart.set_series(key, [s.t_s for s in shown], [value(s) for s in shown])
+
+    def _on_chart_point_clicked(self, row: object) -> None:
+        if isinstance(row, int) and 0 <= row < self.model.rowCount():
+            self.table.selectRow(row)
+            self.tabs.setCurrentWidget(self.table)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Open the page alone against a built-in simulator (and, with --run, sweep it)."""
+    import argparse
+    import asyncio
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    import qasync
+
+    from desktop_app.core.endpoint.discovery import discover
+    from desktop_app.core.endpoint.types import EndpointConfig
+    from desktop_app.core.simulator.launcher import start_simulator
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--profile", default="fast", help="simulator profile (default fast)")
+    parser.add_argument("--db", type=Path, help="results store (default: a temporary file)")
+    parser.add_argument("--run", action="store_true", help="start the sweep in the form")
+    parser.add_argument("--screenshot", type=Path, help="save the page as PNG and quit")
+    args = parser.parse_args(argv)
+    with start_simulator(args.profile) as sim, tempfile.TemporaryDirectory() as tmp:
+        info = asyncio.run(discover(EndpointConfig(sim.url)))
+        app = QApplication.instance() or QApplication(sys.argv)
+        loop = qasync.QEventLoop(app)
+        asyncio.set_event_loop(loop)
+        context = AppContext(args.db or Path(tmp) / "results.db")
+        context.set_endpoint(ActiveEndpoint(EndpointConfig(sim.url, model=info.models[0]), info,
+                                            f"built-in simulator ({args.profile}) at {sim.url}"))
+        page = ThroughputPage(context)
+        page.setWindowTitle("Throughline: Throughput")
+        page.resize(1100, 720)
+        page.show()
+
+        def finish() -> None:
+            if args.screenshot:
+                QTimer.singleShot(300, lambda: (page.grab().save(str(args.screenshot)), app.quit()))
+
+        if args.run:
+            page.controller.running_changed.connect(lambda running: running or finish())
+            page.start_button.click()
+        else:
+            finish()
+        with loop:
+            app.aboutToQuit.connect(page.controller.stop)
+            loop.run_until_complete(_until_quit(app))
+    return 0
+
+
+async def _until_quit(app) -> None:
+    import asyncio
+
+    closed = asyncio.Event()
+    app.aboutToQuit.connect(closed.set)
+    await closed.wait()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,99 @@
+"""API keys of saved endpoints: in the system keyring where there is one, else in memory.
+
+Keys are never written to QSettings, the results store, the profiles file, logs or exports.
+Without a usable keyring (keyring's `fail` or `null` backend, or a keyring that errors) a key
+lives in this process's memory for the session only, and `keyring_available()` says so, so the
+page can tell the user next to the field.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import keyring
+import keyring.errors
+from keyring.backends import fail, null
+
+log = logging.getLogger(__name__)
+
+SERVICE = "throughline-endpoint"
+
+
+def _default_backend() -> object:
+    return keyring.get_keyring()
+
+
+def keyring_available(backend: object | None = None) -> bool:
+    """Whether `backend` (default: the system's) can really store secrets."""
+    backend = backend if backend is not None else _default_backend()
+    return not isinstance(backend, (fail.Keyring, null.Keyring))
+
+
+class ApiKeys:
+    """Set, get and delete the API key of a profile by its name.
+
+    `backend` is a keyring backend (anything with get/set/delete_password); None means the
+    system's. When it is unusable, or fails once, keys are kept in memory from then on.
+    Keyring calls can block briefly (D-Bus); they are short enough to make from a slot.
+    """
+
+    def __init__(self, backend: object | None = None) -> None:
+        self._backend = backend if backend is not None else _default_backend()
+        self._use_keyring = keyring_available(self._backend)
+        self._memory: dict[str, str] = {}
+
+    @property
+    def persistent(self) -> bool:
+        """True when keys go to the system keyring, False when they are kept in memory."""
+        return self._use_keyring
+
+    def _give_up(self, exc: Exception) -> None:
+        # No key in the message: keyring errors name the service and user only.
+        log.warning("system keyring unusable, keeping API keys in memory: %s",
+                    type(exc).__name__)
+        self._use_keyring = False
+
+    def set(self, name: str, key: str) -> None:
+        """Keep `key` for profile `name`; an empty key deletes it."""
+        if not key:
+            self.delete(name)
+            return
+        self._memory[name] = key
+        if self._use_keyring:
+            try:
+                self._backend.set_password(SERVICE, name, key)
+            except Exception as exc:  # noqa: BLE001 - any keyring failure: fall back to memory
+                self._give_up(exc)
+
+    def get(self, name: str) -> str | None:
+        """The key for profile `name`, or None."""
+        if name in self._memory:
+            return self._memory[name]
+        if not self._use_keyring:
+            return None
+        try:
+            key = self._backend.get_password(SERVICE, name)
+        except Exception as exc:  # noqa: BLE001
+            self._give_up(exc)
+            return None
+        if key:
+            self._memory[name] = key
+        return key or None
+
+    def delete(self, name: str) -> None:
+        """Forget the key for profile `name` (no error when there is none)."""
+        self._memory.pop(name, None)
+        if self._use_keyring:
+            try:
+                self._backend.delete_password(SERVICE, name)
+            except keyring.errors.PasswordDeleteError:
+                pass  # there was none
+            except Exception as exc:  # noqa: BLE001
+                self._give_up(exc)
+
+    def rename(self, old: str, new: str) -> None:
+        """Move the key of a renamed profile."""
+        key = self.get(old)
+        self.delete(old)
+        if key:
+            self.set(new, key)

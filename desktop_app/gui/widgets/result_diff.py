@@ -1,0 +1,224 @@
+"""Expected (gold) and actual query results side by side, with the differing cells highlighted."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QTableView, QVBoxLayout, QWidget
+
+from desktop_app.core.sqleval.judge import canonical
+from desktop_app.core.sqleval.types import QueryResult
+
+MAX_SHOWN_ROWS = 500  # a result table is for reading, not for scrolling through 10,000 rows
+DIFF_COLOR = QColor("#ffe3a3")  # the text differs from the other side's cell
+FINDING_COLOR = QColor("#ffb4a8")  # a judge named this cell in a finding
+MAX_COLUMN_WIDTH = 150  # pixels; wider text is elided (the tooltip and the other side tell)
+
+_Index = QModelIndex | QPersistentModelIndex
+
+
+@dataclass(frozen=True)
+class ResultGrid:
+    """What one side shows: columns, rows (display-capped), and the cells to mark.
+
+    `marks` maps (row, column index) to (finding text or "", named by a judge).
+    """
+
+    columns: tuple[str, ...] = ()
+    rows: tuple[tuple, ...] = ()
+    total_rows: int | None = None
+    marks: dict[tuple[int, int], tuple[str, bool]] = field(default_factory=dict)
+
+
+class ResultTableModel(QAbstractTableModel):
+    """One query result as a table: values in the judges' canonical text, marked cells coloured."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._grid = ResultGrid()
+
+    def set_grid(self, grid: ResultGrid) -> None:
+        self.beginResetModel()
+        self._grid = grid
+        self.endResetModel()
+
+    def grid(self) -> ResultGrid:
+        return self._grid
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802 - Qt override
+        return 0 if parent.isValid() else len(self._grid.rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802 - Qt override
+        return 0 if parent.isValid() else len(self._grid.columns)
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        r, c = index.row(), index.column()
+        row = self._grid.rows[r]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return canonical(row[c]) if c < len(row) else ""
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            value = row[c] if c < len(row) else None
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return None
+        mark = self._grid.marks.get((r, c))
+        if mark is None:
+            if role == Qt.ItemDataRole.ToolTipRole and c < len(row):
+                return canonical(row[c])  # the whole value when the column elides it
+            return None
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return QBrush(FINDING_COLOR if mark[1] else DIFF_COLOR)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return QBrush(QColor("#202020"))
+        if role == Qt.ItemDataRole.ToolTipRole:
+            value = canonical(row[c]) if c < len(row) else ""
+            return f"{value}\n{mark[0]}" if mark[0] else value
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 - Qt override
+                   role: int = Qt.ItemDataRole.DisplayRole):
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            return self._grid.columns[section] if section < len(self._grid.columns) else None
+        return str(section + 1)
+
+
+def diff_marks(expected: QueryResult, actual: QueryResult,
+               finding_cells: tuple[tuple[int, str, str, str, str], ...] = ()
+               ) -> tuple[dict, dict]:
+    """The cells to mark on each side: every cell whose canonical text differs from the cell
+    at the same position on the other side (rows only one side has count as differing), and
+    the cells a judge's finding names, (row, column name, expected, actual, message)."""
+    exp_marks: dict[tuple[int, int], tuple[str, bool]] = {}
+    act_marks: dict[tuple[int, int], tuple[str, bool]] = {}
+    n_exp, n_act = min(len(expected.rows), MAX_SHOWN_ROWS), min(len(actual.rows), MAX_SHOWN_ROWS)
+    for r in range(max(n_exp, n_act)):
+        e_row = expected.rows[r] if r < n_exp else None
+        a_row = actual.rows[r] if r < n_act else None
+        if e_row is None or a_row is None:
+            side, row = (act_marks, a_row) if e_row is None else (exp_marks, e_row)
+            for c in range(len(row)):
+                side[(r, c)] = ("row only on this side", False)
+            continue
+        for c in range(max(len(e_row), len(a_row))):
+            e = canonical(e_row[c]) if c < len(e_row) else None
+            a = canonical(a_row[c]) if c < len(a_row) else None
+            if e != a:
+                tip = f"expected {e if e is not None else '(no column)'}, " \
+                      f"got {a if a is not None else '(no column)'}"
+                if c < len(e_row):
+                    exp_marks[(r, c)] = (tip, False)
+                if c < len(a_row):
+                    act_marks[(r, c)] = (tip, False)
+    for row, column, _exp, _act, message in finding_cells:
+        if row < 0:
+            continue
+        for result, marks in ((expected, exp_marks), (actual, act_marks)):
+            if column in result.columns:
+                marks[(row, result.columns.index(column))] = (message, True)
+    return exp_marks, act_marks
+
+
+def _grid(result: QueryResult | None, marks: dict) -> ResultGrid:
+    if result is None:
+        return ResultGrid()
+    return ResultGrid(tuple(result.columns), tuple(result.rows[:MAX_SHOWN_ROWS]),
+                      result.total_rows, marks)
+
+
+class ResultDiffTable(QWidget):
+    """Two tables, expected (gold) left and actual right; cells that differ are highlighted."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.expected_model = ResultTableModel(self)
+        self.actual_model = ResultTableModel(self)
+        self.expected_title = QLabel("Expected (gold)")
+        self.actual_title = QLabel("Actual (final SQL)")
+        self.expected_view = self._view(self.expected_model)
+        self.actual_view = self._view(self.actual_model)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for title, view in ((self.expected_title, self.expected_view),
+                            (self.actual_title, self.actual_view)):
+            column = QVBoxLayout()
+            title.setWordWrap(True)
+            column.addWidget(title)
+            column.addWidget(view, 1)
+            layout.addLayout(column, 1)
+        # Scroll both sides together: row r left is row r right.
+        self.actual_view.verticalHeader().setVisible(False)  # the left side numbers the rows
+        left, right = self.expected_view.verticalScrollBar(), self.actual_view.verticalScrollBar()
+        left.valueChanged.connect(right.setValue)
+        right.valueChanged.connect(left.setValue)
+        left = self.expected_view.horizontalScrollBar()
+        right = self.actual_view.horizontalScrollBar()
+        left.valueChanged.connect(right.setValue)
+        right.valueChanged.connect(left.setValue)
+
+    @staticmethod
+    def _view(model: ResultTableModel) -> QTableView:
+        view = QTableView()
+        view.setModel(model)
+        view.setAlternatingRowColors(False)
+        view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 6)
+        return view
+
+    def set_results(self, expected: QueryResult | None, actual: QueryResult | None, *,
+                    expected_note: str = "", actual_note: str = "",
+                    finding_cells: tuple[tuple[int, str, str, str, str], ...] = ()) -> None:
+        """Show both results; a note (an error, "not available") replaces a missing side's
+        row count. `finding_cells` are the cells the judges named, (row, column, expected,
+        actual, message)."""
+        if expected is not None and actual is not None:
+            exp_marks, act_marks = diff_marks(expected, actual, finding_cells)
+        else:
+            exp_marks, act_marks = {}, {}
+        self.expected_model.set_grid(_grid(expected, exp_marks))
+        self.actual_model.set_grid(_grid(actual, act_marks))
+        self.expected_title.setText(_title("Expected (gold)", expected, expected_note))
+        self.actual_title.setText(_title("Actual (final SQL)", actual, actual_note))
+        self._fit_columns()
+        QTimer.singleShot(0, self, self._scroll_to_first_difference)  # once laid out
+
+    def _fit_columns(self) -> None:
+        """The same width for column c on both sides (so they scroll together), capped."""
+        views = (self.expected_view, self.actual_view)
+        for view in views:
+            view.resizeColumnsToContents()
+        for c in range(max(self.expected_model.columnCount(), self.actual_model.columnCount())):
+            width = min(max(v.columnWidth(c) for v in views if c < v.model().columnCount()),
+                        MAX_COLUMN_WIDTH)
+            for view in views:
+                if c < view.model().columnCount():
+                    view.setColumnWidth(c, width)
+
+    def _scroll_to_first_difference(self) -> None:
+        marks = self.actual_model.grid().marks
+        if marks:  # a judge's cell first, else the first cell that differs
+            named = [key for key, (_t, by_judge) in marks.items() if by_judge]
+            r, c = min(named or marks)
+            self.actual_view.scrollTo(self.actual_model.index(r, c))
+
+    def differing_cells(self) -> set[tuple[int, int]]:
+        """(row, column) of every highlighted cell of the actual side."""
+        return set(self.actual_model.grid().marks)
+
+    def finding_cells(self) -> set[tuple[int, int]]:
+        """(row, column) of the actual side's cells a judge's finding names."""
+        return {key for key, (_t, named) in self.actual_model.grid().marks.items() if named}
+
+
+def _title(name: str, result: QueryResult | None, note: str) -> str:
+    if result is None:
+        return f"<b>{name}</b>: {html.escape(note or 'no result')}"
+    total = result.total_rows if result.total_rows is not None else len(result.rows)
+    shown = min(len(result.rows), MAX_SHOWN_ROWS)
+    count = f"{total:,} rows" if shown == total else f"first {shown:,} of {total:,} rows"
+    return f"<b>{name}</b>: {count}" + (f" ({html.escape(note)})" if note else "")

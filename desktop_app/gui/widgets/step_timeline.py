@@ -1,0 +1,235 @@
+"""The agent's steps for one question, top to bottom: what the model said, the tools it called
+(SQL highlighted), what each tool answered (a table when it was one), tokens, latency, errors."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QLabel,
+    QScrollArea,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.gui.widgets.result_diff import ResultGrid, ResultTableModel
+from desktop_app.gui.widgets.sql_view import SqlView
+
+MAX_TEXT_CHARS = 4000  # longer assistant text is cut on screen (the store keeps all of it)
+TABLE_ROWS_SHOWN = 8  # a tool result table taller than this scrolls
+_RULE = re.compile(r"^-+(?:-\+-+)*$")  # the line under a result table's header
+ERROR_STYLE = "color: #b3261e;"
+
+
+@dataclass(frozen=True)
+class ToolCallView:
+    """One tool call as stored: its name, arguments (raw JSON text), what the model saw back."""
+
+    name: str
+    arguments: str
+    result: str
+    truncated: bool = False
+    error: str | None = None
+
+    @property
+    def sql(self) -> str | None:
+        """The `sql` argument of run_sql / submit_answer, when the arguments hold one."""
+        try:
+            args = json.loads(self.arguments) if self.arguments else {}
+        except (TypeError, ValueError):
+            return None
+        sql = args.get("sql") if isinstance(args, dict) else None
+        return sql if isinstance(sql, str) else None
+
+
+@dataclass(frozen=True)
+class TimelineStep:
+    """One model call: the assistant's text, its tool calls, harness messages sent before it
+    (nudges, validate-retry feedback), tokens, latency (seconds) and the step's error."""
+
+    index: int
+    text: str
+    calls: tuple[ToolCallView, ...]
+    harness_notes: tuple[str, ...]
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    error: str | None
+
+    @classmethod
+    def from_row(cls, row: dict) -> TimelineStep:
+        """From a stored `sql_steps` row (shape in export.step_row)."""
+        reply = row.get("reply_json") or {}
+        args = row.get("tool_args_json") or []
+        results = row.get("tool_result_json") or []
+        by_id = {r.get("id"): r for r in results}
+        calls = []
+        for i, arg in enumerate(args):
+            res = by_id.get(arg.get("id")) or (results[i] if i < len(results) else {})
+            calls.append(ToolCallView(arg.get("name") or "?", _text(arg.get("arguments")),
+                                      res.get("result") or "", bool(res.get("truncated")),
+                                      res.get("error")))
+        new = (row.get("request_json") or {}).get("new") or []
+        notes = tuple(_text(m.get("content")) for m in new
+                      if isinstance(m, dict) and m.get("role") == "user"
+                      and row.get("step_index", 0) > 0)
+        return cls(int(row.get("step_index") or 0), _text(reply.get("content")), tuple(calls),
+                   notes, int(row.get("prompt_tokens") or 0),
+                   int(row.get("completion_tokens") or 0), float(row.get("latency_s") or 0.0),
+                   row.get("error"))
+
+
+def _text(value) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def parse_result_table(text: str) -> tuple[ResultGrid, str] | None:
+    """A run_sql result as the model saw it (sandbox.format_result_for_model: header, rule,
+    rows, "(N rows)") as a grid and its footer line; None when the text is not such a table."""
+    lines = text.split("\n")
+    if len(lines) < 2 or not _RULE.match(lines[1]):
+        return None
+    columns = tuple(c.strip() for c in lines[0].split(" | "))
+    rows, footer = [], ""
+    for line in lines[2:]:
+        if line.startswith("(") and line.endswith(")"):
+            footer = line
+            break
+        cells = tuple(c.strip() for c in line.split(" | "))
+        if len(cells) != len(columns):
+            if len(columns) == 1:
+                cells = (line.strip(),)
+            else:
+                return None  # a value holding " | ": show the text as it is
+        rows.append(cells)
+    return ResultGrid(columns, tuple(rows)), footer
+
+
+def _label(text: str, *, style: str = "", mono: bool = False, rich: bool = False) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    if mono:
+        label.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    if style:
+        label.setStyleSheet(style)
+    return label
+
+
+class StepCard(QFrame):
+    """One step of the timeline: header line, harness notes, assistant text, tool calls."""
+
+    def __init__(self, step: TimelineStep, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.step = step
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.sql_views: list[SqlView] = []
+        self.result_tables: list[QTableView] = []
+        layout = QVBoxLayout(self)
+        layout.setSpacing(4)
+        tools = ", ".join(c.name for c in step.calls) or "no tool call"
+        self.header = _label(
+            f"<b>Step {step.index + 1}</b> &nbsp;·&nbsp; {tools} &nbsp;·&nbsp; "
+            f"{step.prompt_tokens:,} + {step.completion_tokens:,} tokens"
+            f" &nbsp;·&nbsp; {_duration(step.latency_s)}", rich=True)
+        self.header.setToolTip(f"{step.prompt_tokens:,} prompt tokens, "
+                               f"{step.completion_tokens:,} completion tokens; the server "
+                               f"answered in {step.latency_s:.3f} s")
+        layout.addWidget(self.header)
+        for note in step.harness_notes:
+            layout.addWidget(_label(f"Harness to model: {note}",
+                                    style="color: #5b5f66; font-style: italic;"))
+        if step.text:
+            text = step.text if len(step.text) <= MAX_TEXT_CHARS else (
+                step.text[:MAX_TEXT_CHARS] + f" ... ({len(step.text):,} characters in all)")
+            layout.addWidget(_label(text))
+        for call in step.calls:
+            self._add_call(layout, call)
+        if step.error:
+            layout.addWidget(_label(f"Step error: {step.error}", style=ERROR_STYLE))
+
+    def _add_call(self, layout: QVBoxLayout, call: ToolCallView) -> None:
+        layout.addWidget(_label(f"<b>→ {call.name}</b>", rich=True))
+        sql = call.sql
+        if sql is not None:
+            view = SqlView(sql, fit_lines=14)
+            self.sql_views.append(view)
+            layout.addWidget(view)
+        elif call.arguments and call.arguments.strip() not in ("{}", ""):
+            layout.addWidget(_label(call.arguments, mono=True))
+        if call.error:
+            layout.addWidget(_label(f"Error: {call.error}", style=ERROR_STYLE))
+            if call.result and call.error not in call.result:
+                layout.addWidget(_label(call.result, mono=True))
+            return
+        parsed = parse_result_table(call.result)
+        if parsed is not None:
+            grid, footer = parsed
+            layout.addWidget(self._table(grid))
+            if footer:
+                layout.addWidget(_label(footer, style="color: #5b5f66;"))
+        elif call.result:
+            layout.addWidget(_label(call.result, mono=True,
+                                    style="background: #f4f5f7; padding: 4px;"))
+        if call.truncated:
+            layout.addWidget(_label("(the result was cut before the model saw it)",
+                                    style="color: #5b5f66;"))
+
+    def _table(self, grid: ResultGrid) -> QTableView:
+        model = ResultTableModel(self)
+        model.set_grid(grid)
+        view = QTableView()
+        view.setModel(model)
+        view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        row_height = view.fontMetrics().height() + 6
+        view.verticalHeader().setDefaultSectionSize(row_height)
+        view.verticalHeader().setVisible(False)
+        view.horizontalHeader().setStretchLastSection(True)
+        view.resizeColumnsToContents()
+        shown = min(len(grid.rows), TABLE_ROWS_SHOWN)
+        view.setFixedHeight(row_height * (shown + 1) + 8
+                            + (view.horizontalScrollBar().sizeHint().height()
+                               if len(grid.columns) > 3 else 0))
+        self.result_tables.append(view)
+        return view
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+class StepTimeline(QScrollArea):
+    """A scrolling column of StepCards, one per model call, in order."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.cards: list[StepCard] = []
+        self._show([])
+
+    def set_steps(self, steps: list[TimelineStep]) -> None:
+        """Show `steps` (replacing what was shown)."""
+        self._show(steps)
+
+    def _show(self, steps: list[TimelineStep]) -> None:
+        container = QWidget()
+        layout = QVBoxLayout(container)
+        layout.setSpacing(8)
+        self.cards = [StepCard(step) for step in steps]
+        for card in self.cards:
+            layout.addWidget(card)
+        if not steps:
+            layout.addWidget(_label("No steps recorded.", style="color: #5b5f66;"))
+        layout.addStretch(1)
+        self.setWidget(container)  # the old container is deleted with its cards

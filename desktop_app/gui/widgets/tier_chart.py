@@ -1,0 +1,124 @@
+"""Bar charts of a SQL evaluation by tier: pass rate per judge, mean tokens, mean steps."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
+
+import pyqtgraph as pg  # after PySide6, so it binds to it
+
+from desktop_app.core.sqleval.types import JUDGE_MODES, TIERS
+from desktop_app.gui.models.questions import QuestionRow, tier_effort
+
+JUDGE_COLORS = {"strict": "#b3261e", "tolerant": "#e8a317", "full": "#1b7f3b"}
+_EFFORT_COLOR = "#3465a4"
+REDRAW_MS = 100  # about 10 Hz: rows arrive in bursts, the chart follows on a clock
+
+
+def _plot(title: str, left: str) -> pg.PlotWidget:
+    plot = pg.PlotWidget(background="w")
+    plot.setTitle(title, color="#222", size="10pt")
+    if left:
+        plot.setLabel("left", left)
+    plot.setMouseEnabled(x=False, y=False)
+    plot.hideButtons()
+    plot.showGrid(y=True, alpha=0.25)
+    axis = plot.getAxis("bottom")
+    axis.setTicks([list(enumerate(TIERS))])
+    for name in ("left", "bottom"):
+        plot.getAxis(name).setTextPen("#333")
+        plot.getAxis(name).setPen("#888")
+    plot.setXRange(-0.6, len(TIERS) - 0.4, padding=0)
+    return plot
+
+
+class TierChart(QWidget):
+    """Three bar charts by tier: pass rate (%) for each judge side by side, mean tokens and mean
+    steps per question. Feed it rows with `set_rows`; it redraws at most 10 times a second."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.judges: tuple[str, ...] = JUDGE_MODES
+        self._rows: list[QuestionRow] = []
+        self._dirty = False
+        # The judges' colours go in a line above: a legend inside the plot would hide bars,
+        # and a long plot title would make the plot wider than its share.
+        self.key_label = QLabel()
+        self.pass_plot = _plot("Pass rate (%)", "")
+        self.pass_plot.setYRange(0, 104, padding=0)
+        self.token_plot = _plot("Mean tokens", "")
+        self.step_plot = _plot("Mean steps", "")
+        width = 0.8 / len(JUDGE_MODES)
+        self.pass_bars: dict[str, pg.BarGraphItem] = {}
+        self._offsets: dict[str, float] = {}  # each judge's bar beside the others in a tier
+        for i, judge in enumerate(JUDGE_MODES):
+            bars = pg.BarGraphItem(x=[], height=[], width=width, brush=JUDGE_COLORS[judge],
+                                   pen=None)
+            self.pass_plot.addItem(bars)
+            self.pass_bars[judge] = bars
+            self._offsets[judge] = (i - (len(JUDGE_MODES) - 1) / 2) * width
+        self.token_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=_EFFORT_COLOR, pen=None)
+        self.step_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=_EFFORT_COLOR, pen=None)
+        self.token_plot.addItem(self.token_bars)
+        self.step_plot.addItem(self.step_bars)
+        # Effort is secondary: two short plots stacked beside the pass rates keep the tier
+        # names readable when the page is narrow.
+        plots = QGridLayout()
+        plots.setSpacing(4)
+        plots.addWidget(self.pass_plot, 0, 0, 2, 1)
+        plots.addWidget(self.token_plot, 0, 1)
+        plots.addWidget(self.step_plot, 1, 1)
+        plots.setColumnStretch(0, 3)
+        plots.setColumnStretch(1, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.key_label)
+        layout.addLayout(plots, 1)
+        self._show_key()
+        self._timer = QTimer(self)
+        self._timer.setInterval(REDRAW_MS)
+        self._timer.timeout.connect(self._on_timer_timeout)
+        self._timer.start()
+
+    def set_judges(self, judges: Sequence[str]) -> None:
+        """Show bars for `judges` only (the ones the run summarised)."""
+        self.judges = tuple(j for j in JUDGE_MODES if j in judges) or JUDGE_MODES
+        self._show_key()
+        self._dirty = True
+
+    def _show_key(self) -> None:
+        key = " &nbsp; ".join(f"<span style='color:{JUDGE_COLORS[j]}'>&#9632;</span> {j}"
+                              for j in self.judges)
+        self.key_label.setText(f"By tier, per question. Pass rate per judge: {key}")
+
+    def set_rows(self, rows: Sequence[QuestionRow]) -> None:
+        self._rows = list(rows)
+        self._dirty = True
+
+    def add_row(self, row: QuestionRow) -> None:
+        self._rows.append(row)
+        self._dirty = True
+
+    def redraw(self) -> None:
+        """Draw the buffered rows now (the timer calls this when they changed)."""
+        self._dirty = False
+        stats = tier_effort(self._rows, JUDGE_MODES)
+        x = [TIERS.index(s.tier) for s in stats]
+        for judge, bars in self.pass_bars.items():
+            shown = judge in self.judges
+            bars.setVisible(shown)
+            heights = [100.0 * s.passed[judge] / s.questions for s in stats] if shown else []
+            bars.setOpts(x=[v + self._offsets[judge] for v in x] if shown else [], height=heights)
+        self.token_bars.setOpts(x=x, height=[s.mean_tokens for s in stats])
+        self.step_bars.setOpts(x=x, height=[s.mean_steps for s in stats])
+        top_tokens = max((s.mean_tokens for s in stats), default=0.0)
+        top_steps = max((s.mean_steps for s in stats), default=0.0)
+        self.token_plot.setYRange(0, max(top_tokens * 1.1, 1.0), padding=0)
+        self.step_plot.setYRange(0, max(top_steps * 1.1, 1.0), padding=0)
+
+    def _on_timer_timeout(self) -> None:
+        if self._dirty:
+            self.redraw()

@@ -1,0 +1,148 @@
+"""The SQL Agent page: opened alone, a full run by clicks, filters, Stop, and bad input."""
+
+import asyncio
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+
+from desktop_app.core.endpoint.discovery import discover
+from desktop_app.core.endpoint.types import EndpointConfig
+from desktop_app.core.simulator.launcher import start_simulator
+from desktop_app.core.store import Store
+from desktop_app.gui.context import ActiveEndpoint, AppContext
+from desktop_app.gui.pages.sql_agent import SqlAgentPage
+from desktop_app.gui.settings import Settings
+
+
+@pytest.fixture(scope="module")
+def sim():
+    with start_simulator("instant") as process:
+        # The Qt loop counts as running here: discover on a loop of its own, in a thread.
+        with ThreadPoolExecutor(1) as pool:
+            info = pool.submit(asyncio.run, discover(EndpointConfig(process.url))).result()
+        yield process, info
+
+
+def _page(qtbot, tmp_path, sim=None) -> SqlAgentPage:
+    context = AppContext(tmp_path / "r.db", cache_dir=tmp_path / "db")
+    if sim is not None:
+        process, info = sim
+        context.set_endpoint(ActiveEndpoint(
+            EndpointConfig(process.url, model="sim/seed-reference"), info, "simulator"))
+    settings = Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    page = SqlAgentPage(context, settings)
+    qtbot.addWidget(page)
+    page.resize(1100, 720)
+    page.show()
+    return page
+
+
+def _set_text(qtbot, edit, text: str) -> None:
+    edit.clear()
+    qtbot.keyClicks(edit, text)
+
+
+def test_the_page_opens_alone():
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run([sys.executable, "-m", "desktop_app.gui.pages.sql_agent", "--smoke"],
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+def test_without_an_endpoint_start_is_disabled_and_says_why(qtbot, qt_loop, tmp_path):
+    page = _page(qtbot, tmp_path)
+    assert not page.start_button.isEnabled()
+    assert page.error_label.text().startswith("endpoint:")
+    assert page.set_combo.findData("sales-25") >= 0
+
+
+def test_a_bad_value_names_the_field_and_keeps_start_disabled(qtbot, qt_loop, tmp_path, sim):
+    page = _page(qtbot, tmp_path, sim)
+    assert page.start_button.isEnabled()
+    for edit, text, field in ((page.max_steps_edit, "0", "max steps"),
+                              (page.max_steps_edit, "many", "max steps"),
+                              (page.concurrency_edit, "-2", "concurrency"),
+                              (page.tolerance_edit, "loose", "tolerance")):
+        good = edit.text()
+        _set_text(qtbot, edit, text)
+        assert page.error_label.text().startswith(f"{field}:"), page.error_label.text()
+        assert not page.start_button.isEnabled()
+        qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
+        assert not page.controller.running
+        _set_text(qtbot, edit, good)
+        assert page.error_label.text() == "" and page.start_button.isEnabled()
+    for box in page.tier_boxes.values():
+        box.setChecked(False)
+    assert page.error_label.text().startswith("tiers:") and not page.start_button.isEnabled()
+
+
+def test_a_full_run_by_clicks_fills_the_table_filters_and_opens_questions(
+        qtbot, qt_loop, tmp_path, sim):
+    page = _page(qtbot, tmp_path, sim)
+    _set_text(qtbot, page.concurrency_edit, "4")
+    finished = []
+    page.context.run_finished.connect(lambda run_id, kind: finished.append((run_id, kind)))
+    qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
+    assert page.controller.running and page.stop_button.isEnabled()
+    assert not page.start_button.isEnabled()
+    qtbot.waitUntil(lambda: page.controller.task.done(), timeout=60000)
+
+    assert page.model.rowCount() == 25
+    assert page.model.passed("strict") == 9 and page.model.passed("tolerant") == 22
+    assert "strict 9/25" in page.summary_label.text()
+    assert "SIMULATED" in page.summary_label.text()
+    run_id = page.run_id
+    assert finished == [(run_id, "sql")]
+    assert page.start_button.isEnabled() and not page.stop_button.isEnabled()
+
+    page.filter_combo.setCurrentText("Fails strict but passes tolerant")
+    assert page.proxy.rowCount() == 13
+    assert page.shown_label.text() == "13 of 25 shown"
+    page.filter_combo.setCurrentText("Failed strict")
+    assert page.proxy.rowCount() == 16
+    page.tier_filter.setCurrentText("trivial")
+    assert page.proxy.rowCount() == 0
+    page.tier_filter.setCurrentText("all tiers")
+
+    # Double-click the second visible row: the Inspector is asked for that stored row.
+    index = page.proxy.index(1, 0)
+    row = page.model.row_at(page.proxy.mapToSource(index).row())
+    where = page.table.visualRect(index).center()
+    # A view acts on a double-click only on the index the press before it hit, as with a mouse.
+    qtbot.mouseClick(page.table.viewport(), Qt.MouseButton.LeftButton, pos=where)
+    with qtbot.waitSignal(page.context.open_question_requested, timeout=2000) as blocker:
+        qtbot.mouseDClick(page.table.viewport(), Qt.MouseButton.LeftButton, pos=where)
+    assert blocker.args == [run_id, row.row_id]
+    with Store.open(tmp_path / "r.db") as store:
+        assert store.get_run(run_id).status == "completed"
+        stored = {r["id"]: r for r in store.sql_questions(run_id)}
+    assert stored[row.row_id]["question_id"] == row.question_id
+
+    # The stored run loads back into a fresh page when the Runs page asks for it.
+    again = _page(qtbot, tmp_path / "again", None)
+    again.context.db_path = tmp_path / "r.db"
+    again.context.open_run_requested.emit(run_id, "sql")
+    qtbot.waitUntil(lambda: again.model.rowCount() == 25, timeout=10000)
+    assert again.model.passed("strict") == 9 and again.run_id == run_id
+    again.filter_combo.setCurrentText("Fails strict but passes tolerant")
+    assert again.proxy.rowCount() == 13
+
+
+def test_stop_mid_run_stores_the_run_cancelled(qtbot, qt_loop, tmp_path, sim):
+    page = _page(qtbot, tmp_path, sim)
+    _set_text(qtbot, page.concurrency_edit, "1")
+    with qtbot.waitSignal(page.controller.question_finished, timeout=30000):
+        qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(page.stop_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.controller.task.done(), timeout=10000)
+    assert page.controller.task.cancelled()
+    assert 0 < page.model.rowCount() < 25
+    run_id = page.run_id
+    assert f"run {run_id} stored as cancelled" in page.status_label.text()
+    with Store.open(tmp_path / "r.db") as store:
+        assert store.get_run(run_id).status == "cancelled"
+    assert page.start_button.isEnabled() and not page.stop_button.isEnabled()

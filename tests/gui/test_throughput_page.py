@@ -1,0 +1,152 @@
+"""The Throughput page, driven as a user would: type into the form, press Start or Stop."""
+
+import asyncio
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+
+from desktop_app.core.endpoint.discovery import discover
+from desktop_app.core.endpoint.types import EndpointConfig
+from desktop_app.core.simulator.launcher import start_simulator
+from desktop_app.core.store import Store
+from desktop_app.gui.context import ActiveEndpoint, AppContext
+from desktop_app.gui.pages.throughput import NO_ENDPOINT_HINT, ThroughputPage
+from desktop_app.gui.settings import Settings
+
+
+@pytest.fixture(scope="module")
+def fast_sim():
+    with start_simulator("fast") as sim:
+        # In a thread of its own: the session's Qt loop may already count as running here.
+        with ThreadPoolExecutor(1) as pool:
+            info = pool.submit(lambda: asyncio.run(discover(EndpointConfig(sim.url)))).result()
+        yield sim, info
+
+
+def _page(qtbot, tmp_path, endpoint=None) -> ThroughputPage:
+    context = AppContext(tmp_path / "r.db")
+    if endpoint is not None:
+        context.set_endpoint(endpoint)
+    settings = Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    page = ThroughputPage(context, settings)
+    qtbot.addWidget(page)
+    page.show()
+    return page
+
+
+def _endpoint(fast_sim) -> ActiveEndpoint:
+    sim, info = fast_sim
+    return ActiveEndpoint(EndpointConfig(sim.url, model=info.models[0]), info, "simulator")
+
+
+def _type(qtbot, edit, text: str) -> None:
+    edit.selectAll()
+    qtbot.keyClick(edit, Qt.Key.Key_Delete)
+    qtbot.keyClicks(edit, text)
+
+
+def _stored_runs(tmp_path):
+    with Store.open(tmp_path / "r.db") as store:
+        return store.list_runs(kind="throughput")
+
+
+def test_without_an_endpoint_start_is_disabled_with_a_hint(qtbot, qt_loop, tmp_path):
+    page = _page(qtbot, tmp_path)
+    assert page.endpoint_label.text() == NO_ENDPOINT_HINT
+    assert "Endpoints page" in page.endpoint_label.text()
+    assert not page.start_button.isEnabled()
+
+
+@pytest.mark.parametrize("typed", ["0", "two", "1, 0"])
+def test_bad_concurrency_is_named_and_blocks_start(qtbot, qt_loop, tmp_path, fast_sim, typed):
+    page = _page(qtbot, tmp_path, _endpoint(fast_sim))
+    assert page.start_button.isEnabled()
+    _type(qtbot, page.concurrency, typed)
+    error = page._errors["concurrency"]
+    assert error.isVisible()
+    assert error.text().startswith("concurrency:")
+    assert not page.start_button.isEnabled()
+    _type(qtbot, page.concurrency, "1, 2")
+    assert not error.isVisible()
+    assert page.start_button.isEnabled()
+
+
+def test_a_sweep_typed_into_the_form_runs_to_the_end(qtbot, qt_loop, tmp_path, fast_sim):
+    page = _page(qtbot, tmp_path, _endpoint(fast_sim))
+    finished = []
+    page.context.run_finished.connect(lambda run_id, kind: finished.append((run_id, kind)))
+    _type(qtbot, page.input_tokens, "128, 512")
+    _type(qtbot, page.concurrency, "1, 2")
+    _type(qtbot, page.output_tokens, "16")
+    _type(qtbot, page.requests_per_cell, "4")
+    page.warmup.setValue(1)
+    qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
+    assert page.stop_button.isEnabled() and not page.start_button.isEnabled()
+    task = page.controller.task
+    qtbot.waitUntil(task.done, timeout=60_000)
+    assert task.exception() is None
+    assert page.model.rowCount() == 4
+    assert [page.model.cell(r).spec.concurrency for r in range(4)] == [1, 2, 1, 2]
+    assert page.model.index(0, 3).data() == "4/4"
+    assert page.findings.toPlainText().strip()
+    assert page.status_label.text().startswith("Run ")
+    assert page.start_button.isEnabled() and not page.stop_button.isEnabled()
+    runs = _stored_runs(tmp_path)
+    assert [r.status for r in runs] == ["completed"]
+    assert finished == [(runs[0].id, "throughput")]
+    # The charts have one line per concurrency; a click on a point selects its cell.
+    page.prefill_chart.redraw()
+    assert sorted(page.prefill_chart.series_keys()) == ["c=1", "c=2"]
+    page._on_chart_point_clicked(3)
+    assert page.table.selectionModel().selectedRows()[0].row() == 3
+
+
+def test_stop_cancels_the_run_and_start_comes_back(qtbot, qt_loop, tmp_path, fast_sim):
+    page = _page(qtbot, tmp_path, _endpoint(fast_sim))
+    _type(qtbot, page.input_tokens, "512, 1k, 2k, 4k")
+    _type(qtbot, page.concurrency, "1, 2, 4, 8")
+    _type(qtbot, page.output_tokens, "128")
+    page.warmup.setValue(0)
+    started = []
+    page.controller.progress_changed.connect(
+        lambda p: started.append(p) if p.phase == "running" and p.done else None)
+    qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
+    task = page.controller.task
+    qtbot.waitUntil(lambda: bool(started), timeout=30_000)
+    qtbot.mouseClick(page.stop_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(task.done, timeout=30_000)
+    assert task.cancelled()
+    assert "cancelled" in page.status_label.text()
+    assert page.start_button.isEnabled() and not page.stop_button.isEnabled()
+    assert [r.status for r in _stored_runs(tmp_path)] == ["cancelled"]
+
+
+def test_a_stored_run_can_be_shown_again(qtbot, qt_loop, tmp_path, fast_sim):
+    page = _page(qtbot, tmp_path, _endpoint(fast_sim))
+    _type(qtbot, page.input_tokens, "128")
+    _type(qtbot, page.concurrency, "1, 2")
+    _type(qtbot, page.output_tokens, "8")
+    _type(qtbot, page.requests_per_cell, "2")
+    qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(page.controller.task.done, timeout=60_000)
+    run_id = page.controller.run_id
+    other = _page(qtbot, tmp_path)
+    other.load_run(run_id)
+    qtbot.waitUntil(other.controller.load_task.done, timeout=10_000)
+    assert other.model.rowCount() == 2
+    assert other.model.index(1, 3).data() == "2/2"
+    assert f"Run {run_id}" in other.status_label.text()
+
+
+def test_the_page_opens_alone(tmp_path):
+    shot = tmp_path / "page.png"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run(
+        [sys.executable, "-m", "desktop_app.gui.pages.throughput", "--screenshot", str(shot)],
+        env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert shot.stat().st_size > 10_000
