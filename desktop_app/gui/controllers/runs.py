@@ -1,0 +1,161 @@
+"""Reads and deletes for the Runs page: store access on threads, reported as signals."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from desktop_app.core.store import CellRecord, RunRecord, Store
+from desktop_app.gui.context import AppContext
+from desktop_app.gui.models.runs import ComparisonData
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RunFilters:
+    """What the runs table is narrowed to; None means any. `since`/`until` are local times,
+    `until` exclusive (as `Store.list_runs` takes them)."""
+
+    kind: str | None = None
+    status: str | None = None
+    endpoint: str | None = None
+    model: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+@dataclass(frozen=True)
+class RequestsView:
+    """One throughput run's request ids (in sweep order) and its cells, for the browser."""
+
+    run: RunRecord
+    ids: list[int]
+    cells: list[CellRecord]
+    errors_only: bool
+
+
+class RunsController(QObject):
+    """Owns the page's store reads and deletes (asyncio tasks on threads) and reports them as
+    signals; starting a job of a kind again cancels the previous one."""
+
+    runs_loaded = Signal(object, object, object)  # runs, all endpoints, all models
+    comparison_loaded = Signal(object)  # ComparisonData
+    requests_loaded = Signal(object)  # RequestsView
+    runs_deleted = Signal(object)  # list of run ids
+    failed = Signal(str)
+
+    def __init__(self, context: AppContext, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._context = context
+        self._store: Store | None = None
+        self.tasks: dict[str, asyncio.Task] = {}
+
+    @property
+    def store(self) -> Store | None:
+        """The open store (None until the first job opened it); reads on it are milliseconds."""
+        return self._store
+
+    def _start(self, name: str, job: Callable[..., Awaitable[None]], *args: Any) -> asyncio.Task:
+        old = self.tasks.get(name)
+        if old is not None and not old.done():
+            old.cancel()
+        task = asyncio.ensure_future(self._guard(job, *args))
+        self.tasks[name] = task
+        return task
+
+    async def _guard(self, job: Callable[..., Awaitable[None]], *args: Any) -> None:
+        # The coroutine is made here, so a task cancelled before it starts leaves none unawaited.
+        try:
+            await job(*args)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a failed read is shown, not fatal
+            log.exception("runs page")
+            self.failed.emit(f"{type(exc).__name__}: {exc}")
+
+    async def _open(self) -> Store:
+        if self._store is None:
+            self._store = await asyncio.to_thread(self._context.open_store)
+        return self._store
+
+    def refresh(self, filters: RunFilters) -> asyncio.Task:
+        """List the stored runs matching `filters`, newest first."""
+        return self._start("refresh", self._refresh, filters)
+
+    async def _refresh(self, f: RunFilters) -> None:
+        store = await self._open()
+
+        def read() -> tuple[list[RunRecord], list[str], list[str]]:
+            every = store.list_runs()
+            runs = store.list_runs(kind=f.kind, status=f.status, endpoint=f.endpoint,
+                                   model=f.model, since=f.since, until=f.until)
+            return (runs, sorted({r.endpoint_url for r in every if r.endpoint_url}),
+                    sorted({r.model for r in every if r.model}))
+
+        self.runs_loaded.emit(*await asyncio.to_thread(read))
+
+    def compare(self, run_ids: list[int]) -> asyncio.Task:
+        """Read what is needed to compare these runs (all of one kind)."""
+        return self._start("compare", self._compare, list(run_ids))
+
+    async def _compare(self, run_ids: list[int]) -> None:
+        store = await self._open()
+
+        def read() -> ComparisonData:
+            runs = tuple(store.get_run(i) for i in run_ids)
+            kinds = {r.kind for r in runs}
+            if len(kinds) != 1:
+                raise ValueError(f"runs of different kinds ({', '.join(sorted(kinds))}) "
+                                 "cannot be compared")
+            kind = kinds.pop()
+            if kind == "throughput":
+                return ComparisonData(kind, runs, cells={r.id: store.cells(r.id) for r in runs})
+            if kind == "sql":
+                return ComparisonData(kind, runs,
+                                      questions={r.id: store.sql_questions(r.id) for r in runs})
+            return ComparisonData(kind, runs)
+
+        self.comparison_loaded.emit(await asyncio.to_thread(read))
+
+    def load_requests(self, run: RunRecord, errors_only: bool = False) -> asyncio.Task:
+        """Read a throughput run's request ids (cheap: from an index) and its cells."""
+        return self._start("requests", self._load_requests, run, errors_only)
+
+    async def _load_requests(self, run: RunRecord, errors_only: bool) -> None:
+        store = await self._open()
+
+        def read() -> RequestsView:
+            return RequestsView(run, store.request_ids(run.id, errors_only=errors_only),
+                                store.cells(run.id), errors_only)
+
+        self.requests_loaded.emit(await asyncio.to_thread(read))
+
+    def delete(self, run_ids: list[int]) -> asyncio.Task:
+        """Delete these runs and everything stored with them."""
+        return self._start("delete", self._delete, list(run_ids))
+
+    async def _delete(self, run_ids: list[int]) -> None:
+        store = await self._open()
+
+        def delete() -> None:
+            for run_id in run_ids:
+                store.delete_run(run_id)
+
+        await asyncio.to_thread(delete)
+        self.runs_deleted.emit(run_ids)
+
+    def shutdown(self) -> None:
+        """Cancel every job and close the store (call when the page goes away)."""
+        for task in self.tasks.values():
+            if not task.done():
+                task.cancel()
+        if self._store is not None:
+            self._store.close()
+            self._store = None
