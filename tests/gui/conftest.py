@@ -12,8 +12,11 @@ def _session_qt_loop(qapp):
     # after which a new loop's asyncio.to_thread never completes (its QThreadExecutor result
     # is never delivered). Stopping only once, at the very end, avoids that.
     loop = qasync.QEventLoop(qapp, already_running=True)
-    asyncio.set_event_loop(loop)
+    # already_running marks it as the thread's running loop for good; it is marked only while
+    # a GUI test uses it (qt_loop), so pytest-asyncio tests can run their own loops after it.
+    asyncio.events._set_running_loop(None)
     yield loop
+    asyncio.events._set_running_loop(loop)
     loop.stop()
     loop.close()
     asyncio.set_event_loop(None)
@@ -28,9 +31,12 @@ def qt_loop(_session_qt_loop, qtbot):
     """
     loop = _session_qt_loop
     asyncio.set_event_loop(loop)
+    asyncio.events._set_running_loop(loop)
     yield loop
     leftover = [task for task in asyncio.all_tasks(loop) if not task.done()]
     for task in leftover:
         task.cancel()
     if leftover:
         qtbot.waitUntil(lambda: all(task.done() for task in leftover), timeout=5000)
+    asyncio.events._set_running_loop(None)
+    asyncio.set_event_loop(None)

@@ -70,6 +70,7 @@ class SweepProgress:
     elapsed_s: float = 0.0
     eta_s: float | None = None
     latest: RequestTiming | None = None
+    run_id: int | None = None  # the stored run, once it exists
 
 
 @dataclass
@@ -318,7 +319,8 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
         run.on_progress(SweepProgress(
             "running", cell_index=index, cells_total=len(config.cells()), cell=spec,
             done=len(timings), total=spec.requests, run_done=run.run_done,
-            run_total=run.run_total, elapsed_s=run.elapsed(), eta_s=run.eta(), latest=latest))
+            run_total=run.run_total, elapsed_s=run.elapsed(), eta_s=run.eta(), latest=latest,
+            run_id=result.run_id))
 
     async def send(i: int) -> None:
         nonlocal mismatches

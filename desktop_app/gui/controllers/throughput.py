@@ -227,6 +227,8 @@ class ThroughputController(QObject):
             self.running_changed.emit(False)
 
     def _on_sweep_progress(self, progress: SweepProgress) -> None:
+        if progress.run_id is not None:
+            self.run_id = progress.run_id
         if progress.phase == "running" and progress.cell is not None:
             if self._cell is None or self._cell[0] != progress.cell_index:
                 self._finish_cell()
