@@ -1,0 +1,481 @@
+"""Event-loop stalls of the desktop app during a sweep, the client's TTFT error with the GUI
+running, and the time the Runs page takes to show the first rows of a 100,000-request run.
+
+**Stalls.** Starts the simulator in its own process (`launcher.start_simulator`, profile `fast`),
+builds the main window as the app does (`gui.app.build_window`, every page, a temporary results
+file and settings file), makes the simulator the active endpoint, opens the Throughput page,
+types the sweep into its form and presses Start; the page's controller runs `run_sweep` on the
+qasync loop and the page's live charts redraw on their 10 Hz clocks. Two probes run in the GUI
+process while the sweep runs: a 5 ms `QTimer` (PreciseTimer) and an asyncio task sleeping 5 ms;
+a probe's stall is how late it fires (interval - 5 ms). Reported: max and p99.
+
+**TTFT error.** `stream_request` is wrapped in this script only (the name the sweep module
+imported), collecting every StreamResult. After the run each is matched by response id to the
+simulator's `GET /sim/trace` record; TTFT error = (client first_token_ns - sent_ns) - (server
+first_token_s - arrival_s), both CLOCK_MONOTONIC. The same sweep is then run headless
+(`run_sweep` on plain asyncio, no Qt) against the same simulator, for comparison.
+
+**Runs page.** Builds a store with one run of 100,000 requests once, then `--repeats` times:
+a new RunsPage, refresh, select the run, and time until the request browser's model has its
+rows (as tests/gui/test_runs_page.py measures) and until its view has painted them.
+
+    .venv/bin/python bench/gui_stall.py                    # ~1 min: stalls + TTFT error + Runs page
+    .venv/bin/python bench/gui_stall.py --skip-runs-page --requests 256
+    .venv/bin/python bench/gui_stall.py --only-runs-page --repeats 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import httpx  # noqa: E402
+import numpy as np  # noqa: E402
+from PySide6.QtCore import QSettings, Qt, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+import qasync  # noqa: E402  # after PySide6
+
+from desktop_app.core.endpoint.discovery import discover  # noqa: E402
+from desktop_app.core.endpoint.types import EndpointConfig, StreamResult  # noqa: E402
+from desktop_app.core.simulator.launcher import start_simulator  # noqa: E402
+from desktop_app.core.store import Store  # noqa: E402
+from desktop_app.core.throughput import sweep as sweep_module  # noqa: E402
+from desktop_app.gui import app as gui_app  # noqa: E402
+from desktop_app.gui.context import ActiveEndpoint, AppContext  # noqa: E402
+from desktop_app.gui.controllers.throughput import SweepForm, build_config  # noqa: E402
+from desktop_app.gui.settings import Settings  # noqa: E402
+
+PROBE_MS = 5
+TARGET_STALL_MS = 50.0
+TARGET_ROWS_S = 1.0
+
+# ---- the wrapped client: every StreamResult of whichever sweep runs
+
+RESULTS: list[StreamResult] = []
+_stream_request = sweep_module.stream_request
+
+
+async def _recording_stream_request(*args, **kwargs) -> StreamResult:
+    res = await _stream_request(*args, **kwargs)
+    RESULTS.append(res)
+    return res
+
+
+sweep_module.stream_request = _recording_stream_request
+
+
+def pct(values, q) -> float:
+    return float(np.percentile(np.asarray(values, dtype=float), q)) if len(values) else float("nan")
+
+
+def load_avg() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+class Probes:
+    """A 5 ms QTimer and a 5 ms asyncio sleeper; lateness of each wake-up, in ms."""
+
+    def __init__(self, phase: dict) -> None:
+        self.phase = phase  # {"now": the sweep's latest progress phase}
+        self.qt: list[float] = []
+        self.aio: list[float] = []
+        self.aio_phase: list[str] = []
+        self._timer = QTimer()
+        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self._timer.setInterval(PROBE_MS)
+        self._timer.timeout.connect(self._on_timer_timeout)
+        self._last = 0.0
+        self._task: asyncio.Task | None = None
+
+    def start(self) -> None:
+        self._last = time.perf_counter()
+        self._timer.start()
+        self._task = asyncio.ensure_future(self._sleeper())
+
+    async def _sleeper(self) -> None:
+        while True:
+            t = time.perf_counter()
+            await asyncio.sleep(PROBE_MS / 1000)
+            self.aio.append((time.perf_counter() - t) * 1000 - PROBE_MS)
+            self.aio_phase.append(self.phase["now"])
+
+    def _on_timer_timeout(self) -> None:
+        now = time.perf_counter()
+        self.qt.append((now - self._last) * 1000 - PROBE_MS)
+        self._last = now
+
+    async def stop(self) -> None:
+        self._timer.stop()
+        self._task.cancel()
+        await asyncio.gather(self._task, return_exceptions=True)
+
+
+class StallSampler:
+    """Diagnostic: a thread that, while the loop's heartbeat is over 20 ms old, samples the loop
+    thread's stack every 10 ms; `top()` names where the stalled time went."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.beat = time.perf_counter()
+        self.thread_id = threading.get_ident()
+        self.counts: dict[str, int] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def start(self, thread_id: int | None = None) -> None:
+        import threading
+
+        self.thread_id = thread_id or threading.get_ident()
+        self.beat = time.perf_counter()
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _watch(self) -> None:
+        import traceback
+
+        while not self._stop.wait(0.01):
+            if time.perf_counter() - self.beat <= 0.02:
+                continue
+            frame = sys._current_frames().get(self.thread_id)
+            if frame is None:
+                continue
+            stack = traceback.extract_stack(frame)
+            # The innermost frame plus the innermost frame of the project, when there is one.
+            inner = stack[-1]
+            ours = next((f for f in reversed(stack) if "/desktop_app/" in f.filename), None)
+            key = f"{Path(inner.filename).name}:{inner.name}"
+            if ours is not None and ours is not inner:
+                key += f" <- ... {Path(ours.filename).name}:{ours.lineno}:{ours.name}"
+            self.counts[key] = self.counts.get(key, 0) + 1
+
+    def top(self, n: int = 6) -> str:
+        total = sum(self.counts.values())
+        best = sorted(self.counts.items(), key=lambda kv: -kv[1])[:n]
+        return f"{total * 10} ms sampled in stalls over 20 ms; " + "; ".join(
+            f"{c * 10} ms {k}" for k, c in best)
+
+
+def ttft_errors(results: list[StreamResult], trace: list[dict]) -> tuple[list[float], int]:
+    """TTFT error per matched request, in ms; and how many results had no trace record."""
+    by_id = {r["id"]: r for r in trace if r.get("id")}
+    errors, unmatched = [], 0
+    for res in results:
+        rec = by_id.get(res.response_id)
+        if (rec is None or res.first_token_ns is None or rec.get("first_token_s") is None
+                or rec.get("arrival_s") is None):
+            unmatched += 1
+            continue
+        client = (res.first_token_ns - res.sent_ns) / 1e9
+        server = rec["first_token_s"] - rec["arrival_s"]
+        errors.append((client - server) * 1000)
+    return errors, unmatched
+
+
+def in_thread(fn):
+    """fn() in a thread of its own (asyncio.run there leaves the main thread's qasync loop be)."""
+    import threading
+
+    out = {}
+    thread = threading.Thread(target=lambda: out.setdefault("v", fn()))
+    thread.start()
+    thread.join()
+    return out["v"]
+
+
+def sim_trace(sim_url: str) -> list[dict]:
+    return httpx.get(sim_url + "/sim/trace", timeout=30).json()["records"]
+
+
+def clear_trace(sim_url: str) -> None:
+    httpx.delete(sim_url + "/sim/trace", timeout=30)
+
+
+def gui_sweep(app: QApplication, loop, sim, info, form: SweepForm, tmp: Path,
+              screenshot: Path | None) -> dict:
+    """The sweep driven through the main window's Throughput page, with the probes running."""
+    settings = Settings(QSettings(str(tmp / "settings.ini"), QSettings.Format.IniFormat))
+    context = AppContext(tmp / "gui.db")
+    window, shell = gui_app.build_window(app, None, context=context, settings=settings)
+    context.set_endpoint(ActiveEndpoint(EndpointConfig(sim.url, model=info.models[0]), info,
+                                        f"built-in simulator at {sim.url}"))
+    window.resize(1280, 800)
+    window.show()
+    window.show_page_named("Throughput")
+    page = window.pages["Throughput"]
+    page.input_tokens.setText(form.input_tokens)
+    page.concurrency.setText(form.concurrency)
+    page.output_tokens.setText(form.output_tokens)
+    page.requests_per_cell.setText(form.requests_per_cell)
+    page.time_budget.setText("")
+    page.warmup.setValue(form.warmup)
+    page.scrape_metrics.setChecked(True)
+    redraws = {"n": 0}
+    for chart in (*page.charts, page.server_chart):
+        chart._timer.timeout.connect(lambda: redraws.__setitem__("n", redraws["n"] + 1))
+    assert page.start_button.isEnabled(), page.form_error.text()
+
+    async def run() -> dict:
+        await asyncio.sleep(0.5)  # let the window settle (first paints, the Runs page refresh)
+        clear_trace(sim.url)
+        RESULTS.clear()
+        phase = {"now": "starting"}
+        page.controller.progress_changed.connect(
+            lambda p: phase.__setitem__("now", p.phase))
+        probes = Probes(phase)
+        probes.start()
+        sampler = StallSampler()
+        sampler.start()
+
+        async def heartbeat() -> None:
+            while True:
+                sampler.beat = time.perf_counter()
+                await asyncio.sleep(PROBE_MS / 1000)
+
+        beating = asyncio.ensure_future(heartbeat())
+        cpu0, t0 = time.process_time(), time.perf_counter()
+        page.start_button.click()
+        task = page.controller.task
+        await asyncio.wait({task})
+        wall = time.perf_counter() - t0
+        cpu = (time.process_time() - cpu0) / wall
+        await probes.stop()
+        beating.cancel()
+        sampler.stop()
+        status = page.status_label.text()
+        return {"probes": probes, "aio": probes.aio, "aio_phase": probes.aio_phase,
+                "wall": wall, "where": sampler.top(), "cpu": cpu, "status": status,
+                "results": list(RESULTS)}
+
+    try:
+        out = loop.run_until_complete(run())
+        if screenshot is not None:
+            app.processEvents()
+            window.grab().save(str(screenshot))
+    finally:
+        shell.shutdown()
+        window.close()
+        window.deleteLater()
+        app.processEvents()
+    out["trace"] = sim_trace(sim.url)
+    out["redraws"] = redraws["n"]
+    return out
+
+
+def headless_sweep(sim, info, form: SweepForm, tmp: Path) -> dict:
+    """The same sweep with no Qt: run_sweep on a plain asyncio loop in a thread of its own."""
+    import threading
+
+    clear_trace(sim.url)
+    RESULTS.clear()
+    endpoint = ActiveEndpoint(EndpointConfig(sim.url, model=info.models[0]), info, "sim")
+    config = build_config(form, endpoint)
+    out: dict = {}
+
+    def body() -> None:
+        async def main() -> None:
+            lags: list[float] = []
+            phases: list[str] = []
+            phase = {"now": "starting"}
+
+            async def sleeper() -> None:
+                while True:
+                    t = time.perf_counter()
+                    await asyncio.sleep(PROBE_MS / 1000)
+                    lags.append((time.perf_counter() - t) * 1000 - PROBE_MS)
+                    phases.append(phase["now"])
+
+            sampler = StallSampler()
+            sampler.start()
+
+            async def heartbeat() -> None:
+                while True:
+                    sampler.beat = time.perf_counter()
+                    await asyncio.sleep(PROBE_MS / 1000)
+
+            probe = asyncio.ensure_future(sleeper())
+            beating = asyncio.ensure_future(heartbeat())
+            with Store.open(tmp / "headless.db") as store:
+                t0 = time.perf_counter()
+                await sweep_module.run_sweep(config, store,
+                                             lambda p: phase.__setitem__("now", p.phase),
+                                             info=info)
+                out["wall"] = time.perf_counter() - t0
+            probe.cancel()
+            beating.cancel()
+            await asyncio.gather(probe, beating, return_exceptions=True)
+            sampler.stop()
+            out["where"] = sampler.top()
+            out["aio"], out["aio_phase"] = lags, phases
+
+        asyncio.run(main())
+
+    thread = threading.Thread(target=body)  # this thread's loop is qasync's: keep off it
+    thread.start()
+    thread.join()
+    out["results"] = list(RESULTS)
+    out["trace"] = sim_trace(sim.url)
+    return out
+
+
+def stall_bench(args, app: QApplication, loop) -> None:
+    form = SweepForm(input_tokens=args.inputs, concurrency=str(args.concurrency),
+                     output_tokens=str(args.output), requests_per_cell=str(args.requests),
+                     warmup=args.warmup, scrape_metrics=True)
+    print(f"\n## Stalls and TTFT error: profile {args.profile}, inputs {args.inputs}, "
+          f"c={args.concurrency}, output {args.output}, {args.requests} requests per cell")
+    print(f"# {time.strftime('%Y-%m-%d %H:%M:%S %Z')}, load average before {load_avg()}")
+    with start_simulator(args.profile) as sim, tempfile.TemporaryDirectory() as tmp:
+        info = in_thread(lambda: asyncio.run(discover(EndpointConfig(sim.url))))
+        rows = []
+        for label in args.order:
+            if label == "gui":
+                r = gui_sweep(app, loop, sim, info, form, Path(tmp), args.screenshot)
+                qt, aio = r["probes"].qt, r["probes"].aio
+                extra = (f"QTimer probe stall max {max(qt):.1f} / p99 {pct(qt, 99):.1f} ms "
+                         f"({len(qt)} wake-ups); chart redraw ticks {r['redraws']}; "
+                         f"GUI process CPU {r['cpu'] * 100:.0f}%; page said: {r['status']}")
+            else:
+                r = headless_sweep(sim, info, form, Path(tmp))
+                aio = r["aio"]
+                extra = ""
+            errors, unmatched = ttft_errors(r["results"], r["trace"])
+            rows.append((label, r["wall"], len(r["results"]), len(errors), unmatched, aio, errors))
+            by_phase: dict[str, list[float]] = {}
+            for lag, ph in zip(r["aio"], r["aio_phase"]):
+                by_phase.setdefault(ph, []).append(lag)
+            print(f"# {label}: asyncio probe stall by sweep phase, max / p99 ms (wake-ups): " +
+                  "; ".join(f"{ph} {max(v):.1f} / {pct(v, 99):.1f} ({len(v)})"
+                            for ph, v in by_phase.items()))
+            if extra:
+                print("# " + extra)
+            print(f"# {label}: where the loop was: {r['where']}")
+        print(f"# load average after {load_avg()}")
+        print("| run | wall s | requests (incl. warm-up) | matched | asyncio probe stall max / "
+              "p99 ms | TTFT error p50 / p99 / max ms |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for label, wall, n, matched, unmatched, aio, errors in rows:
+            print(f"| {label} | {wall:.1f} | {n} | {matched} | {max(aio):.1f} / {pct(aio, 99):.1f}"
+                  f" | {pct(errors, 50):.2f} / {pct(errors, 99):.2f} / {max(errors):.2f} |")
+        gui_rows = [r for r in rows if r[0] == "gui"]
+        if gui_rows:
+            worst = max(max(r[5]) for r in gui_rows)
+            print(f"# target: largest stall under {TARGET_STALL_MS:g} ms: "
+                  f"{'met' if worst < TARGET_STALL_MS else 'missed'} (asyncio probe max "
+                  f"{worst:.1f} ms)")
+
+
+def build_big_store(path: Path, total: int) -> int:
+    with Store.open(path) as store:
+        run_id = store.create_run("throughput", name="big", endpoint_url="http://127.0.0.1:8000",
+                                  model="m")
+        cell = store.add_cell(run_id, cell_index=0, input_tokens=512, output_tokens=64,
+                              concurrency=8, status="completed")
+        with store.writer() as writer:
+            for seq in range(total):
+                writer.add_request({"run_id": run_id, "cell_id": cell, "seq": seq,
+                                    "sent_at": 1.0 + seq, "ttft_s": 0.0123, "e2e_s": 0.5,
+                                    "prompt_tokens": 512, "completion_tokens": 64,
+                                    "prefill_tps": 41000.0, "decode_tps": 130.0,
+                                    "finish_reason": "length", "status_code": 200,
+                                    "error_class": "timeout" if seq % 1000 == 7 else None})
+        store.finish_run(run_id, "completed")
+    return run_id
+
+
+def runs_page_bench(args, app: QApplication, loop) -> None:
+    from desktop_app.gui.pages.runs import RunsPage
+
+    print(f"\n## Runs page: a stored run of {args.rows:,} requests")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "big.db"
+        t = time.perf_counter()
+        run_id = build_big_store(path, args.rows)
+        print(f"# store built in {time.perf_counter() - t:.1f} s "
+              f"({path.stat().st_size / 1e6:.0f} MB); {time.strftime('%Y-%m-%d %H:%M:%S %Z')}, "
+              f"load average {load_avg()}")
+        settings = Settings(QSettings(str(Path(tmp) / "s.ini"), QSettings.Format.IniFormat))
+        rows_ms, painted_ms = [], []
+
+        async def once() -> tuple[float, float]:
+            page = RunsPage(AppContext(path), settings)
+            page.resize(1100, 720)
+            page.show()
+            try:
+                await page.refresh()
+                await asyncio.sleep(0.05)
+                started = time.perf_counter()
+                page.select_runs([run_id])
+                task = page.controller.tasks["requests"]
+                await asyncio.wait({task})
+                model = page.requests.model
+                assert model.rowCount() == args.rows, model.rowCount()
+                assert model.index(0, 0).data() == "512 / c=8 / 64"
+                rows = time.perf_counter() - started
+                page.requests.view.viewport().repaint()
+                painted = time.perf_counter() - started
+                return rows, painted
+            finally:
+                page.shutdown()
+                page.close()
+                page.deleteLater()
+
+        for _ in range(args.repeats):
+            rows, painted = loop.run_until_complete(once())
+            app.processEvents()
+            rows_ms.append(rows * 1000)
+            painted_ms.append(painted * 1000)
+        print("| repeat | first rows ms | painted ms |")
+        print("|---:|---:|---:|")
+        for i, (r, p) in enumerate(zip(rows_ms, painted_ms), 1):
+            print(f"| {i} | {r:.0f} | {p:.0f} |")
+        print(f"# first rows median {statistics.median(rows_ms):.0f} ms, max {max(rows_ms):.0f} ms;"
+              f" painted median {statistics.median(painted_ms):.0f} ms, max "
+              f"{max(painted_ms):.0f} ms; target under {TARGET_ROWS_S * 1000:.0f} ms: "
+              f"{'met' if max(painted_ms) < TARGET_ROWS_S * 1000 else 'missed'}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--profile", default="fast")
+    parser.add_argument("--inputs", default="256, 1k", help="prompt lengths, as typed in the form")
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--output", type=int, default=64)
+    parser.add_argument("--requests", type=int, default=256, help="requests per cell")
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--order", nargs="+", default=["gui", "headless"],
+                        choices=["gui", "headless"], help="which sweeps to run, in order")
+    parser.add_argument("--screenshot", type=Path, default=Path("/tmp/gui_stall_throughput.png"))
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--skip-runs-page", action="store_true")
+    parser.add_argument("--only-runs-page", action="store_true")
+    args = parser.parse_args(argv)
+    print(f"# {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, "
+          f"QT_QPA_PLATFORM={os.environ.get('QT_QPA_PLATFORM')}")
+    app = QApplication.instance() or QApplication(sys.argv)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with loop:
+        if not args.only_runs_page:
+            stall_bench(args, app, loop)
+        if not args.skip_runs_page:
+            runs_page_bench(args, app, loop)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
