@@ -55,6 +55,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="profile of the built-in simulated endpoint the app starts with (default: fast)",
     )
+    gui.add_argument(
+        "--screenshots",
+        type=Path,
+        metavar="DIR",
+        help="run a small sweep and two SQL evaluations on the built-in simulator (profile "
+        "instant; results in a throwaway database unless --db is given), save a PNG of every "
+        "page into DIR, print the paths and exit; works offscreen (QT_QPA_PLATFORM=offscreen)",
+    )
 
     sim = sub.add_parser("sim", help="serve the built-in simulated endpoint in the foreground")
     sim.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
@@ -121,7 +129,11 @@ def main(argv: list[str] | None = None) -> int:
 def _cmd_gui(args: argparse.Namespace) -> int:
     from desktop_app.gui.launch import launch_gui
 
-    return launch_gui(simulator_profile=getattr(args, "simulator_profile", "fast"))
+    screenshots = getattr(args, "screenshots", None)
+    return launch_gui(simulator_profile=getattr(args, "simulator_profile", "fast"),
+                      screenshots=screenshots,
+                      results_db=Path(args.db).expanduser().resolve()
+                      if screenshots is not None and args.db else None)
 
 
 def _cmd_sim(args: argparse.Namespace) -> int:

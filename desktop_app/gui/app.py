@@ -9,6 +9,7 @@ import asyncio
 import logging
 import sys
 import traceback
+from pathlib import Path
 from types import TracebackType
 
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
@@ -91,8 +92,12 @@ async def _show_store_status(window: MainWindow) -> None:
     window.set_store_status(await asyncio.to_thread(check_store))
 
 
-def run_app(simulator_profile: str = "fast") -> int:
-    """Run the desktop app until the main window closes; returns the exit status."""
+def run_app(simulator_profile: str = "fast", screenshots: Path | None = None,
+            results_db: Path | None = None) -> int:
+    """Run the desktop app until the main window closes; returns the exit status.
+
+    With `screenshots` (a folder), fill the pages with runs on the built-in simulator (in
+    `results_db`, else a throwaway database), save a PNG of each page there and exit."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     app = QApplication.instance() or QApplication(sys.argv)
     app.setOrganizationName(ORGANIZATION)
@@ -103,6 +108,10 @@ def run_app(simulator_profile: str = "fast") -> int:
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)
     with loop:
+        if screenshots is not None:
+            from desktop_app.gui.screenshots import save_screenshots
+
+            return loop.run_until_complete(save_screenshots(app, screenshots, results_db))
         window, shell = build_window(app, simulator_profile)
         window.show()
         store_task = asyncio.ensure_future(_show_store_status(window))  # noqa: F841 - kept alive

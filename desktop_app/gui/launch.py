@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 _NO_DISPLAY_HINT = (
     "no display available (DISPLAY and WAYLAND_DISPLAY are unset), so the desktop app cannot "
@@ -31,8 +32,10 @@ def display_problem() -> str | None:
     return None
 
 
-def launch_gui(simulator_profile: str = "fast") -> int:
-    """Run the app until its window closes; returns the exit status."""
+def launch_gui(simulator_profile: str = "fast", screenshots: Path | None = None,
+               results_db: Path | None = None) -> int:
+    """Run the app until its window closes; returns the exit status. With `screenshots` (a
+    folder), save a PNG of every page there, filled with runs on the simulator, and exit."""
     problem = display_problem()
     if problem:
         print(f"throughline: {problem}", file=sys.stderr)
@@ -46,4 +49,5 @@ def launch_gui(simulator_profile: str = "fast") -> int:
             file=sys.stderr,
         )
         return 1
-    return run_app(simulator_profile=simulator_profile)
+    return run_app(simulator_profile=simulator_profile, screenshots=screenshots,
+                   results_db=results_db)

@@ -40,6 +40,8 @@ class LiveChart(QWidget):
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.setLogMode(x=log_x, y=False)
         self.plot.setMenuEnabled(False)
+        # Without units pyqtgraph would scale the x axis to "(x0.001)": seconds read better as is.
+        self.plot.getAxis("bottom").enableAutoSIPrefix(False)
         for axis in ("left", "bottom"):
             self.plot.getAxis(axis).setTextPen("#333")
             self.plot.getAxis(axis).setPen("#888")
