@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
+import time
+from contextlib import ExitStack
 
 from desktop_app.core.parsing import InputError
 
@@ -26,3 +29,53 @@ def checked_base_url(base_url: str) -> str:
         return validate_base_url(base_url)
     except ValueError as exc:
         raise InputError("--base-url", str(exc)) from None
+
+
+def endpoint_or_simulator(stack: ExitStack, base_url: str | None, simulator: str | None) -> str:
+    """The base URL to use: `base_url`, or a built-in simulator started with profile
+    `simulator` that lives as long as `stack`. Exactly one of the two must be given."""
+    if bool(base_url) == bool(simulator):
+        raise InputError("--base-url", "give an endpoint URL or --simulator PROFILE (one of them)")
+    if not simulator:
+        return base_url
+    from desktop_app.core.simulator.launcher import SimulatorStartError, start_simulator
+
+    try:
+        sim = stack.enter_context(start_simulator(simulator))
+    except SimulatorStartError as exc:
+        raise InputError("--simulator", str(exc)) from None
+    print(f"Started the built-in simulated endpoint (profile {simulator}) at {sim.url}",
+          file=sys.stderr)
+    return sim.url
+
+
+class ProgressLine:
+    """One line of progress on a terminal (stderr, only when it is a terminal), redrawn at most
+    10 times a second. Subclasses turn a progress record into `text(progress)`."""
+
+    def __init__(self, stream=None) -> None:
+        self.stream = stream or sys.stderr  # looked up now: tests and callers swap sys.stderr
+        self.enabled = self.stream.isatty()
+        self._last = 0.0
+
+    def text(self, progress) -> str:
+        return str(progress)
+
+    def urgent(self, progress) -> bool:
+        """Whether this record is shown even within 0.1 s of the last one."""
+        return False
+
+    def __call__(self, progress) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self._last < 0.1 and not self.urgent(progress):
+            return
+        self._last = now
+        self.stream.write("\r\x1b[2K" + self.text(progress)[:150])
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()

@@ -10,11 +10,15 @@ import argparse
 import asyncio
 import json
 import sys
-import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from desktop_app.cli_common import api_key_from_env, checked_base_url
+from desktop_app.cli_common import (
+    ProgressLine,
+    api_key_from_env,
+    checked_base_url,
+    endpoint_or_simulator,
+)
 from desktop_app.core.parsing import InputError
 
 
@@ -125,34 +129,18 @@ _FLAGS = {"questions": "--questions", "tiers": "--tiers", "judges": "--judge",
           "model": "--model"}
 
 
-class ProgressLine:
-    """One progress line on a terminal (stderr), redrawn at most 10 times a second."""
+class EvalProgressLine(ProgressLine):
+    """Questions done, passes so far, and the question and step in flight."""
 
-    def __init__(self, stream=sys.stderr) -> None:
-        self.stream = stream
-        self.enabled = stream.isatty()
-        self._last = 0.0
+    def urgent(self, p) -> bool:
+        return p.phase != "running" or p.latest is not None
 
-    def __call__(self, p) -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if now - self._last < 0.1 and p.phase == "running" and p.latest is None:
-            return
-        self._last = now
+    def text(self, p) -> str:
         if p.phase != "running":
-            text = f"{p.phase}..."
-        else:
-            passed = "  ".join(f"{j} {n}" for j, n in p.passed.items())
-            where = f"  {p.question_id} step {p.step.index + 1}" if p.step else ""
-            text = f"{p.done}/{p.total} questions  passed: {passed}{where}"
-        self.stream.write("\r\x1b[2K" + text[:150])
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            self.stream.write("\r\x1b[2K")
-            self.stream.flush()
+            return f"{p.phase}..."
+        passed = "  ".join(f"{j} {n}" for j, n in p.passed.items())
+        where = f"  {p.question_id} step {p.step.index + 1}" if p.step else ""
+        return f"{p.done}/{p.total} questions  passed: {passed}{where}"
 
 
 def _dirs() -> tuple[Path, Path]:
@@ -165,20 +153,8 @@ def run_sqleval(args: argparse.Namespace) -> int:
     """Run the evaluation; exit 0 when it ran (failed questions included)."""
     from desktop_app.core.endpoint.client import EndpointError
 
-    if bool(args.base_url) == bool(args.simulator):
-        raise InputError("--base-url", "give an endpoint URL or --simulator PROFILE (one of them)")
-    base_url = args.base_url
     with ExitStack() as stack:
-        if args.simulator:
-            from desktop_app.core.simulator.launcher import SimulatorStartError, start_simulator
-
-            try:
-                sim = stack.enter_context(start_simulator(args.simulator))
-            except SimulatorStartError as exc:
-                raise InputError("--simulator", str(exc)) from None
-            base_url = sim.url
-            print(f"Started the built-in simulated endpoint (profile {args.simulator}) at "
-                  f"{sim.url}", file=sys.stderr)
+        base_url = endpoint_or_simulator(stack, args.base_url, args.simulator)
         config = build_config(args, base_url)
         try:
             return asyncio.run(_run(args, config))
@@ -196,7 +172,7 @@ async def _run(args: argparse.Namespace, config) -> int:
     from desktop_app.core.store import Store, resolve_db_path
 
     sets_dir, cache_dir = _dirs()
-    progress = ProgressLine()
+    progress = EvalProgressLine()
     store = None if args.no_store else Store.open(resolve_db_path(None))
     try:
         result = await run_eval(config, store, progress, sets_dir=sets_dir, cache_dir=cache_dir)

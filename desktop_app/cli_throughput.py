@@ -6,11 +6,15 @@ import argparse
 import asyncio
 import json
 import sys
-import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from desktop_app.cli_common import api_key_from_env, checked_base_url
+from desktop_app.cli_common import (
+    ProgressLine,
+    api_key_from_env,
+    checked_base_url,
+    endpoint_or_simulator,
+)
 from desktop_app.core.parsing import InputError, parse_float_list, parse_int_list
 
 
@@ -102,35 +106,19 @@ def build_config(args: argparse.Namespace, base_url: str, model: str):
     ), raw
 
 
-class ProgressLine:
-    """A one-line progress display on a terminal, redrawn at most 10 times a second."""
+class SweepProgressLine(ProgressLine):
+    """The current cell, its requests, the run's share done and the ETA."""
 
-    def __init__(self, stream=None) -> None:
-        self.stream = stream or sys.stderr  # looked up now: tests and callers swap sys.stderr
-        self.enabled = self.stream.isatty()
-        self._last = 0.0
+    def urgent(self, p) -> bool:
+        return p.phase != "running" or p.done >= p.total
 
-    def __call__(self, p) -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if now - self._last < 0.1 and p.phase == "running" and p.done < p.total:
-            return
-        self._last = now
+    def text(self, p) -> str:
         if p.phase != "running" or p.cell is None:
-            text = f"{p.phase}..."
-        else:
-            eta = "" if p.eta_s is None else f"  ETA {int(p.eta_s) // 60}:{int(p.eta_s) % 60:02d}"
-            share = 100 * p.run_done / max(p.run_total, 1)
-            text = (f"cell {p.cell_index + 1}/{p.cells_total} ({p.cell.label}): "
-                    f"{p.done}/{p.total} requests  run {share:.0f}%{eta}")
-        self.stream.write("\r\x1b[2K" + text[:150])
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            self.stream.write("\r\x1b[2K")
-            self.stream.flush()
+            return f"{p.phase}..."
+        eta = "" if p.eta_s is None else f"  ETA {int(p.eta_s) // 60}:{int(p.eta_s) % 60:02d}"
+        share = 100 * p.run_done / max(p.run_total, 1)
+        return (f"cell {p.cell_index + 1}/{p.cells_total} ({p.cell.label}): "
+                f"{p.done}/{p.total} requests  run {share:.0f}%{eta}")
 
 
 def run_throughput(args: argparse.Namespace) -> int:
@@ -141,21 +129,10 @@ def run_throughput(args: argparse.Namespace) -> int:
 
     raw = load_sweep_toml(args.config) if args.config else {}
     base_url = args.base_url or raw.get("base_url")
-    if bool(base_url) == bool(args.simulator):
-        raise InputError("--base-url", "give an endpoint URL or --simulator PROFILE (one of them)")
     if args.model is None and raw.get("model"):
         args.model = raw["model"]
     with ExitStack() as stack:
-        if args.simulator:
-            from desktop_app.core.simulator.launcher import SimulatorStartError, start_simulator
-
-            try:
-                sim = stack.enter_context(start_simulator(args.simulator))
-            except SimulatorStartError as exc:
-                raise InputError("--simulator", str(exc)) from None
-            base_url = sim.url
-            print(f"Started the built-in simulated endpoint (profile {args.simulator}) at {sim.url}",
-                  file=sys.stderr)
+        base_url = endpoint_or_simulator(stack, base_url, args.simulator)
         try:
             return asyncio.run(_run(args, base_url))
         except EndpointError as exc:
@@ -189,7 +166,7 @@ async def _run(args: argparse.Namespace, base_url: str) -> int:
           f"{info.engine_version or ''}, model {config.endpoint.model}, tokenizer "
           f"{info.tokenizer or 'none (prompts calibrated)'}, /metrics "
           f"{'yes' if info.has_metrics else 'no'}", file=sys.stderr)
-    progress = ProgressLine()
+    progress = SweepProgressLine()
     store = None if args.no_store else Store.open(resolve_db_path(None))
     try:
         result = await run_sweep(config, store, progress, info=info)
