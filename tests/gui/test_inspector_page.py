@@ -124,6 +124,25 @@ def test_m01_shows_steps_verdicts_findings_and_differing_cells(qtbot, page, stor
     assert page.rejudge_button.isEnabled()
 
 
+def test_result_tables_open_scrolled_to_the_left(qtbot, qapp, page, stored_run):
+    _db, _cache, run_id, rows, _steps = stored_run
+    diff = page.diff
+    _open(qtbot, page, run_id, rows["m01"]["id"])
+    views = (diff.expected_view, diff.actual_view)
+    # The tables are narrower than their columns here: there is somewhere to scroll to.
+    qtbot.waitUntil(lambda: all(v.horizontalScrollBar().maximum() > 0 for v in views),
+                    timeout=5000)
+    for view in views:
+        view.horizontalScrollBar().setValue(view.horizontalScrollBar().maximum())
+    _open(qtbot, page, run_id, rows["m01"]["id"])  # shown again: from the left edge
+    qapp.processEvents()  # the scroll waits for the layout
+    for view in views:
+        assert view.horizontalScrollBar().value() == 0
+        assert view.columnViewportPosition(0) == 0  # customer_name fully visible
+    col = diff.actual_model.grid().columns.index("net_revenue")
+    assert diff.finding_cells() == {(0, col)}  # still highlighted, though maybe off-screen
+
+
 def test_rejudge_updates_verdicts_without_a_model_or_the_store(qtbot, page, stored_run):
     db_rows_before = None
     _db, _cache, run_id, rows, _steps = stored_run

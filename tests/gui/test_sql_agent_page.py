@@ -146,3 +146,63 @@ def test_stop_mid_run_stores_the_run_cancelled(qtbot, qt_loop, tmp_path, sim):
     with Store.open(tmp_path / "r.db") as store:
         assert store.get_run(run_id).status == "cancelled"
     assert page.start_button.isEnabled() and not page.stop_button.isEnabled()
+
+
+def test_model_combo_and_question_ids_run_one_question_with_the_chosen_model(
+        qtbot, qt_loop, tmp_path, sim):
+    _process, info = sim
+    page = _page(qtbot, tmp_path, sim)
+    combo = page.model_combo
+    assert [combo.itemText(i) for i in range(combo.count())] == list(info.models)
+    assert combo.currentText() == "sim/seed-reference"  # the endpoint's own model
+    combo.setCurrentIndex(combo.findText("sim/careful"))
+    assert page.form_values().model == "sim/careful"
+
+    # The set's ids are read in the background; then an unknown id is refused as typed.
+    qtbot.waitUntil(lambda: page.controller.set_ids("sales-25") is not None, timeout=30000)
+    _set_text(qtbot, page.ids_edit, "m01, zz9")
+    assert page.error_label.text().startswith("question ids:"), page.error_label.text()
+    assert "'zz9'" in page.error_label.text() and "m01" not in page.error_label.text()
+    assert not page.start_button.isEnabled()
+    assert page.ids_edit.styleSheet()
+    _set_text(qtbot, page.ids_edit, "m01")
+    assert page.error_label.text() == "" and page.start_button.isEnabled()
+    assert not page.ids_edit.styleSheet()
+
+    # A medium-only run of m01 with sim/careful: one row, strict PASS.
+    for tier, box in page.tier_boxes.items():
+        box.setChecked(tier == "medium")
+    qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
+    assert not page.model_combo.isEnabled()
+    qtbot.waitUntil(lambda: page.controller.task.done(), timeout=30000)
+    assert page.controller.task.exception() is None
+    assert [r.question_id for r in page.model.rows()] == ["m01"]
+    assert page.model.passed("strict") == 1
+    run_id = page.run_id
+    with Store.open(tmp_path / "r.db") as store:
+        record = store.get_run(run_id)
+    assert record.model == "sim/careful"
+    assert record.config["question_ids"] == ["m01"]
+
+    # A new page with the same settings remembers the model and the ids; reopening the run
+    # sets the tiers it used (the form matches the table).
+    again = SqlAgentPage(page.context, page.settings)
+    qtbot.addWidget(again)
+    assert again.model_combo.currentText() == "sim/careful"
+    assert again.ids_edit.text() == "m01"
+    for box in again.tier_boxes.values():
+        box.setChecked(True)
+    again.ids_edit.clear()
+    again.context.open_run_requested.emit(run_id, "sql")
+    qtbot.waitUntil(lambda: again.model.rowCount() == 1, timeout=10000)
+    assert [t for t, b in again.tier_boxes.items() if b.isChecked()] == ["medium"]
+    assert again.ids_edit.text() == "m01"
+    assert [j for j, b in again.judge_boxes.items() if b.isChecked()] == list(
+        record.config["judges"])
+
+    # An endpoint change selects that endpoint's own model.
+    process, _info = sim
+    page.context.set_endpoint(ActiveEndpoint(
+        EndpointConfig(process.url, model="sim/seed-reference"), info, "simulator"))
+    assert page.model_combo.currentText() == "sim/seed-reference"
+    assert again.model_combo.currentText() == "sim/seed-reference"

@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +19,7 @@ from PySide6.QtCore import QObject, Signal
 
 from desktop_app.core.endpoint.client import EndpointError
 from desktop_app.core.parsing import InputError, parse_int_list
+from desktop_app.core.sqleval.questions import QuestionSetError, load_question_set
 from desktop_app.core.sqleval.runner import EvalConfig, EvalProgress, EvalResult, run_eval
 from desktop_app.core.sqleval.types import JUDGE_MODES
 from desktop_app.core.store import Store, StoreError
@@ -32,6 +35,8 @@ class FormValues:
 
     questions: str = "sales-25"
     tiers: tuple[str, ...] = ()
+    question_ids: str = ""  # comma-separated; empty: all
+    model: str = ""  # empty: the endpoint's own (or its first listed) model
     judges: tuple[str, ...] = JUDGE_MODES
     tolerance: str = "1e-6"
     strategies: tuple[str, ...] = ()
@@ -61,19 +66,38 @@ def _one_float(text: str, field: str, *, optional: bool = False) -> float | None
         raise InputError(field, f"{text.strip()!r} is not a number") from None
 
 
-def config_from_form(form: FormValues, context: AppContext) -> EvalConfig:
+def parse_question_ids(text: str, known: Collection[str] | None = None,
+                       set_name: str = "the set") -> tuple[str, ...]:
+    """Question ids typed as "m01, h01" (commas or spaces; duplicates dropped, order kept);
+    with `known`, an id not in it raises InputError("question ids") naming it."""
+    ids = tuple(dict.fromkeys(i for i in re.split(r"[,\s]+", text.strip()) if i))
+    if known is not None:
+        unknown = [i for i in ids if i not in known]
+        if unknown:
+            raise InputError("question ids", f"{', '.join(map(repr, unknown))} "
+                             f"{'is' if len(unknown) == 1 else 'are'} not in {set_name}")
+    return ids
+
+
+def config_from_form(form: FormValues, context: AppContext, *,
+                     known_ids: Collection[str] | None = None) -> EvalConfig:
     """The EvalConfig the form describes, validated; raises InputError naming the field
-    (including "endpoint" when no endpoint is active)."""
+    (including "endpoint" when no endpoint is active). `known_ids` are the chosen set's
+    question ids when they are known (then an unknown id is refused here)."""
     endpoint = context.endpoint
     if endpoint is None:
         raise InputError("endpoint", "no endpoint is active: choose one on the Endpoints page")
     config = endpoint.config
-    if not config.model and endpoint.info is not None and endpoint.info.models:
+    if form.model.strip():
+        config = dataclasses.replace(config, model=form.model.strip())
+    elif not config.model and endpoint.info is not None and endpoint.info.models:
         config = dataclasses.replace(config, model=endpoint.info.models[0])
     if not form.tiers:
         raise InputError("tiers", "choose at least one tier")
+    question_ids = parse_question_ids(form.question_ids, known_ids, form.questions)
     result = EvalConfig(
-        endpoint=config, questions=form.questions, tiers=form.tiers, judges=form.judges,
+        endpoint=config, questions=form.questions, tiers=form.tiers,
+        question_ids=question_ids, judges=form.judges,
         tolerance=_one_float(form.tolerance, "tolerance"), strategies=form.strategies,
         max_steps=_one_int(form.max_steps, "max steps"),
         max_tokens=_one_int(form.max_tokens, "max tokens", optional=True),
@@ -94,6 +118,11 @@ class StoredSqlRun:
     judges: tuple[str, ...]
     rows: tuple[QuestionRow, ...]
     simulated: bool = False  # a simulator persona or a simulated endpoint answered
+    # What the run's stored config chose (None: not stored); empty tiers / ids mean all.
+    tiers: tuple[str, ...] | None = None
+    stored_judges: tuple[str, ...] | None = None
+    strategies: tuple[str, ...] | None = None
+    question_ids: tuple[str, ...] | None = None
 
 
 class _RecordingStore:
@@ -124,6 +153,7 @@ class SqlEvalController(QObject):
     failed = Signal(str, str)  # field ("" unless the input was at fault), message
     loaded = Signal(object)  # StoredSqlRun
     running_changed = Signal(bool)
+    set_ids_loaded = Signal(str, object)  # set name or folder, frozenset of its question ids
 
     def __init__(self, context: AppContext, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -132,6 +162,9 @@ class SqlEvalController(QObject):
         self.load_task: asyncio.Task | None = None
         self.run_id: int | None = None
         self._running = False
+        self.ids_task: asyncio.Task | None = None
+        self._set_ids: dict[str, frozenset[str]] = {}
+        self._ids_for = ""
 
     @property
     def running(self) -> bool:
@@ -205,6 +238,47 @@ class SqlEvalController(QObject):
             self.context.job_changed.emit(
                 f"SQL evaluation: {progress.done}/{progress.total} questions")
 
+    # ---------------------------------------------------------------- question ids
+
+    def set_ids(self, questions: str) -> frozenset[str] | None:
+        """The question ids of set `questions` if already read, else None."""
+        return self._set_ids.get(questions)
+
+    def load_set_ids(self, questions: str) -> asyncio.Task | None:
+        """Read the ids of set `questions` (a name or folder) and emit `set_ids_loaded`;
+        None when they are known already. A set that cannot be read emits nothing (the run
+        reports why)."""
+        if questions in self._set_ids or not questions:
+            return None
+        if self.ids_task is not None and not self.ids_task.done():
+            if self._ids_for == questions:
+                return self.ids_task
+            self.ids_task.cancel()
+        self._ids_for = questions
+        self.ids_task = asyncio.ensure_future(self._load_ids(questions))
+        return self.ids_task
+
+    def cancel_reads(self) -> None:
+        """Cancel the reading of a stored run or of a set's ids, if one is going."""
+        for task in (self.load_task, self.ids_task):
+            if task is not None and not task.done():
+                task.cancel()
+
+    async def _load_ids(self, questions: str) -> None:
+        ctx = self.context
+        try:
+            qset = await asyncio.to_thread(load_question_set, questions, sets_dir=ctx.sets_dir,
+                                           cache_dir=ctx.cache_dir, check_gold=False)
+        except (QuestionSetError, OSError) as exc:
+            log.info("question set %s not read for its ids: %s", questions, exc)
+            return
+        ids = frozenset(q.id for q in qset.questions)
+        self._set_ids[questions] = ids
+        try:
+            self.set_ids_loaded.emit(questions, ids)
+        except RuntimeError:  # the page closed while the set was read
+            log.debug("set ids of %s read after the controller was deleted", questions)
+
     # ---------------------------------------------------------------- stored runs
 
     def load_run(self, run_id: int) -> asyncio.Task | None:
@@ -233,8 +307,16 @@ def _read_run(context: AppContext, run_id: int) -> StoredSqlRun:
         if record.kind != "sql":
             raise InputError("run", f"run {run_id} is a {record.kind} run, not a SQL evaluation")
         rows = store.sql_questions(run_id)
-    judges = tuple((record.config or {}).get("judges") or JUDGE_MODES)
+    config = record.config or {}
+    judges = tuple(config.get("judges") or JUDGE_MODES)
     simulated = ((record.engine or "").startswith("simulated")
                  or (record.model or "").startswith("sim/"))
+
+    def chosen(key: str) -> tuple[str, ...] | None:
+        value = config.get(key)
+        return tuple(str(v) for v in value) if isinstance(value, list | tuple) else None
+
     return StoredSqlRun(run_id, record.name, record.status, judges,
-                        tuple(QuestionRow.from_stored(r) for r in rows), simulated)
+                        tuple(QuestionRow.from_stored(r) for r in rows), simulated,
+                        chosen("tiers"), chosen("judges"), chosen("strategies"),
+                        chosen("question_ids"))

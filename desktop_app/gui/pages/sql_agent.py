@@ -75,6 +75,7 @@ class SqlAgentPage(QWidget):
         self.controller = controller or SqlEvalController(context, self)
         self.run_id: int | None = None
         self._simulated = False
+        self._remembered_model = ""  # the model of the last Start, until an endpoint shows
 
         self.model = QuestionTableModel(self)
         self.proxy = QuestionFilterModel(self)
@@ -100,11 +101,13 @@ class SqlAgentPage(QWidget):
         c.failed.connect(self._on_controller_failed)
         c.loaded.connect(self._on_controller_loaded)
         c.running_changed.connect(self._on_controller_running_changed)
+        c.set_ids_loaded.connect(self._on_controller_set_ids_loaded)
         context.endpoint_changed.connect(self._on_context_endpoint_changed)
         context.open_run_requested.connect(self._on_context_open_run_requested)
 
         self._restore_form()
         self._on_context_endpoint_changed(context.endpoint)
+        self.controller.load_set_ids(self.form_values().questions)
 
     # ------------------------------------------------------------------ building
 
@@ -125,10 +128,24 @@ class SqlAgentPage(QWidget):
         for box in self.tier_boxes.values():
             box.setChecked(True)
             tier_row.addWidget(box)
+        self.ids_edit = QLineEdit("")
+        self.ids_edit.setPlaceholderText("all (e.g. m01, h01)")
+        self.ids_edit.setToolTip("Only these question ids, separated by commas; empty: all "
+                                 "(within the tiers chosen)")
         questions = QGroupBox("Questions")
         qform = QFormLayout(questions)
         qform.addRow("Set", set_row)
         qform.addRow("Tiers", tier_row)
+        qform.addRow("Ids", self.ids_edit)
+
+        self.model_combo = QComboBox()
+        self.model_combo.setEditable(True)
+        self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.model_combo.setToolTip("The model the agent runs on: the active endpoint's models "
+                                    "(or type one)")
+        model_group = QGroupBox("Model")
+        mform = QFormLayout(model_group)
+        mform.addRow("Model", self.model_combo)
 
         self.judge_boxes = {j: QCheckBox(j) for j in JUDGE_MODES}
         judge_row = QHBoxLayout()
@@ -185,23 +202,25 @@ class SqlAgentPage(QWidget):
         buttons.addWidget(self.stop_button)
 
         self._field_widgets = {
-            "questions": self.set_combo, "tolerance": self.tolerance_edit,
+            "questions": self.set_combo, "question ids": self.ids_edit,
+            "model": self.model_combo, "tolerance": self.tolerance_edit,
             "max steps": self.max_steps_edit, "max tokens": self.max_tokens_edit,
             "time limit": self.time_limit_edit, "concurrency": self.concurrency_edit,
             "epochs": self.epochs_edit}
-        for edit in (self.tolerance_edit, self.max_steps_edit, self.max_tokens_edit,
+        for edit in (self.ids_edit, self.tolerance_edit, self.max_steps_edit, self.max_tokens_edit,
                      self.time_limit_edit, self.concurrency_edit, self.epochs_edit):
             edit.textChanged.connect(self._on_form_changed)
         for box in (*self.tier_boxes.values(), *self.judge_boxes.values(),
                     *self.strategy_boxes.values()):
             box.toggled.connect(self._on_form_changed)
-        self.set_combo.currentIndexChanged.connect(self._on_form_changed)
+        self.set_combo.currentIndexChanged.connect(self._on_set_changed)
+        self.model_combo.currentTextChanged.connect(self._on_form_changed)
         self.language_combo.currentIndexChanged.connect(self._on_form_changed)
 
         inner = QWidget()
         column = QVBoxLayout(inner)
         column.setContentsMargins(0, 0, 4, 0)
-        for group in (questions, judges, strategies, budgets, run):
+        for group in (model_group, questions, judges, strategies, budgets, run):
             column.addWidget(group)
         column.addWidget(self.error_label)
         column.addLayout(buttons)
@@ -284,6 +303,7 @@ class SqlAgentPage(QWidget):
         return FormValues(
             questions=str(self.set_combo.currentData() or self.set_combo.currentText()),
             tiers=tuple(t for t, b in self.tier_boxes.items() if b.isChecked()),
+            question_ids=self.ids_edit.text(), model=self.model_combo.currentText().strip(),
             judges=tuple(j for j, b in self.judge_boxes.items() if b.isChecked()),
             tolerance=self.tolerance_edit.text(),
             strategies=tuple(s for s, b in self.strategy_boxes.items() if b.isChecked()),
@@ -297,7 +317,9 @@ class SqlAgentPage(QWidget):
         for widget in self._field_widgets.values():
             widget.setStyleSheet("")
         try:
-            config = config_from_form(self.form_values(), self.context)
+            form = self.form_values()
+            config = config_from_form(form, self.context,
+                                      known_ids=self.controller.set_ids(form.questions))
         except InputError as exc:
             self.error_label.setText(str(exc))
             widget = self._field_widgets.get(exc.field)
@@ -313,6 +335,14 @@ class SqlAgentPage(QWidget):
 
     def _on_form_changed(self, *_args) -> None:
         self._update_start()
+
+    def _on_set_changed(self, *_args) -> None:
+        self.controller.load_set_ids(self.form_values().questions)
+        self._update_start()
+
+    def _on_controller_set_ids_loaded(self, questions: str, _ids) -> None:
+        if questions == self.form_values().questions:
+            self._update_start()
 
     def _on_browse_clicked(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Question set folder")
@@ -337,6 +367,8 @@ class SqlAgentPage(QWidget):
             form = FormValues()
         if form.questions:
             self._select_set(form.questions)
+        self._remembered_model = form.model
+        self.ids_edit.setText(form.question_ids)
         for name, boxes, chosen in (("tiers", self.tier_boxes, form.tiers or TIERS),
                                     ("judges", self.judge_boxes, form.judges),
                                     ("strategies", self.strategy_boxes, form.strategies)):
@@ -387,7 +419,7 @@ class SqlAgentPage(QWidget):
 
     def _on_controller_running_changed(self, running: bool) -> None:
         self.stop_button.setEnabled(running)
-        for widget in (self.set_combo, self.browse_button):
+        for widget in (self.set_combo, self.browse_button, self.model_combo):
             widget.setEnabled(not running)
         self._update_start()
 
@@ -451,8 +483,22 @@ class SqlAgentPage(QWidget):
         self.status_label.setText(f"Stored run {stored.run_id} ({stored.status}): "
                                   f"{stored.name}")
         self._simulated = stored.simulated
+        self._show_stored_choices(stored)
         self._update_summary(stored.judges)
         self._on_filter_changed()
+
+    def _show_stored_choices(self, stored: StoredSqlRun) -> None:
+        """Set the tiers, judges, strategies and ids to what the stored run used (those
+        stored), so the form matches the table."""
+        for chosen, boxes in ((stored.tiers, self.tier_boxes),
+                              (stored.stored_judges, self.judge_boxes),
+                              (stored.strategies, self.strategy_boxes)):
+            if chosen is None:
+                continue
+            for key, box in boxes.items():
+                box.setChecked(key in chosen or (boxes is self.tier_boxes and not chosen))
+        if stored.question_ids is not None:
+            self.ids_edit.setText(", ".join(stored.question_ids))
 
     def _update_summary(self, judges) -> None:
         n = self.model.rowCount()
@@ -468,11 +514,37 @@ class SqlAgentPage(QWidget):
         else:
             model = endpoint.config.model or "(first listed model)"
             self.endpoint_label.setText(f"Endpoint: {endpoint.label}, model {model}")
+        self._fill_models(endpoint)
         self._update_start()
+
+    def _fill_models(self, endpoint) -> None:
+        """The endpoint's models in the combo. Chosen: for the first endpoint the page sees, the
+        model remembered from the last Start if the endpoint lists it; else the endpoint's own
+        model, else its first listed."""
+        models = list(endpoint.info.models) if endpoint and endpoint.info else []
+        own = endpoint.config.model if endpoint else ""
+        if own and own not in models:
+            models.insert(0, own)
+        if self._remembered_model and self._remembered_model in models:
+            choice = self._remembered_model
+        else:
+            choice = own or (models[0] if models else "")
+        if endpoint is not None:
+            self._remembered_model = ""  # only until the first endpoint shows
+        self.model_combo.blockSignals(True)
+        self.model_combo.clear()
+        self.model_combo.addItems(models)
+        self.model_combo.setCurrentText(choice)
+        self.model_combo.blockSignals(False)
 
     def _on_context_open_run_requested(self, run_id: int, kind: str) -> None:
         if kind == "sql":
             self.controller.load_run(run_id)
+
+    def shutdown(self) -> None:
+        """Stop the evaluation and any reading in progress (the window is closing)."""
+        self.controller.stop()
+        self.controller.cancel_reads()
 
 
 # ---------------------------------------------------------------------- open alone
@@ -515,12 +587,13 @@ def main(argv: list[str] | None = None) -> int:
             page.show()
             if args.smoke:
                 app.processEvents()
+                page.shutdown()
                 page.close()
                 return 0
             closed = asyncio.Event()
             app.lastWindowClosed.connect(closed.set)
             loop.run_until_complete(closed.wait())
-            page.controller.stop()
+            page.shutdown()
     return 0
 
 

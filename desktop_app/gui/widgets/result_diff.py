@@ -200,11 +200,16 @@ class ResultDiffTable(QWidget):
                     view.setColumnWidth(c, width)
 
     def _scroll_to_first_difference(self) -> None:
+        """Down to the first differing row (a judge's cell first), but from the left edge:
+        the first column names the rows; a differing column off to the right is named by
+        its tooltip and the findings."""
         marks = self.actual_model.grid().marks
-        if marks:  # a judge's cell first, else the first cell that differs
+        if marks:
             named = [key for key, (_t, by_judge) in marks.items() if by_judge]
-            r, c = min(named or marks)
-            self.actual_view.scrollTo(self.actual_model.index(r, c))
+            r, _c = min(named or marks)
+            self.actual_view.scrollTo(self.actual_model.index(r, 0))
+        for view in (self.expected_view, self.actual_view):
+            view.horizontalScrollBar().setValue(0)
 
     def differing_cells(self) -> set[tuple[int, int]]:
         """(row, column) of every highlighted cell of the actual side."""
