@@ -7,6 +7,7 @@ frozen build sets `sys._MEIPASS` (PyInstaller) or ships them beside the executab
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -40,3 +41,11 @@ def user_config_dir() -> Path:
 def user_data_dir() -> Path:
     """Where the results store and built data live; may not exist yet."""
     return platformdirs.user_data_path(APP_NAME)
+
+
+def results_db_path(cli_value: str | None = None) -> Path:
+    """The results store's file: `cli_value` if given, else `$THROUGHLINE_DB`, else
+    `<user data dir>/results.db` (`~` expanded). Kept here, free of the store's imports, so the
+    desktop app can name the file before its first paint."""
+    chosen = cli_value or os.environ.get("THROUGHLINE_DB") or None
+    return Path(chosen).expanduser() if chosen else user_data_dir() / "results.db"

@@ -1,6 +1,9 @@
 """QApplication, the qasync event loop, the one excepthook, and the wiring of the window.
 
 Every qasync detail lives here: the rest of the GUI writes plain asyncio.
+
+Start-up is kept short: `run_app` shows the window with placeholder pages and builds the real
+pages (pyqtgraph, the SQL stack, the keyring lookup) right after its first paint.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ import asyncio
 import logging
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -16,7 +20,6 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 import qasync  # after PySide6, so it binds to it
 
-from desktop_app.core.store import Store, StoreError, resolve_db_path
 from desktop_app.gui.context import AppContext
 from desktop_app.gui.main_window import MainWindow
 from desktop_app.gui.settings import APPLICATION, ORGANIZATION, Settings
@@ -42,43 +45,81 @@ def install_excepthook() -> None:
     sys.excepthook = hook
 
 
+def page_factories(context: AppContext, settings: Settings,
+                   simulator_profile: str | None = None) -> dict[str, Callable[[], QWidget]]:
+    """A function building each page, by sidebar title; each imports its page's module when
+    called. The Endpoints page starts the built-in simulator (`simulator_profile`, unless None)
+    as soon as it is built; the Runs page lists the stored runs."""
+
+    def endpoints() -> QWidget:
+        from desktop_app.gui.pages.endpoints import EndpointsPage
+
+        page = EndpointsPage(context, settings=settings)
+        if simulator_profile:
+            page.start_simulator(simulator_profile)
+        return page
+
+    def throughput() -> QWidget:
+        from desktop_app.gui.pages.throughput import ThroughputPage
+
+        return ThroughputPage(context, settings)
+
+    def sql_agent() -> QWidget:
+        from desktop_app.gui.pages.sql_agent import SqlAgentPage
+
+        return SqlAgentPage(context, settings)
+
+    def runs() -> QWidget:
+        from desktop_app.gui.pages.runs import RunsPage
+
+        page = RunsPage(context, settings)
+        page.refresh()
+        return page
+
+    def inspector() -> QWidget:
+        from desktop_app.gui.pages.inspector import InspectorPage
+
+        return InspectorPage(context, settings)
+
+    return {"Endpoints": endpoints, "Throughput": throughput, "SQL Agent": sql_agent,
+            "Runs": runs, "Inspector": inspector}
+
+
 def build_pages(context: AppContext, settings: Settings) -> dict[str, QWidget]:
     """One instance of every page, by sidebar title."""
-    from desktop_app.gui.pages.endpoints import EndpointsPage
-    from desktop_app.gui.pages.inspector import InspectorPage
-    from desktop_app.gui.pages.runs import RunsPage
-    from desktop_app.gui.pages.sql_agent import SqlAgentPage
-    from desktop_app.gui.pages.throughput import ThroughputPage
-
-    return {
-        "Endpoints": EndpointsPage(context, settings=settings),
-        "Throughput": ThroughputPage(context, settings),
-        "SQL Agent": SqlAgentPage(context, settings),
-        "Runs": RunsPage(context, settings),
-        "Inspector": InspectorPage(context, settings),
-    }
+    return {title: make() for title, make in page_factories(context, settings).items()}
 
 
 def build_window(app: QApplication, simulator_profile: str | None, *,
-                 context: AppContext | None = None,
-                 settings: Settings | None = None) -> tuple[MainWindow, AppShell]:
+                 context: AppContext | None = None, settings: Settings | None = None,
+                 eager: bool = True) -> tuple[MainWindow, AppShell]:
     """The main window with every page, wired; starts the built-in simulator as the active
-    endpoint unless `simulator_profile` is None. Needs a running qasync loop."""
+    endpoint unless `simulator_profile` is None. Needs a running qasync loop.
+
+    With `eager` (the default) every page is built before this returns, so `window.pages`
+    holds the real pages. Without it the pages are placeholders until the window has painted,
+    then built one per event-loop turn (`window.ensure_pages()` builds the rest at once);
+    the simulator starts when the Endpoints page is built."""
     settings = settings or Settings()
     context = context or AppContext()
-    window = MainWindow(settings, build_pages(context, settings))
+    window = MainWindow(settings,
+                        page_factories=page_factories(context, settings, simulator_profile))
     shell = AppShell(window, context)
     app.aboutToQuit.connect(shell.shutdown)
     if simulator_profile:
         window.set_endpoint(f"starting the built-in simulator (profile {simulator_profile})...")
-        window.pages["Endpoints"].start_simulator(simulator_profile)
-    window.pages["Runs"].refresh()
+    if eager:
+        window.ensure_pages()
+    else:
+        window.build_pages_later()
     return window, shell
 
 
 def check_store() -> str:
     """Open the results store once at start-up: migrates it and marks runs a dead process left
     'running' as interrupted. Returns a line for the status bar. Blocking: run it in a thread."""
+    from desktop_app.core.store import Store, StoreError, resolve_db_path
+
     path = resolve_db_path(None)
     try:
         with Store.open(path) as store:
@@ -112,9 +153,14 @@ def run_app(simulator_profile: str = "fast", screenshots: Path | None = None,
             from desktop_app.gui.screenshots import save_screenshots
 
             return loop.run_until_complete(save_screenshots(app, screenshots, results_db))
-        window, shell = build_window(app, simulator_profile)
+        window, shell = build_window(app, simulator_profile, eager=False)
+        tasks: list[asyncio.Future] = []  # kept alive until the loop ends
+
+        def check_store_after_paint() -> None:  # its thread would slow the first paint
+            tasks.append(asyncio.ensure_future(_show_store_status(window)))
+
+        window.first_painted.connect(check_store_after_paint)
         window.show()
-        store_task = asyncio.ensure_future(_show_store_status(window))  # noqa: F841 - kept alive
         loop.run_until_complete(closed.wait())
         shell.shutdown()
     return 0

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
 from desktop_app import paths
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo
-from desktop_app.core.store import Store, resolve_db_path
+
+if TYPE_CHECKING:
+    from desktop_app.core.store import Store
 
 
 @dataclass(frozen=True)
@@ -40,13 +43,17 @@ class AppContext(QObject):
     def __init__(self, db_path: Path | None = None, *, sets_dir: Path | None = None,
                  cache_dir: Path | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.db_path = db_path or resolve_db_path(None)
+        # paths, not the store: the store pulls in sqlite-utils and numpy (~0.4 s), which the
+        # window's first paint need not wait for.
+        self.db_path = db_path or paths.results_db_path()
         self.sets_dir = sets_dir or paths.questions_dir()
         self.cache_dir = cache_dir or paths.user_data_dir() / "databases"
         self.endpoint: ActiveEndpoint | None = None
 
     def open_store(self) -> Store:
         """A new Store on the results database (blocking: call it off the GUI thread)."""
+        from desktop_app.core.store import Store
+
         return Store.open(self.db_path)
 
     def set_endpoint(self, endpoint: ActiveEndpoint | None) -> None:

@@ -1,11 +1,16 @@
-"""The main window: a sidebar of pages and a status bar. It assembles; it owns nothing else."""
+"""The main window: a sidebar of pages and a status bar. It assembles; it owns nothing else.
+
+Pages come built (`pages`) or as factories (`page_factories`, title -> callable returning the
+page): a factory's page is built when it is first shown, or, after `build_pages_later()`, one per
+event-loop turn once the window has painted, so the window shows before the heavy pages exist.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
@@ -52,11 +57,18 @@ PAGES: tuple[PageSpec, ...] = (
 class MainWindow(QMainWindow):
     """Sidebar + stacked pages; the status bar shows the active endpoint and running job."""
 
+    # After build_pages_later(): the window has painted once (the waiting pages build next).
+    first_painted = Signal()
+
     def __init__(self, settings: Settings, pages: dict[str, QWidget] | None = None,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *,
+                 page_factories: dict[str, Callable[[], QWidget]] | None = None) -> None:
         super().__init__(parent)
         self._settings = settings
+        # Always the page in place for each title: the real one once built.
         self.pages: dict[str, QWidget] = {}
+        self._factories: dict[str, Callable[[], QWidget]] = {}
+        self._build_scheduled = False
         # Asked before the window closes; returns False to keep it open (a run in progress).
         self.confirm_close: Callable[[], bool] = lambda: True
         self.setWindowTitle(f"Throughline {__version__}")
@@ -68,14 +80,19 @@ class MainWindow(QMainWindow):
         self.stack = QStackedWidget()
         for index, spec in enumerate(PAGES):
             self.sidebar.addItem(QListWidgetItem(f"{spec.title}\t{spec.shortcut}"))
-            page = (pages or {}).get(spec.title) or PlaceholderPage(spec.title, spec.blurb)
+            page = (pages or {}).get(spec.title)
+            if page is None:
+                factory = (page_factories or {}).get(spec.title)
+                page = PlaceholderPage(spec.title, spec.blurb, loading=factory is not None)
+                if factory is not None:
+                    self._factories[spec.title] = factory
             self.pages[spec.title] = page
             self.stack.addWidget(page)
             action = QAction(spec.title, self)
             action.setShortcut(QKeySequence(spec.shortcut))
             action.triggered.connect(lambda _=False, i=index: self.show_page(i))
             self.addAction(action)
-        self.sidebar.currentRowChanged.connect(self.stack.setCurrentIndex)
+        self.sidebar.currentRowChanged.connect(self._on_sidebar_row_changed)
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.sidebar)
@@ -94,6 +111,63 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.job_label)
 
         self._restore()
+
+    def _on_sidebar_row_changed(self, index: int) -> None:
+        if 0 <= index < len(PAGES) and self.isVisible():
+            # Before the window shows, the page waits: build_pages_later builds it first.
+            self.ensure_page(PAGES[index].title)
+        self.stack.setCurrentIndex(index)
+
+    def ensure_page(self, title: str) -> QWidget:
+        """The page called `title`, built now if it was still waiting for its factory."""
+        factory = self._factories.pop(title, None)
+        if factory is None:
+            return self.pages[title]
+        index = [spec.title for spec in PAGES].index(title)
+        placeholder = self.pages[title]
+        current = self.stack.currentIndex()
+        page = factory()
+        self.pages[title] = page
+        self.stack.insertWidget(index, page)
+        self.stack.removeWidget(placeholder)
+        placeholder.deleteLater()
+        if current >= 0:
+            self.stack.setCurrentIndex(current)
+        return page
+
+    def ensure_pages(self) -> dict[str, QWidget]:
+        """Build every page still waiting for its factory; returns `pages`."""
+        for spec in PAGES:
+            self.ensure_page(spec.title)
+        return self.pages
+
+    def pending_pages(self) -> list[str]:
+        """Titles of the pages not built yet."""
+        return [spec.title for spec in PAGES if spec.title in self._factories]
+
+    def build_pages_later(self) -> None:
+        """Build the waiting pages after the window's first paint (the visible one first), one
+        per event-loop turn, so the window paints before any of them is built."""
+        self._first_paint = _FirstPaint(self._on_first_paint, self)
+        self.sidebar.viewport().installEventFilter(self._first_paint)
+        QTimer.singleShot(1000, self, self._on_first_paint)  # in case no paint ever comes
+
+    def _on_first_paint(self) -> None:
+        if self._build_scheduled:
+            return
+        self._build_scheduled = True
+        self.sidebar.viewport().removeEventFilter(self._first_paint)
+        self.first_painted.emit()
+        QTimer.singleShot(0, self, self._build_next_page)
+
+    def _build_next_page(self) -> None:
+        pending = self.pending_pages()
+        if not pending:
+            return
+        visible = self.current_page_title()
+        self.ensure_page(visible if visible in pending else pending[0])
+        if len(pending) > 1:
+            QTimer.singleShot(0, self, self._build_next_page)
 
     def show_page(self, index: int) -> None:
         """Switch to page `index` (as the sidebar and the Ctrl+N shortcuts do)."""
@@ -131,3 +205,16 @@ class MainWindow(QMainWindow):
         self._settings.set_value(KEY_LAST_PAGE, self.stack.currentIndex())
         self._settings.sync()
         super().closeEvent(event)
+
+
+class _FirstPaint(QObject):
+    """Calls `callback` once, when the watched widget first paints."""
+
+    def __init__(self, callback: Callable[[], None], parent: QObject) -> None:
+        super().__init__(parent)
+        self._callback = callback
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Paint:
+            QTimer.singleShot(0, self, self._callback)
+        return False

@@ -4,15 +4,14 @@ Keys are never written to QSettings, the results store, the profiles file, logs 
 Without a usable keyring (keyring's `fail` or `null` backend, or a keyring that errors) a key
 lives in this process's memory for the session only, and `keyring_available()` says so, so the
 page can tell the user next to the field.
+
+keyring is imported, and the system's backend looked up (~0.3 s: entry points, D-Bus), only when
+a key or `persistent` is first needed, not when this module is imported or ApiKeys is made.
 """
 
 from __future__ import annotations
 
 import logging
-
-import keyring
-import keyring.errors
-from keyring.backends import fail, null
 
 log = logging.getLogger(__name__)
 
@@ -20,11 +19,15 @@ SERVICE = "throughline-endpoint"
 
 
 def _default_backend() -> object:
+    import keyring
+
     return keyring.get_keyring()
 
 
 def keyring_available(backend: object | None = None) -> bool:
     """Whether `backend` (default: the system's) can really store secrets."""
+    from keyring.backends import fail, null
+
     backend = backend if backend is not None else _default_backend()
     return not isinstance(backend, (fail.Keyring, null.Keyring))
 
@@ -38,9 +41,30 @@ class ApiKeys:
     """
 
     def __init__(self, backend: object | None = None) -> None:
-        self._backend = backend if backend is not None else _default_backend()
-        self._use_keyring = keyring_available(self._backend)
+        self._given_backend = backend
+        self._backend_checked = False
+        self._backend: object | None = None
+        self._use_keyring_flag = False
         self._memory: dict[str, str] = {}
+
+    @property
+    def _use_keyring(self) -> bool:
+        # The backend lookup is slow; it happens here, on first use, not in __init__.
+        if not self._backend_checked:
+            self._backend_checked = True
+            try:
+                backend = (self._given_backend if self._given_backend is not None
+                           else _default_backend())
+                self._backend = backend
+                self._use_keyring_flag = keyring_available(backend)
+            except Exception as exc:  # noqa: BLE001 - no keyring at all: keys stay in memory
+                self._give_up(exc)
+        return self._use_keyring_flag
+
+    @_use_keyring.setter
+    def _use_keyring(self, value: bool) -> None:
+        self._backend_checked = True
+        self._use_keyring_flag = value
 
     @property
     def persistent(self) -> bool:
@@ -86,10 +110,11 @@ class ApiKeys:
         if self._use_keyring:
             try:
                 self._backend.delete_password(SERVICE, name)
-            except keyring.errors.PasswordDeleteError:
-                pass  # there was none
             except Exception as exc:  # noqa: BLE001
-                self._give_up(exc)
+                import keyring.errors
+
+                if not isinstance(exc, keyring.errors.PasswordDeleteError):
+                    self._give_up(exc)  # else there was none
 
     def rename(self, old: str, new: str) -> None:
         """Move the key of a renamed profile."""

@@ -52,6 +52,54 @@ def test_a_simulator_profile_that_does_not_exist_is_reported(qtbot, qapp, qt_loo
         shell.shutdown()
 
 
+def test_run_app_paints_before_building_the_pages(qtbot, qapp, qt_loop, tmp_path):
+    # run_app's way: placeholders first, the real pages (and the simulator) after the paint.
+    settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    context = AppContext(tmp_path / "r.db")
+    window, shell = gui_app.build_window(qapp, "instant", context=context, settings=settings,
+                                         eager=False)
+    qtbot.addWidget(window)
+    try:
+        assert all(isinstance(window.pages[p.title], PlaceholderPage) for p in PAGES)
+        window.show()
+        qtbot.waitUntil(lambda: not window.pending_pages(), timeout=30_000)
+        assert not any(isinstance(window.pages[p.title], PlaceholderPage) for p in PAGES)
+        assert window.stack.currentWidget() is window.pages["Endpoints"]
+        qtbot.waitUntil(lambda: context.endpoint is not None, timeout=30_000)
+        window.show_page_named("Runs")
+        assert window.stack.currentWidget() is window.pages["Runs"]
+    finally:
+        shell.shutdown()
+    assert window.pages["Endpoints"].controller.simulator_url is None
+
+
+def test_importing_the_app_leaves_the_heavy_modules_for_later():
+    import subprocess
+    import sys
+
+    code = ("import sys, desktop_app.gui.app, desktop_app.gui.secrets as s; "
+            "s.ApiKeys(); "
+            "print(sorted(m for m in ('pyqtgraph', 'httpx', 'keyring') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ, QT_QPA_PLATFORM="offscreen"), check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_api_keys_look_up_the_keyring_on_first_use(monkeypatch):
+    from keyring.backends import fail
+
+    from desktop_app.gui import secrets
+
+    calls = []
+    monkeypatch.setattr(secrets, "_default_backend",
+                        lambda: calls.append(1) or fail.Keyring())
+    keys = secrets.ApiKeys()
+    assert calls == []
+    keys.set("a", "k")
+    assert calls == [1] and not keys.persistent and keys.get("a") == "k"
+    assert calls == [1]
+
+
 def test_start_up_marks_runs_of_dead_processes_interrupted():
     path = resolve_db_path(None)
     with Store.open(path) as store:

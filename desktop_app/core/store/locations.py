@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -22,8 +21,7 @@ def resolve_db_path(cli_value: str | None) -> Path:
 
     ``~`` is expanded. Folders are created by :meth:`Store.open`, not here.
     """
-    chosen = cli_value or os.environ.get("THROUGHLINE_DB") or None
-    return Path(chosen).expanduser() if chosen else default_db_path()
+    return paths.results_db_path(cli_value)
 
 
 def utc_now_iso() -> str:

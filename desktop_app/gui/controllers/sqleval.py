@@ -297,7 +297,10 @@ class SqlEvalController(QObject):
             self.failed.emit("run", str(exc))
             return
         self.run_id = run_id
-        self.loaded.emit(stored)
+        try:
+            self.loaded.emit(stored)
+        except RuntimeError:  # the page closed while the run was read
+            return
 
 
 def _read_run(context: AppContext, run_id: int) -> StoredSqlRun:

@@ -1,4 +1,4 @@
-"""A page that says what will live here; the GUI issue replaces each one."""
+"""A page that says what will live here: shown until the real page is built."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 class PlaceholderPage(QWidget):
     """Shows a page's title and one sentence about what it is for."""
 
-    def __init__(self, title: str, blurb: str, parent: QWidget | None = None) -> None:
+    def __init__(self, title: str, blurb: str, parent: QWidget | None = None, *,
+                 loading: bool = False) -> None:
         super().__init__(parent)
         self.setObjectName(f"page_{title.lower().replace(' ', '_')}")
         heading = QLabel(title)
@@ -24,4 +25,6 @@ class PlaceholderPage(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(heading)
         layout.addWidget(text)
+        if loading:
+            layout.addWidget(QLabel("Loading..."))
         layout.addStretch(1)
