@@ -28,6 +28,13 @@ from desktop_app.gui.shell import AppShell
 log = logging.getLogger(__name__)
 
 
+_open_dialogs: list[QMessageBox] = []  # error dialogs on screen, kept alive until closed
+
+
+def _forget_dialogs(_result: int = 0) -> None:
+    _open_dialogs[:] = [box for box in _open_dialogs if box.isVisible()]
+
+
 def install_excepthook() -> None:
     """Log any uncaught exception and show it in a dialog instead of dying silently."""
 
@@ -40,7 +47,11 @@ def install_excepthook() -> None:
             box = QMessageBox(QMessageBox.Icon.Critical, "Throughline: unexpected error",
                               f"{exc_type.__name__}: {exc}")
             box.setDetailedText(text)
-            box.exec()
+            # Not exec(): a nested modal loop would stall the asyncio loop (and every run in
+            # it) until the user answers; the app keeps working behind the dialog.
+            _open_dialogs.append(box)
+            box.finished.connect(_forget_dialogs)
+            box.show()
 
     sys.excepthook = hook
 

@@ -17,6 +17,7 @@ class AppShell(QObject):
         super().__init__(window)
         self.window = window
         self.context = context
+        self._shut_down = False
         context.endpoint_changed.connect(self._on_context_endpoint_changed)
         context.job_changed.connect(self._on_context_job_changed)
         context.open_question_requested.connect(self._on_context_open_question)
@@ -61,7 +62,9 @@ class AppShell(QObject):
     def confirm_close(self) -> bool:
         """Ask before closing while a run is in progress; stop it (it is stored as cancelled)."""
         busy = self.running_jobs()
-        if not busy:
+        if not busy or self._shut_down:
+            # After shutdown every run is already stopping (and, with no user at the screen, a
+            # modal question here would wait forever).
             return True
         answer = QMessageBox.question(
             self.window, "Throughline: a run is in progress",
@@ -81,6 +84,7 @@ class AppShell(QObject):
 
     def shutdown(self) -> None:
         """Stop runs, simulators and page tasks (safe to call twice)."""
+        self._shut_down = True
         self.stop_jobs()
         for page in self.window.pages.values():
             shutdown = getattr(page, "shutdown", None)
