@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup run test test-real bench lint clean
+.PHONY: setup run test test-real test-gui-long bench lint clean
 
 setup:
 	@bash packaging/setup-env.sh
@@ -13,7 +13,7 @@ run: setup
 	$(PY) -m desktop_app
 
 test: setup
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -m "not known_hang"
 	$(VENV)/bin/lint-imports
 
 bench: setup
@@ -29,3 +29,7 @@ test-real: setup
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info
+
+# The click-driven SQL run that stalled in a fresh clone's full suite (issue #5), on its own.
+test-gui-long: setup
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -m known_hang tests/gui

@@ -80,6 +80,7 @@ def test_a_bad_value_names_the_field_and_keeps_start_disabled(qtbot, qt_loop, tm
     assert page.error_label.text().startswith("tiers:") and not page.start_button.isEnabled()
 
 
+@pytest.mark.known_hang
 def test_a_full_run_by_clicks_fills_the_table_filters_and_opens_questions(
         qtbot, qt_loop, tmp_path, sim):
     page = _page(qtbot, tmp_path, sim)
