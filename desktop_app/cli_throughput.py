@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import asyncio
 import json
 import sys
@@ -141,23 +142,17 @@ def run_throughput(args: argparse.Namespace) -> int:
 
 async def _run(args: argparse.Namespace, base_url: str) -> int:
     from desktop_app.core.endpoint.client import make_client
-    from desktop_app.core.endpoint.discovery import discover
+    from desktop_app.core.endpoint.discovery import choose_model, discover
     from desktop_app.core.store import Store, resolve_db_path
     from desktop_app.core.throughput.export import cells_table, findings_text, sweep_to_json
-    from desktop_app.core.throughput.sweep import check_model, run_sweep
+    from desktop_app.core.throughput.sweep import run_sweep
 
     config, _raw = build_config(args, base_url, args.model or "")
     async with make_client(config.endpoint, 1) as client:
         info = await discover(config.endpoint, client)
-    if not config.endpoint.model:
-        if not info.models:
-            raise InputError("--model", "the endpoint lists no models; name one with --model")
-        import dataclasses
-
-        config = dataclasses.replace(
-            config, endpoint=dataclasses.replace(config.endpoint, model=info.models[0]))
+    config = dataclasses.replace(
+        config, endpoint=choose_model(config.endpoint, info, field="--model"))
     config.validate()
-    check_model(config, info)
     if info.models and config.endpoint.model not in info.models:
         print(f"warning: model {config.endpoint.model!r} is not among the endpoint's models "
               f"({', '.join(info.models)}); this engine accepts it anyway", file=sys.stderr)

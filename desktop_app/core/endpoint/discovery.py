@@ -11,6 +11,8 @@ unreachable, 401/403, no model list); everything else becomes a note in words.
 
 from __future__ import annotations
 
+import dataclasses
+
 import asyncio
 import re
 import time
@@ -293,3 +295,24 @@ async def count_prompt_tokens(client: httpx.AsyncClient, config: EndpointConfig,
             return None
     model = config.model or (info.models[0] if info.models else "")
     return await _tokenize(client, config.root_url, info.tokenizer, model, prompt, messages)
+
+
+# Engines that answer 404 for a model they do not serve (llama.cpp accepts any name).
+_STRICT_MODEL_ENGINES = {"vllm", "sglang", "tgi", "ollama"}
+
+
+def choose_model(config: EndpointConfig, info: EndpointInfo, *, field: str = "model") -> EndpointConfig:
+    """`config` with its model settled before anything runs: its own, else the endpoint's first
+    listed model. Raises InputError (naming `field`) when there is none, or when the model is
+    not served by an engine that would refuse it."""
+    from desktop_app.core.parsing import InputError
+
+    model = config.model
+    if not model:
+        if not info.models:
+            raise InputError(field, "the endpoint lists no models; name one")
+        return dataclasses.replace(config, model=info.models[0])
+    if info.models and model not in info.models and info.engine in _STRICT_MODEL_ENGINES:
+        raise InputError(field, f"{model!r} is not served by {config.v1_url}; "
+                         f"it serves: {', '.join(info.models)}")
+    return config

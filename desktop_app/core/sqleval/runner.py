@@ -31,7 +31,7 @@ from pathlib import Path
 import httpx
 
 from desktop_app.core.endpoint.client import make_client
-from desktop_app.core.endpoint.discovery import discover
+from desktop_app.core.endpoint.discovery import choose_model, discover
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo
 from desktop_app.core.parsing import InputError
 from desktop_app.core.redact import redact_url
@@ -66,7 +66,6 @@ from desktop_app.core.sqleval.types import (
     Verdict,
 )
 from desktop_app.core.store import NotFoundError, RunWriter, Store, utc_now_iso
-from desktop_app.core.throughput.sweep import check_model
 
 __all__ = ["EvalConfig", "EvalProgress", "EvalResult", "EpochSpread", "ItemResult",
            "JudgeSummary", "TierStats", "rejudge", "run_eval", "summarize"]
@@ -342,12 +341,7 @@ async def run_eval(config: EvalConfig, store: Store | None = None,
         on_progress(EvalProgress("discovering"))
         if info is None:
             info = await discover(config.endpoint, http)
-        if not config.endpoint.model:
-            if not info.models:
-                raise InputError("model", "the endpoint lists no models; name one")
-            config = dataclasses.replace(
-                config, endpoint=dataclasses.replace(config.endpoint, model=info.models[0]))
-        check_model(config, info)
+        config = dataclasses.replace(config, endpoint=choose_model(config.endpoint, info))
         simulated = info.simulated or config.endpoint.model.startswith("sim/")
         result = EvalResult(None, qset.name, config.endpoint.model, config.judges,
                             config.tolerance, skipped=list(qset.skipped), config=config,

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from desktop_app.core.endpoint.client import make_client, stream_request
-from desktop_app.core.endpoint.discovery import discover
+from desktop_app.core.endpoint.discovery import choose_model, discover
 from desktop_app.core.endpoint.types import EndpointInfo, MetricSample, StreamResult
 from desktop_app.core.metrics import RequestTiming, request_metrics, summarize_cell
 from desktop_app.core.parsing import InputError
@@ -186,7 +186,8 @@ async def run_sweep(
     async with make_client(config.endpoint, max_conc) as client:
         if info is None:
             info = await discover(config.endpoint, client)
-        check_model(config, info)
+        config = dataclasses.replace(config, endpoint=choose_model(config.endpoint, info))
+        run.config = config
         prompts = await _prepare_prompts(run, client, info, specs)
         result = SweepResult(None, config, info)
         run_id = None
@@ -211,18 +212,6 @@ async def run_sweep(
             raise
         await _finish(run, result, "completed")
     return result
-
-
-# Engines that answer 404 for a model they do not serve (llama.cpp accepts any name).
-_STRICT_MODEL_ENGINES = {"vllm", "sglang", "tgi", "ollama"}
-
-
-def check_model(config: SweepConfig, info: EndpointInfo) -> None:
-    """Refuse, before anything runs, a model the endpoint does not serve (where it would 404)."""
-    model = config.endpoint.model
-    if info.models and model not in info.models and info.engine in _STRICT_MODEL_ENGINES:
-        raise InputError("model", f"{model!r} is not served by {config.endpoint.v1_url}; "
-                         f"it serves: {', '.join(info.models)}")
 
 
 async def _finish(run: _Run, result: SweepResult, status: str, error: str | None = None) -> None:
