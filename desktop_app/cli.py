@@ -63,6 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
         "instant; results in a throwaway database unless --db is given), save a PNG of every "
         "page into DIR, print the paths and exit; works offscreen (QT_QPA_PLATFORM=offscreen)",
     )
+    gui.add_argument(
+        "--lang",
+        choices=("system", "en", "zh_CN"),
+        help="language of the window this time (default: the one chosen in the app's Settings "
+        "menu, at first the system's)",
+    )
 
     sim = sub.add_parser("sim", help="serve the built-in simulated endpoint in the foreground")
     sim.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
@@ -133,7 +139,8 @@ def _cmd_gui(args: argparse.Namespace) -> int:
     return launch_gui(simulator_profile=getattr(args, "simulator_profile", "fast"),
                       screenshots=screenshots,
                       results_db=Path(args.db).expanduser().resolve()
-                      if screenshots is not None and args.db else None)
+                      if screenshots is not None and args.db else None,
+                      language=getattr(args, "lang", None))
 
 
 def _cmd_sim(args: argparse.Namespace) -> int:
