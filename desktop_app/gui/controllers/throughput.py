@@ -2,7 +2,9 @@
 
 The form's text goes through the core's parsers here (`form_errors`, `build_config`), so the
 page only shows what they say. `ThroughputController` owns the task running `run_sweep` and the
-Store it opens for it, and turns the sweep's plain progress callback into signals.
+Store it opens for it, and turns the sweep's plain progress callback into signals. The sweep
+runs on a loop of its own in a worker thread (`gui.worker`), so its HTTP client never holds the
+UI still.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from desktop_app.core.throughput.sweep import SweepProgress, run_sweep
 from desktop_app.core.throughput.types import CellResult, CellSpec
 from desktop_app.gui.context import ActiveEndpoint, AppContext
 from desktop_app.gui.models.cells import cell_from_record
+from desktop_app.gui.worker import run_in_worker
 
 SAMPLE_POLL_S = 0.5  # how often the server's /metrics timeline is read back while a sweep runs
 
@@ -202,7 +205,9 @@ class ThroughputController(QObject):
             store = await asyncio.to_thread(self._context.open_store)
             self._floor = await asyncio.to_thread(_own_latest_run, store) or 0
             poller = asyncio.ensure_future(self._poll_samples(store))
-            result = await run_sweep(config, store, self._on_sweep_progress, info=info)
+            result = await run_in_worker(
+                lambda emit: run_sweep(config, store, emit, info=info),
+                self._on_sweep_events, name="throughline-sweep")
         except asyncio.CancelledError:
             self._finish_cell()
             self.sweep_cancelled.emit()
@@ -226,7 +231,16 @@ class ThroughputController(QObject):
             self._context.job_changed.emit("")
             self.running_changed.emit(False)
 
-    def _on_sweep_progress(self, progress: SweepProgress) -> None:
+    def _on_sweep_events(self, batch: list[SweepProgress]) -> None:
+        """A batch of the sweep's progress, queued by the worker since the last poll: every
+        event counts for the cells and timings, only phase changes and the newest reach the page
+        (it shows one progress bar, not a history)."""
+        for i, progress in enumerate(batch):
+            last = i == len(batch) - 1
+            phase_changed = i > 0 and progress.phase != batch[i - 1].phase
+            self._on_sweep_progress(progress, emit=last or phase_changed)
+
+    def _on_sweep_progress(self, progress: SweepProgress, emit: bool = True) -> None:
         if progress.run_id is not None:
             self.run_id = progress.run_id
         if progress.phase == "running" and progress.cell is not None:
@@ -239,7 +253,8 @@ class ThroughputController(QObject):
                 self._timings.append(progress.latest)
         elif progress.phase == "diagnosing":
             self._finish_cell()
-        self.progress_changed.emit(progress)
+        if emit:
+            self.progress_changed.emit(progress)
 
     def _finish_cell(self) -> None:
         if self._cell is None:
