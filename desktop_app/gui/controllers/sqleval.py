@@ -25,6 +25,7 @@ from desktop_app.core.sqleval.types import JUDGE_MODES
 from desktop_app.core.store import Store, StoreError
 from desktop_app.gui.context import AppContext
 from desktop_app.gui.models.questions import QuestionRow
+from desktop_app.gui.worker import run_in_worker
 
 log = logging.getLogger(__name__)
 
@@ -191,11 +192,17 @@ class SqlEvalController(QObject):
         store: Store | None = None
         try:
             store = await asyncio.to_thread(ctx.open_store)
-            recording = _RecordingStore(store, self._on_store_run_created)
             info = ctx.endpoint.info if ctx.endpoint else None
-            result: EvalResult = await run_eval(
-                config, recording, self._on_runner_progress, sets_dir=ctx.sets_dir,
-                cache_dir=ctx.cache_dir, info=info)
+
+            def evaluate(emit):
+                # On the worker's loop: the run id (from one of the runner's threads) and the
+                # progress go through the same ordered queue to this loop.
+                recording = _RecordingStore(store, lambda run_id: emit(("run", run_id)))
+                return run_eval(config, recording, lambda p: emit(("progress", p)),
+                                sets_dir=ctx.sets_dir, cache_dir=ctx.cache_dir, info=info)
+
+            result: EvalResult = await run_in_worker(evaluate, self._on_runner_events,
+                                                     name="throughline-sqleval")
         except asyncio.CancelledError:
             self.cancelled.emit(self.run_id if self.run_id is not None else -1)
             if self.run_id is not None:
@@ -221,14 +228,13 @@ class SqlEvalController(QObject):
             self._running = False
             self.running_changed.emit(False)
 
-    def _on_store_run_created(self, run_id: int) -> None:
-        # Called from the runner's worker thread: hand it to the GUI thread's loop.
-        loop = self.task.get_loop() if self.task else asyncio.get_event_loop()
-        loop.call_soon_threadsafe(self._set_run_id, run_id)
-
-    def _set_run_id(self, run_id: int) -> None:
-        self.run_id = run_id
-        self.run_created.emit(run_id)
+    def _on_runner_events(self, batch: list[tuple[str, object]]) -> None:
+        for kind, payload in batch:
+            if kind == "run":
+                self.run_id = payload
+                self.run_created.emit(payload)
+            else:
+                self._on_runner_progress(payload)
 
     def _on_runner_progress(self, progress: EvalProgress) -> None:
         if progress.latest is not None:
