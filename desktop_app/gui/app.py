@@ -21,8 +21,9 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 import qasync  # after PySide6, so it binds to it
 
 from desktop_app.gui.context import AppContext
+from desktop_app.gui.i18n import setup_language, translate
 from desktop_app.gui.main_window import MainWindow
-from desktop_app.gui.settings import APPLICATION, ORGANIZATION, Settings
+from desktop_app.gui.settings import APPLICATION, KEY_LANGUAGE, ORGANIZATION, Settings
 from desktop_app.gui.shell import AppShell
 
 log = logging.getLogger(__name__)
@@ -44,7 +45,8 @@ def install_excepthook() -> None:
         text = "".join(traceback.format_exception(exc_type, exc, tb))
         log.error("uncaught exception\n%s", text)
         if QApplication.instance() is not None:
-            box = QMessageBox(QMessageBox.Icon.Critical, "Throughline: unexpected error",
+            box = QMessageBox(QMessageBox.Icon.Critical,
+                              translate("App", "Throughline: unexpected error"),
                               f"{exc_type.__name__}: {exc}")
             box.setDetailedText(text)
             # Not exec(): a nested modal loop would stall the asyncio loop (and every run in
@@ -118,7 +120,8 @@ def build_window(app: QApplication, simulator_profile: str | None, *,
     shell = AppShell(window, context)
     app.aboutToQuit.connect(shell.shutdown)
     if simulator_profile:
-        window.set_endpoint(f"starting the built-in simulator (profile {simulator_profile})...")
+        window.set_endpoint(translate("App", "starting the built-in simulator (profile "
+                                      "{profile})...").format(profile=simulator_profile))
     if eager:
         window.ensure_pages()
     else:
@@ -136,8 +139,11 @@ def check_store() -> str:
         with Store.open(path) as store:
             interrupted = store.list_runs(status="interrupted")
     except StoreError as exc:
-        return f"Results store unusable: {exc}"
-    return f"Results: {path} ({len(interrupted)} interrupted runs)" if interrupted else f"Results: {path}"
+        return translate("App", "Results store unusable: {error}").format(error=exc)
+    if interrupted:
+        return translate("App", "Results: {path} ({count} interrupted runs)").format(
+            path=path, count=len(interrupted))
+    return translate("App", "Results: {path}").format(path=path)
 
 
 async def _show_store_status(window: MainWindow) -> None:
@@ -145,15 +151,18 @@ async def _show_store_status(window: MainWindow) -> None:
 
 
 def run_app(simulator_profile: str = "fast", screenshots: Path | None = None,
-            results_db: Path | None = None) -> int:
+            results_db: Path | None = None, language: str | None = None) -> int:
     """Run the desktop app until the main window closes; returns the exit status.
 
     With `screenshots` (a folder), fill the pages with runs on the built-in simulator (in
-    `results_db`, else a throwaway database), save a PNG of each page there and exit."""
+    `results_db`, else a throwaway database), save a PNG of each page there and exit.
+    `language` ("system", "en", "zh_CN") overrides the one chosen in the settings."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     app = QApplication.instance() or QApplication(sys.argv)
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
+    # The translators are the app's children: they live as long as it does.
+    setup_language(app, language or Settings().text_value(KEY_LANGUAGE, "system"))
     install_excepthook()
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
@@ -23,10 +23,13 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app import __version__
+from desktop_app.gui.i18n import translate
 from desktop_app.gui.pages.placeholder import PlaceholderPage
 from desktop_app.gui.settings import (
+    KEY_LANGUAGE,
     KEY_LAST_PAGE,
     KEY_WINDOW_GEOMETRY,
+    KEY_WINDOW_SPLITTER,
     KEY_WINDOW_STATE,
     Settings,
 )
@@ -34,24 +37,43 @@ from desktop_app.gui.settings import (
 
 @dataclass(frozen=True)
 class PageSpec:
-    """A sidebar entry: its title, its keyboard shortcut and a sentence about it."""
+    """A sidebar entry: its title (English, the key pages are found by), its keyboard shortcut
+    and a sentence about it; `label` and `about` are what the user reads, translated."""
 
     title: str
     shortcut: str
     blurb: str
 
+    @property
+    def label(self) -> str:
+        return translate("MainWindow", self.title)
+
+    @property
+    def about(self) -> str:
+        return translate("MainWindow", self.blurb)
+
 
 PAGES: tuple[PageSpec, ...] = (
-    PageSpec("Endpoints", "Ctrl+1", "Saved endpoint profiles, connection tests and the "
-             "built-in simulated endpoint."),
-    PageSpec("Throughput", "Ctrl+2", "Sweeps of prompt length x concurrency with live charts "
-             "of prefill, decode and TTFT, and the server's queue and KV cache."),
-    PageSpec("SQL Agent", "Ctrl+3", "Agentic text-to-SQL evaluation with strict and tolerant "
-             "judges."),
-    PageSpec("Runs", "Ctrl+4", "Every stored run: reopen, delete, compare side by side."),
-    PageSpec("Inspector", "Ctrl+5", "One question's agent steps, tool calls and the judges' "
-             "findings."),
+    PageSpec(QT_TRANSLATE_NOOP("MainWindow", "Endpoints"), "Ctrl+1",
+             QT_TRANSLATE_NOOP("MainWindow", "Saved endpoint profiles, connection tests and "
+                               "the built-in simulated endpoint.")),
+    PageSpec(QT_TRANSLATE_NOOP("MainWindow", "Throughput"), "Ctrl+2",
+             QT_TRANSLATE_NOOP("MainWindow", "Sweeps of prompt length x concurrency with live "
+                               "charts of prefill, decode and TTFT, and the server's queue and "
+                               "KV cache.")),
+    PageSpec(QT_TRANSLATE_NOOP("MainWindow", "SQL Agent"), "Ctrl+3",
+             QT_TRANSLATE_NOOP("MainWindow", "Agentic text-to-SQL evaluation with strict and "
+                               "tolerant judges.")),
+    PageSpec(QT_TRANSLATE_NOOP("MainWindow", "Runs"), "Ctrl+4",
+             QT_TRANSLATE_NOOP("MainWindow", "Every stored run: reopen, delete, compare side "
+                               "by side.")),
+    PageSpec(QT_TRANSLATE_NOOP("MainWindow", "Inspector"), "Ctrl+5",
+             QT_TRANSLATE_NOOP("MainWindow", "One question's agent steps, tool calls and the "
+                               "judges' findings.")),
 )
+# The languages the Settings menu offers (the setting's value, what the menu says).
+LANGUAGES = (("system", QT_TRANSLATE_NOOP("MainWindow", "System language")),
+             ("en", "English"), ("zh_CN", "简体中文"))
 
 
 class MainWindow(QMainWindow):
@@ -79,16 +101,17 @@ class MainWindow(QMainWindow):
         self.sidebar.setSpacing(3)
         self.stack = QStackedWidget()
         for index, spec in enumerate(PAGES):
-            self.sidebar.addItem(QListWidgetItem(f"{spec.title}\t{spec.shortcut}"))
+            self.sidebar.addItem(QListWidgetItem(f"{spec.label}\t{spec.shortcut}"))
             page = (pages or {}).get(spec.title)
             if page is None:
                 factory = (page_factories or {}).get(spec.title)
-                page = PlaceholderPage(spec.title, spec.blurb, loading=factory is not None)
+                page = PlaceholderPage(spec.label, spec.about, loading=factory is not None,
+                                       name=spec.title)
                 if factory is not None:
                     self._factories[spec.title] = factory
             self.pages[spec.title] = page
             self.stack.addWidget(page)
-            action = QAction(spec.title, self)
+            action = QAction(spec.label, self)
             action.setShortcut(QKeySequence(spec.shortcut))
             action.triggered.connect(lambda _=False, i=index: self.show_page(i))
             self.addAction(action)
@@ -102,8 +125,9 @@ class MainWindow(QMainWindow):
         self.splitter = splitter
         self.setCentralWidget(splitter)
 
-        self.endpoint_label = QLabel("Endpoint: none")
-        self.job_label = QLabel("No job running")
+        self._build_menu()
+        self.endpoint_label = QLabel(self.tr("Endpoint: none"))
+        self.job_label = QLabel(self.tr("No job running"))
         self.store_label = QLabel("")
         self.store_label.setContentsMargins(0, 0, 12, 0)
         self.statusBar().addWidget(self.endpoint_label, 1)
@@ -111,6 +135,34 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.job_label)
 
         self._restore()
+
+    def _build_menu(self) -> None:
+        menu = self.menuBar().addMenu(self.tr("&Settings"))
+        languages = menu.addMenu(self.tr("&Language"))
+        group = QActionGroup(self)
+        chosen = self._settings.text_value(KEY_LANGUAGE, "system")
+        self.language_actions: dict[str, QAction] = {}
+        for value, name in LANGUAGES:
+            action = languages.addAction(translate("MainWindow", name))
+            action.setCheckable(True)
+            action.setChecked(value == chosen)
+            action.setData(value)
+            group.addAction(action)
+            self.language_actions[value] = action
+        group.triggered.connect(self._on_language_triggered)
+
+    def _on_language_triggered(self, action: QAction) -> None:
+        self.set_language(str(action.data()))
+
+    def set_language(self, value: str) -> None:
+        """Remember the UI language ("system", "en", "zh_CN"); it applies at the next start."""
+        if value == self._settings.text_value(KEY_LANGUAGE, "system"):
+            return
+        self._settings.set_value(KEY_LANGUAGE, value)
+        self._settings.sync()
+        self.language_actions[value].setChecked(True)
+        self.statusBar().showMessage(
+            self.tr("The language changes when Throughline starts again."), 10000)
 
     def _on_sidebar_row_changed(self, index: int) -> None:
         if 0 <= index < len(PAGES) and self.isVisible():
@@ -177,7 +229,7 @@ class MainWindow(QMainWindow):
         return PAGES[self.stack.currentIndex()].title
 
     def set_endpoint(self, text: str) -> None:
-        self.endpoint_label.setText(f"Endpoint: {text}")
+        self.endpoint_label.setText(self.tr("Endpoint: {endpoint}").format(endpoint=text))
 
     def set_store_status(self, text: str) -> None:
         self.store_label.setText(text)
@@ -189,6 +241,7 @@ class MainWindow(QMainWindow):
         state = self._settings.bytes_value(KEY_WINDOW_STATE)
         if state is not None:
             self.restoreState(state)
+        self._settings.track(KEY_WINDOW_SPLITTER, self.splitter)
         last = self._settings.int_value(KEY_LAST_PAGE, 0)
         self.show_page(last if 0 <= last < len(PAGES) else 0)
 
@@ -200,11 +253,20 @@ class MainWindow(QMainWindow):
         if not self.confirm_close():
             event.ignore()
             return
-        self._settings.set_value(KEY_WINDOW_GEOMETRY, self.saveGeometry())
-        self._settings.set_value(KEY_WINDOW_STATE, self.saveState())
-        self._settings.set_value(KEY_LAST_PAGE, self.stack.currentIndex())
-        self._settings.sync()
+        self.save_state()
         super().closeEvent(event)
+
+    def save_state(self) -> None:
+        """Remember the window's geometry, page, and every page's splitters and headers."""
+        self._settings.set_bytes(KEY_WINDOW_GEOMETRY, self.saveGeometry())
+        self._settings.set_bytes(KEY_WINDOW_STATE, self.saveState())
+        self._settings.set_value(KEY_LAST_PAGE, self.stack.currentIndex())
+        for page in self.pages.values():
+            save = getattr(page, "save_state", None)
+            if save is not None:
+                save()  # forms and filters the page keeps itself
+        self._settings.save_tracked()
+        self._settings.sync()
 
 
 class _FirstPaint(QObject):

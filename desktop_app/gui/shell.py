@@ -6,7 +6,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop_app.gui.context import ActiveEndpoint, AppContext
-from desktop_app.gui.main_window import MainWindow
+from desktop_app.gui.main_window import PAGES, MainWindow
 
 
 class AppShell(QObject):
@@ -29,10 +29,10 @@ class AppShell(QObject):
         return self.window.pages[title]
 
     def _on_context_endpoint_changed(self, endpoint: ActiveEndpoint | None) -> None:
-        self.window.set_endpoint(endpoint.label if endpoint else "none")
+        self.window.set_endpoint(endpoint.label if endpoint else self.tr("none"))
 
     def _on_context_job_changed(self, text: str) -> None:
-        self.window.job_label.setText(text or "No job running")
+        self.window.job_label.setText(text or self.tr("No job running"))
 
     def _on_context_open_question(self, run_id: int, row_id: int) -> None:
         self.window.show_page_named("Inspector")  # the Inspector loads it itself
@@ -66,10 +66,12 @@ class AppShell(QObject):
             # After shutdown every run is already stopping (and, with no user at the screen, a
             # modal question here would wait forever).
             return True
+        pages = {spec.title: spec.label for spec in PAGES}
         answer = QMessageBox.question(
-            self.window, "Throughline: a run is in progress",
-            f"A {' and a '.join(busy)} run is in progress. Stop it and quit? What has finished "
-            "so far is kept in the results store, marked cancelled.")
+            self.window, self.tr("Throughline: a run is in progress"),
+            self.tr("A run is in progress ({pages}). Stop it and quit? What has finished so far "
+                    "is kept in the results store, marked cancelled.").format(
+                pages=self.tr(", ").join(pages.get(t, t) for t in busy)))
         if answer != QMessageBox.StandardButton.Yes:
             return False
         self.stop_jobs()

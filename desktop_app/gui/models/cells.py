@@ -4,29 +4,45 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+)
 
 from desktop_app.core.metrics import CellSummary, Distribution
 from desktop_app.core.store import CellRecord
 from desktop_app.core.throughput.types import CellResult, CellSpec, ClientLoad
+from desktop_app.gui.i18n import translate
 
 _Index = QModelIndex | QPersistentModelIndex
 
-COLUMNS = ("input", "load", "output", "ok/n", "TTFT p50 s", "TTFT p90 s", "prefill tok/s",
-           "vs c1", "decode tok/s", "TPOT ms", "out tok/s", "notes")
+_C = "CellTableModel"  # the translation context of the headers (lupdate wants it spelled out)
+COLUMNS = (QT_TRANSLATE_NOOP("CellTableModel", "input"),
+           QT_TRANSLATE_NOOP("CellTableModel", "load"),
+           QT_TRANSLATE_NOOP("CellTableModel", "output"), "ok/n", "TTFT p50 s", "TTFT p90 s",
+           "prefill tok/s", "vs c1", "decode tok/s", "TPOT ms", "out tok/s",
+           QT_TRANSLATE_NOOP("CellTableModel", "notes"))
 _TIPS = (
-    "prompt length (tokens)",
-    "requests in flight (concurrency) or arrival rate (requests/s)",
-    "output length (tokens)",
-    "completed requests / requests sent",
-    "median time to first token (seconds)",
-    "90th percentile time to first token (seconds)",
-    "mean prompt tokens / TTFT per request, queueing included",
-    "mean prefill tok/s against the concurrency-1 cell of the same lengths",
-    "mean (completion tokens - 1) / decode time per request",
-    "mean time per output token after the first (milliseconds)",
-    "completion tokens of the cell / its wall time",
-    "client-bound: the benchmarking client was too busy, latencies unreliable",
+    QT_TRANSLATE_NOOP("CellTableModel", "prompt length (tokens)"),
+    QT_TRANSLATE_NOOP("CellTableModel",
+                      "requests in flight (concurrency) or arrival rate (requests/s)"),
+    QT_TRANSLATE_NOOP("CellTableModel", "output length (tokens)"),
+    QT_TRANSLATE_NOOP("CellTableModel", "completed requests / requests sent"),
+    QT_TRANSLATE_NOOP("CellTableModel", "median time to first token (seconds)"),
+    QT_TRANSLATE_NOOP("CellTableModel", "90th percentile time to first token (seconds)"),
+    QT_TRANSLATE_NOOP("CellTableModel",
+                      "mean prompt tokens / TTFT per request, queueing included"),
+    QT_TRANSLATE_NOOP("CellTableModel",
+                      "mean prefill tok/s against the concurrency-1 cell of the same lengths"),
+    QT_TRANSLATE_NOOP("CellTableModel", "mean (completion tokens - 1) / decode time per request"),
+    QT_TRANSLATE_NOOP("CellTableModel",
+                      "mean time per output token after the first (milliseconds)"),
+    QT_TRANSLATE_NOOP("CellTableModel", "completion tokens of the cell / its wall time"),
+    QT_TRANSLATE_NOOP("CellTableModel",
+                      "client-bound: the benchmarking client was too busy, latencies unreliable"),
 )
 
 
@@ -81,9 +97,9 @@ class CellTableModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
+            return translate(_C, COLUMNS[section])
         if role == Qt.ItemDataRole.ToolTipRole:
-            return _TIPS[section]
+            return translate(_C, _TIPS[section])
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
@@ -106,14 +122,16 @@ class CellTableModel(QAbstractTableModel):
         cell = self._cells[row]
         notes = []
         if row in self._unreliable:
-            notes.append("client-bound")
+            notes.append(self.tr("client-bound"))
         if cell.status != "completed":
-            notes.append(cell.status.replace("_", " "))
+            notes.append(translate("RunStatus", cell.status).replace("_", " "))
         if cell.summary.ok < cell.summary.count:
-            notes.append(f"{cell.summary.count - cell.summary.ok} failed")
+            notes.append(self.tr("{count} failed").format(
+                count=cell.summary.count - cell.summary.ok))
         if cell.token_mismatches:
-            notes.append(f"{cell.token_mismatches} token-count mismatches")
-        return ", ".join(notes)
+            notes.append(self.tr("{count} token-count mismatches").format(
+                count=cell.token_mismatches))
+        return self.tr(", ").join(notes)
 
     def _failures(self, row: int) -> str:
         failures = self._cells[row].summary.failures_by_class

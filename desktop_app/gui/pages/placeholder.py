@@ -10,9 +10,10 @@ class PlaceholderPage(QWidget):
     """Shows a page's title and one sentence about what it is for."""
 
     def __init__(self, title: str, blurb: str, parent: QWidget | None = None, *,
-                 loading: bool = False) -> None:
+                 loading: bool = False, name: str | None = None) -> None:
         super().__init__(parent)
-        self.setObjectName(f"page_{title.lower().replace(' ', '_')}")
+        name = name or title  # the English title: object names stay the same in any language
+        self.setObjectName(f"page_{name.lower().replace(' ', '_')}")
         heading = QLabel(title)
         heading.setObjectName("pageTitle")
         font = heading.font()
@@ -26,5 +27,5 @@ class PlaceholderPage(QWidget):
         layout.addWidget(heading)
         layout.addWidget(text)
         if loading:
-            layout.addWidget(QLabel("Loading..."))
+            layout.addWidget(QLabel(self.tr("Loading...")))
         layout.addStretch(1)

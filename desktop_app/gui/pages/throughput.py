@@ -10,7 +10,7 @@ import dataclasses
 import json
 from collections import defaultdict
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
@@ -46,17 +45,25 @@ from desktop_app.gui.controllers.throughput import (
     build_config,
     form_errors,
 )
+from desktop_app.gui.i18n import status_text, translate
 from desktop_app.gui.models.cells import CellTableModel
 from desktop_app.gui.settings import Settings, declare
+from desktop_app.gui.widgets.column_fit import ColumnFitter
 from desktop_app.gui.widgets.live_chart import LiveChart
 
 KEY_FORM = "throughput/form"
-declare(KEY_FORM)
+KEY_SPLITTER = "throughput/splitter"
+KEY_CELL_HEADER = "throughput/cell_header"
+declare(KEY_FORM, KEY_SPLITTER, KEY_CELL_HEADER)
 
-NO_ENDPOINT_HINT = "No endpoint: choose an endpoint on the Endpoints page."
-_PHASES = {"discovering": "Asking the endpoint what it serves...",
-           "prompts": "Preparing prompts of each length...", "warm-up": "Warming up...",
-           "diagnosing": "Diagnosing..."}
+# Translated where shown (translate("ThroughputPage", ...)).
+NO_ENDPOINT_HINT = QT_TRANSLATE_NOOP("ThroughputPage",
+                                     "No endpoint: choose an endpoint on the Endpoints page.")
+_PHASES = {"discovering": QT_TRANSLATE_NOOP("ThroughputPage",
+                                            "Asking the endpoint what it serves..."),
+           "prompts": QT_TRANSLATE_NOOP("ThroughputPage", "Preparing prompts of each length..."),
+           "warm-up": QT_TRANSLATE_NOOP("ThroughputPage", "Warming up..."),
+           "diagnosing": QT_TRANSLATE_NOOP("ThroughputPage", "Diagnosing...")}
 _ERROR_STYLE = "color: #b00020;"
 
 
@@ -84,6 +91,10 @@ class ThroughputPage(QWidget):
         layout.addWidget(right, 1)
 
         self._restore_form()
+        self.settings.track(KEY_SPLITTER, self.splitter)
+        self.columns = ColumnFitter(self.table, restored=self.settings.track(
+            KEY_CELL_HEADER, self.table.horizontalHeader()))
+        self.columns.fit()
         for edit in self._edits.values():
             edit.textChanged.connect(self._on_form_changed)
         self.warmup.valueChanged.connect(self._on_form_changed)
@@ -106,18 +117,22 @@ class ThroughputPage(QWidget):
     # ---- building
 
     def _build_form(self) -> QWidget:
-        box = QGroupBox("Sweep")
+        box = QGroupBox(self.tr("Sweep"))
         box.setFixedWidth(300)
         layout = QFormLayout(box)
         layout.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
         self._edits: dict[str, QLineEdit] = {}
         self._errors: dict[str, QLabel] = {}
         for field, label, tip in (
-            ("input tokens", "Prompt lengths (tokens)", "e.g. 512, 2k, 8k (k = 1024)"),
-            ("concurrency", "Concurrency (requests in flight)", "e.g. 1, 2, 4, 8"),
-            ("output tokens", "Output tokens", "e.g. 64 or 64, 256"),
-            ("requests per cell", "Requests per cell", "empty: max(4 x concurrency, 8)"),
-            ("time budget per cell", "Time budget per cell (s)", "empty: no limit"),
+            ("input tokens", self.tr("Prompt lengths (tokens)"),
+             self.tr("e.g. 512, 2k, 8k (k = 1024)")),
+            ("concurrency", self.tr("Concurrency (requests in flight)"),
+             self.tr("e.g. 1, 2, 4, 8")),
+            ("output tokens", self.tr("Output tokens"), self.tr("e.g. 64 or 64, 256")),
+            ("requests per cell", self.tr("Requests per cell"),
+             self.tr("empty: max(4 x concurrency, 8)")),
+            ("time budget per cell", self.tr("Time budget per cell (s)"),
+             self.tr("empty: no limit")),
         ):
             edit = QLineEdit()
             edit.setPlaceholderText(tip)
@@ -139,15 +154,16 @@ class ThroughputPage(QWidget):
         self.time_budget = self._edits["time budget per cell"]
         self.warmup = QSpinBox()
         self.warmup.setRange(0, 1000)
-        self.warmup.setToolTip("sent once before the first cell and left out of every figure")
+        self.warmup.setToolTip(self.tr("sent once before the first cell and left out of every "
+                                       "figure"))
         self.api = QComboBox()
         self.api.addItems(["chat", "completions"])
-        self.unique_prompts = QCheckBox("Unique prompts (bust the prefix cache)")
-        self.scrape_metrics = QCheckBox("Scrape the server's /metrics")
+        self.unique_prompts = QCheckBox(self.tr("Unique prompts (bust the prefix cache)"))
+        self.scrape_metrics = QCheckBox(self.tr("Scrape the server's /metrics"))
         grid = QGridLayout()
-        grid.addWidget(QLabel("Warm-up requests"), 0, 0)
+        grid.addWidget(QLabel(self.tr("Warm-up requests")), 0, 0)
         grid.addWidget(self.warmup, 0, 1)
-        grid.addWidget(QLabel("API"), 1, 0)
+        grid.addWidget(QLabel(self.tr("API")), 1, 0)
         grid.addWidget(self.api, 1, 1)
         layout.addRow(grid)
         layout.addRow(self.unique_prompts)
@@ -160,9 +176,9 @@ class ThroughputPage(QWidget):
         self.endpoint_label = QLabel()
         self.endpoint_label.setWordWrap(True)
         layout.addRow(self.endpoint_label)
-        self.start_button = QPushButton("Start")
+        self.start_button = QPushButton(self.tr("Start"))
         self.start_button.setDefault(True)
-        self.stop_button = QPushButton("Stop")
+        self.stop_button = QPushButton(self.tr("Stop"))
         self.stop_button.setEnabled(False)
         buttons = QHBoxLayout()
         buttons.addWidget(self.start_button)
@@ -174,16 +190,18 @@ class ThroughputPage(QWidget):
         self.progress = QProgressBar()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
-        self.status_label = QLabel("Set up a sweep and press Start.")
+        self.status_label = QLabel(self.tr("Set up a sweep and press Start."))
         self.status_label.setWordWrap(True)
-        self.prefill_chart = LiveChart("Prefill tok/s per request (queueing included)",
-                                       "prompt length (tokens)", "tok/s", log_x=True)
-        self.decode_chart = LiveChart("Decode tok/s per request", "prompt length (tokens)",
+        prompt_length = self.tr("prompt length (tokens)")
+        self.prefill_chart = LiveChart(self.tr("Prefill tok/s per request (queueing included)"),
+                                       prompt_length, "tok/s", log_x=True)
+        self.decode_chart = LiveChart(self.tr("Decode tok/s per request"), prompt_length,
                                       "tok/s", log_x=True)
-        self.ttft_chart = LiveChart("TTFT p50", "prompt length (tokens)", "TTFT", y_units="s",
+        self.ttft_chart = LiveChart("TTFT p50", prompt_length, "TTFT", y_units="s",
                                     log_x=True)
-        self.server_chart = LiveChart("Server: running, waiting, KV cache",
-                                      "time since start (s)", "requests / KV %", symbols=False)
+        self.server_chart = LiveChart(self.tr("Server: running, waiting, KV cache"),
+                                      self.tr("time since start (s)"),
+                                      self.tr("requests / KV %"), symbols=False)
         self.charts = (self.prefill_chart, self.decode_chart, self.ttft_chart)
         grid = QGridLayout()
         grid.setContentsMargins(0, 0, 0, 0)
@@ -198,20 +216,20 @@ class ThroughputPage(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.findings = QPlainTextEdit()
         self.findings.setReadOnly(True)
-        self.findings.setPlaceholderText("The diagnosis appears when a sweep finishes.")
+        self.findings.setPlaceholderText(self.tr("The diagnosis appears when a sweep finishes."))
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.table, "Cells")
-        self.tabs.addTab(self.findings, "Diagnosis")
+        self.tabs.addTab(self.table, self.tr("Cells"))
+        self.tabs.addTab(self.findings, self.tr("Diagnosis"))
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(charts)
         splitter.addWidget(self.tabs)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
         splitter.setSizes([420, 260])
+        self.splitter = splitter
         right = QWidget()
         column = QVBoxLayout(right)
         column.setContentsMargins(0, 0, 0, 0)
@@ -271,7 +289,9 @@ class ThroughputPage(QWidget):
         self.stop_button.setEnabled(running)
 
     def _on_context_endpoint_changed(self, endpoint: ActiveEndpoint | None) -> None:
-        self.endpoint_label.setText(f"Endpoint: {endpoint.label}" if endpoint else NO_ENDPOINT_HINT)
+        self.endpoint_label.setText(
+            self.tr("Endpoint: {endpoint}").format(endpoint=endpoint.label) if endpoint
+            else translate("ThroughputPage", NO_ENDPOINT_HINT))
         self.endpoint_label.setStyleSheet("" if endpoint else "color: #8a5a00;")
         self._update_buttons()
 
@@ -289,7 +309,7 @@ class ThroughputPage(QWidget):
             return
         self.settings.set_value(KEY_FORM, json.dumps(dataclasses.asdict(self.form())))
         self._clear()
-        self.status_label.setText("Starting...")
+        self.status_label.setText(self.tr("Starting..."))
         self.controller.start(config)
         self._on_controller_running_changed(True)  # before the task's first step says so
 
@@ -310,14 +330,17 @@ class ThroughputPage(QWidget):
         self.progress.setRange(0, max(p.run_total, 1))
         self.progress.setValue(p.run_done)
         if p.phase != "running" or p.cell is None:
-            self.status_label.setText(_PHASES.get(p.phase, p.phase))
+            self.status_label.setText(translate("ThroughputPage", _PHASES.get(p.phase, p.phase)))
             return
-        eta = "" if p.eta_s is None else f"  -  ETA {_clock(p.eta_s)}"
-        self.status_label.setText(f"Cell {p.cell_index + 1}/{p.cells_total}: {p.cell.label}  -  "
-                                  f"{p.done}/{p.total} requests{eta}")
+        eta = "" if p.eta_s is None else self.tr("  -  ETA {clock}").format(clock=_clock(p.eta_s))
+        self.status_label.setText(
+            self.tr("Cell {index}/{cells}: {cell}  -  {done}/{total} requests").format(
+                index=p.cell_index + 1, cells=p.cells_total, cell=p.cell.label, done=p.done,
+                total=p.total) + eta)
 
     def _on_controller_cell_finished(self, cell: CellResult) -> None:
         self.model.add_cell(cell)
+        self.columns.fit()
         self._plot_cells(self.model.cells())
 
     def _on_controller_samples_received(self, samples: list) -> None:
@@ -325,10 +348,10 @@ class ThroughputPage(QWidget):
         self._plot_samples(self._samples)
 
     def _on_controller_sweep_cancelled(self) -> None:
-        self.status_label.setText("Stopped: the run is stored as cancelled.")
+        self.status_label.setText(self.tr("Stopped: the run is stored as cancelled."))
 
     def _on_controller_sweep_failed(self, message: str) -> None:
-        self.status_label.setText(f"Failed: {message}")
+        self.status_label.setText(self.tr("Failed: {message}").format(message=message))
         self.status_label.setStyleSheet(_ERROR_STYLE)
 
     # ---- showing results
@@ -337,12 +360,15 @@ class ThroughputPage(QWidget):
         """Show a finished sweep: its cells, charts, server timeline and diagnosis."""
         self._show_cells(result.cells, result.samples)
         self.findings.setPlainText(findings_text(result.findings))
-        run = f"Run {result.run_id}" if result.run_id is not None else "The sweep"
+        run = (self.tr("Run {run}").format(run=result.run_id) if result.run_id is not None
+               else self.tr("The sweep"))
         self.progress.setRange(0, 1)
         self.progress.setValue(1)
         self.status_label.setStyleSheet("")
-        self.status_label.setText(f"{run} {result.status}: {len(result.cells)} cells, "
-                                  f"{len(result.findings)} findings.")
+        self.status_label.setText(
+            self.tr("{run} {status}: {cells} cells, {findings} findings.").format(
+                run=run, status=status_text(result.status), cells=len(result.cells),
+                findings=len(result.findings)))
 
     def load_run(self, run_id: int) -> None:
         """Read stored run `run_id` and show it (as show_stored) when it arrives."""
@@ -351,17 +377,20 @@ class ThroughputPage(QWidget):
     def show_stored(self, stored: StoredSweep) -> None:
         """Show a sweep read back from the store (its diagnosis is not stored)."""
         self._show_cells(stored.cells, stored.samples)
-        self.findings.setPlainText(
-            f"Run {stored.run.id} ({stored.run.status}). The diagnosis is made when a sweep "
-            "finishes and is not kept in the results store; export the run's JSON from the "
-            "command line, or run the sweep again, to read it.")
+        self.findings.setPlainText(self.tr(
+            "Run {run} ({status}). The diagnosis is made when a sweep finishes and is not kept "
+            "in the results store; export the run's JSON from the command line, or run the "
+            "sweep again, to read it.").format(run=stored.run.id,
+                                               status=status_text(stored.run.status)))
         self.status_label.setStyleSheet("")
-        self.status_label.setText(f"Run {stored.run.id}: {stored.run.name} ({stored.run.status}, "
-                                  f"{len(stored.cells)} cells)")
+        self.status_label.setText(self.tr("Run {run}: {name} ({status}, {cells} cells)").format(
+            run=stored.run.id, name=stored.run.name, status=status_text(stored.run.status),
+            cells=len(stored.cells)))
 
     def _show_cells(self, cells: list[CellResult], samples: list[MetricSample]) -> None:
         self._clear()
         self.model.set_cells(cells, unreliable_cells(cells))
+        self.columns.fit()
         self._plot_cells(cells)
         self._samples = list(samples)
         self._plot_samples(self._samples)
@@ -390,12 +419,15 @@ class ThroughputPage(QWidget):
                                  data=[row for row, _ in shown])
 
     def _plot_samples(self, samples: list[MetricSample]) -> None:
-        for key, value in (("running", lambda s: s.running), ("waiting", lambda s: s.waiting),
-                           ("KV cache %", lambda s: None if s.kv_cache_usage is None
-                            else 100 * s.kv_cache_usage)):
+        for key, name, value in (
+                ("running", self.tr("running"), lambda s: s.running),
+                ("waiting", self.tr("waiting"), lambda s: s.waiting),
+                ("KV cache %", self.tr("KV cache %"),
+                 lambda s: None if s.kv_cache_usage is None else 100 * s.kv_cache_usage)):
             shown = [s for s in samples if value(s) is not None]
             if shown:
-                self.server_chart.set_series(key, [s.t_s for s in shown], [value(s) for s in shown])
+                self.server_chart.set_series(key, [s.t_s for s in shown],
+                                             [value(s) for s in shown], name=name)
 
     def _on_chart_point_clicked(self, row: object) -> None:
         if isinstance(row, int) and 0 <= row < self.model.rowCount():
