@@ -1,0 +1,222 @@
+"""Speed and quality together: cost per correct answer and capacity planned in tasks.
+
+One SQL task costs several model requests and thousands of tokens, so "how many users can this
+serve" must be answered in tasks, not requests. When a comparison holds a throughput run and a
+SQL run of the same endpoint and model (`pair_runs`), `capacity(tp, sql)` combines them:
+
+Cost per correct answer, per judge and per tier (from the SQL run alone):
+    tokens per pass  = (prompt + completion tokens of every question) / questions passed
+    seconds per pass = (wall seconds of every question, as the SQL run measured them) / passed
+
+Capacity in tasks, at each concurrency c the sweep measured (the model):
+    for each agent step s of each question (its stored prompt tokens p_s, completion tokens k_s):
+        L_s        = the measured prompt length nearest to p_s (at concurrency c)
+        time(s, c) = p_s / prefill_tps(c, L_s) + max(k_s - 1, 0) / decode_tps(c, L_s)
+    time per task(c) = mean over questions of the sum of time(s, c) over its steps
+    tasks per hour(c) = c * 3600 / time per task(c)       (c agents, one task each at a time)
+    correct per hour(c, judge) = tasks per hour(c) * pass rate(judge)
+
+prefill_tps and decode_tps are the sweep's per-request means at that cell, so p / prefill_tps
+is the measured TTFT scaled to p tokens, queueing at concurrency c included, and the first token
+comes with it (hence k - 1 decode tokens). What the model leaves out, so its figures are upper
+bounds on what a real agent loop gets: the time tools take between steps (SQL in the sandbox),
+and the sweep's output lengths differing from the agent's. Prefix caching is not credited (the
+sweep sends unique prompts), which pushes the other way for an agent whose each step re-sends the
+conversation so far. Steps whose prompt lies outside the measured lengths use the nearest one;
+`extrapolated_share` says how many prompt tokens that concerns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from statistics import fmean
+from typing import Literal
+
+from desktop_app.core.compare.load import SqlRun, ThroughputRun
+from desktop_app.core.sqleval.types import TIERS
+
+__all__ = ["CapacityPoint", "Cost", "Capacity", "CriterionVerdict", "pair_runs", "capacity",
+           "capacity_verdicts", "cost_per_correct"]
+
+
+@dataclass(frozen=True)
+class CapacityPoint:
+    """The model at one concurrency: seconds per task, tasks per hour, correct answers per hour
+    per judge; `reason` says why the figures are missing (None when present)."""
+
+    concurrency: int
+    seconds_per_task: float | None
+    tasks_per_hour: float | None
+    correct_per_hour: dict[str, float] = field(default_factory=dict, hash=False)
+    extrapolated_share: float = 0.0
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Cost per correct answer under one judge (one tier, or "all"): tokens and seconds per
+    question passed; None when nothing passed (an infinite cost is not a number to print)."""
+
+    judge: str
+    tier: str
+    passed: int
+    questions: int
+    tokens_per_pass: float | None
+    seconds_per_pass: float | None
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """One configuration: a throughput run and a SQL run of the same endpoint and model."""
+
+    throughput_id: int
+    sql_id: int
+    label: str
+    steps_per_question: float
+    prompt_tokens_per_step: float
+    completion_tokens_per_step: float
+    pass_rates: dict[str, float] = field(hash=False)
+    points: tuple[CapacityPoint, ...] = ()
+    costs: tuple[Cost, ...] = ()
+
+    def point(self, concurrency: int) -> CapacityPoint | None:
+        return next((p for p in self.points if p.concurrency == concurrency), None)
+
+
+@dataclass(frozen=True)
+class CriterionVerdict:
+    """Which configuration wins for one success criterion: "users_dont_wait" (lowest seconds per
+    task at the lowest measured concurrency), "answers_usable" (highest strict pass rate) or
+    "usable_per_hour" (most strict-correct answers per hour at the best concurrency)."""
+
+    criterion: Literal["users_dont_wait", "answers_usable", "usable_per_hour"]
+    winner: int | None  # index into the capacities, None when no configuration has the figure
+    figures: tuple[float | None, ...]  # one per configuration, in the criterion's unit
+    text: str
+
+
+def pair_runs(runs: list) -> tuple[list[tuple[ThroughputRun, SqlRun]], list[str]]:
+    """(throughput, SQL) pairs of the same endpoint and model, and a note (English) for each SQL
+    run that has no such partner while throughput runs are present."""
+    tps = [r for r in runs if isinstance(r, ThroughputRun)]
+    pairs, notes = [], []
+    for sql in (r for r in runs if isinstance(r, SqlRun)):
+        mates = [tp for tp in tps if _same_target(tp, sql)]
+        pairs += [(tp, sql) for tp in mates]
+        if tps and not mates:
+            notes.append(f"SQL run #{sql.info.id} ({sql.info.model} at {sql.info.endpoint}) has "
+                         "no throughput run of the same endpoint and model here")
+    return pairs, notes
+
+
+def _same_target(tp: ThroughputRun, sql: SqlRun) -> bool:
+    same_url = tp.info.endpoint.rstrip("/") == sql.info.endpoint.rstrip("/")
+    return bool(same_url and tp.info.model and tp.info.model == sql.info.model)
+
+
+def cost_per_correct(sql: SqlRun) -> tuple[Cost, ...]:
+    """Tokens and seconds per question passed, per judge, overall ("all") and per tier."""
+    out = []
+    for judge in sql.judges:
+        for tier in ("all", *TIERS):
+            qs = [q for q in sql.questions if tier == "all" or q.tier == tier]
+            if not qs:
+                continue
+            ok = sum(q.passed.get(judge, False) for q in qs)
+            tokens = sum(q.prompt_tokens + q.completion_tokens for q in qs)
+            seconds = sum(q.seconds for q in qs)
+            out.append(Cost(judge, tier, ok, len(qs), tokens / ok if ok else None,
+                            seconds / ok if ok else None))
+    return tuple(out)
+
+
+def _nearest(lengths: list[int], p: int) -> int:
+    return min(lengths, key=lambda n: (abs(n - p), n))
+
+
+def _point(tp: ThroughputRun, sql: SqlRun, conc: int) -> CapacityPoint:
+    cells = {c.input_tokens: c for c in tp.cells if c.concurrency == conc}
+    pre = sorted(n for n, c in cells.items() if c.prefill_tps)
+    dec = sorted(n for n, c in cells.items() if c.decode_tps)
+    questions = [q for q in sql.questions if q.steps]
+    if not questions:
+        return CapacityPoint(conc, None, None, reason="the SQL run stored no steps")
+    if not pre:
+        return CapacityPoint(conc, None, None, reason="prefill not measured at this concurrency")
+    needs_decode = any(s.completion_tokens > 1 for q in questions for s in q.steps)
+    if needs_decode and not dec:
+        return CapacityPoint(conc, None, None, reason="decode not measured at this concurrency "
+                             "(every token arrived at once)")
+    lo, hi = pre[0], pre[-1]
+    outside = total = 0
+    times = []
+    for q in questions:
+        t = 0.0
+        for s in q.steps:
+            t += s.prompt_tokens / cells[_nearest(pre, s.prompt_tokens)].prefill_tps
+            if s.completion_tokens > 1:
+                t += (s.completion_tokens - 1) / cells[_nearest(dec, s.prompt_tokens)].decode_tps
+            total += s.prompt_tokens
+            if not lo <= s.prompt_tokens <= hi:
+                outside += s.prompt_tokens
+        times.append(t)
+    per_task = fmean(times)
+    if per_task <= 0:
+        return CapacityPoint(conc, None, None, reason="no time per task (empty steps)")
+    per_hour = conc * 3600.0 / per_task
+    correct = {j: per_hour * r for j, r in _pass_rates(sql).items()}
+    return CapacityPoint(conc, per_task, per_hour, correct, outside / total if total else 0.0)
+
+
+def _pass_rates(sql: SqlRun) -> dict[str, float]:
+    return {j: r for j in sql.judges if (r := sql.pass_rate(j)) is not None}
+
+
+def capacity(tp: ThroughputRun, sql: SqlRun) -> Capacity:
+    """The capacity model (module doc) for one throughput run and one SQL run. Pure."""
+    steps = [s for q in sql.questions for s in q.steps]
+    n_q = len(sql.questions)
+    return Capacity(
+        tp.info.id, sql.info.id, f"#{tp.info.id} + #{sql.info.id}",
+        steps_per_question=fmean(q.step_count for q in sql.questions) if n_q else 0.0,
+        prompt_tokens_per_step=fmean(s.prompt_tokens for s in steps) if steps else 0.0,
+        completion_tokens_per_step=fmean(s.completion_tokens for s in steps) if steps else 0.0,
+        pass_rates=_pass_rates(sql),
+        points=tuple(_point(tp, sql, c) for c in tp.concurrencies()),
+        costs=cost_per_correct(sql))
+
+
+def _pick(caps: list[Capacity], figures: list[float | None], higher: bool) -> int | None:
+    have = [(i, f) for i, f in enumerate(figures) if f is not None]
+    if not have:
+        return None
+    return (max if higher else min)(have, key=lambda iv: iv[1])[0]
+
+
+def capacity_verdicts(caps: list[Capacity]) -> list[CriterionVerdict]:
+    """Which configuration wins for each success criterion, with the figures, in English."""
+    out = []
+    wait = []
+    for c in caps:
+        firsts = [p for p in c.points if p.seconds_per_task is not None]
+        wait.append(min(firsts, key=lambda p: p.concurrency).seconds_per_task if firsts else None)
+    strict = [c.pass_rates.get("strict") for c in caps]
+    hourly = [max((p.correct_per_hour.get("strict", 0.0) for p in c.points
+                   if p.tasks_per_hour is not None), default=None) for c in caps]
+    for criterion, figures, higher, say in (
+        ("users_dont_wait", wait, False,
+         lambda f: f"{f:.2f} s per task" if f >= 1 else f"{f * 1000:.0f} ms per task"),
+        ("answers_usable", strict, True, lambda f: f"{f * 100:.0f} % strict pass rate"),
+        ("usable_per_hour", hourly, True, lambda f: f"{f:,.0f} strict-correct answers/hour"),
+    ):
+        w = _pick(caps, figures, higher)
+        if w is None:
+            text = "n/a: no configuration has this figure"
+        elif sum(f is not None for f in figures) == 1:
+            text = f"only {caps[w].label} has this figure: {say(figures[w])}"
+        else:
+            rest = "; ".join(f"{caps[i].label} {say(f)}" for i, f in enumerate(figures)
+                             if f is not None and i != w)
+            text = f"{caps[w].label} wins with {say(figures[w])} (vs {rest})"
+        out.append(CriterionVerdict(criterion, w, tuple(figures), text))
+    return out

@@ -1,0 +1,70 @@
+"""`compare(store, run_ids)`: every piece of a comparison, checked and computed at once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from desktop_app.core.compare.capacity import (
+    Capacity,
+    CriterionVerdict,
+    capacity,
+    capacity_verdicts,
+    pair_runs,
+)
+from desktop_app.core.compare.dimensions import DimensionRow, dimension_rows
+from desktop_app.core.compare.load import RunInfo, SqlRun, ThroughputRun, load_run
+from desktop_app.core.store import NotFoundError, Store
+
+__all__ = ["CompareError", "Comparison", "compare"]
+
+
+class CompareError(ValueError):
+    """The runs asked for cannot be compared (unknown ids, fewer than two); one line."""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Runs in the order asked, their dimension rows, and the capacity configurations.
+
+    `notes` (English) say what was skipped and why: runs of a kind no section reads, SQL runs
+    without a throughput partner of the same endpoint and model."""
+
+    runs: tuple[ThroughputRun | SqlRun, ...]
+    rows: tuple[DimensionRow, ...]
+    capacities: tuple[Capacity, ...] = ()
+    verdicts: tuple[CriterionVerdict, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def throughput(self) -> list[ThroughputRun]:
+        return [r for r in self.runs if isinstance(r, ThroughputRun)]
+
+    @property
+    def sql(self) -> list[SqlRun]:
+        return [r for r in self.runs if isinstance(r, SqlRun)]
+
+
+def compare(store: Store, run_ids: list[int]) -> Comparison:
+    """Load `run_ids` (two or more, distinct) and compute the comparison.
+
+    Raises CompareError naming every unknown id, or when fewer than two distinct runs are
+    given. Runs of a kind this comparison does not read are left out with a note. Blocking.
+    """
+    ids = list(dict.fromkeys(run_ids))
+    if len(ids) < 2:
+        raise CompareError(f"a comparison needs at least two different runs, got {len(ids)}")
+    loaded, missing = [], []
+    for run_id in ids:
+        try:
+            loaded.append(load_run(store, run_id))
+        except NotFoundError:
+            missing.append(run_id)
+    if missing:
+        raise CompareError(f"no run {', '.join(map(str, missing))} in {store.path}")
+    notes = [f"run #{r.id} is a {r.kind} run: no section reads that kind, it is left out"
+             for r in loaded if isinstance(r, RunInfo)]
+    runs = [r for r in loaded if not isinstance(r, RunInfo)]
+    pairs, pair_notes = pair_runs(runs)
+    caps = [capacity(tp, sql) for tp, sql in pairs]
+    return Comparison(tuple(runs), tuple(dimension_rows(runs)), tuple(caps),
+                      tuple(capacity_verdicts(caps)) if caps else (), tuple(notes + pair_notes))
