@@ -75,6 +75,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     help="questions at once (default 1)")
     ev.add_argument("--epochs", type=int, default=1, metavar="K",
                     help="run every question K times; reports the spread (default 1)")
+    ev.add_argument("--retries", type=int, default=0, metavar="N",
+                    help="retry a model call that failed transiently (no answer, 429, 5xx) up "
+                    "to N times, backing off 1 s, 2 s, 4 s ... and at least the server's "
+                    "Retry-After (default 0: a fault ends the question where it happened)")
     ev.add_argument("--language", choices=["en", "zh"], default="en")
     ev.add_argument("--tool-mode", choices=["native", "text"], default="native",
                     help="native tool calls, or text: the answer is a fenced ```sql block")
@@ -111,7 +115,8 @@ def build_config(args: argparse.Namespace, base_url: str):
         strategies=_names(args.strategy, "--strategy", STRATEGIES),
         max_steps=args.max_steps, max_tokens=args.max_tokens, time_limit_s=args.time_limit,
         sql_time_limit_s=args.sql_time_limit, concurrency=args.concurrency, epochs=args.epochs,
-        language=args.language, tool_mode=args.tool_mode, name=args.name or "")
+        language=args.language, tool_mode=args.tool_mode, name=args.name or "",
+        retries=args.retries)
     try:
         config.validate()
     except InputError as exc:  # name the flag, not the field
@@ -126,7 +131,7 @@ _FLAGS = {"questions": "--questions", "tiers": "--tiers", "judges": "--judge",
           "max tokens": "--max-tokens", "concurrency": "--concurrency", "epochs": "--epochs",
           "time limit": "--time-limit", "SQL time limit": "--sql-time-limit",
           "language": "--language", "tool mode": "--tool-mode", "question ids": "--ids",
-          "model": "--model"}
+          "model": "--model", "retries": "--retries"}
 
 
 class EvalProgressLine(ProgressLine):

@@ -141,8 +141,13 @@ async def test_unknown_tools_and_invalid_json_are_errors_the_model_sees(sandbox)
 
 
 @pytest.mark.asyncio
-async def test_a_model_looping_on_the_same_call_stops_at_the_step_budget(sandbox):
+async def test_a_model_looping_on_the_same_call_stops_before_the_step_budget(sandbox):
     model = Model(reply(None, [call("run_sql", {"sql": "SELECT 1"})]))
+    steps, stop, final_sql = await model.run(sandbox, max_steps=5)
+    assert (stop, final_sql, len(steps), len(model.requests)) == ("repeated_call", None, 3, 3)
+    assert "same call (run_sql) 3 replies in a row" in steps[-1].error
+    # Calls that differ from one step to the next run until the step budget.
+    model = Model(*(reply(None, [call("run_sql", {"sql": f"SELECT {i}"})]) for i in range(9)))
     steps, stop, final_sql = await model.run(sandbox, max_steps=5)
     assert (stop, final_sql, len(steps), len(model.requests)) == ("step_budget", None, 5, 5)
 
@@ -156,11 +161,11 @@ async def test_the_token_budget_counts_prompt_and_completion_over_steps(sandbox)
 
 
 @pytest.mark.asyncio
-async def test_a_huge_reply_is_cut_before_it_goes_back_and_ends_as_no_answer(sandbox):
+async def test_a_huge_reply_is_cut_before_it_goes_back_and_ends_at_the_output_budget(sandbox):
     huge = "word " * 20_000
     model = Model(reply(huge, completion=25_000, finish="length"))
     steps, stop, _ = await model.run(sandbox)
-    assert (stop, len(steps)) == ("no_answer", 2)
+    assert (stop, len(steps)) == ("output_budget", 2)
     assert steps[0].reply["content"] == huge  # the step keeps what was received
     echoed = model.requests[1]["messages"][2]["content"]
     assert len(echoed) < HISTORY_REPLY_CHARS + 100 and "cut" in echoed

@@ -46,13 +46,15 @@ _WRITE_TIMEOUT_S = 60.0  # sending a request body; only a server that stopped re
 
 class EndpointError(Exception):
     """A call the app cannot go on without failed; the message names the URL and the cause and
-    is fit to show a user. `url` and `status_code` (None: no HTTP answer) are kept for callers."""
+    is fit to show a user. `url`, `status_code` (None: no HTTP answer) and `retry_after_s` (a
+    429/503's Retry-After in seconds, None without one) are kept for callers."""
 
     def __init__(self, message: str, *, url: str | None = None,
-                 status_code: int | None = None) -> None:
+                 status_code: int | None = None, retry_after_s: float | None = None) -> None:
         super().__init__(message)
         self.url = url
         self.status_code = status_code
+        self.retry_after_s = retry_after_s
 
 
 def make_client(config: EndpointConfig, concurrency: int) -> httpx.AsyncClient:
@@ -352,7 +354,8 @@ async def complete(client: httpx.AsyncClient, config: EndpointConfig, body: dict
         hint = ": check the API key" if response.status_code in (401, 403) else ""
         raise EndpointError(f"{status_text(response.status_code)} from {url}{hint}: "
                             f"{error_message(response)}", url=url,
-                            status_code=response.status_code)
+                            status_code=response.status_code,
+                            retry_after_s=_retry_after_s(response.headers.get("retry-after")))
     try:
         data = response.json()
     except ValueError:

@@ -35,7 +35,7 @@ from desktop_app.core.endpoint.discovery import choose_model, discover
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo
 from desktop_app.core.parsing import InputError
 from desktop_app.core.redact import redact_url
-from desktop_app.core.sqleval.agent import run_question
+from desktop_app.core.sqleval.agent import MAX_RETRIES, run_question
 from desktop_app.core.sqleval.explain import explain_sql
 from desktop_app.core.sqleval.export import (
     EpochSpread,
@@ -86,7 +86,10 @@ class EvalConfig:
     `max_steps` model calls, `max_tokens` prompt + completion tokens summed over the steps (None:
     no limit), `time_limit_s` seconds of wall time (None: no limit); `sql_time_limit_s` bounds
     each query in the sandbox. `concurrency` questions run at once; every question runs
-    `epochs` times. `tool_mode` is "native" or "text"; `language` "en" or "zh".
+    `epochs` times. `tool_mode` is "native" or "text"; `language` "en" or "zh". `retries` is
+    how many times a model call that failed transiently (no answer, 408, 429, 5xx) is tried
+    again, after an exponential backoff that waits at least the server's Retry-After; 0 (the
+    default) keeps every endpoint fault visible where it happened.
     """
 
     endpoint: EndpointConfig
@@ -107,6 +110,7 @@ class EvalConfig:
     tool_mode: str = "native"
     temperature: float = 0.0
     name: str = ""
+    retries: int = 0
 
     def validate(self) -> None:
         """Raise InputError naming the first bad field."""
@@ -128,6 +132,10 @@ class EvalConfig:
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)
                                       or value < 1):
                 raise InputError(name, f"{value!r} must be a whole number of at least 1")
+        if (isinstance(self.retries, bool) or not isinstance(self.retries, int)
+                or not 0 <= self.retries <= MAX_RETRIES):
+            raise InputError("retries", f"{self.retries!r} must be a whole number from 0 to "
+                             f"{MAX_RETRIES}")
         for name, value in (("time limit", self.time_limit_s),
                             ("SQL time limit", self.sql_time_limit_s)):
             if value is not None and not (value > 0 and math.isfinite(value)):
@@ -445,7 +453,8 @@ async def _run_one(run: _Run, http: httpx.AsyncClient, q: Question, epoch: int) 
             max_steps=config.max_steps, max_tokens=config.max_tokens,
             time_limit_s=config.time_limit_s, language=config.language,
             tool_mode=config.tool_mode, on_step=on_step, glossary=run.qset.glossary,
-            database_note=run.qset.description, temperature=config.temperature)
+            database_note=run.qset.description, temperature=config.temperature,
+            retries=config.retries)
     except asyncio.CancelledError:
         if row_id is not None:
             writer.update_sql_question(row_id, {

@@ -49,10 +49,16 @@ TOOL_NAMES = tuple(t["function"]["name"] for t in TOOLS)
 
 @dataclass(frozen=True)
 class ToolOutcome:
-    """What one tool call did: the record for the step, and the SQL when it was submit_answer."""
+    """What one tool call did: the record for the step, and the SQL when it was submit_answer.
+
+    `problem` says what the model did wrong in the call itself, for the loop's misbehaviour
+    checks: "unknown_tool", "bad_arguments" (invalid JSON, not an object, a missing or empty
+    argument), or None (a SQL error or refusal is not the call's fault: it is None then).
+    """
 
     record: ToolCallRecord
     submitted_sql: str | None = None
+    problem: str | None = None
 
 
 def clip(text: str, limit: int = MAX_RESULT_CHARS) -> tuple[str, bool]:
@@ -96,19 +102,20 @@ def execute_tool(sandbox, name: str, arguments_json: str | dict | None, *,
     raw = arguments_json if isinstance(arguments_json, str) else json.dumps(arguments_json or {})
 
     def done(result: str, *, error: str | None = None, truncated: bool = False,
-             submitted: str | None = None) -> ToolOutcome:
+             submitted: str | None = None, problem: str | None = None) -> ToolOutcome:
         text, cut = clip(result)
         return ToolOutcome(ToolCallRecord(call_id, name, raw, text, truncated or cut, error),
-                           submitted)
+                           submitted, problem)
 
-    def failed(why: str) -> ToolOutcome:
-        return done(f"Error: {why}", error=why)
+    def failed(why: str, problem: str | None = None) -> ToolOutcome:
+        return done(f"Error: {why}", error=why, problem=problem)
 
     if name not in TOOL_NAMES:
-        return failed(f"unknown tool {name!r}; the tools are {', '.join(TOOL_NAMES)}")
+        return failed(f"unknown tool {name!r}; the tools are {', '.join(TOOL_NAMES)}",
+                      "unknown_tool")
     args, why = _arguments(arguments_json)
     if args is None:
-        return failed(why)
+        return failed(why, "bad_arguments")
     try:
         if name == "list_tables":
             tables = sandbox.list_tables()
@@ -116,14 +123,14 @@ def execute_tool(sandbox, name: str, arguments_json: str | dict | None, *,
         if name == "describe_table":
             table, why = _string_arg(args, "table")
             if table is None:
-                return failed(why)
+                return failed(why, "bad_arguments")
             try:
                 return done(sandbox.describe_table(table))
             except (LookupError, ValueError) as exc:  # an unknown table, if not a SandboxError
                 return failed(str(exc) or f"no table {table!r}")
         sql, why = _string_arg(args, "sql")
         if sql is None:
-            return failed(why)
+            return failed(why, "bad_arguments")
         if name == "submit_answer":
             return done("Answer submitted.", submitted=sql)
         text, truncated = format_result_for_model(sandbox.run(sql), max_rows=MODEL_ROWS)

@@ -22,6 +22,10 @@ STOP_REASONS = (
     "token_budget",  # max tokens (prompt + completion, summed over steps) reached
     "time_budget",  # wall time per question reached
     "no_answer",  # the model stopped (finish_reason stop) without submitting
+    "output_budget",  # replies kept hitting max_tokens without a tool call or an answer
+    "unknown_tool",  # the model kept calling tools that do not exist
+    "bad_arguments",  # the model kept sending invalid tool arguments (bad JSON, missing sql)
+    "repeated_call",  # the model kept making the very same call
     "endpoint_error",  # the endpoint failed and retries (if any) did not help
     "cancelled",  # the run was cancelled
 )
