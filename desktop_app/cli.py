@@ -24,6 +24,7 @@ Headless commands work without a display, e.g.:
   throughline sqleval --simulator fast --model sim/seed-reference --json out.json
   throughline sql --db sales-25:sales "SELECT COUNT(*) FROM orders"
   throughline runs                                  list stored runs
+  throughline resume 12 --simulator fast            finish interrupted sweep 12
 """
 
 
@@ -97,9 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     whatif.add_argument("--json", type=Path, metavar="OUT", help="also write every metric as JSON")
 
-    from desktop_app import cli_judge, cli_sql, cli_sqleval, cli_throughput
+    from desktop_app import cli_judge, cli_resume, cli_sql, cli_sqleval, cli_throughput
 
     cli_throughput.add_parser(sub)
+    cli_resume.add_parser(sub)
     cli_sqleval.add_parser(sub)  # sqleval and rejudge
     cli_sql.add_parser(sub)
     cli_judge.add_parser(sub)
@@ -254,6 +256,7 @@ _COMMANDS = {
     "sim": _cmd_sim,
     "whatif": _cmd_whatif,
     "throughput": _lazy("desktop_app.cli_throughput", "run_throughput"),
+    "resume": _lazy("desktop_app.cli_resume", "run_resume"),
     "sqleval": _lazy("desktop_app.cli_sqleval", "run_sqleval"),
     "rejudge": _lazy("desktop_app.cli_sqleval", "run_rejudge"),
     "sql": _lazy("desktop_app.cli_sql", "run_sql_command"),

@@ -5,9 +5,11 @@ plain callback (the GUI's controller turns it into signals), hands every finishe
 the store's writer as it finishes, and on cancellation stops every request in flight, marks the
 cell and the run cancelled and re-raises, leaving the store consistent.
 
-Clock: every time in the records is seconds since the run started, from
+Clock: every time in the records is seconds since the run started (the moment its row was
+stored, so the run's `started_at` is the origin to the millisecond), from
 `time.perf_counter_ns()` stamps taken as bytes arrived (see `endpoint.client`), so the client's
-timeline and the /metrics samples line up.
+timeline and the /metrics samples line up. A resumed run (`resume=`, see `throughput.resume`)
+continues on the same clock: its new cells' times count from the original start.
 """
 
 from __future__ import annotations
@@ -91,6 +93,27 @@ class SweepResult:
 ProgressCallback = Callable[[SweepProgress], None]
 
 
+@dataclass
+class ResumeFrom:
+    """An interrupted run for `run_sweep` to finish instead of starting a new one.
+
+    Built by `throughput.resume.resume_sweep`. `cell_ids[i]` is the stored id of cell i (every
+    cell of the config is stored); `kept` holds the finished cells, by index, which are not run
+    again; `requests` and `samples` are theirs, for the result. `claim()` (blocking) takes the run
+    over in the store once discovery and prompts succeeded; it raises if it cannot.
+    `clock_origin_epoch` is the run's start (epoch seconds), the origin of its clock.
+    """
+
+    run_id: int
+    clock_origin_epoch: float
+    cell_ids: list[int]
+    kept: dict[int, CellResult]
+    requests: list[RequestRecord]
+    samples: list[MetricSample]
+    usage_expected: bool
+    claim: Callable[[], None]
+
+
 class _Run:
     """The state of one sweep while it runs (one per `run_sweep` call)."""
 
@@ -104,6 +127,12 @@ class _Run:
         self.run_done = 0
         self.prompt_seq = itertools.count()  # every request of the run gets its own salt
         self.run_total = sum(c.requests for c in config.cells()) + config.warmup
+
+    def restart_clock(self, origin_epoch: float | None = None) -> None:
+        """Start the run's clock now, or at `origin_epoch` (epoch seconds) for a resumed run."""
+        now_ns, now = time.perf_counter_ns(), time.time()
+        self.t0_epoch = now if origin_epoch is None else origin_epoch
+        self.t0_ns = now_ns - round((now - self.t0_epoch) * 1e9)
 
     def seconds(self, ns: int | None) -> float | None:
         return None if ns is None else (ns - self.t0_ns) / 1e9
@@ -171,15 +200,23 @@ async def run_sweep(
     on_progress: ProgressCallback | None = None,
     *,
     info: EndpointInfo | None = None,
+    resume: ResumeFrom | None = None,
 ) -> SweepResult:
     """Run the sweep `config` describes; returns every cell, request and finding.
 
     Raises InputError (bad config) or EndpointError (discovery failed) before anything is
     stored. Cancelling the task stops every request in flight, marks the current cell and the
-    run `cancelled` in the store, and re-raises CancelledError.
+    run `cancelled` in the store, and re-raises CancelledError. With `resume` (needs `store`),
+    the stored run is finished instead: its kept cells are not run again but are part of the
+    result and the diagnosis.
     """
     config.validate()
+    if resume is not None and store is None:
+        raise ValueError("resuming a run needs its store")
     run = _Run(config, store, on_progress)
+    if resume is not None:
+        run.run_total = config.warmup + sum(
+            s.requests for i, s in enumerate(config.cells()) if i not in resume.kept)
     run.on_progress(SweepProgress("discovering", run_total=run.run_total))
     specs = config.cells()
     max_conc = max((s.concurrency or 64) for s in specs)
@@ -191,7 +228,16 @@ async def run_sweep(
         prompts = await _prepare_prompts(run, client, info, specs)
         result = SweepResult(None, config, info)
         run_id = None
-        if store is not None:
+        if resume is not None:
+            run.restart_clock(resume.clock_origin_epoch)
+            await asyncio.to_thread(resume.claim)
+            result.run_id = run_id = resume.run_id
+            result.requests.extend(resume.requests)
+            result.samples.extend(resume.samples)
+            result.usage_expected = resume.usage_expected
+            run.writer = store.writer()
+        elif store is not None:
+            run.restart_clock()  # the run's clock starts as it is stored (its started_at)
             run_id = await asyncio.to_thread(
                 store.create_run, "throughput", name=config.name or _default_name(config, info),
                 endpoint_url=config.endpoint.base_url, model=config.endpoint.model,
@@ -201,7 +247,7 @@ async def run_sweep(
             result.run_id = run_id
             run.writer = store.writer()
         try:
-            await _execute(run, client, info, specs, prompts, result)
+            await _execute(run, client, info, specs, prompts, result, resume)
         except asyncio.CancelledError:
             result.status = "cancelled"
             await _finish(run, result, "cancelled")
@@ -240,19 +286,27 @@ async def _prepare_prompts(run: _Run, client, info: EndpointInfo, specs: list[Ce
 
 
 async def _execute(run: _Run, client, info: EndpointInfo, specs: list[CellSpec],
-                   prompts: PromptFactory, result: SweepResult) -> None:
+                   prompts: PromptFactory, result: SweepResult,
+                   resume: ResumeFrom | None = None) -> None:
     config = run.config
     cell_ids: list[int | None] = [None] * len(specs)
-    if run.store is not None:
+    kept = resume.kept if resume is not None else {}
+    if resume is not None:
+        cell_ids = list(resume.cell_ids)
+    elif run.store is not None:
         for i, spec in enumerate(specs):
             cell_ids[i] = await asyncio.to_thread(
                 run.store.add_cell, result.run_id, cell_index=i, input_tokens=spec.input_tokens,
                 output_tokens=spec.output_tokens, concurrency=spec.concurrency,
                 request_rate=spec.request_rate, status="pending",
             )
-    if config.warmup and specs:
-        result.usage_expected = await _warm_up(run, client, info, prompts, specs[0], result)
+    to_run = [s for i, s in enumerate(specs) if i not in kept]
+    if config.warmup and to_run:
+        result.usage_expected = await _warm_up(run, client, info, prompts, to_run[0], result)
     for i, spec in enumerate(specs):
+        if i in kept:
+            result.cells.append(kept[i])
+            continue
         cell = await _run_cell(run, client, info, prompts, i, spec, cell_ids[i], result)
         result.cells.append(cell)
         if run.store is not None:
@@ -260,6 +314,9 @@ async def _execute(run: _Run, client, info: EndpointInfo, specs: list[CellSpec],
             # comparison with concurrency 1 is added once every cell is in.
             await asyncio.to_thread(run.store.update_cell, cell_ids[i],
                                     summary_json=cell_summary_json(cell))
+    if kept:  # the kept cells' requests and samples came first; put them in sweep order
+        result.requests.sort(key=lambda r: r.cell)
+        result.samples.sort(key=lambda s: s.t_s)
     result.cells = _with_changes(result.cells)
     run.on_progress(SweepProgress("diagnosing", cells_total=len(specs), run_done=run.run_done,
                                   run_total=run.run_total, elapsed_s=run.elapsed()))

@@ -1,0 +1,95 @@
+"""`throughline resume RUN_ID`: finish an interrupted throughput sweep into the same run."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from contextlib import ExitStack
+from pathlib import Path
+
+from desktop_app.cli_common import api_key_from_env, checked_base_url, endpoint_or_simulator
+from desktop_app.core.parsing import InputError
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register the `resume` subcommand."""
+    p = sub.add_parser(
+        "resume",
+        help="finish an interrupted (or cancelled) throughput sweep into the same run",
+        description="Finish a throughput run that was interrupted (the process died), cancelled "
+        "or failed: finished cells are kept, the cell that was cut is run again from scratch, "
+        "the missing cells run, and the diagnosis is recomputed over every cell. The sweep's "
+        "settings come from the stored run; the endpoint is the stored URL unless --base-url "
+        "or --simulator says otherwise (stored URLs have credentials removed; the API key is "
+        "never stored, so give --api-key-env again).",
+    )
+    p.add_argument("run_id", type=int, metavar="RUN_ID", help="the run (see `throughline runs`)")
+    target = p.add_argument_group("endpoint")
+    target.add_argument("--base-url", metavar="URL", help="send to this server instead")
+    target.add_argument("--simulator", metavar="PROFILE",
+                        help="start the built-in simulated endpoint with this profile")
+    target.add_argument("--api-key-env", metavar="VAR",
+                        help="environment variable holding the API key (never stored)")
+    target.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
+    p.add_argument("--json", type=Path, metavar="OUT", help="write every figure as JSON")
+
+
+def run_resume(args: argparse.Namespace) -> int:
+    """Resume the run; exit 0 when it finished, 2 when it could not be resumed."""
+    from desktop_app.core.endpoint.discovery import EndpointError
+    from desktop_app.core.store import Store, StoreError, resolve_db_path
+    from desktop_app.core.throughput.resume import ResumeError, check_resumable
+
+    if args.base_url and args.simulator:
+        raise InputError("--base-url", "give an endpoint URL or --simulator PROFILE, not both")
+    path = resolve_db_path(None)
+    if not path.exists():
+        raise InputError("--db", f"{path} does not exist")
+    try:
+        store = Store.open(path)
+    except StoreError as exc:
+        raise InputError("--db", str(exc)) from None
+    with store, ExitStack() as stack:
+        try:
+            run = check_resumable(store, args.run_id)
+        except ResumeError as exc:
+            raise InputError("RUN_ID", str(exc)) from None
+        if args.base_url or args.simulator:
+            base_url = endpoint_or_simulator(stack, args.base_url, args.simulator)
+        else:
+            base_url = run.endpoint_url or ""
+        try:
+            return asyncio.run(_resume(args, store, base_url))
+        except ResumeError as exc:
+            raise InputError("RUN_ID", str(exc)) from None
+        except EndpointError as exc:
+            hint = ""
+            if not (args.base_url or args.simulator):
+                hint = ("; the run used the built-in simulator: give --simulator PROFILE"
+                        if (run.engine or "").startswith("simulated")
+                        else "; give --base-url (and --api-key-env) if it moved or needs a key")
+            raise InputError("endpoint", f"{exc}{hint}") from None
+
+
+async def _resume(args: argparse.Namespace, store, base_url: str) -> int:
+    from desktop_app.cli_throughput import SweepProgressLine
+    from desktop_app.core.endpoint.types import EndpointConfig
+    from desktop_app.core.throughput.export import cells_table, findings_text, sweep_to_json
+    from desktop_app.core.throughput.resume import resume_sweep
+
+    endpoint = EndpointConfig(checked_base_url(base_url), api_key=api_key_from_env(args),
+                              verify_tls=not args.insecure)
+    progress = SweepProgressLine()
+    try:
+        result = await resume_sweep(store, args.run_id, endpoint, progress)
+    finally:
+        progress.close()
+    print(f"Run {result.run_id} resumed and {result.status} in {store.path}")
+    print(cells_table(result.cells))
+    print()
+    print(findings_text(result.findings))
+    if args.json:
+        args.json.write_text(json.dumps(sweep_to_json(result), indent=1) + "\n", encoding="utf-8")
+        print(f"JSON written to {args.json}")
+    return 0
