@@ -72,10 +72,11 @@ async def _finished(task: asyncio.Task | None, what: str, timeout_s: float = 120
 
 async def _start_simulator(window: MainWindow, context: AppContext) -> None:
     endpoints = window.pages["Endpoints"]
-    await _until(lambda: context.endpoint is not None or "failed" in endpoints.sim_status.text(),
-                 "the built-in simulator")
+    failures: list[str] = []
+    endpoints.controller.simulator_failed.connect(failures.append)
+    await _until(lambda: context.endpoint is not None or bool(failures), "the built-in simulator")
     if context.endpoint is None:
-        raise ScreenshotError(f"the simulator did not start: {endpoints.sim_status.text()}")
+        raise ScreenshotError(f"the simulator did not start: {failures[0]}")
 
 
 async def _run_sweep(window: MainWindow) -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
     QAbstractTableModel,
     QModelIndex,
     QPersistentModelIndex,
@@ -22,6 +23,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from desktop_app.core.sqleval.export import failure_class
 from desktop_app.core.sqleval.types import JUDGE_MODES, TIERS
+from desktop_app.gui.i18n import translate
 
 if TYPE_CHECKING:
     from desktop_app.core.sqleval.runner import ItemResult
@@ -91,9 +93,14 @@ def tier_effort(rows: Sequence[QuestionRow], judges: Sequence[str]) -> list[Tier
     return out
 
 
-# Columns: fixed ones around one verdict column per judge.
-_HEAD = ("ID", "Tier", "Epoch")
-_TAIL = ("Failure class", "Steps", "Tokens", "Seconds")
+# Columns: fixed ones around one verdict column per judge (judges keep their names: they are
+# the values the command line takes too).
+_HEAD = ("ID", QT_TRANSLATE_NOOP("QuestionTableModel", "Tier"),
+         QT_TRANSLATE_NOOP("QuestionTableModel", "Epoch"))
+_TAIL = (QT_TRANSLATE_NOOP("QuestionTableModel", "Failure class"),
+         QT_TRANSLATE_NOOP("QuestionTableModel", "Steps"),
+         QT_TRANSLATE_NOOP("QuestionTableModel", "Tokens"),
+         QT_TRANSLATE_NOOP("QuestionTableModel", "Seconds"))
 _PASS_BRUSH = QBrush(QColor("#1b7f3b"))
 _FAIL_BRUSH = QBrush(QColor("#b3261e"))
 
@@ -151,7 +158,7 @@ class QuestionTableModel(QAbstractTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self._headers()[section]
+            return translate("QuestionTableModel", self._headers()[section])
         return None
 
     def _raw(self, row: QuestionRow, column: int) -> Any:
@@ -193,20 +200,23 @@ class QuestionTableModel(QAbstractTableModel):
                 self.judges) + 1:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole and row.status != "completed":
-            return f"{row.question_id}: {row.status}"
+            return f"{row.question_id}: {translate('RunStatus', row.status)}"
         return None
 
 
-# The verdict filters the page offers: label -> which rows pass.
+# The verdict filters the page offers: name -> which rows pass. The page shows each name
+# translated (context "QuestionFilterModel").
 FILTERS: dict[str, Any] = {
-    "All questions": lambda r: True,
-    "Failed strict": lambda r: r.verdicts.get("strict") is False,
-    "Fails strict but passes tolerant":
+    QT_TRANSLATE_NOOP("QuestionFilterModel", "All questions"): lambda r: True,
+    QT_TRANSLATE_NOOP("QuestionFilterModel", "Failed strict"):
+        lambda r: r.verdicts.get("strict") is False,
+    QT_TRANSLATE_NOOP("QuestionFilterModel", "Fails strict but passes tolerant"):
         lambda r: r.verdicts.get("strict") is False and r.verdicts.get("tolerant") is True,
-    "Passed strict": lambda r: r.verdicts.get("strict") is True,
-    "Failed every judge":
+    QT_TRANSLATE_NOOP("QuestionFilterModel", "Passed strict"):
+        lambda r: r.verdicts.get("strict") is True,
+    QT_TRANSLATE_NOOP("QuestionFilterModel", "Failed every judge"):
         lambda r: bool(r.verdicts) and not any(r.verdicts.values()),
-    "Not judged (cancelled)": lambda r: not r.verdicts,
+    QT_TRANSLATE_NOOP("QuestionFilterModel", "Not judged (cancelled)"): lambda r: not r.verdicts,
 }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QComboBox,
@@ -27,6 +27,7 @@ from desktop_app.core.simulator.profiles import available_profiles
 from desktop_app.gui import settings as settings_mod
 from desktop_app.gui.context import ActiveEndpoint, AppContext
 from desktop_app.gui.controllers.endpoints import ConnectionReport, EndpointsController
+from desktop_app.gui.i18n import translate
 from desktop_app.gui.secrets import ApiKeys
 from desktop_app.gui.settings import Settings
 
@@ -34,7 +35,7 @@ KEY_LAST_PROFILE = "endpoints/last_profile"
 KEY_SIMULATOR_PROFILE = "endpoints/simulator_profile"
 settings_mod.declare(KEY_LAST_PROFILE, KEY_SIMULATOR_PROFILE)
 
-SIMULATOR_NAME = "Built-in simulator"
+SIMULATOR_NAME = "Built-in simulator"  # its key in the settings; shown translated
 _SIM_ROW = 0
 _BUILTIN_SIM_PROFILES = ("fast", "seed-reference", "instant")
 _ERROR_STYLE = "color: #b00020;"
@@ -46,14 +47,20 @@ def default_profiles_path() -> Path:
     return paths.user_config_dir() / "endpoints.json"
 
 
+def _simulator_name() -> str:
+    return translate("EndpointsPage", "Built-in simulator")
+
+
 def _yes_no(value: bool | None) -> str:
-    return "unknown" if value is None else ("yes" if value else "no")
+    if value is None:
+        return translate("EndpointsPage", "unknown")
+    return translate("EndpointsPage", "yes") if value else translate("EndpointsPage", "no")
 
 
 def _engine_text(report: ConnectionReport) -> str:
     info = report.info
     text = info.engine + (f" {info.engine_version}" if info.engine_version else "")
-    return text + (" (simulated)" if info.simulated else "")
+    return text + (translate("EndpointsPage", " (simulated)") if info.simulated else "")
 
 
 def _stacked(field: QWidget, note: QLabel) -> QWidget:
@@ -70,11 +77,15 @@ def _stacked(field: QWidget, note: QLabel) -> QWidget:
 class ConnectionResults(QGroupBox):
     """Shows what the last connection test found: latency, models, engine and features."""
 
-    _ROWS = ("Status", "Latency", "Models", "Engine", "/tokenize", "/metrics", "Tool calling",
-             "Notes")
+    _ROWS = (QT_TRANSLATE_NOOP("ConnectionResults", "Status"),
+             QT_TRANSLATE_NOOP("ConnectionResults", "Latency"),
+             QT_TRANSLATE_NOOP("ConnectionResults", "Models"),
+             QT_TRANSLATE_NOOP("ConnectionResults", "Engine"), "/tokenize", "/metrics",
+             QT_TRANSLATE_NOOP("ConnectionResults", "Tool calling"),
+             QT_TRANSLATE_NOOP("ConnectionResults", "Notes"))
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("Connection", parent)
+        super().__init__(self.tr("Connection"), parent)
         form = QFormLayout(self)
         self.values: dict[str, QLabel] = {}
         for row in self._ROWS:
@@ -82,31 +93,33 @@ class ConnectionResults(QGroupBox):
             label.setWordWrap(True)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self.values[row] = label
-            form.addRow(f"{row}:", label)
+            form.addRow(self.tr("{row}:").format(row=translate("ConnectionResults", row)), label)
         self.clear()
 
-    def clear(self, status: str = "not tested") -> None:
+    def clear(self, status: str | None = None) -> None:
         for label in self.values.values():
             label.setText("")
             label.setStyleSheet("")
-        self.values["Status"].setText(status)
+        self.values["Status"].setText(status or self.tr("not tested"))
 
     def show_failure(self, message: str) -> None:
-        self.clear(f"failed: {message}")
+        self.clear(self.tr("failed: {message}").format(message=message))
         self.values["Status"].setStyleSheet(_ERROR_STYLE)
 
     def show_report(self, report: ConnectionReport) -> None:
         info = report.info
-        self.clear("connected")
+        self.clear(self.tr("connected"))
         v = self.values
-        v["Latency"].setText(f"{info.latency_s * 1000:.0f} ms (GET /v1/models)")
-        v["Models"].setText(", ".join(info.models) or "none listed")
+        v["Latency"].setText(self.tr("{ms} ms (GET /v1/models)").format(
+            ms=f"{info.latency_s * 1000:.0f}"))
+        v["Models"].setText(", ".join(info.models) or self.tr("none listed"))
         v["Engine"].setText(_engine_text(report))
-        v["/tokenize"].setText(f"yes ({info.tokenizer})" if info.tokenizer else "no")
+        v["/tokenize"].setText(self.tr("yes ({tokenizer})").format(tokenizer=info.tokenizer)
+                               if info.tokenizer else _yes_no(False))
         v["/metrics"].setText(_yes_no(info.has_metrics))
         tools = _yes_no(report.tool_calling)
         v["Tool calling"].setText(f"{tools}: {report.tool_note}" if report.tool_note else tools)
-        v["Notes"].setText("\n".join(f"- {n}" for n in info.notes) or "none")
+        v["Notes"].setText("\n".join(f"- {n}" for n in info.notes) or self.tr("none"))
 
 
 class EndpointsPage(QWidget):
@@ -134,7 +147,7 @@ class EndpointsPage(QWidget):
 
     # --- building --------------------------------------------------------------------------
     def _build(self) -> None:
-        title = QLabel("Endpoints")
+        title = QLabel(self.tr("Endpoints"))
         font = title.font()
         font.setPointSizeF(font.pointSizeF() * 1.6)
         font.setBold(True)
@@ -151,8 +164,8 @@ class EndpointsPage(QWidget):
         self.list.setMinimumWidth(200)
         self.list.setMaximumWidth(320)
         self.list.setSpacing(2)
-        self.new_button = QPushButton("New")
-        self.delete_button = QPushButton("Delete")
+        self.new_button = QPushButton(self.tr("New"))
+        self.delete_button = QPushButton(self.tr("Delete"))
         list_buttons = QHBoxLayout()
         list_buttons.addWidget(self.new_button)
         list_buttons.addWidget(self.delete_button)
@@ -160,46 +173,46 @@ class EndpointsPage(QWidget):
         left.addWidget(self.list, 1)
         left.addLayout(list_buttons)
 
-        self.sim_box = QGroupBox(SIMULATOR_NAME)
+        self.sim_box = QGroupBox(_simulator_name())
         self.sim_profile = QComboBox()
         names = list(_BUILTIN_SIM_PROFILES) + [
             p for p in available_profiles() if p not in _BUILTIN_SIM_PROFILES]
         self.sim_profile.addItems(names)
         saved = self._settings.text_value(KEY_SIMULATOR_PROFILE, "fast")
         self.sim_profile.setCurrentText(saved if saved in names else "fast")
-        self.sim_start = QPushButton("Start")
-        self.sim_status = QLabel("not running")
+        self.sim_start = QPushButton(self.tr("Start"))
+        self.sim_status = QLabel(self.tr("not running"))
         self.sim_status.setWordWrap(True)
         sim_row = QHBoxLayout()
         sim_row.addWidget(self.sim_profile, 1)
         sim_row.addWidget(self.sim_start)
         sim_form = QFormLayout(self.sim_box)
-        sim_form.addRow("Profile:", sim_row)
-        sim_form.addRow("Status:", self.sim_status)
-        about = QLabel("A simulated OpenAI-compatible server in a process of its own: no "
-                       "typing, no GPU. Choosing a profile starts it and makes it the active "
-                       "endpoint. Its numbers are simulated.")
+        sim_form.addRow(self.tr("Profile:"), sim_row)
+        sim_form.addRow(self.tr("Status:"), self.sim_status)
+        about = QLabel(self.tr("A simulated OpenAI-compatible server in a process of its own: "
+                               "no typing, no GPU. Choosing a profile starts it and makes it the "
+                               "active endpoint. Its numbers are simulated."))
         about.setWordWrap(True)
         about.setStyleSheet(_NOTE_STYLE)
         sim_form.addRow(about)
 
-        self.form_box = QGroupBox("Endpoint")
+        self.form_box = QGroupBox(self.tr("Endpoint"))
         self.name_edit = QLineEdit()
-        self.name_edit.setPlaceholderText("e.g. vLLM on gpu-box")
+        self.name_edit.setPlaceholderText(self.tr("e.g. vLLM on gpu-box"))
         self.name_error = QLabel()
         self.url_edit = QLineEdit()
-        self.url_edit.setPlaceholderText("http://localhost:8000 (or .../v1)")
+        self.url_edit.setPlaceholderText(self.tr("http://localhost:8000 (or .../v1)"))
         self.url_error = QLabel()
         self.model_combo = QComboBox()
         self.model_combo.setEditable(True)
-        self.model_combo.lineEdit().setPlaceholderText("filled by Test connection")
-        self.engine_label = QLabel("not tested")
+        self.model_combo.lineEdit().setPlaceholderText(self.tr("filled by Test connection"))
+        self.engine_label = QLabel(self.tr("not tested"))
         self.key_edit = QLineEdit()
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key_edit.setPlaceholderText("none")
+        self.key_edit.setPlaceholderText(self.tr("none"))
         self.key_note = QLabel(
-            "Kept in the system keyring." if self._keys.persistent else
-            "No system keyring here: the key is kept in memory for this session only.")
+            self.tr("Kept in the system keyring.") if self._keys.persistent else
+            self.tr("No system keyring here: the key is kept in memory for this session only."))
         for label in (self.name_error, self.url_error):
             label.setStyleSheet(_ERROR_STYLE)
             label.setWordWrap(True)
@@ -207,15 +220,15 @@ class EndpointsPage(QWidget):
         self.key_note.setStyleSheet(_NOTE_STYLE)
         self.key_note.setWordWrap(True)
         form = QFormLayout(self.form_box)
-        form.addRow("Name:", _stacked(self.name_edit, self.name_error))
-        form.addRow("Base URL:", _stacked(self.url_edit, self.url_error))
-        form.addRow("Model:", self.model_combo)
-        form.addRow("Engine:", self.engine_label)
-        form.addRow("API key:", _stacked(self.key_edit, self.key_note))
+        form.addRow(self.tr("Name:"), _stacked(self.name_edit, self.name_error))
+        form.addRow(self.tr("Base URL:"), _stacked(self.url_edit, self.url_error))
+        form.addRow(self.tr("Model:"), self.model_combo)
+        form.addRow(self.tr("Engine:"), self.engine_label)
+        form.addRow(self.tr("API key:"), _stacked(self.key_edit, self.key_note))
 
-        self.test_button = QPushButton("Test connection")
-        self.use_button = QPushButton("Use this endpoint")
-        self.save_button = QPushButton("Save")
+        self.test_button = QPushButton(self.tr("Test connection"))
+        self.use_button = QPushButton(self.tr("Use this endpoint"))
+        self.save_button = QPushButton(self.tr("Save"))
         actions = QHBoxLayout()
         for button in (self.test_button, self.use_button, self.save_button):
             actions.addWidget(button)
@@ -261,7 +274,8 @@ class EndpointsPage(QWidget):
         loaded = load_profiles(self._path)
         self._profiles = list(loaded.profiles)
         if loaded.problem:
-            self.banner.setText(f"Saved endpoints: {loaded.problem}.")
+            self.banner.setText(self.tr("Saved endpoints: {problem}.").format(
+                problem=loaded.problem))
             self.banner.show()
         last = self._settings.text_value(KEY_LAST_PROFILE, SIMULATOR_NAME)
         self._refill_list(last)
@@ -270,7 +284,7 @@ class EndpointsPage(QWidget):
         """Rebuild the list and show `select` without acting on it (no start, no switch)."""
         self.list.blockSignals(True)
         self.list.clear()
-        self.list.addItem(f"{SIMULATOR_NAME} (simulated)")
+        self.list.addItem(self.tr("{name} (simulated)").format(name=_simulator_name()))
         italic = QFont(self.list.font())
         italic.setItalic(True)
         self.list.item(_SIM_ROW).setFont(italic)
@@ -306,7 +320,8 @@ class EndpointsPage(QWidget):
         self.url_edit.setText(profile.base_url if profile else "")
         self.model_combo.clear()
         self.model_combo.setEditText(profile.model if profile else "")
-        self.engine_label.setText(profile.engine if profile and profile.engine else "not tested")
+        self.engine_label.setText(profile.engine if profile and profile.engine
+                                  else self.tr("not tested"))
         self.key_edit.setText((self._keys.get(profile.name) or "") if profile else "")
         self.name_error.hide()
         self.url_error.hide()
@@ -439,17 +454,20 @@ class EndpointsPage(QWidget):
     def _on_save_clicked(self) -> None:
         name = self.name_edit.text().strip()
         taken = {p.name for p in self._profiles} - {self._editing}
-        problem = ("give it a name" if not name else
-                   f"{name!r} is reserved" if name == SIMULATOR_NAME else
-                   f"a profile named {name!r} exists" if name in taken else None)
-        self.name_error.setText(f"Name: {problem}" if problem else "")
+        problem = (self.tr("give it a name") if not name else
+                   self.tr("{name} is reserved").format(name=repr(name))
+                   if name in (SIMULATOR_NAME, _simulator_name()) else
+                   self.tr("a profile named {name} exists").format(name=repr(name))
+                   if name in taken else None)
+        self.name_error.setText(self.tr("Name: {problem}").format(problem=problem)
+                                if problem else "")
         self.name_error.setVisible(problem is not None)
         config = self._form_config()
         if problem or config is None:
             return
         engine = self.engine_label.text()
         profile = EndpointProfile.from_config(name, config,
-                                              "" if engine == "not tested" else engine)
+                                              "" if engine == self.tr("not tested") else engine)
         if self._editing is not None and self._editing != name:
             self._keys.rename(self._editing, name)
             if self._editing in self._reports:
@@ -468,7 +486,8 @@ class EndpointsPage(QWidget):
         try:
             save_profiles(self._path, self._profiles)
         except OSError as exc:
-            self.banner.setText(f"Saved endpoints: cannot write {self._path}: {exc}")
+            self.banner.setText(self.tr("Saved endpoints: cannot write {path}: {error}").format(
+                path=self._path, error=exc))
             self.banner.show()
             return False
         return True
@@ -476,19 +495,20 @@ class EndpointsPage(QWidget):
     def _use(self, report: ConnectionReport, *, simulator: bool = False) -> None:
         if simulator:
             profile = self.controller.simulator_profile
-            label = (f"{SIMULATOR_NAME} (profile {profile}, simulated) at "
-                     f"{report.config.base_url}")
+            label = self.tr("{name} (profile {profile}, simulated) at {url}").format(
+                name=_simulator_name(), profile=profile, url=report.config.base_url)
             config = report.config
         else:
             name = self._editing or report.config.base_url
             config = EndpointConfig(report.config.base_url, model=report.model,
                                     api_key=self.key_edit.text() or None)
-            label = f"{name} ({_engine_text(report)}, {config.model}) at {config.base_url}"
+            label = self.tr("{name} ({engine}, {model}) at {url}").format(
+                name=name, engine=_engine_text(report), model=config.model, url=config.base_url)
         self.context.set_endpoint(ActiveEndpoint(config, report.info, label))
 
     # --- controller and context ------------------------------------------------------------
     def _on_controller_test_started(self, _config: EndpointConfig) -> None:
-        self.results.clear("testing...")
+        self.results.clear(self.tr("testing..."))
         self.test_button.setEnabled(False)
 
     def _on_controller_test_finished(self, report: ConnectionReport) -> None:
@@ -526,28 +546,31 @@ class EndpointsPage(QWidget):
         self.results.show_failure(message)
 
     def _on_controller_simulator_starting(self, profile: str) -> None:
-        self.sim_status.setText(f"starting (profile {profile})...")
-        self.sim_start.setText("Restart")
+        self.sim_status.setText(self.tr("starting (profile {profile})...").format(
+            profile=profile))
+        self.sim_start.setText(self.tr("Restart"))
         self._reports.pop(SIMULATOR_NAME, None)
         if self._on_simulator_row():
-            self.results.clear("starting the simulator...")
+            self.results.clear(self.tr("starting the simulator..."))
 
     def _on_controller_simulator_ready(self, profile: str, report: ConnectionReport) -> None:
         self._reports[SIMULATOR_NAME] = report
-        self.sim_status.setText(f"running (profile {profile}) at {report.config.base_url}")
+        self.sim_status.setText(self.tr("running (profile {profile}) at {url}").format(
+            profile=profile, url=report.config.base_url))
         if self._on_simulator_row():
             self.results.show_report(report)
         self._use(report, simulator=True)
 
     def _on_controller_simulator_failed(self, message: str) -> None:
-        self.sim_status.setText(f"failed: {message}")
-        self.sim_start.setText("Start")
+        self.sim_status.setText(self.tr("failed: {message}").format(message=message))
+        self.sim_start.setText(self.tr("Start"))
         if self._on_simulator_row():
             self.results.show_failure(message)
 
     def _on_context_endpoint_changed(self, endpoint: ActiveEndpoint | None) -> None:
-        self.active_label.setText(f"Active endpoint: {endpoint.label}" if endpoint
-                                  else "Active endpoint: none")
+        self.active_label.setText(
+            self.tr("Active endpoint: {endpoint}").format(endpoint=endpoint.label) if endpoint
+            else self.tr("Active endpoint: none"))
 
     def shutdown(self) -> None:
         """Stop the simulator and any test in flight (call when the app quits)."""

@@ -10,7 +10,7 @@ import dataclasses
 import json
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QModelIndex, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QProgressBar,
@@ -43,6 +42,7 @@ from desktop_app.gui.controllers.sqleval import (
     StoredSqlRun,
     config_from_form,
 )
+from desktop_app.gui.i18n import status_text, translate
 from desktop_app.gui.models.questions import (
     FILTERS,
     QuestionFilterModel,
@@ -50,15 +50,20 @@ from desktop_app.gui.models.questions import (
     QuestionTableModel,
 )
 from desktop_app.gui.settings import Settings, declare
+from desktop_app.gui.widgets.column_fit import ColumnFitter
 from desktop_app.gui.widgets.tier_chart import TierChart
 
 KEY_FORM = "sql_agent/form"
 KEY_SPLITTER = "sql_agent/splitter"
-declare(KEY_FORM, KEY_SPLITTER)
+KEY_RESULTS_SPLITTER = "sql_agent/results_splitter"
+KEY_QUESTIONS_HEADER = "sql_agent/questions_header"
+declare(KEY_FORM, KEY_SPLITTER, KEY_RESULTS_SPLITTER, KEY_QUESTIONS_HEADER)
 
 _INVALID_STYLE = "border: 1px solid #b3261e;"
-_PHASES = {"loading": "Loading the question set...", "discovering": "Asking the endpoint...",
-           "gold": "Running the gold queries...", "done": "Finished"}
+_PHASES = {"loading": QT_TRANSLATE_NOOP("SqlAgentPage", "Loading the question set..."),
+           "discovering": QT_TRANSLATE_NOOP("SqlAgentPage", "Asking the endpoint..."),
+           "gold": QT_TRANSLATE_NOOP("SqlAgentPage", "Running the gold queries..."),
+           "done": QT_TRANSLATE_NOOP("SqlAgentPage", "Finished")}
 
 
 class SqlAgentPage(QWidget):
@@ -88,6 +93,7 @@ class SqlAgentPage(QWidget):
         splitter.addWidget(results)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([330, 770])
+        self.splitter = splitter
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(splitter)
@@ -106,6 +112,11 @@ class SqlAgentPage(QWidget):
         context.open_run_requested.connect(self._on_context_open_run_requested)
 
         self._restore_form()
+        self.settings.track(KEY_SPLITTER, self.splitter)
+        self.settings.track(KEY_RESULTS_SPLITTER, self.results_splitter)
+        self.columns = ColumnFitter(self.table, restored=self.settings.track(
+            KEY_QUESTIONS_HEADER, self.table.horizontalHeader()))
+        self.columns.fit()
         self._on_context_endpoint_changed(context.endpoint)
         self.controller.load_set_ids(self.form_values().questions)
 
@@ -117,8 +128,8 @@ class SqlAgentPage(QWidget):
             self.set_combo.addItem(name, name)
             self.set_combo.setItemData(self.set_combo.count() - 1, description,
                                        Qt.ItemDataRole.ToolTipRole)
-        self.browse_button = QPushButton("Folder...")
-        self.browse_button.setToolTip("Use a question set folder (holding set.toml)")
+        self.browse_button = QPushButton(self.tr("Folder..."))
+        self.browse_button.setToolTip(self.tr("Use a question set folder (holding set.toml)"))
         self.browse_button.clicked.connect(self._on_browse_clicked)
         set_row = QHBoxLayout()
         set_row.addWidget(self.set_combo, 1)
@@ -129,23 +140,23 @@ class SqlAgentPage(QWidget):
             box.setChecked(True)
             tier_row.addWidget(box)
         self.ids_edit = QLineEdit("")
-        self.ids_edit.setPlaceholderText("all (e.g. m01, h01)")
-        self.ids_edit.setToolTip("Only these question ids, separated by commas; empty: all "
-                                 "(within the tiers chosen)")
-        questions = QGroupBox("Questions")
+        self.ids_edit.setPlaceholderText(self.tr("all (e.g. m01, h01)"))
+        self.ids_edit.setToolTip(self.tr("Only these question ids, separated by commas; empty: "
+                                         "all (within the tiers chosen)"))
+        questions = QGroupBox(self.tr("Questions"))
         qform = QFormLayout(questions)
-        qform.addRow("Set", set_row)
-        qform.addRow("Tiers", tier_row)
-        qform.addRow("Ids", self.ids_edit)
+        qform.addRow(self.tr("Set"), set_row)
+        qform.addRow(self.tr("Tiers"), tier_row)
+        qform.addRow(self.tr("Ids"), self.ids_edit)
 
         self.model_combo = QComboBox()
         self.model_combo.setEditable(True)
         self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.model_combo.setToolTip("The model the agent runs on: the active endpoint's models "
-                                    "(or type one)")
-        model_group = QGroupBox("Model")
+        self.model_combo.setToolTip(self.tr("The model the agent runs on: the active "
+                                            "endpoint's models (or type one)"))
+        model_group = QGroupBox(self.tr("Model"))
         mform = QFormLayout(model_group)
-        mform.addRow("Model", self.model_combo)
+        mform.addRow(self.tr("Model"), self.model_combo)
 
         self.judge_boxes = {j: QCheckBox(j) for j in JUDGE_MODES}
         judge_row = QHBoxLayout()
@@ -153,47 +164,49 @@ class SqlAgentPage(QWidget):
             box.setChecked(True)
             judge_row.addWidget(box)
         self.tolerance_edit = QLineEdit("1e-6")
-        self.tolerance_edit.setToolTip("Numeric tolerance of the tolerant and full judges")
-        judges = QGroupBox("Judges")
+        self.tolerance_edit.setToolTip(self.tr("Numeric tolerance of the tolerant and full "
+                                               "judges"))
+        judges = QGroupBox(self.tr("Judges"))
         jform = QFormLayout(judges)
-        jform.addRow("Judges", judge_row)
-        jform.addRow("Tolerance", self.tolerance_edit)
+        jform.addRow(self.tr("Judges"), judge_row)
+        jform.addRow(self.tr("Tolerance"), self.tolerance_edit)
 
         self.strategy_boxes = {s: QCheckBox(s) for s in STRATEGIES}
-        strategies = QGroupBox("Strategies")
+        strategies = QGroupBox(self.tr("Strategies"))
         sgrid = QGridLayout(strategies)
         for i, box in enumerate(self.strategy_boxes.values()):
             sgrid.addWidget(box, i // 2, i % 2)
 
         self.max_steps_edit = QLineEdit("20")
         self.max_tokens_edit = QLineEdit("")
-        self.max_tokens_edit.setPlaceholderText("no limit")
+        self.max_tokens_edit.setPlaceholderText(self.tr("no limit"))
         self.time_limit_edit = QLineEdit("600")
-        self.time_limit_edit.setPlaceholderText("no limit")
-        budgets = QGroupBox("Budgets per question")
+        self.time_limit_edit.setPlaceholderText(self.tr("no limit"))
+        budgets = QGroupBox(self.tr("Budgets per question"))
         bform = QFormLayout(budgets)
-        bform.addRow("Max steps", self.max_steps_edit)
-        bform.addRow("Max tokens", self.max_tokens_edit)
-        bform.addRow("Time (s)", self.time_limit_edit)
+        bform.addRow(self.tr("Max steps"), self.max_steps_edit)
+        bform.addRow(self.tr("Max tokens"), self.max_tokens_edit)
+        bform.addRow(self.tr("Time (s)"), self.time_limit_edit)
 
         self.concurrency_edit = QLineEdit("4")
         self.epochs_edit = QLineEdit("1")
         self.language_combo = QComboBox()
-        self.language_combo.addItem("English", "en")
-        self.language_combo.addItem("Chinese", "zh")
-        run = QGroupBox("Run")
+        self.language_combo.addItem(self.tr("English"), "en")
+        self.language_combo.addItem(self.tr("Chinese"), "zh")
+        self.language_combo.setToolTip(self.tr("The language the questions are asked in"))
+        run = QGroupBox(self.tr("Run"))
         rform = QFormLayout(run)
-        rform.addRow("Concurrency", self.concurrency_edit)
-        rform.addRow("Epochs", self.epochs_edit)
-        rform.addRow("Language", self.language_combo)
+        rform.addRow(self.tr("Concurrency"), self.concurrency_edit)
+        rform.addRow(self.tr("Epochs"), self.epochs_edit)
+        rform.addRow(self.tr("Question language"), self.language_combo)
 
         self.error_label = QLabel("")
         self.error_label.setObjectName("formError")
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet("color: #b3261e;")
-        self.start_button = QPushButton("Start")
+        self.start_button = QPushButton(self.tr("Start"))
         self.start_button.setDefault(True)
-        self.stop_button = QPushButton("Stop")
+        self.stop_button = QPushButton(self.tr("Stop"))
         self.stop_button.setEnabled(False)
         self.start_button.clicked.connect(self._on_start_clicked)
         self.stop_button.clicked.connect(self._on_stop_clicked)
@@ -239,22 +252,23 @@ class SqlAgentPage(QWidget):
         self.progress_bar = QProgressBar()
         self.progress_bar.setRange(0, 1)
         self.progress_bar.setValue(0)
-        self.progress_bar.setFormat("no run yet")
-        self.status_label = QLabel("No run yet: choose the options and press Start.")
+        self.progress_bar.setFormat(self.tr("no run yet"))
+        self.status_label = QLabel(self.tr("No run yet: choose the options and press Start."))
         self.summary_label = QLabel("")
         self.summary_label.setWordWrap(True)
 
         self.filter_combo = QComboBox()
-        self.filter_combo.addItems(list(FILTERS))
-        self.filter_combo.currentTextChanged.connect(self.proxy.set_verdict_filter)
-        self.filter_combo.currentTextChanged.connect(self._on_filter_changed)
+        for name in FILTERS:
+            self.filter_combo.addItem(translate("QuestionFilterModel", name), name)
+        self.filter_combo.currentIndexChanged.connect(self._on_filter_combo_changed)
         self.tier_filter = QComboBox()
-        self.tier_filter.addItems(["all tiers", *TIERS])
-        self.tier_filter.currentTextChanged.connect(self.proxy.set_tier)
-        self.tier_filter.currentTextChanged.connect(self._on_filter_changed)
+        self.tier_filter.addItem(self.tr("all tiers"), "")
+        for tier in TIERS:
+            self.tier_filter.addItem(tier, tier)
+        self.tier_filter.currentIndexChanged.connect(self._on_filter_combo_changed)
         self.shown_label = QLabel("")
         filters = QHBoxLayout()
-        filters.addWidget(QLabel("Show"))
+        filters.addWidget(QLabel(self.tr("Show")))
         filters.addWidget(self.filter_combo)
         filters.addWidget(self.tier_filter)
         filters.addWidget(self.shown_label, 1)
@@ -270,10 +284,9 @@ class SqlAgentPage(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(22)
         header = self.table.horizontalHeader()
         # Every column as wide as its content (a narrow page scrolls rather than cutting
-        # the failure class); the last one takes what is left.
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # the failure class) until the user sizes one; the last one takes what is left.
         header.setStretchLastSection(True)
-        self.table.setToolTip("Double-click a question to open it in the Inspector")
+        self.table.setToolTip(self.tr("Double-click a question to open it in the Inspector"))
         self.table.doubleClicked.connect(self._on_table_double_clicked)
         self.table.setColumnHidden(self.model.COL_EPOCH, True)
 
@@ -345,14 +358,15 @@ class SqlAgentPage(QWidget):
             self._update_start()
 
     def _on_browse_clicked(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Question set folder")
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Question set folder"))
         if folder:
             self._select_set(folder)
 
     def _select_set(self, name_or_path: str) -> None:
         index = self.set_combo.findData(name_or_path)
         if index < 0:
-            self.set_combo.addItem(Path(name_or_path).name + " (folder)", name_or_path)
+            self.set_combo.addItem(self.tr("{name} (folder)").format(name=Path(name_or_path).name),
+                                   name_or_path)
             index = self.set_combo.count() - 1
             self.set_combo.setItemData(index, name_or_path, Qt.ItemDataRole.ToolTipRole)
         self.set_combo.setCurrentIndex(index)
@@ -399,12 +413,13 @@ class SqlAgentPage(QWidget):
             "sim/")
         self.table.setColumnHidden(self.model.COL_EPOCH, config.epochs <= 1)
         self.progress_bar.setRange(0, 0)
-        self.status_label.setText(f"Starting {config.questions} with {config.endpoint.model}...")
+        self.status_label.setText(self.tr("Starting {questions} with {model}...").format(
+            questions=config.questions, model=config.endpoint.model))
         self._update_summary(config.judges)
         self.controller.start(config)
 
     def _on_stop_clicked(self) -> None:
-        self.status_label.setText("Stopping...")
+        self.status_label.setText(self.tr("Stopping..."))
         self.controller.stop()
 
     def _on_table_double_clicked(self, index: QModelIndex) -> None:
@@ -412,8 +427,14 @@ class SqlAgentPage(QWidget):
         if self.run_id is not None and row.row_id is not None:
             self.context.open_question_requested.emit(self.run_id, row.row_id)
 
+    def _on_filter_combo_changed(self, *_args) -> None:
+        self.proxy.set_verdict_filter(str(self.filter_combo.currentData()))
+        self.proxy.set_tier(str(self.tier_filter.currentData() or ""))
+        self._on_filter_changed()
+
     def _on_filter_changed(self, *_args) -> None:
-        self.shown_label.setText(f"{self.proxy.rowCount()} of {self.model.rowCount()} shown")
+        self.shown_label.setText(self.tr("{shown} of {total} shown").format(
+            shown=self.proxy.rowCount(), total=self.model.rowCount()))
 
     # ------------------------------------------------------------------ controller events
 
@@ -428,21 +449,25 @@ class SqlAgentPage(QWidget):
 
     def _on_controller_progressed(self, progress: EvalProgress) -> None:
         if progress.phase == "running":
-            self.progress_bar.setFormat("%v / %m questions")
+            self.progress_bar.setFormat(self.tr("%v / %m questions"))
             self.progress_bar.setRange(0, max(progress.total, 1))
             self.progress_bar.setValue(progress.done)
             now = ""
             if progress.step is not None and progress.question_id:
-                now = f": {progress.question_id} step {progress.step.index + 1}"
+                now = self.tr(": {question} step {step}").format(
+                    question=progress.question_id, step=progress.step.index + 1)
             elif progress.latest is not None:
-                now = f": {progress.question_id} finished"
-            self.status_label.setText(f"Running, {progress.done} of {progress.total} "
-                                      f"questions done after {progress.elapsed_s:.1f} s{now}")
+                now = self.tr(": {question} finished").format(question=progress.question_id)
+            self.status_label.setText(
+                self.tr("Running, {done} of {total} questions done after {seconds} s").format(
+                    done=progress.done, total=progress.total,
+                    seconds=f"{progress.elapsed_s:.1f}") + now)
         elif progress.phase in _PHASES and progress.phase != "done":
-            self.status_label.setText(_PHASES[progress.phase])
+            self.status_label.setText(translate("SqlAgentPage", _PHASES[progress.phase]))
 
     def _on_controller_question_finished(self, row: QuestionRow) -> None:
         self.model.add_row(row)
+        self.columns.fit()
         self.chart.add_row(row)
         self._update_summary(self.chart.judges)
         self._on_filter_changed()
@@ -451,21 +476,25 @@ class SqlAgentPage(QWidget):
         self.run_id = result.run_id
         self.progress_bar.setRange(0, max(len(result.items), 1))
         self.progress_bar.setValue(len(result.items))
-        skipped = f", {len(result.skipped)} skipped" if result.skipped else ""
-        self.status_label.setText(f"Finished run {result.run_id}: {len(result.items)} "
-                                  f"questions{skipped}. Double-click one to inspect it.")
+        skipped = (self.tr(", {count} skipped").format(count=len(result.skipped))
+                   if result.skipped else "")
+        self.status_label.setText(
+            self.tr("Finished run {run}: {count} questions{skipped}. Double-click one to "
+                    "inspect it.").format(run=result.run_id, count=len(result.items),
+                                          skipped=skipped))
 
     def _on_controller_cancelled(self, run_id: int) -> None:
         self.progress_bar.setRange(0, max(self.progress_bar.maximum(), 1))
-        where = f"run {run_id} stored as cancelled" if run_id >= 0 else "nothing stored"
-        self.status_label.setText(f"Stopped ({where}); {self.model.rowCount()} questions "
-                                  f"finished.")
+        where = (self.tr("run {run} stored as cancelled").format(run=run_id) if run_id >= 0
+                 else self.tr("nothing stored"))
+        self.status_label.setText(self.tr("Stopped ({where}); {count} questions finished.")
+                                  .format(where=where, count=self.model.rowCount()))
 
     def _on_controller_failed(self, field: str, message: str) -> None:
         self.progress_bar.setRange(0, 1)
         self.progress_bar.setValue(0)
-        self.progress_bar.setFormat("not run")
-        self.status_label.setText("Not run.")
+        self.progress_bar.setFormat(self.tr("not run"))
+        self.status_label.setText(self.tr("Not run."))
         self.error_label.setText(message)
         widget = self._field_widgets.get(field)
         if widget is not None:
@@ -474,14 +503,15 @@ class SqlAgentPage(QWidget):
     def _on_controller_loaded(self, stored: StoredSqlRun) -> None:
         self.run_id = stored.run_id
         self.model.set_rows(stored.rows)
+        self.columns.fit()
         self.chart.set_judges(stored.judges)
         self.chart.set_rows(stored.rows)
         self.table.setColumnHidden(self.model.COL_EPOCH, self.model.max_epoch() == 0)
-        self.progress_bar.setFormat("%v / %m questions")
+        self.progress_bar.setFormat(self.tr("%v / %m questions"))
         self.progress_bar.setRange(0, max(len(stored.rows), 1))
         self.progress_bar.setValue(len(stored.rows))
-        self.status_label.setText(f"Stored run {stored.run_id} ({stored.status}): "
-                                  f"{stored.name}")
+        self.status_label.setText(self.tr("Stored run {run} ({status}): {name}").format(
+            run=stored.run_id, status=status_text(stored.status), name=stored.name))
         self._simulated = stored.simulated
         self._show_stored_choices(stored)
         self._update_summary(stored.judges)
@@ -503,17 +533,20 @@ class SqlAgentPage(QWidget):
     def _update_summary(self, judges) -> None:
         n = self.model.rowCount()
         parts = [f"{j} {self.model.passed(j)}/{n}" for j in judges]
-        note = "   (SIMULATED persona: not a model's score)" if self._simulated else ""
-        self.summary_label.setText(("Passed: " + ", ".join(parts) + note) if n else "")
+        note = self.tr("   (SIMULATED persona: not a model's score)") if self._simulated else ""
+        self.summary_label.setText(self.tr("Passed: {counts}").format(counts=", ".join(parts))
+                                   + note if n else "")
 
     # ------------------------------------------------------------------ context events
 
     def _on_context_endpoint_changed(self, endpoint) -> None:
         if endpoint is None:
-            self.endpoint_label.setText("Endpoint: none (choose one on the Endpoints page)")
+            self.endpoint_label.setText(self.tr("Endpoint: none (choose one on the Endpoints "
+                                                "page)"))
         else:
-            model = endpoint.config.model or "(first listed model)"
-            self.endpoint_label.setText(f"Endpoint: {endpoint.label}, model {model}")
+            model = endpoint.config.model or self.tr("(first listed model)")
+            self.endpoint_label.setText(self.tr("Endpoint: {endpoint}, model {model}").format(
+                endpoint=endpoint.label, model=model))
         self._fill_models(endpoint)
         self._update_start()
 
