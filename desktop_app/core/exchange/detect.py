@@ -1,0 +1,64 @@
+"""Which tool wrote a results file, from its content (never from its name), and reading it.
+
+Known: ``vllm bench serve`` JSON (one object, or one per line with ``--append-result``),
+AIPerf ``profile_export_aiperf.json`` / ``.csv``, GuideLLM ``benchmarks.json``. A Throughline
+export is recognised and refused with a word on why: imports are for other tools' results.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from desktop_app.core.exchange.errors import ExchangeError, parse_json, parse_json_lines, read_text
+from desktop_app.core.exchange.export import EXPORT_FORMAT
+from desktop_app.core.exchange.importers import aiperf, guidellm, vllm
+from desktop_app.core.exchange.importers.common import ImportedRun
+
+TOOLS = ("vllm bench serve", "AIPerf", "GuideLLM")
+
+
+def _unknown(path: Path, what: str) -> ExchangeError:
+    return ExchangeError(str(path), f"{what}; not a result file of {', '.join(TOOLS[:-1])} or "
+                         f"{TOOLS[-1]} that this Throughline knows")
+
+
+def detect_and_read(path: Path) -> ImportedRun:
+    """Read ``path`` with the importer its content calls for.
+
+    Raises ExchangeError naming the file for: unreadable or non-UTF-8 bytes, cut or broken JSON
+    (with the line), a format of an unknown tool, or a newer format version of a known tool
+    (naming the tool and the version).
+    """
+    path = Path(path)
+    text = read_text(path)
+    where = str(path)
+    stripped = text.lstrip()
+    if not stripped.startswith(("{", "[")):
+        if aiperf.looks_like_csv(stripped):
+            return aiperf.read_csv(stripped, where)
+        first = stripped.split("\n", 1)[0][:60]
+        raise _unknown(path, f"line 1 is neither JSON nor AIPerf's CSV ({first!r})")
+    lines = [line for line in stripped.splitlines() if line.strip()]
+    if len(lines) > 1 and all(line.lstrip().startswith("{") and line.rstrip().endswith("}")
+                              for line in lines) and not stripped.startswith("{\n"):
+        docs = parse_json_lines(path, stripped)
+        if all(vllm.looks_like(d) for d in docs):
+            return vllm.read(docs, where)
+        doc = docs[0] if len(docs) == 1 else None
+        if doc is None:
+            raise _unknown(path, f"{len(docs)} JSON lines, not all vllm bench serve results")
+    else:
+        doc = parse_json(path, text)
+    if isinstance(doc, dict) and doc.get("format") == EXPORT_FORMAT:
+        raise ExchangeError(where, "is a Throughline export (its runs are already in a "
+                            "Throughline store); import reads other tools' results")
+    if guidellm.looks_like(doc):
+        return guidellm.read(doc, where)
+    if aiperf.looks_like(doc):
+        return aiperf.read_json(doc, where)
+    if vllm.looks_like(doc):
+        return vllm.read([doc], where)
+    if isinstance(doc, list) and doc and all(vllm.looks_like(d) for d in doc):
+        return vllm.read(doc, where)
+    keys = ", ".join(sorted(doc)[:6]) if isinstance(doc, dict) else type(doc).__name__
+    raise _unknown(path, f"JSON with {keys or 'nothing'}")

@@ -1,0 +1,64 @@
+"""The one error an export or import raises for bad input, and how a file is read for import."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from desktop_app.core.parsing import InputError
+
+
+class ExchangeError(InputError):
+    """An export or import that cannot be done; the message names the run, file or line.
+
+    A subclass of :class:`InputError`, so the command line shows it as one line and exits 2.
+    ``field`` is what the message is about: ``--run``, ``--out`` or the input file's path.
+    """
+
+
+def read_text(path: Path) -> str:
+    """The file's text as UTF-8; ExchangeError naming the file (and the byte) when it is not."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ExchangeError(str(path), "no such file") from None
+    except IsADirectoryError:
+        raise ExchangeError(str(path), "is a folder, not a results file") from None
+    except OSError as exc:
+        raise ExchangeError(str(path), f"cannot be read: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8-sig")  # a BOM from a Windows editor is not an error
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ExchangeError(
+            str(path), f"line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+            f"{exc.start}); is it a results file?") from None
+    if not text.strip():
+        raise ExchangeError(str(path), "is empty")
+    return text
+
+
+def parse_json(path: Path, text: str) -> Any:
+    """``text`` parsed as JSON; ExchangeError naming the file and line when it is cut or broken."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = "ends before the JSON is complete (truncated?)" if exc.pos >= len(text.rstrip()) \
+            else f"not valid JSON: {exc.msg}"
+        raise ExchangeError(str(path), f"line {exc.lineno}: {where}") from None
+
+
+def parse_json_lines(path: Path, text: str) -> list[Any]:
+    """One JSON document per non-empty line (``vllm bench serve --append-result`` writes these)."""
+    docs = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            docs.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            where = "ends before the JSON is complete (truncated?)" \
+                if exc.pos >= len(line.rstrip()) else f"not valid JSON: {exc.msg}"
+            raise ExchangeError(str(path), f"line {number}: {where}") from None
+    return docs

@@ -1,0 +1,137 @@
+"""Export a stored run as CSV or JSON files: :func:`export_run`.
+
+Throughput runs give ``run-<id>-cells.csv`` and ``run-<id>-requests.csv`` (CSV) or
+``run-<id>.json``; SQL runs give ``run-<id>-questions.csv`` and ``run-<id>-steps.csv`` or
+``run-<id>.json``. Files appear all at once or not at all (see :mod:`.atomic`). Field names are
+documented in docs/EXPORTS.md.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from desktop_app import __version__
+from desktop_app.core.exchange import sql_export, tp_export
+from desktop_app.core.exchange.atomic import check_out_dir, write_all
+from desktop_app.core.exchange.errors import ExchangeError
+from desktop_app.core.metrics import DEFINITIONS as METRIC_DEFINITIONS
+from desktop_app.core.store import NotFoundError, RunRecord, Store, utc_now_iso
+
+FORMATS = ("csv", "json")
+EXPORT_FORMAT = "throughline-run-export"
+EXPORT_FORMAT_VERSION = 1
+KINDS = ("throughput", "sql")
+
+
+def _csv_value(value: Any) -> Any:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value
+
+
+def csv_writer(columns: Sequence[str], rows: Iterable[dict[str, Any]]):
+    """A writer for :func:`write_all`: a header of ``columns``, then one line per row dict
+    (None as an empty field, booleans as true/false)."""
+    def write(stream: IO[str]) -> None:
+        out = csv.DictWriter(stream, fieldnames=list(columns), extrasaction="ignore")
+        out.writeheader()
+        for row in rows:
+            out.writerow({k: _csv_value(v) for k, v in row.items()})
+    return write
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+def json_writer(doc: dict[str, Any]):
+    """A writer for :func:`write_all`: ``doc`` as indented UTF-8 JSON. A NaN or infinity (which
+    JSON cannot hold) is written as null rather than as invalid JSON."""
+    def write(stream: IO[str]) -> None:
+        try:
+            text = json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False)
+        except ValueError:
+            text = json.dumps(_finite(doc), indent=1, ensure_ascii=False, allow_nan=False)
+        stream.write(text + "\n")
+    return write
+
+
+def _envelope(run: RunRecord) -> dict[str, Any]:
+    return {"format": EXPORT_FORMAT, "format_version": EXPORT_FORMAT_VERSION,
+            "app_version": __version__, "exported_at": utc_now_iso(), "kind": run.kind}
+
+
+def get_run(store: Store, run_id: int) -> RunRecord:
+    """The run to export; ExchangeError naming ``--run`` when there is none or its kind is not
+    one this exporter knows."""
+    try:
+        run = store.get_run(int(run_id))
+    except NotFoundError:
+        raise ExchangeError("--run", f"no run {run_id} in {store.path}") from None
+    if run.kind not in KINDS:
+        raise ExchangeError("--run", f"run {run_id} is a {run.kind!r} run; only throughput "
+                            "and SQL runs can be exported")
+    return run
+
+
+def export_run(store: Store, run_id: int, fmt: str, out_dir: Path) -> list[Path]:
+    """Write run ``run_id`` into ``out_dir`` as ``fmt`` ('csv' or 'json'); return the files.
+
+    Raises ExchangeError (one line naming ``--run``, ``--format`` or ``--out``) for an unknown
+    run, a kind that cannot be exported, an unknown format or a folder that cannot be written;
+    then nothing is left in ``out_dir`` but what was there before. Reads the store on the calling
+    thread (the GUI should call it through ``asyncio.to_thread``).
+    """
+    if fmt not in FORMATS:
+        raise ExchangeError("--format", f"{fmt!r} is not one of {', '.join(FORMATS)}")
+    run = get_run(store, run_id)
+    out_dir = check_out_dir(Path(out_dir))
+    stem = out_dir / f"run-{run.id}"
+    if run.kind == "throughput":
+        files = _throughput_files(store, run, fmt, stem)
+    else:
+        files = _sql_files(store, run, fmt, stem)
+    return write_all(files)
+
+
+def _throughput_files(store: Store, run: RunRecord, fmt: str, stem: Path) -> list:
+    if fmt == "json":
+        doc = _envelope(run) | tp_export.throughput_json(store, run, METRIC_DEFINITIONS)
+        return [(stem.with_name(stem.name + ".json"), json_writer(doc))]
+    cells = store.cells(run.id)
+    index_of = {c.id: c.cell_index for c in cells}
+    requests = tp_export.all_requests(store, run.id)
+    return [
+        (stem.with_name(stem.name + "-cells.csv"),
+         csv_writer(tp_export.CELL_COLUMNS, (tp_export.cell_row(run.id, c) for c in cells))),
+        (stem.with_name(stem.name + "-requests.csv"),
+         csv_writer(tp_export.REQUEST_COLUMNS,
+                    (tp_export.request_row(run.id, index_of.get(r.get("cell_id")), r)
+                     for r in requests))),
+    ]
+
+
+def _sql_files(store: Store, run: RunRecord, fmt: str, stem: Path) -> list:
+    rows, steps = sql_export.sql_tables(store, run)
+    if fmt == "json":
+        doc = _envelope(run) | sql_export.sql_json(tp_export.run_json(run), rows, steps)
+        return [(stem.with_name(stem.name + ".json"), json_writer(doc))]
+    return [
+        (stem.with_name(stem.name + "-questions.csv"),
+         csv_writer(sql_export.QUESTION_COLUMNS,
+                    (sql_export.question_row(run.id, r) for r in rows))),
+        (stem.with_name(stem.name + "-steps.csv"),
+         csv_writer(sql_export.STEP_COLUMNS,
+                    (sql_export.step_row(run.id, q, s) for q, qs in steps for s in qs))),
+    ]

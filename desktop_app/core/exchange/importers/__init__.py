@@ -1,0 +1,1 @@
+"""Readers for other tools' result files; each turns one file into an :class:`ImportedRun`."""

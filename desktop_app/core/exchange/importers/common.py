@@ -1,0 +1,148 @@
+"""What every importer produces, and how it becomes a stored throughput run.
+
+An importer reads one file into an :class:`ImportedRun`: one :class:`ImportedCell` per
+benchmark in the file, each with a ``summary`` in exactly the shape our own cells store
+(:func:`summary`), and per-request rows where the file has them. A metric the file does not
+carry is None, never estimated; the run's configuration names the source tool and lists what is
+missing, so the app and the reports can say so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktop_app.core.metrics import RequestTiming, request_metrics, summarize_cell
+from desktop_app.core.store import Store
+
+# Our cell metrics, in the order the missing-metrics list names them.
+CELL_METRICS = ("ttft_s", "prefill_tps", "decode_tps", "tpot_s", "itl_s", "e2e_s", "wall_s",
+                "output_tps", "effective_prefill_tps", "effective_decode_tps", "prompt_tokens",
+                "completion_tokens")
+
+
+@dataclass
+class ImportedCell:
+    """One benchmark of the file: a load point. ``requests`` are ``tp_requests`` rows without
+    ``run_id``/``cell_id``; ``summary`` has the keys of our stored cell summaries."""
+
+    summary: dict[str, Any]
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    concurrency: int | None = None
+    request_rate: float | None = None
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    started_at: str | None = None
+    ended_at: str | None = None
+
+
+@dataclass
+class ImportedRun:
+    """A whole file. ``source`` is the tool's short name (``vllm-bench-serve``, ``aiperf``,
+    ``guidellm``); ``details`` go into the run's configuration beside it."""
+
+    source: str
+    label: str  # the tool's name as people write it, e.g. "vllm bench serve"
+    model: str | None
+    endpoint_url: str | None
+    cells: list[ImportedCell]
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def dist(n: int | None = None, mean: float | None = None, p50: float | None = None,
+         p90: float | None = None, p99: float | None = None, min: float | None = None,
+         max: float | None = None, scale: float = 1.0) -> dict[str, Any] | None:
+    """A distribution in our stored shape, every value times ``scale`` (e.g. 1e-3 for ms to s);
+    None when even the mean is unknown. Statistics the file lacks stay None."""
+    if mean is None:
+        return None
+
+    def s(v):
+        return None if v is None else float(v) * scale
+
+    return {"n": None if n is None else int(n), "mean": s(mean), "p50": s(p50), "p90": s(p90),
+            "p99": s(p99), "min": s(min), "max": s(max)}
+
+
+def summary(*, count: int | None, ok: int | None, failures_by_class: dict[str, int] | None = None,
+            **metrics: Any) -> dict[str, Any]:
+    """A cell summary in our stored shape (``CellSummary.to_dict()`` plus the sweep's extras);
+    every metric not given is None. Unknown metric names are a bug and raise KeyError."""
+    unknown = set(metrics) - set(CELL_METRICS)
+    if unknown:
+        raise KeyError(f"not cell metrics: {sorted(unknown)}")
+    out: dict[str, Any] = {"count": count, "ok": ok,
+                           "failures_by_class": dict(failures_by_class or {})}
+    out.update({m: metrics.get(m) for m in CELL_METRICS})
+    out.update(prefill_change=None, decode_change=None, goodput=None, token_mismatches=None,
+               client_load=None, status="completed")
+    return out
+
+
+def summary_from_timings(timings: list[RequestTiming], wall_s: float | None,
+                         failures_by_class: dict[str, int] | None = None,
+                         timeline: bool = True) -> dict[str, Any]:
+    """A cell summary computed with our own definitions from per-request timings a file gave.
+
+    ``timeline=False`` when the file has no send times: per-request figures stand, but the
+    time-weighted (effective) throughputs, which need the requests' overlap, are left None.
+    ``failures_by_class`` replaces our classes with the tool's own names when given.
+    """
+    s = summarize_cell(timings, wall_s).to_dict()
+    if not timeline:
+        s["effective_prefill_tps"] = s["effective_decode_tps"] = None
+    if failures_by_class is not None:
+        s["failures_by_class"] = dict(failures_by_class)
+    return summary(count=s.pop("count"), ok=s.pop("ok"), failures_by_class=s.pop(
+        "failures_by_class"), **{k: v for k, v in s.items() if k in CELL_METRICS})
+
+
+def request_row(seq: int, timing: RequestTiming, *, tokens_source: str,
+                error_message: str | None = None, sent_at: float | None = None) -> dict[str, Any]:
+    """A ``tp_requests`` row for one imported request, figures by our definitions."""
+    m = request_metrics(timing)
+    return {"seq": seq, "warmup": 0, "sent_at": sent_at, "ttft_s": m.ttft_s, "e2e_s": m.e2e_s,
+            "prompt_tokens": timing.prompt_tokens, "completion_tokens": timing.completion_tokens,
+            "tokens_source": tokens_source, "prefill_tps": m.prefill_tps,
+            "decode_tps": m.decode_tps, "tpot_s": m.tpot_s,
+            "itl_s": list(m.itl_s) if m.itl_s else None, "error_class": timing.error_class,
+            "error_message": error_message}
+
+
+def missing_metrics(cells: list[ImportedCell]) -> list[str]:
+    """Our metrics that no cell of the file provides."""
+    return [m for m in CELL_METRICS if all(c.summary.get(m) is None for c in cells)]
+
+
+def store_run(store: Store, imported: ImportedRun, file_name: str) -> int:
+    """Store ``imported`` as a finished throughput run and return its id; all or nothing.
+
+    The run is named "<tool>: <file>"; its configuration holds ``source``, ``file``, the tool's
+    details and ``missing`` (metrics absent from every cell).
+    """
+    config = {"source": imported.source, "imported_from": imported.label, "file": file_name,
+              "missing": missing_metrics(imported.cells), **imported.details}
+    run_id = store.create_run("throughput", name=f"{imported.label}: {file_name}",
+                              endpoint_url=imported.endpoint_url, model=imported.model,
+                              engine=None, config=config,
+                              notes=f"Imported from a {imported.label} result file; metrics "
+                                    "it does not carry are missing, not estimated.")
+    try:
+        writer = store.writer() if any(c.requests for c in imported.cells) else None
+        try:
+            for index, cell in enumerate(imported.cells):
+                cell_id = store.add_cell(
+                    run_id, cell_index=index, input_tokens=cell.input_tokens,
+                    output_tokens=cell.output_tokens, concurrency=cell.concurrency,
+                    request_rate=cell.request_rate, status="completed",
+                    started_at=cell.started_at, ended_at=cell.ended_at, summary=cell.summary)
+                for row in cell.requests:
+                    writer.add_request({**row, "run_id": run_id, "cell_id": cell_id})
+        finally:
+            if writer is not None:
+                writer.close()
+        store.finish_run(run_id, "completed")
+    except BaseException:
+        store.delete_run(run_id)
+        raise
+    return run_id

@@ -1,0 +1,160 @@
+"""A stored throughput run as CSV (one file per cell, one per request) and as JSON.
+
+The JSON gives each cell the keys ``vllm bench serve --save-result --save-detailed`` writes where
+the metric is the same (``completed``, ``mean_ttft_ms``, ``p99_ttft_ms``, ``ttfts``, ``itls``, ...),
+next to Throughline's own figures under their own names. Every field is listed in docs/EXPORTS.md.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from desktop_app.core.store import CellRecord, RunRecord, Store
+
+DISTRIBUTIONS = ("ttft_s", "prefill_tps", "decode_tps", "tpot_s", "itl_s", "e2e_s")
+STATS = ("n", "mean", "p50", "p90", "p99", "min", "max")
+CELL_SCALARS = ("wall_s", "output_tps", "effective_prefill_tps", "effective_decode_tps",
+                "prompt_tokens", "completion_tokens", "prefill_change", "decode_change",
+                "goodput", "token_mismatches")
+CELL_COLUMNS = (
+    ("run_id", "cell_index", "input_tokens", "output_tokens", "concurrency", "request_rate",
+     "status", "requests", "ok", "failed", "failures_by_class")
+    + tuple(f"{m}_{s}" for m in DISTRIBUTIONS for s in STATS) + CELL_SCALARS
+)
+REQUEST_COLUMNS = (
+    "run_id", "cell_index", "seq", "warmup", "sent_at", "ttft_s", "e2e_s", "prompt_tokens_target",
+    "prompt_tokens", "completion_tokens", "tokens_source", "prefill_tps", "decode_tps", "tpot_s",
+    "itl_count", "itl_s", "error_class", "error_message", "finish_reason", "response_id",
+    "status_code",
+)
+# vLLM's latency keys, from our distribution in seconds: (vLLM metric, ours).
+_VLLM_LATENCIES = (("ttft", "ttft_s"), ("tpot", "tpot_s"), ("itl", "itl_s"), ("e2el", "e2e_s"))
+
+
+def cell_row(run_id: int, cell: CellRecord) -> dict[str, Any]:
+    """One row of ``cells.csv``: the cell's shape, counts and every stored figure (None: missing)."""
+    s = cell.summary or {}
+    row: dict[str, Any] = {
+        "run_id": run_id, "cell_index": cell.cell_index, "input_tokens": cell.input_tokens,
+        "output_tokens": cell.output_tokens, "concurrency": cell.concurrency,
+        "request_rate": cell.request_rate, "status": cell.status, "requests": s.get("count"),
+        "ok": s.get("ok"),
+        "failed": None if s.get("count") is None or s.get("ok") is None
+        else s["count"] - s["ok"],
+        "failures_by_class": json.dumps(s.get("failures_by_class") or {}, sort_keys=True),
+    }
+    for metric in DISTRIBUTIONS:
+        dist = s.get(metric) or {}
+        for stat in STATS:
+            row[f"{metric}_{stat}"] = dist.get(stat)
+    for key in CELL_SCALARS:
+        row[key] = s.get(key)
+    return row
+
+
+def request_row(run_id: int, cell_index: int | None, r: dict[str, Any]) -> dict[str, Any]:
+    """One row of ``requests.csv``; ``itl_s`` is a JSON list of seconds."""
+    itl = r.get("itl_s") or []
+    row = {k: r.get(k) for k in REQUEST_COLUMNS}
+    row.update(run_id=run_id, cell_index=cell_index, warmup=int(bool(r.get("warmup"))),
+               itl_count=len(itl), itl_s=json.dumps(itl) if itl else "")
+    return row
+
+
+def _ms(value: float | None) -> float | None:
+    return None if value is None else value * 1000.0
+
+
+def vllm_keys(cell: CellRecord, requests: list[dict[str, Any]]) -> dict[str, Any]:
+    """The cell in ``vllm bench serve`` result keys, for the metrics that mean the same thing.
+
+    Latencies in ms from our distributions (vLLM's ``median_*`` is our p50); throughputs per
+    second of the cell's wall time. Per-request lists hold the cell's measured requests (warm-ups
+    are not in any cell) in ``seq`` order; a failed request has ``ttfts`` null where vLLM writes 0.
+    """
+    s = cell.summary or {}
+    wall = s.get("wall_s")
+    ok, count = s.get("ok"), s.get("count")
+    prompt, completion = s.get("prompt_tokens"), s.get("completion_tokens")
+
+    def per_s(value):
+        return value / wall if value is not None and wall else None
+
+    out: dict[str, Any] = {
+        "completed": ok, "failed": None if ok is None or count is None else count - ok,
+        "duration": wall, "total_input_tokens": prompt, "total_output_tokens": completion,
+        "request_throughput": per_s(ok), "output_throughput": s.get("output_tps"),
+        "total_token_throughput": per_s(None if prompt is None or completion is None
+                                        else prompt + completion),
+        "max_concurrency": cell.concurrency,
+        "request_rate": cell.request_rate if cell.request_rate is not None else "inf",
+    }
+    for vllm, ours in _VLLM_LATENCIES:
+        dist = s.get(ours) or {}
+        out[f"mean_{vllm}_ms"] = _ms(dist.get("mean"))
+        out[f"median_{vllm}_ms"] = _ms(dist.get("p50"))
+        out[f"p90_{vllm}_ms"] = _ms(dist.get("p90"))
+        out[f"p99_{vllm}_ms"] = _ms(dist.get("p99"))
+    out.update(
+        input_lens=[r["prompt_tokens"] if r.get("prompt_tokens") is not None
+                    else r.get("prompt_tokens_target") for r in requests],
+        output_lens=[r.get("completion_tokens") for r in requests],
+        ttfts=[r.get("ttft_s") for r in requests],
+        itls=[list(r.get("itl_s") or []) for r in requests],
+        latencies=[r.get("e2e_s") for r in requests],
+        start_times=[r.get("sent_at") for r in requests],
+        errors=["" if not r.get("error_class") else
+                f"{r['error_class']}: {r.get('error_message') or ''}".rstrip(": ")
+                for r in requests],
+    )
+    return out
+
+
+def run_json(run: RunRecord) -> dict[str, Any]:
+    """The run's own record as exported (configuration already redacted by the store)."""
+    return {"id": run.id, "kind": run.kind, "name": run.name, "endpoint_url": run.endpoint_url,
+            "model": run.model, "engine": run.engine, "status": run.status,
+            "created_at": run.created_at, "started_at": run.started_at,
+            "ended_at": run.ended_at, "app_version": run.app_version, "error": run.error,
+            "notes": run.notes, "config": run.config}
+
+
+def all_requests(store: Store, run_id: int, page: int = 5000) -> list[dict[str, Any]]:
+    """Every request of a run (warm-ups included) in cell and ``seq`` order, read page by page."""
+    rows: list[dict[str, Any]] = []
+    while True:
+        chunk = store.requests(run_id, offset=len(rows), limit=page)
+        rows.extend(chunk)
+        if len(chunk) < page:
+            return rows
+
+
+def throughput_json(store: Store, run: RunRecord, definitions: dict[str, str]) -> dict[str, Any]:
+    """The whole throughput run as one JSON-ready dict (fields in docs/EXPORTS.md)."""
+    cells = store.cells(run.id)
+    requests = all_requests(store, run.id)
+    index_of = {c.id: c.cell_index for c in cells}
+    by_cell: dict[int, list[dict[str, Any]]] = {c.id: [] for c in cells}
+    for r in requests:
+        if r.get("cell_id") in by_cell:
+            by_cell[r["cell_id"]].append(r)
+    out_cells = []
+    for cell in cells:
+        entry = {"cell_index": cell.cell_index, "input_tokens": cell.input_tokens,
+                 "output_tokens": cell.output_tokens, "concurrency": cell.concurrency,
+                 "status": cell.status, "started_at": cell.started_at,
+                 "ended_at": cell.ended_at}
+        entry.update(vllm_keys(cell, by_cell[cell.id]))
+        entry["request_rate_target"] = cell.request_rate
+        entry["summary"] = cell.summary
+        out_cells.append(entry)
+    return {
+        "run": run_json(run), "definitions": definitions, "cells": out_cells,
+        "requests": [request_row(run.id, index_of.get(r.get("cell_id")), r) | {
+            "itl_s": list(r.get("itl_s") or [])} for r in requests],
+        "server_metrics": [
+            {k: s.get(k) for k in ("t_s", "running", "waiting", "kv_cache_usage",
+                                   "preemptions")} | {"cell_index": index_of.get(s.get("cell_id"))}
+            for s in store.metric_samples(run.id)],
+    }
