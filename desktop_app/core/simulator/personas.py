@@ -46,7 +46,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop_app.core.simulator import responders
+from desktop_app.core.simulator import misbehaving, responders
 from desktop_app.core.simulator.responders import Plan, ResponderContext, ToolCall
 
 CAREFUL = "sim/careful"
@@ -476,3 +476,4 @@ def register_personas(questions_path: Path | None = None) -> None:
 
 
 register_personas()  # at import: the simulator's state module imports this one
+misbehaving.register_misbehaving()  # sim/mute, sim/looper ...: models a harness must survive
