@@ -24,6 +24,8 @@ Headless commands work without a display, e.g.:
   throughline sqleval --simulator fast --model sim/seed-reference --json out.json
   throughline sql --db sales-25:sales "SELECT COUNT(*) FROM orders"
   throughline runs                                  list stored runs
+  throughline export --run 12 --format csv --out results   a run as CSV (or json)
+  throughline import profile_export_aiperf.json     store AIPerf/vLLM/GuideLLM results
   throughline resume 12 --simulator fast            finish interrupted sweep 12
 """
 
@@ -99,12 +101,14 @@ def build_parser() -> argparse.ArgumentParser:
     whatif.add_argument("--json", type=Path, metavar="OUT", help="also write every metric as JSON")
 
     from desktop_app import cli_judge, cli_resume, cli_sql, cli_sqleval, cli_throughput
+    from desktop_app import cli_exchange
 
     cli_throughput.add_parser(sub)
     cli_resume.add_parser(sub)
     cli_sqleval.add_parser(sub)  # sqleval and rejudge
     cli_sql.add_parser(sub)
     cli_judge.add_parser(sub)
+    cli_exchange.add_parser(sub)  # export and import
 
     sub.add_parser("profiles", help="list the simulator profiles")
 
@@ -261,6 +265,8 @@ _COMMANDS = {
     "rejudge": _lazy("desktop_app.cli_sqleval", "run_rejudge"),
     "sql": _lazy("desktop_app.cli_sql", "run_sql_command"),
     "judge": _lazy("desktop_app.cli_judge", "run_judge_command"),
+    "export": _lazy("desktop_app.cli_exchange", "run_export"),
+    "import": _lazy("desktop_app.cli_exchange", "run_import"),
     "profiles": _cmd_profiles,
     "runs": _cmd_runs,
 }
