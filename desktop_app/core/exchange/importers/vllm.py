@@ -64,10 +64,13 @@ def _detailed(doc: dict, where: str) -> tuple[dict[str, Any], list[dict[str, Any
         if values is not None and (not isinstance(values, list) or len(values) != n):
             raise ExchangeError(where, f"{key!r} should list {n} requests like 'ttfts'")
     starts = lists["start_times"]
+    # Send times relative to the first: epoch or perf_counter seconds plus a TTFT of
+    # milliseconds would lose digits in a float.
+    base = min(float(t) for t in starts) if starts else 0.0
     errors = lists["errors"] or [""] * n
     timings, rows, failures = [], [], 0
     for i in range(n):
-        sent = float(starts[i]) if starts else 0.0
+        sent = float(starts[i]) - base if starts else 0.0
         failed = bool(errors[i]) or (not doc["ttfts"][i] and not doc["latencies"][i])
         first = None if failed else sent + float(doc["ttfts"][i])
         last = None if failed else sent + float(doc["latencies"][i])
