@@ -18,6 +18,9 @@ def api_key_from_env(args: argparse.Namespace) -> str | None:
     key = os.environ.get(args.api_key_env)
     if not key:
         raise InputError("--api-key-env", f"environment variable {args.api_key_env} is not set")
+    from desktop_app.core.redact import remember_secret
+
+    remember_secret(key)
     return key
 
 

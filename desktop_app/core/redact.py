@@ -18,7 +18,12 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
-__all__ = ["is_secret_name", "redact_config", "redact_text", "redact_url"]
+__all__ = ["is_secret_name", "redact_config", "redact_text", "redact_url", "remember_secret"]
+
+# Keys this process was given (from the environment, the keyring, a form). Patterns catch
+# "sk-..." and "Bearer ..."; a key of any other shape is only caught by being known.
+_KNOWN_SECRETS: set[str] = set()
+_MIN_KNOWN_SECRET_LEN = 6  # shorter "keys" (e.g. "none", "EMPTY") would blank ordinary words
 
 # Names compared after lower-casing and dropping everything but letters and digits, so "API-Key",
 # "api_key" and "apiKey" are one name.
@@ -190,11 +195,24 @@ def redact_text(text: str) -> str:
 
     URLs inside the text go through :func:`redact_url`; ``Bearer <token>``, ``sk-...``-style keys
     and ``Authorization: ...`` values become ``[redacted]``. Used on error messages, which HTTP
-    libraries like to fill with the full request URL.
+    libraries like to fill with the full request URL. Every key given to
+    :func:`remember_secret` is blanked wherever it appears, whatever its shape.
     """
     if not text:
         return text
+    for secret in _KNOWN_SECRETS:
+        if secret in text:
+            text = text.replace(secret, "[redacted]")
     text = _URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)), text)
     text = _AUTH_IN_TEXT.sub(lambda m: f"{m.group(1)} [redacted]", text)
     text = _HEADER_IN_TEXT.sub(lambda m: f"{m.group(1)}{m.group(2)}[redacted]", text)
     return _KEYLIKE_IN_TEXT.sub("[redacted]", text)
+
+
+def remember_secret(value: str | None) -> None:
+    """Make :func:`redact_text` blank `value` from now on in this process (an API key read from
+    the environment or the keyring). Values shorter than 6 characters are ignored: servers that
+    need no key are often given "none" or "EMPTY", and those words must survive in messages."""
+    if value and len(value.strip()) >= _MIN_KNOWN_SECRET_LEN:
+        _KNOWN_SECRETS.add(value.strip())
+        _KNOWN_SECRETS.add(value)

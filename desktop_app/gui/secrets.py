@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import logging
 
+from desktop_app.core.redact import remember_secret
+
 log = logging.getLogger(__name__)
 
 SERVICE = "throughline-endpoint"
@@ -82,6 +84,7 @@ class ApiKeys:
         if not key:
             self.delete(name)
             return
+        remember_secret(key)
         self._memory[name] = key
         if self._use_keyring:
             try:
@@ -101,6 +104,7 @@ class ApiKeys:
             self._give_up(exc)
             return None
         if key:
+            remember_secret(key)
             self._memory[name] = key
         return key or None
 
