@@ -1,0 +1,323 @@
+"""The report's sections as HTML for QTextDocument (Qt's rich-text subset: tables, no flexbox).
+
+Each function takes the Comparison, the language and `add_image(QImage) -> name`, which
+registers a chart with the document and returns the name an <img> refers to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from html import escape
+
+from PySide6.QtGui import QImage
+
+from desktop_app.core.compare import Comparison, SqlRun, ThroughputRun, run_label
+from desktop_app.core.metrics import DEFINITIONS
+from desktop_app.report import figures
+from desktop_app.report.fmt import cell_html, num, pct, row_label, secs, verdict_text
+from desktop_app.report.strings import text
+
+AddImage = Callable[[QImage], str]
+IMAGE_WIDTH = 640  # document pixels: the charts' layout width
+MAX_FAILED = 6  # failed questions shown per SQL run
+
+_TABLE = ('<table width="100%" cellspacing="0" cellpadding="3" border="1" '
+          'style="border-collapse:collapse;border-color:#999">')
+_BREAK = '<h2 style="page-break-before:always">'
+
+
+def _t(lang: str, key: str, **kw) -> str:
+    return escape(text(lang, key, **kw))
+
+
+def _head(cells: list[str]) -> str:
+    return "<tr>" + "".join(f'<th bgcolor="#e8eef5" align="left">{c}</th>' for c in cells) + \
+        "</tr>"
+
+
+def _row(cells: list[str], shade: bool = False) -> str:
+    bg = ' bgcolor="#f7f7f7"' if shade else ""
+    return f"<tr{bg}>" + "".join(f'<td valign="top">{c}</td>' for c in cells) + "</tr>"
+
+
+def _img(add_image: AddImage, fig: figures.Figure) -> str:
+    caption, image = fig
+    if image is None:
+        return f'<p style="color:#666">{escape(caption)}</p>'
+    return f'<p align="center"><img src="{add_image(image)}" width="{IMAGE_WIDTH}"/></p>'
+
+
+# --------------------------------------------------------------------------- cover
+
+
+def _settings(lang: str, run: ThroughputRun | SqlRun) -> str:
+    cfg = run.info.config
+    if isinstance(run, ThroughputRun):
+        keys = ("input_tokens", "output_tokens", "concurrency", "request_rates",
+                "requests_per_cell", "warmup", "unique_prompts", "scrape_metrics",
+                "temperature", "ignore_eos")
+    else:
+        keys = ("questions", "set_name", "tiers", "question_ids", "judges", "tolerance",
+                "ignore_names", "strategies", "max_steps", "max_tokens", "time_limit_s",
+                "concurrency", "epochs", "language", "tool_mode", "temperature")
+    parts = []
+    for k in keys:
+        v = cfg.get(k)
+        if v in (None, [], ""):
+            continue
+        v = ", ".join(map(str, v)) if isinstance(v, list) else v
+        parts.append(f"{k}={v}")
+    server = cfg.get("server_settings")
+    if server:
+        parts.append(text(lang, "server_settings") + ": " +
+                     ", ".join(f"{k}={v}" for k, v in server.items()))
+    else:
+        parts.append(text(lang, "server_not_recorded"))
+    return escape("; ".join(parts))
+
+
+def cover(comp: Comparison, lang: str, when: str) -> str:
+    """Title, the runs compared (endpoint, model, engine, times), their settings, the judges."""
+    out = [f'<h1>{_t(lang, "title")}</h1>',
+           f'<p>{_t(lang, "subtitle", n=len(comp.runs), when=when)}</p>',
+           f'<h2>{_t(lang, "cover")}</h2>', _TABLE,
+           _head([_t(lang, k) for k in ("col_run", "col_kind", "col_name", "col_endpoint",
+                                        "col_model", "col_engine", "col_status",
+                                        "col_started")])]
+    for i, r in enumerate(comp.runs):
+        info = r.info
+        kind = _t(lang, "kind_throughput" if isinstance(r, ThroughputRun) else "kind_sql")
+        out.append(_row([f"#{info.id}", kind, escape(info.name), escape(info.endpoint),
+                         escape(info.model), escape(info.engine), escape(info.status),
+                         escape(info.started_at[:19].replace("T", " "))], i % 2 == 1))
+    out.append("</table>")
+    out.append(f'<h3>{_t(lang, "settings")}</h3><ul>')
+    for r in comp.runs:
+        out.append(f"<li><b>#{r.info.id}</b>: {_settings(lang, r)}</li>")
+    out.append("</ul>")
+    if comp.sql:
+        tol = next((r.tolerance for r in comp.sql if r.tolerance is not None), 1e-6)
+        judges = sorted({j for r in comp.sql for j in r.judges},
+                        key=("strict", "tolerant", "full").index)
+        out.append(f'<h3>{_t(lang, "judges")}</h3><ul>')
+        out += [f"<li>{_t(lang, f'judge_{j}', tol=f'{tol:g}')}</li>" for j in judges]
+        out.append("</ul>")
+    if any(r.info.simulated for r in comp.runs):
+        out.append(f'<p style="color:#a04000"><b>{_t(lang, "simulated")}</b></p>')
+    if comp.notes:
+        out.append(f'<h3>{_t(lang, "notes")}</h3><ul>')
+        out += [f"<li>{escape(n)}</li>" for n in comp.notes]
+        out.append("</ul>")
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- the table
+
+
+_TP_KEYS = ("prefill_c1", "prefill_change", "decode_c1", "ttft_longest", "bottleneck")
+
+
+def side_by_side(comp: Comparison, lang: str) -> str:
+    """The dimension tables: one row per dimension, a column per run, the verdict last. Speed
+    rows list the throughput runs, quality rows the SQL runs (a run of the other kind would
+    only add a column of n/a)."""
+    labels = [f"#{r.info.id}" for r in comp.runs]
+    out = [f'<h2>{_t(lang, "table")}</h2>', f'<p>{_t(lang, "table_intro")}</p>']
+    for title, kind, in_group in (("table_tp", ThroughputRun, lambda k: k in _TP_KEYS),
+                                  ("table_sql", SqlRun, lambda k: k not in _TP_KEYS)):
+        cols = [i for i, r in enumerate(comp.runs) if isinstance(r, kind)]
+        rows = [row for row in comp.rows if in_group(row.key)]
+        if not cols or not rows:
+            continue
+        out += [f'<h3>{_t(lang, title)}</h3>', _TABLE,
+                _head([_t(lang, "col_dimension")] +
+                      [f"{labels[i]}<br/><span style='font-size:7pt;font-weight:normal'>"
+                       f"{escape(comp.runs[i].info.name[:32])}</span>" for i in cols] +
+                      [_t(lang, "col_verdict")])]
+        for n, row in enumerate(rows):
+            cells = [f"<b>{escape(row_label(lang, row))}</b>"]
+            cells += [cell_html(lang, row, row.values[i]) for i in cols]
+            cells.append(escape(verdict_text(lang, row, labels)))
+            out.append(_row(cells, n % 2 == 1))
+        out.append("</table>")
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- capacity
+
+
+def capacity(comp: Comparison, lang: str, add_image: AddImage) -> str:
+    """Token profile, capacity table, cost per correct answer, chart, verdict per criterion."""
+    out = [f'{_BREAK}{_t(lang, "capacity")}</h2>']
+    if not comp.capacities:
+        out.append(f'<p style="color:#666">{_t(lang, "capacity_none")}</p>')
+        return "\n".join(out)
+    out.append(f'<p>{_t(lang, "capacity_intro")}</p><ul>')
+    for cap in comp.capacities:
+        rates = {j: pct(r) for j, r in cap.pass_rates.items()}
+        out.append("<li>" + _t(lang, "profile", label=cap.label, steps=cap.steps_per_question,
+                                p=cap.prompt_tokens_per_step,
+                                c=cap.completion_tokens_per_step,
+                                strict=rates.get("strict", text(lang, "na")),
+                                tolerant=rates.get("tolerant", text(lang, "na"))) + "</li>")
+    out.append("</ul>")
+    out.append(_TABLE + _head([_t(lang, "col_config"), _t(lang, "col_concurrency"),
+                               _t(lang, "col_s_task"), _t(lang, "col_tasks_h"),
+                               _t(lang, "col_correct_h", judge=text(lang, "judge_name_strict")),
+                               _t(lang, "col_correct_h",
+                                  judge=text(lang, "judge_name_tolerant")),
+                               _t(lang, "col_extrap")]))
+    i = 0
+    for cap in comp.capacities:
+        for p in cap.points:
+            if p.seconds_per_task is None:
+                cells = [escape(cap.label), str(p.concurrency),
+                         f'<span style="color:#888">{_t(lang, "na")}: {escape(p.reason or "")}'
+                         "</span>", "", "", "", ""]
+            else:
+                cells = [escape(cap.label), str(p.concurrency), secs(p.seconds_per_task),
+                         num(p.tasks_per_hour),
+                         num(p.correct_per_hour["strict"]) if "strict" in p.correct_per_hour
+                         else _t(lang, "na"),
+                         num(p.correct_per_hour["tolerant"])
+                         if "tolerant" in p.correct_per_hour else _t(lang, "na"),
+                         pct(p.extrapolated_share)]
+            out.append(_row(cells, i % 2 == 1))
+            i += 1
+    out.append("</table>")
+    fig = figures.capacity_figure(comp, lang)
+    if fig is not None:
+        out.append(_img(add_image, fig))
+    out.append(f'<h3>{_t(lang, "criteria")}</h3><ul>')
+    for v in comp.verdicts:
+        out.append(f"<li><b>{_t(lang, 'crit_' + v.criterion)}</b>: "
+                   f"{escape(_criterion_text(lang, comp, v))}</li>")
+    out.append("</ul>")
+    out.append(f'<p style="font-size:8pt;color:#444">{_t(lang, "capacity_model_text")}</p>')
+    judges = [j for j in ("strict", "tolerant", "full")
+              if any(c.judge == j for cap in comp.capacities for c in cap.costs)]
+    out.append(f'<h3>{_t(lang, "cost")}</h3><p>{_t(lang, "cost_intro")}</p>' + _TABLE + _head(
+        [_t(lang, "col_config"), _t(lang, "col_tier")] +
+        [_t(lang, f"judge_name_{j}") for j in judges]))
+    i = 0
+    for cap in comp.capacities:
+        tiers = list(dict.fromkeys(c.tier for c in cap.costs))
+        for tier in tiers:
+            cells = [escape(cap.label),
+                     _t(lang, "tier_all" if tier == "all" else f"tier_{tier}")]
+            for j in judges:
+                c = next((c for c in cap.costs if c.judge == j and c.tier == tier), None)
+                if c is None:
+                    cells.append(_t(lang, "na"))
+                    continue
+                na = text(lang, "na")
+                cells.append(_t(lang, "cost_cell", passed=f"{c.passed}/{c.questions}",
+                                tokens=num(c.tokens_per_pass) if c.tokens_per_pass else na,
+                                secs=secs(c.seconds_per_pass) if c.seconds_per_pass else na))
+            out.append(_row(cells, i % 2 == 1))
+            i += 1
+    out.append("</table>")
+    out.append(f'<p style="font-size:8pt;color:#444">{_t(lang, "cost_model_text")}</p>')
+    return "\n".join(out)
+
+
+def _criterion_text(lang: str, comp: Comparison, v) -> str:
+    caps = comp.capacities
+
+    def fig(f: float) -> str:
+        if v.criterion == "users_dont_wait":
+            return text(lang, "fig_s_task", v=secs(f))
+        if v.criterion == "answers_usable":
+            return text(lang, "fig_rate", v=pct(f))
+        return text(lang, "fig_per_hour", v=num(f))
+
+    if v.winner is None:
+        return text(lang, "crit_none")
+    have = [i for i, f in enumerate(v.figures) if f is not None]
+    if len(have) == 1:
+        return text(lang, "crit_only", w=caps[v.winner].label, fig=fig(v.figures[v.winner]))
+    rest = "; ".join(f"{caps[i].label} {fig(v.figures[i])}" for i in have if i != v.winner)
+    return text(lang, "crit_win", w=caps[v.winner].label, fig=fig(v.figures[v.winner]),
+                rest=f" ({rest})")
+
+
+# --------------------------------------------------------------------------- charts, findings
+
+
+def charts(comp: Comparison, lang: str, add_image: AddImage) -> str:
+    out = [f'{_BREAK}{_t(lang, "charts_tp")}</h2>']
+    if comp.throughput:
+        out += [_img(add_image, f) for f in figures.throughput_figures(comp, lang)]
+    else:
+        out.append(f'<p style="color:#666">{_t(lang, "charts_tp_none")}</p>')
+    out.append(f'{_BREAK}{_t(lang, "charts_sql")}</h2>')
+    if comp.sql:
+        out += [_img(add_image, f) for f in figures.sql_figures(comp, lang)]
+    else:
+        out.append(f'<p style="color:#666">{_t(lang, "charts_sql_none")}</p>')
+    return "\n".join(out)
+
+
+def findings(comp: Comparison, lang: str) -> str:
+    """The diagnosis per throughput run and the top failed questions per SQL run."""
+    out = [f'{_BREAK}{_t(lang, "diagnosis")}</h2>']
+    if text(lang, "english_only"):
+        out.append(f'<p style="color:#666">{_t(lang, "english_only")}</p>')
+    if not comp.throughput:
+        out.append(f'<p style="color:#666">{_t(lang, "charts_tp_none")}</p>')
+    for run in comp.throughput:
+        out.append(f"<h3>{escape(run_label(run))}</h3>")
+        if not run.findings:
+            out.append(f"<p>{_t(lang, 'diagnosis_none', run=f'#{run.info.id}')}</p>")
+            continue
+        out.append("<ol>")
+        for f in run.findings:
+            sug = (f"<br/><i>{_t(lang, 'suggestion')}:</i> {escape(f.suggestion)}"
+                   if f.suggestion else "")
+            out.append(f"<li><b>[{escape(f.severity)}]</b> {escape(f.message)}{sug}</li>")
+        out.append("</ol>")
+    out.append(f'<h2>{_t(lang, "failed")}</h2>')
+    if not comp.sql:
+        out.append(f'<p style="color:#666">{_t(lang, "charts_sql_none")}</p>')
+    for run in comp.sql:
+        out.append(f"<h3>{escape(run_label(run))}</h3>")
+        failed = [q for q in run.questions if not q.passed.get("strict", True)]
+        # Structural failures (failing tolerant too) first: rounding-only ones are the cheap fix.
+        failed.sort(key=lambda q: (q.passed.get("tolerant", False), q.question_id))
+        if not failed:
+            out.append(f"<p>{_t(lang, 'failed_none', run=f'#{run.info.id}')}</p>")
+            continue
+        for q in failed[:MAX_FAILED]:
+            qtext = (q.text_zh if lang == "zh" and q.text_zh else q.text_en)
+            why = list(q.strict_findings[:2]) + [e for e in q.explanations
+                                                 if e not in q.strict_findings][:2]
+            out.append(
+                f"<p><b>{escape(q.question_id)}</b> ({_t(lang, 'tier_' + q.tier)}, "
+                f"{_t(lang, 'q_class')}: {escape(q.failure_class or '?')})<br/>"
+                f'<span style="color:#333">{escape(qtext)}</span><br/>'
+                f"<i>{_t(lang, 'q_verdicts')}:</i> {escape(q.counterfactual)}<br/>"
+                f"<i>{_t(lang, 'q_why')}:</i> {escape(' '.join(why))}</p>")
+        if len(failed) > MAX_FAILED:
+            out.append(f"<p style='color:#666'>"
+                       f"{_t(lang, 'failed_more', n=len(failed) - MAX_FAILED, run=f'#{run.info.id}')}"
+                       "</p>")
+    return "\n".join(out)
+
+
+def appendix(lang: str) -> str:
+    """Every metric definition (metrics.DEFINITIONS), the capacity and cost models."""
+    out = [f'{_BREAK}{_t(lang, "appendix")}</h2>', f'<p>{_t(lang, "appendix_intro")}</p>',
+           _TABLE]
+    for i, key in enumerate(DEFINITIONS):
+        words = text(lang, f"def_{key}") if f"def_{key}" in _keys() else DEFINITIONS[key]
+        out.append(_row([f"<b>{escape(key)}</b>", escape(words)], i % 2 == 1))
+    out.append("</table>")
+    out.append(f'<h3>{_t(lang, "capacity_model")}</h3><p>{_t(lang, "capacity_model_text")}</p>'
+               f'<p>{_t(lang, "cost_model_text")}</p>')
+    return "\n".join(out)
+
+
+def _keys() -> set[str]:
+    from desktop_app.report.strings import EN
+
+    return set(EN)
