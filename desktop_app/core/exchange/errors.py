@@ -44,9 +44,17 @@ def parse_json(path: Path, text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        where = "ends before the JSON is complete (truncated?)" if exc.pos >= len(text.rstrip()) \
-            else f"not valid JSON: {exc.msg}"
-        raise ExchangeError(str(path), f"line {exc.lineno}: {where}") from None
+        raise ExchangeError(str(path), _json_problem(text, exc)) from None
+
+
+def _json_problem(text: str, exc: json.JSONDecodeError, line_offset: int = 0) -> str:
+    # A file cut short fails at its very end, or in a string left open to the end: name the
+    # last line, where the cut is. Anything else is broken where the parser stopped.
+    end = len(text.rstrip())
+    if exc.pos >= end or exc.msg.startswith("Unterminated string"):
+        last = text.count("\n", 0, end) + 1 + line_offset
+        return f"line {last}: ends before the JSON is complete (truncated?)"
+    return f"line {exc.lineno + line_offset}: not valid JSON: {exc.msg}"
 
 
 def parse_json_lines(path: Path, text: str) -> list[Any]:
@@ -58,7 +66,5 @@ def parse_json_lines(path: Path, text: str) -> list[Any]:
         try:
             docs.append(json.loads(line))
         except json.JSONDecodeError as exc:
-            where = "ends before the JSON is complete (truncated?)" \
-                if exc.pos >= len(line.rstrip()) else f"not valid JSON: {exc.msg}"
-            raise ExchangeError(str(path), f"line {number}: {where}") from None
+            raise ExchangeError(str(path), _json_problem(line, exc, number - 1)) from None
     return docs
