@@ -102,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from desktop_app import cli_judge, cli_resume, cli_sql, cli_sqleval, cli_throughput
     from desktop_app import cli_exchange
+    from desktop_app import cli_report
 
     cli_throughput.add_parser(sub)
     cli_resume.add_parser(sub)
@@ -109,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_sql.add_parser(sub)
     cli_judge.add_parser(sub)
     cli_exchange.add_parser(sub)  # export and import
+    cli_report.add_parser(sub)
 
     sub.add_parser("profiles", help="list the simulator profiles")
 
@@ -267,6 +269,7 @@ _COMMANDS = {
     "judge": _lazy("desktop_app.cli_judge", "run_judge_command"),
     "export": _lazy("desktop_app.cli_exchange", "run_export"),
     "import": _lazy("desktop_app.cli_exchange", "run_import"),
+    "report": _lazy("desktop_app.cli_report", "run_report"),
     "profiles": _cmd_profiles,
     "runs": _cmd_runs,
 }

@@ -1,0 +1,74 @@
+"""`throughline report`: the comparison PDF of stored runs, headless.
+
+    throughline report --runs 3,4[,...] [--lang en|zh] --pdf OUT.pdf [--db PATH]
+
+Bad input (unknown run ids, fewer than two runs, an unknown language, a database that does not
+exist, an unwritable path) is one line on stderr and exit status 2; no PDF, whole or partial, is
+left behind then.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from pathlib import Path
+
+from desktop_app.core.parsing import InputError
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register the `report` subcommand."""
+    p = sub.add_parser(
+        "report", help="write the comparison PDF of two or more stored runs",
+        description="Compare two or more stored runs (throughput sweeps, SQL evaluations or "
+        "both) side by side and write a PDF: cover, side-by-side table with verdicts, speed "
+        "and quality together (capacity in tasks), charts, diagnosis, failed questions, "
+        "metric definitions. Works without a display.")
+    p.add_argument("--runs", required=True, metavar="ID,ID[,...]",
+                   help="run ids to compare, as `throughline runs` lists them")
+    p.add_argument("--lang", default="en", choices=["en", "zh"],
+                   help="language of the report (default: en)")
+    p.add_argument("--pdf", required=True, type=Path, metavar="OUT.pdf", help="file to write")
+    # Not `--db`'s own dest: a subcommand's default would overwrite the top-level --db.
+    p.add_argument("--db", dest="report_db", default=argparse.SUPPRESS, metavar="PATH",
+                   help="results database (also accepted before `report`)")
+
+
+def parse_run_ids(text: str) -> list[int]:
+    """'3, 4,7' -> [3, 4, 7]; InputError naming --runs for anything that is not an id."""
+    items = [t for t in re.split(r"[,\s]+", text.strip()) if t]
+    bad = [t for t in items if not t.isdigit()]
+    if bad:
+        raise InputError("--runs", f"{', '.join(map(repr, bad))} is not a run id (whole "
+                         "numbers as `throughline runs` lists them)")
+    ids = list(dict.fromkeys(int(t) for t in items))
+    if len(ids) < 2:
+        raise InputError("--runs", f"give at least two different run ids, got {len(ids)}")
+    return ids
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """Write the PDF; returns 0, or raises InputError (turned into one line, exit 2)."""
+    from desktop_app.core.store import Store, StoreError, resolve_db_path
+
+    if getattr(args, "report_db", None):
+        os.environ["THROUGHLINE_DB"] = str(Path(args.report_db).expanduser().resolve())
+    ids = parse_run_ids(args.runs)
+    db = resolve_db_path(None)
+    if not Path(db).is_file():
+        raise InputError("--db", f"no results database at {db}")
+    if args.pdf.suffix.lower() != ".pdf":
+        raise InputError("--pdf", f"{args.pdf} does not end in .pdf")
+    from desktop_app.report.pdf import ReportError, write_comparison_pdf
+
+    try:
+        with Store.open(db) as store:
+            path = write_comparison_pdf(store, ids, args.pdf, args.lang)
+    except StoreError as exc:
+        raise InputError("--db", str(exc)) from None
+    except ReportError as exc:
+        field = "--pdf" if str(exc).startswith("cannot write") else "--runs"
+        raise InputError(field, str(exc)) from None
+    print(f"Wrote {path}")
+    return 0
