@@ -79,3 +79,14 @@ if ! qt_ok; then
     "from PySide6.QtWidgets import QApplication; QApplication([])" 2>&1 | tail -3
   exit 1
 fi
+
+# --- Translations: compile resources/translations/*.ts to .qm (generated, not in git) ---------
+# The app also compiles a missing or stale .qm into the user cache at start (gui/i18n.py).
+for ts in resources/translations/*.ts; do
+  [ -e "$ts" ] || continue
+  qm="${ts%.ts}.qm"
+  if [ ! -f "$qm" ] || [ "$ts" -nt "$qm" ]; then
+    say "compiling $ts"
+    "$VENV/bin/pyside6-lrelease" -silent "$ts" -qm "$qm"
+  fi
+done

@@ -121,7 +121,8 @@ class EndpointsController(QObject):
         try:
             report = await _connection_report(EndpointConfig(url))
         except EndpointError as exc:
-            self.simulator_failed.emit(f"the simulator started but does not answer: {exc}")
+            self.simulator_failed.emit(self.tr("the simulator started but does not answer: "
+                                               "{error}").format(error=exc))
             return
         config = dataclasses.replace(report.config, model=report.model)
         self.simulator_ready.emit(profile, dataclasses.replace(report, config=config))

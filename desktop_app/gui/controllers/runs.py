@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, Signal
 
 from desktop_app.core.store import CellRecord, RunRecord, Store
 from desktop_app.gui.context import AppContext
+from desktop_app.gui.i18n import status_text, translate
 from desktop_app.gui.models.runs import ComparisonData
 
 log = logging.getLogger(__name__)
@@ -112,8 +113,9 @@ class RunsController(QObject):
             runs = tuple(store.get_run(i) for i in run_ids)
             kinds = {r.kind for r in runs}
             if len(kinds) != 1:
-                raise ValueError(f"runs of different kinds ({', '.join(sorted(kinds))}) "
-                                 "cannot be compared")
+                raise ValueError(translate(
+                    "RunsController", "runs of different kinds ({kinds}) cannot be compared")
+                    .format(kinds=", ".join(status_text(k) for k in sorted(kinds))))
             kind = kinds.pop()
             if kind == "throughput":
                 return ComparisonData(kind, runs, cells={r.id: store.cells(r.id) for r in runs})

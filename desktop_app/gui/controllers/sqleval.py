@@ -24,6 +24,7 @@ from desktop_app.core.sqleval.runner import EvalConfig, EvalProgress, EvalResult
 from desktop_app.core.sqleval.types import JUDGE_MODES
 from desktop_app.core.store import Store, StoreError
 from desktop_app.gui.context import AppContext
+from desktop_app.gui.i18n import translate
 from desktop_app.gui.models.questions import QuestionRow
 from desktop_app.gui.worker import run_in_worker
 
@@ -54,7 +55,8 @@ def _one_int(text: str, field: str, *, optional: bool = False) -> int | None:
         return None
     values = parse_int_list(text, field)
     if len(values) != 1:
-        raise InputError(field, f"{text.strip()!r}: give one whole number")
+        raise InputError(field, translate("SqlEvalController", "{text}: give one whole number")
+                         .format(text=repr(text.strip())))
     return values[0]
 
 
@@ -64,7 +66,8 @@ def _one_float(text: str, field: str, *, optional: bool = False) -> float | None
     try:
         return float(text)
     except ValueError:
-        raise InputError(field, f"{text.strip()!r} is not a number") from None
+        raise InputError(field, translate("SqlEvalController", "{text} is not a number")
+                         .format(text=repr(text.strip()))) from None
 
 
 def parse_question_ids(text: str, known: Collection[str] | None = None,
@@ -75,8 +78,11 @@ def parse_question_ids(text: str, known: Collection[str] | None = None,
     if known is not None:
         unknown = [i for i in ids if i not in known]
         if unknown:
-            raise InputError("question ids", f"{', '.join(map(repr, unknown))} "
-                             f"{'is' if len(unknown) == 1 else 'are'} not in {set_name}")
+            message = (translate("SqlEvalController", "{ids} is not in {set}")
+                       if len(unknown) == 1 else
+                       translate("SqlEvalController", "{ids} are not in {set}"))
+            raise InputError("question ids", message.format(ids=", ".join(map(repr, unknown)),
+                                                            set=set_name))
     return ids
 
 
@@ -87,14 +93,15 @@ def config_from_form(form: FormValues, context: AppContext, *,
     question ids when they are known (then an unknown id is refused here)."""
     endpoint = context.endpoint
     if endpoint is None:
-        raise InputError("endpoint", "no endpoint is active: choose one on the Endpoints page")
+        raise InputError("endpoint", translate(
+            "SqlEvalController", "no endpoint is active: choose one on the Endpoints page"))
     config = endpoint.config
     if form.model.strip():
         config = dataclasses.replace(config, model=form.model.strip())
     elif not config.model and endpoint.info is not None and endpoint.info.models:
         config = dataclasses.replace(config, model=endpoint.info.models[0])
     if not form.tiers:
-        raise InputError("tiers", "choose at least one tier")
+        raise InputError("tiers", translate("SqlEvalController", "choose at least one tier"))
     question_ids = parse_question_ids(form.question_ids, known_ids, form.questions)
     result = EvalConfig(
         endpoint=config, questions=form.questions, tiers=form.tiers,
@@ -242,7 +249,8 @@ class SqlEvalController(QObject):
         self.progressed.emit(progress)
         if progress.phase == "running":
             self.context.job_changed.emit(
-                f"SQL evaluation: {progress.done}/{progress.total} questions")
+                self.tr("SQL evaluation: {done}/{total} questions").format(
+                    done=progress.done, total=progress.total))
 
     # ---------------------------------------------------------------- question ids
 
@@ -314,7 +322,9 @@ def _read_run(context: AppContext, run_id: int) -> StoredSqlRun:
     with context.open_store() as store:
         record = store.get_run(run_id)
         if record.kind != "sql":
-            raise InputError("run", f"run {run_id} is a {record.kind} run, not a SQL evaluation")
+            raise InputError("run", translate(
+                "SqlEvalController", "run {run} is a {kind} run, not a SQL evaluation").format(
+                run=run_id, kind=translate("RunStatus", record.kind)))
         rows = store.sql_questions(run_id)
     config = record.config or {}
     judges = tuple(config.get("judges") or JUDGE_MODES)

@@ -13,10 +13,17 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+)
 from PySide6.QtGui import QColor
 
 from desktop_app.core.store import CellRecord
+from desktop_app.gui.i18n import translate
 
 _Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()
@@ -37,21 +44,32 @@ def _cell_text(cell: CellRecord | None) -> str:
     return f"{cell.input_tokens} / {load} / {cell.output_tokens}"
 
 
-# (header, how a stored row becomes text); times shown in ms, rates in tokens/s.
+def _warmup() -> str:
+    return translate("RequestsTableModel", "warm-up")
+
+
+# (header, how a stored row becomes text); times shown in ms, rates in tokens/s. Headers are
+# translated where shown (context "RequestsTableModel").
 COLUMNS: tuple[tuple[str, Callable[[dict, CellRecord | None], str]], ...] = (
-    ("cell (in / load / out)", lambda r, c: _cell_text(c) if c else str(r.get("cell_id") or "")),
-    ("seq", lambda r, c: "warm-up" if r.get("warmup") else _num(r.get("seq"), "d")),
+    (QT_TRANSLATE_NOOP("RequestsTableModel", "cell (in / load / out)"),
+     lambda r, c: _cell_text(c) if c else str(r.get("cell_id") or "")),
+    (QT_TRANSLATE_NOOP("RequestsTableModel", "seq"),
+     lambda r, c: _warmup() if r.get("warmup") else _num(r.get("seq"), "d")),
     ("TTFT ms", lambda r, c: _num(r.get("ttft_s"), ".1f", 1000)),
     ("E2E ms", lambda r, c: _num(r.get("e2e_s"), ".0f", 1000)),
-    ("prompt tok", lambda r, c: _num(r.get("prompt_tokens"), "d")),
-    ("compl. tok", lambda r, c: _num(r.get("completion_tokens"), "d")),
+    (QT_TRANSLATE_NOOP("RequestsTableModel", "prompt tok"),
+     lambda r, c: _num(r.get("prompt_tokens"), "d")),
+    (QT_TRANSLATE_NOOP("RequestsTableModel", "compl. tok"),
+     lambda r, c: _num(r.get("completion_tokens"), "d")),
     ("prefill tok/s", lambda r, c: _num(r.get("prefill_tps"), ".0f")),
     ("decode tok/s", lambda r, c: _num(r.get("decode_tps"), ".1f")),
     ("TPOT ms", lambda r, c: _num(r.get("tpot_s"), ".2f", 1000)),
-    ("finish", lambda r, c: r.get("finish_reason") or ""),
+    (QT_TRANSLATE_NOOP("RequestsTableModel", "finish"),
+     lambda r, c: r.get("finish_reason") or ""),
     ("HTTP", lambda r, c: _num(r.get("status_code"), "d")),
-    ("error", lambda r, c: r.get("error_class") or ""),
-    ("response id", lambda r, c: r.get("response_id") or ""),
+    (QT_TRANSLATE_NOOP("RequestsTableModel", "error"), lambda r, c: r.get("error_class") or ""),
+    (QT_TRANSLATE_NOOP("RequestsTableModel", "response id"),
+     lambda r, c: r.get("response_id") or ""),
 )
 _LEFT = {0, 9, 11, 12}
 ERROR_BG = QColor("#f6d3d0")
@@ -120,7 +138,7 @@ class RequestsTableModel(QAbstractTableModel):
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Horizontal:
-            return COLUMNS[section][0]
+            return translate("RequestsTableModel", COLUMNS[section][0])
         return str(section + 1)
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

@@ -13,11 +13,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+)
 from PySide6.QtGui import QColor, QFont
 
 from desktop_app.core.sqleval.types import TIERS
 from desktop_app.core.store import CellRecord, RunRecord
+from desktop_app.gui.i18n import status_text, translate
 
 _Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()
@@ -52,9 +59,11 @@ def format_duration(seconds: float | None) -> str:
         return f"{seconds:.1f} s"
     minutes, secs = divmod(int(round(seconds)), 60)
     if minutes < 60:
-        return f"{minutes} min {secs:02d} s"
+        return translate("RunsTableModel", "{minutes} min {seconds} s").format(
+            minutes=minutes, seconds=f"{secs:02d}")
     hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min"
+    return translate("RunsTableModel", "{hours} h {minutes} min").format(
+        hours=hours, minutes=f"{minutes:02d}")
 
 
 def run_label(run: RunRecord) -> str:
@@ -65,8 +74,14 @@ def run_label(run: RunRecord) -> str:
 class RunsTableModel(QAbstractTableModel):
     """Every stored run, one row each, newest first (the order the store lists them)."""
 
-    HEADERS = ("Id", "Kind", "Name", "Status", "Started", "Duration", "Model", "Engine",
-               "Endpoint")
+    HEADERS = ("Id", QT_TRANSLATE_NOOP("RunsTableModel", "Kind"),
+               QT_TRANSLATE_NOOP("RunsTableModel", "Name"),
+               QT_TRANSLATE_NOOP("RunsTableModel", "Status"),
+               QT_TRANSLATE_NOOP("RunsTableModel", "Started"),
+               QT_TRANSLATE_NOOP("RunsTableModel", "Duration"),
+               QT_TRANSLATE_NOOP("RunsTableModel", "Model"),
+               QT_TRANSLATE_NOOP("RunsTableModel", "Engine"),
+               QT_TRANSLATE_NOOP("RunsTableModel", "Endpoint"))
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -95,7 +110,7 @@ class RunsTableModel(QAbstractTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section]
+            return translate("RunsTableModel", self.HEADERS[section])
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -104,7 +119,8 @@ class RunsTableModel(QAbstractTableModel):
         run = self._runs[index.row()]
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return (str(run.id), run.kind, run.name, run.status, format_started(run.started_at
+            return (str(run.id), status_text(run.kind), run.name, status_text(run.status),
+                    format_started(run.started_at
                     or run.created_at), format_duration(run.duration_s), run.model or "",
                     run.engine or "", run.endpoint_url or "")[column]
         if role == Qt.ItemDataRole.ForegroundRole and column == 3:
@@ -152,7 +168,9 @@ class ThroughputComparisonModel(QAbstractTableModel):
     GROUP = (("prefill tok/s", "prefill_tps", "mean", 1, ".0f"),
              ("decode tok/s", "decode_tps", "mean", 1, ".1f"),
              ("TTFT p50 ms", "ttft_s", "p50", 1000, ".0f"))
-    KEYS = ("input", "load", "output")
+    KEYS = (QT_TRANSLATE_NOOP("CellTableModel", "input"),
+            QT_TRANSLATE_NOOP("CellTableModel", "load"),
+            QT_TRANSLATE_NOOP("CellTableModel", "output"))
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -182,7 +200,7 @@ class ThroughputComparisonModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
             return None
         if section < len(self.KEYS):
-            return self.KEYS[section]
+            return translate("CellTableModel", self.KEYS[section])
         run_index, metric = divmod(section - len(self.KEYS), len(self.GROUP))
         return f"#{self._runs[run_index].id}\n{self.GROUP[metric][0]}"
 
@@ -250,7 +268,8 @@ def verdict_passed(row: dict, judge: str) -> bool | None:
 def _verdict_text(rows: list[dict], judge: str) -> str:
     results = [verdict_passed(r, judge) for r in rows]
     if len(results) == 1:
-        return {True: "PASS", False: "FAIL", None: (rows[0].get("status") or "—")}[results[0]]
+        unjudged = status_text(rows[0].get("status") or "—")
+        return {True: "PASS", False: "FAIL", None: unjudged}[results[0]]
     return f"{sum(bool(r) for r in results)}/{len(results)}"  # several epochs
 
 
@@ -304,7 +323,7 @@ class SqlComparisonModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
             return None
         if section < 2:
-            return ("question", "tier")[section]
+            return (self.tr("question"), self.tr("tier"))[section]
         return f"{run_label(self._runs[section - 2])}\nstrict / tolerant"
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -377,7 +396,7 @@ class SqlTierSummaryModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
             return None
         if section == 0:
-            return "tier"
+            return translate("SqlComparisonModel", "tier")
         run_index, judge = divmod(section - 1, len(self.JUDGES))
         return f"#{self._runs[run_index].id}\n{self.JUDGES[judge]}"
 
@@ -387,7 +406,7 @@ class SqlTierSummaryModel(QAbstractTableModel):
         tier, column = self._tiers[index.row()], index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             if column == 0:
-                return tier
+                return translate("SqlComparisonModel", "all") if tier == "all" else tier
             run_index, judge = divmod(column - 1, len(self.JUDGES))
             ok, total = self.counts(tier, self._runs[run_index].id, self.JUDGES[judge])
             return f"{ok}/{total}  {ok / total:.0%}" if total else "—"

@@ -44,13 +44,16 @@ from desktop_app.core.sqleval.types import (
 )
 from desktop_app.core.store import NotFoundError, Store
 from desktop_app.gui.context import AppContext
+from desktop_app.gui.i18n import status_text, translate
 from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.widgets.result_diff import ResultDiffTable
 from desktop_app.gui.widgets.sql_view import SqlView
 from desktop_app.gui.widgets.step_timeline import StepTimeline, TimelineStep
 
 KEY_TOLERANCE = "inspector/tolerance"
-declare(KEY_TOLERANCE)
+KEY_SPLITTER = "inspector/splitter"
+KEY_JUDGE_SPLITTER = "inspector/judge_splitter"
+declare(KEY_TOLERANCE, KEY_SPLITTER, KEY_JUDGE_SPLITTER)
 
 PASS_STYLE = "background: #d7f0dd; color: #14532d; border-radius: 4px; padding: 3px 8px;"
 FAIL_STYLE = "background: #fbd9d5; color: #7f1d1d; border-radius: 4px; padding: 3px 8px;"
@@ -137,7 +140,7 @@ def _stored_result(data: dict | None) -> QueryResult | None:
 
 def _run(sandbox: Sandbox, sql: str | None) -> tuple[QueryResult | None, str]:
     if not sql:
-        return None, "no final SQL"
+        return None, translate("InspectorPage", "no final SQL")
     try:
         return sandbox.run(sql), ""
     except SandboxError as exc:
@@ -152,12 +155,16 @@ def read_question(db_path: Path, sets_dir: Path, cache_dir: Path, run_id: int,
         try:
             record = store.get_run(run_id)
         except NotFoundError:
-            raise InspectorError(f"There is no run {run_id} in {db_path}.") from None
+            raise InspectorError(translate("InspectorPage", "There is no run {run} in {path}.")
+                                 .format(run=run_id, path=db_path)) from None
         if record.kind != "sql":
-            raise InspectorError(f"Run {run_id} is a {record.kind} run, not a SQL evaluation.")
+            raise InspectorError(translate(
+                "InspectorPage", "Run {run} is a {kind} run, not a SQL evaluation.").format(
+                run=run_id, kind=status_text(record.kind)))
         row = next((r for r in store.sql_questions(run_id) if r["id"] == row_id), None)
         if row is None:
-            raise InspectorError(f"Run {run_id} has no question row {row_id}.")
+            raise InspectorError(translate("InspectorPage", "Run {run} has no question row "
+                                           "{row}.").format(run=run_id, row=row_id))
         steps = tuple(TimelineStep.from_row(s) for s in store.sql_steps(row_id))
     config = record.config or {}
     stored = row.get("verdicts_json") or {}
@@ -171,28 +178,33 @@ def read_question(db_path: Path, sets_dir: Path, cache_dir: Path, run_id: int,
         if question is not None:
             database = qset.databases.get(question.database)
     except (QuestionSetError, OSError) as exc:
-        note = f"the question set cannot be loaded: {exc}"
+        note = translate("InspectorPage", "the question set cannot be loaded: {error}").format(
+            error=exc)
     limit = float(config.get("sql_time_limit_s") or 5.0)
     gold = actual = None
-    gold_note, actual_note = note or "not available", ""
+    gold_note, actual_note = note or translate("InspectorPage", "not available"), ""
     if database is not None and question is not None:
         try:
             with Sandbox(database, time_limit_s=limit) as sandbox:
                 gold, gold_note = _run(sandbox, question.gold_sql)
                 actual, actual_note = _run(sandbox, row.get("final_sql"))
         except (SandboxError, OSError) as exc:
-            gold_note, database = f"the database cannot be opened: {exc}", None
+            gold_note = translate("InspectorPage", "the database cannot be opened: {error}"
+                                  ).format(error=exc)
+            database = None
     if database is None or question is None:
         actual = _stored_result(row.get("result_json"))
-        actual_note = "as stored" if actual is not None else (
-            (row.get("result_json") or {}).get("error") or "no result")
+        actual_note = translate("InspectorPage", "as stored") if actual is not None else (
+            (row.get("result_json") or {}).get("error")
+            or translate("InspectorPage", "no result"))
     language = config.get("language") or "en"
     return QuestionDetail(
         run_id, row_id, record.name, record.model or "",
         (record.engine or "").startswith("simulated") or (record.model or "").startswith("sim/"),
         row["question_id"], row.get("tier") or "", int(row.get("epoch") or 0),
         row.get("status") or "", row.get("stop_reason") or "", language, question,
-        question.text(language) if question else "(the question's text was not stored)",
+        question.text(language) if question
+        else translate("InspectorPage", "(the question's text was not stored)"),
         question.gold_sql if question else "", row.get("final_sql"), steps,
         _verdicts(stored.get("verdicts")), stored.get("counterfactual") or "",
         tuple(_finding(f) for f in stored.get("findings") or ()),
@@ -205,12 +217,14 @@ def rejudge_question(detail: QuestionDetail, tolerance: float) -> RejudgeOutcome
     """Run the gold and final SQL again and judge under every judge at `tolerance`, without
     the model and without writing to the store (blocking: call it through asyncio.to_thread)."""
     if detail.question is None or detail.database is None:
-        raise InspectorError("Cannot re-judge: the question's database is not available.")
+        raise InspectorError(translate("InspectorPage", "Cannot re-judge: the question's "
+                                       "database is not available."))
     with Sandbox(detail.database, time_limit_s=detail.sql_time_limit_s) as sandbox:
         gold, gold_error = _run(sandbox, detail.question.gold_sql)
         actual, error = _run(sandbox, detail.final_sql)
     if gold is None:
-        raise InspectorError(f"Cannot re-judge: the gold SQL failed: {gold_error}")
+        raise InspectorError(translate("InspectorPage", "Cannot re-judge: the gold SQL failed: "
+                                       "{error}").format(error=gold_error))
     verdicts = judge_all(detail.question, gold, actual, modes=JUDGE_MODES,
                          final_sql=detail.final_sql, error=error or None,
                          stop_reason=detail.stop_reason or "submitted", tolerance=tolerance,
@@ -302,7 +316,7 @@ def findings_html(verdicts: dict[str, Verdict], explain: tuple[JudgeFinding, ...
     for f in explain:
         seen.setdefault((f.code, f.message), []).append("SQL")
     if not seen:
-        return "No findings: the answer matches."
+        return translate("InspectorPage", "No findings: the answer matches.")
     items = "".join(f"<li><b>{', '.join(who)}</b>: {html.escape(message)}</li>"
                     for (_code, message), who in seen.items())
     return f"<ul style='margin-left: -20px'>{items}</ul>"
@@ -331,12 +345,12 @@ class InspectorPage(QWidget):
         self.controller.rejudge_failed.connect(self._on_controller_rejudge_failed)
         context.open_question_requested.connect(self._on_context_open_question_requested)
 
-        self.title = _label("Inspector", rich=True)
+        self.title = _label(self.tr("Inspector"), rich=True)
         font = self.title.font()
         font.setPointSizeF(font.pointSizeF() * 1.3)
         self.title.setFont(font)
-        self.status = _label("Open a question from a SQL run (Runs page or SQL Agent page).",
-                             MUTED_STYLE)
+        self.status = _label(self.tr("Open a question from a SQL run (Runs page or SQL Agent "
+                                     "page)."), MUTED_STYLE)
         self.question_text = _label()
         self.timeline = StepTimeline()
 
@@ -349,17 +363,18 @@ class InspectorPage(QWidget):
         self.counterfactual = _label()
         self.findings = _label(rich=True)
         self.tolerance_edit = QLineEdit(self._settings.text_value(KEY_TOLERANCE, ""))
-        self.tolerance_edit.setPlaceholderText("e.g. 1e-6")
+        self.tolerance_edit.setPlaceholderText(self.tr("e.g. 1e-6"))
         self.tolerance_edit.setMaximumWidth(110)
         self.tolerance_edit.returnPressed.connect(self._on_rejudge_clicked)
-        self.rejudge_button = QPushButton("Re-judge")
-        self.rejudge_button.setToolTip("Run the gold and final SQL again and judge at this "
-                                       "tolerance. No model call; nothing is saved.")
+        self.rejudge_button = QPushButton(self.tr("Re-judge"))
+        self.rejudge_button.setToolTip(self.tr("Run the gold and final SQL again and judge at "
+                                               "this tolerance. No model call; nothing is "
+                                               "saved."))
         self.rejudge_button.clicked.connect(self._on_rejudge_clicked)
         self.rejudge_button.setEnabled(False)
         self.rejudge_note = _label("", MUTED_STYLE)
         rejudge_row = QHBoxLayout()
-        rejudge_row.addWidget(QLabel("Tolerance"))
+        rejudge_row.addWidget(QLabel(self.tr("Tolerance")))
         rejudge_row.addWidget(self.tolerance_edit)
         rejudge_row.addWidget(self.rejudge_button)
         rejudge_row.addWidget(self.rejudge_note, 1)
@@ -367,13 +382,13 @@ class InspectorPage(QWidget):
         self.gold_sql = SqlView()
         self.final_sql = SqlView()
         self.sql_tabs = QTabWidget()
-        self.sql_tabs.addTab(self.gold_sql, "Gold SQL")
-        self.sql_tabs.addTab(self.final_sql, "Final SQL")
+        self.sql_tabs.addTab(self.gold_sql, self.tr("Gold SQL"))
+        self.sql_tabs.addTab(self.final_sql, self.tr("Final SQL"))
 
         judge_top = QWidget()
         top = QVBoxLayout(judge_top)
         top.setContentsMargins(0, 0, 0, 0)
-        top.addWidget(_heading("Judges"))
+        top.addWidget(_heading(self.tr("Judges")))
         top.addLayout(verdict_row)
         top.addWidget(self.counterfactual)
         top.addWidget(self.findings)
@@ -384,11 +399,12 @@ class InspectorPage(QWidget):
         judge_split.addWidget(self.sql_tabs)
         judge_split.setStretchFactor(0, 3)
         judge_split.setStretchFactor(1, 1)
+        self.judge_splitter = judge_split
 
         steps_panel = QWidget()
         steps = QVBoxLayout(steps_panel)
         steps.setContentsMargins(0, 0, 0, 0)
-        steps.addWidget(_heading("Agent steps"))
+        steps.addWidget(_heading(self.tr("Agent steps")))
         steps.addWidget(self.timeline, 1)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(steps_panel)
@@ -402,13 +418,16 @@ class InspectorPage(QWidget):
         layout.addWidget(self.status)
         layout.addWidget(self.question_text)
         layout.addWidget(self.splitter, 1)
+        self._settings.track(KEY_SPLITTER, self.splitter)
+        self._settings.track(KEY_JUDGE_SPLITTER, self.judge_splitter)
         self._show_verdicts({}, "")
 
     # -- public ------------------------------------------------------------------------
 
     def show_question(self, run_id: int, question_row_id: int) -> asyncio.Task:
         """Load and show question row `question_row_id` of SQL run `run_id`."""
-        self.status.setText(f"Loading run {run_id}, question row {question_row_id}...")
+        self.status.setText(self.tr("Loading run {run}, question row {row}...").format(
+            run=run_id, row=question_row_id))
         self.status.setStyleSheet(MUTED_STYLE)
         self.rejudge_button.setEnabled(False)
         return self.controller.load(run_id, question_row_id)
@@ -423,12 +442,14 @@ class InspectorPage(QWidget):
         except ValueError:
             tolerance = math.nan
         if not (tolerance >= 0 and math.isfinite(tolerance)):
-            self.rejudge_note.setText(f"tolerance: {text!r} must be a number >= 0, e.g. 1e-6")
+            self.rejudge_note.setText(self.tr("tolerance: {text} must be a number >= 0, e.g. "
+                                              "1e-6").format(text=repr(text)))
             self.rejudge_note.setStyleSheet(ERROR_STYLE)
             return None
         self._settings.set_value(KEY_TOLERANCE, text)
         self.rejudge_button.setEnabled(False)
-        self.rejudge_note.setText(f"Re-judging at tolerance {tolerance:g}...")
+        self.rejudge_note.setText(self.tr("Re-judging at tolerance {tolerance}...").format(
+            tolerance=f"{tolerance:g}"))
         self.rejudge_note.setStyleSheet(MUTED_STYLE)
         return self.controller.rejudge(self.detail, tolerance)
 
@@ -442,21 +463,25 @@ class InspectorPage(QWidget):
 
     def _on_controller_loaded(self, detail: QuestionDetail) -> None:
         self.detail = detail
-        sim = " <span style='color:#9a5b00'>(SIMULATED persona, not a model)</span>" \
-            if detail.simulated else ""
+        sim = (" <span style='color:#9a5b00'>"
+               + html.escape(self.tr("(SIMULATED persona, not a model)")) + "</span>"
+               if detail.simulated else "")
         self.title.setText(
             f"<b>{html.escape(detail.question_id)}</b> · {html.escape(detail.tier)} · "
-            f"run {detail.run_id} “{html.escape(detail.run_name)}”{sim}")
-        rejudged = " · verdicts re-judged" if detail.rejudged else ""
+            + html.escape(self.tr("run {run} “{name}”").format(run=detail.run_id,
+                                                                name=detail.run_name)) + sim)
+        rejudged = self.tr(" · verdicts re-judged") if detail.rejudged else ""
         self.status.setText(
-            f"Model {detail.model} · epoch {detail.epoch + 1} · {detail.status} · stopped: "
-            f"{detail.stop_reason or '-'} · {len(detail.steps)} steps · stored tolerance "
-            f"{detail.tolerance:g}{rejudged}")
+            self.tr("Model {model} · epoch {epoch} · {status} · stopped: {stop} · {steps} steps "
+                    "· stored tolerance {tolerance}").format(
+                model=detail.model, epoch=detail.epoch + 1, status=status_text(detail.status),
+                stop=detail.stop_reason or "-", steps=len(detail.steps),
+                tolerance=f"{detail.tolerance:g}") + rejudged)
         self.status.setStyleSheet(MUTED_STYLE)
         self.question_text.setText(f"[{detail.language}] {detail.question_text}")
         self.timeline.set_steps(list(detail.steps))
         self.gold_sql.set_sql(detail.gold_sql)
-        self.final_sql.set_sql(detail.final_sql or "-- no final SQL")
+        self.final_sql.set_sql(detail.final_sql or "-- " + self.tr("no final SQL"))
         self._show_verdicts(detail.verdicts, detail.counterfactual, detail.findings)
         self.diff.set_results(detail.gold, detail.actual, expected_note=detail.gold_note,
                               actual_note=detail.actual_note,
@@ -465,7 +490,8 @@ class InspectorPage(QWidget):
             self.tolerance_edit.setText(f"{detail.tolerance:g}")
         can = detail.database is not None and detail.question is not None
         self.rejudge_button.setEnabled(can)
-        self.rejudge_note.setText("" if can else "Re-judging needs the question's database.")
+        self.rejudge_note.setText("" if can else self.tr("Re-judging needs the question's "
+                                                         "database."))
         self.rejudge_note.setStyleSheet(MUTED_STYLE)
 
     def _on_controller_load_failed(self, message: str) -> None:
@@ -477,8 +503,9 @@ class InspectorPage(QWidget):
         self._show_verdicts(outcome.verdicts, outcome.counterfactual, explain)
         self.diff.set_results(outcome.gold, outcome.actual, actual_note=outcome.actual_note,
                               finding_cells=_finding_cells(outcome.verdicts))
-        self.rejudge_note.setText(f"Re-judged at tolerance {outcome.tolerance:g} (not saved; "
-                                  "no model call).")
+        self.rejudge_note.setText(self.tr("Re-judged at tolerance {tolerance} (not saved; no "
+                                          "model call).").format(
+            tolerance=f"{outcome.tolerance:g}"))
         self.rejudge_note.setStyleSheet(MUTED_STYLE)
         self.rejudge_button.setEnabled(True)
 
@@ -495,7 +522,8 @@ class InspectorPage(QWidget):
                 label.setText(f"{judge}: -")
                 label.setStyleSheet(MUTED_STYLE)
                 continue
-            tol = "" if verdict.tolerance is None else f" (tol {verdict.tolerance:g})"
+            tol = ("" if verdict.tolerance is None
+                   else self.tr(" (tol {tolerance})").format(tolerance=f"{verdict.tolerance:g}"))
             label.setText(f"{judge}: {'PASS' if verdict.passed else 'FAIL'}{tol}")
             label.setStyleSheet(PASS_STYLE if verdict.passed else FAIL_STYLE)
         self.counterfactual.setText(line[:1].upper() + line[1:] if line else "")

@@ -34,18 +34,22 @@ from PySide6.QtWidgets import (
 from desktop_app.core.store import RUN_STATUSES, RunRecord, Store
 from desktop_app.gui.context import AppContext
 from desktop_app.gui.controllers.runs import RequestsView, RunFilters, RunsController
+from desktop_app.gui.i18n import status_text
 from desktop_app.gui.models.requests import RequestsTableModel
 from desktop_app.gui.models.runs import ComparisonData, RunsTableModel, run_label
 from desktop_app.gui.settings import Settings, declare
+from desktop_app.gui.widgets.column_fit import ColumnFitter
 from desktop_app.gui.widgets.comparison import ComparisonView
 
 log = logging.getLogger(__name__)
 
 KEY_FILTERS = "runs/filters"  # "kind|status" as last chosen
 KEY_SPLITTER = "runs/splitter"
-declare(KEY_FILTERS, KEY_SPLITTER)
+KEY_RUNS_HEADER = "runs/runs_header"
+KEY_REQUESTS_HEADER = "runs/requests_header"
+declare(KEY_FILTERS, KEY_SPLITTER, KEY_RUNS_HEADER, KEY_REQUESTS_HEADER)
 
-ALL = "All"
+ALL = "All"  # what the filters' first choice means; shown translated
 COMPARABLE_KINDS = ("throughput", "sql")
 
 
@@ -57,7 +61,7 @@ class RequestBrowser(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.title = QLabel("")
-        self.errors_only = QCheckBox("Failed requests only")
+        self.errors_only = QCheckBox(self.tr("Failed requests only"))
         self.errors_only.toggled.connect(self.errors_only_toggled)
         self.model = RequestsTableModel(self)
         self.view = QTableView()
@@ -84,9 +88,10 @@ class RequestBrowser(QWidget):
     def show_requests(self, view: RequestsView, store: Store | None) -> None:
         fetch = store.requests_by_id if store is not None else None
         self.model.set_requests(view.ids, fetch, view.cells)
-        what = "failed requests" if view.errors_only else "requests"
-        self.title.setText(f"{run_label(view.run)}: {len(view.ids):,} {what} "
-                           "(warm-ups included), in sweep order")
+        text = (self.tr("{run}: {count} failed requests (warm-ups included), in sweep order")
+                if view.errors_only else
+                self.tr("{run}: {count} requests (warm-ups included), in sweep order"))
+        self.title.setText(text.format(run=run_label(view.run), count=f"{len(view.ids):,}"))
 
 
 class RunsPage(QWidget):
@@ -101,7 +106,7 @@ class RunsPage(QWidget):
         self.controller = RunsController(context, self)
         self.model = RunsTableModel(self)
 
-        heading = QLabel("Runs")
+        heading = QLabel(self.tr("Runs"))
         font = heading.font()
         font.setPointSizeF(font.pointSizeF() * 1.4)
         font.setBold(True)
@@ -111,7 +116,7 @@ class RunsPage(QWidget):
         self.status_combo = self._combo((ALL, *RUN_STATUSES))
         self.endpoint_combo = self._combo((ALL,), width=18)
         self.model_combo = self._combo((ALL,), width=14)
-        self.dates_check = QCheckBox("Dates")
+        self.dates_check = QCheckBox(self.tr("Dates"))
         today = QDate.currentDate()
         self.since_edit = QDateEdit(today.addDays(-30))
         self.until_edit = QDateEdit(today)
@@ -121,28 +126,31 @@ class RunsPage(QWidget):
             edit.setEnabled(False)
             edit.dateChanged.connect(self._on_filters_changed)
         self.dates_check.toggled.connect(self._on_dates_toggled)
-        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button = QPushButton(self.tr("Refresh"))
         self.refresh_button.clicked.connect(self.refresh)
 
         filters = QHBoxLayout()
-        for label, widget in (("Kind", self.kind_combo), ("Status", self.status_combo),
-                              ("Endpoint", self.endpoint_combo), ("Model", self.model_combo)):
+        for label, widget in ((self.tr("Kind"), self.kind_combo),
+                              (self.tr("Status"), self.status_combo),
+                              (self.tr("Endpoint"), self.endpoint_combo),
+                              (self.tr("Model"), self.model_combo)):
             filters.addWidget(QLabel(label))
             filters.addWidget(widget)
         filters.addSpacing(8)
         filters.addWidget(self.dates_check)
         filters.addWidget(self.since_edit)
-        filters.addWidget(QLabel("to"))
+        filters.addWidget(QLabel(self.tr("to")))
         filters.addWidget(self.until_edit)
         filters.addStretch(1)
 
-        self.open_button = QPushButton("Open")
-        self.open_button.setToolTip("Show the run in its page (or double-click it)")
-        self.requests_button = QPushButton("Requests")
-        self.requests_button.setToolTip("Browse every request of the selected throughput run")
-        self.compare_button = QPushButton("Compare")
-        self.compare_button.setToolTip("Select two or more runs of one kind")
-        self.delete_button = QPushButton("Delete…")
+        self.open_button = QPushButton(self.tr("Open"))
+        self.open_button.setToolTip(self.tr("Show the run in its page (or double-click it)"))
+        self.requests_button = QPushButton(self.tr("Requests"))
+        self.requests_button.setToolTip(self.tr("Browse every request of the selected "
+                                                "throughput run"))
+        self.compare_button = QPushButton(self.tr("Compare"))
+        self.compare_button.setToolTip(self.tr("Select two or more runs of one kind"))
+        self.delete_button = QPushButton(self.tr("Delete…"))
         self.status_label = QLabel("")
         self.open_button.clicked.connect(self._on_open_clicked)
         self.requests_button.clicked.connect(self._on_requests_clicked)
@@ -168,8 +176,9 @@ class RunsPage(QWidget):
         self.table.doubleClicked.connect(self._on_table_double_clicked)
         self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
 
-        self.hint = QLabel("Select a throughput run to browse its requests; select two or more "
-                           "runs of one kind and press Compare to see them side by side.")
+        self.hint = QLabel(self.tr("Select a throughput run to browse its requests; select two "
+                                   "or more runs of one kind and press Compare to see them side "
+                                   "by side."))
         self.hint.setWordWrap(True)
         self.hint.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.requests = RequestBrowser()
@@ -202,6 +211,10 @@ class RunsPage(QWidget):
         for combo in (self.kind_combo, self.status_combo, self.endpoint_combo, self.model_combo):
             combo.currentIndexChanged.connect(self._on_filters_changed)
         self._restore()
+        self.columns = ColumnFitter(self.table, max_width=260, restored=self._track(
+            KEY_RUNS_HEADER, self.table.horizontalHeader()))
+        self._track(KEY_REQUESTS_HEADER, self.requests.view.horizontalHeader())
+        self._track(KEY_SPLITTER, self.splitter)
         self._update_buttons()
 
     # ---- public
@@ -212,7 +225,7 @@ class RunsPage(QWidget):
 
     def filters(self) -> RunFilters:
         def pick(combo: QComboBox) -> str | None:
-            return None if combo.currentIndex() <= 0 else combo.currentText()
+            return None if combo.currentIndex() <= 0 else str(combo.currentData())
 
         since = until = None
         if self.dates_check.isChecked():
@@ -238,6 +251,8 @@ class RunsPage(QWidget):
     def shutdown(self) -> None:
         """Stop the page's jobs and close its store; remembers the filters."""
         self._save()
+        if self._settings is not None:
+            self._settings.save_tracked()  # when the page was opened alone, without a window
         self.requests.model.clear()
         self.controller.shutdown()
 
@@ -260,11 +275,9 @@ class RunsPage(QWidget):
         self._set_choices(self.endpoint_combo, endpoints)
         self._set_choices(self.model_combo, models)
         self.model.set_runs(runs)
-        self.table.resizeColumnsToContents()
-        for column in (2, 8):  # names and URLs can be long; the tooltip has the rest
-            self.table.setColumnWidth(column, min(self.table.columnWidth(column), 260))
+        self.columns.fit()  # names and URLs can be long (260 px at most): tooltips have the rest
         self.select_runs(selected)
-        self.status_label.setText(f"{len(runs)} run(s)")
+        self.status_label.setText(self.tr("{count} run(s)").format(count=len(runs)))
         self._update_buttons()
 
     def _on_selection_changed(self, *_: Any) -> None:
@@ -298,13 +311,14 @@ class RunsPage(QWidget):
 
     def _on_context_compare_requested(self, run_ids: list[int]) -> None:
         if len(run_ids) >= 2:
-            self.status_label.setText(f"Reading {len(run_ids)} runs to compare…")
+            self.status_label.setText(self.tr("Reading {count} runs to compare…").format(
+                count=len(run_ids)))
             self.controller.compare(run_ids)
 
     def _on_controller_comparison_loaded(self, data: ComparisonData) -> None:
         self.comparison.show_comparison(data)
         self.detail.setCurrentWidget(self.comparison)
-        self.status_label.setText(f"{self.model.rowCount()} run(s)")
+        self.status_label.setText(self.tr("{count} run(s)").format(count=self.model.rowCount()))
 
     def _on_controller_requests_loaded(self, view: RequestsView) -> None:
         runs = self.selected_runs()
@@ -318,17 +332,19 @@ class RunsPage(QWidget):
         if not runs:
             return
         names = "\n".join(f"  {run_label(r)}  {r.name}" for r in runs[:8])
-        more = f"\n  … and {len(runs) - 8} more" if len(runs) > 8 else ""
+        more = (self.tr("\n  … and {count} more").format(count=len(runs) - 8)
+                if len(runs) > 8 else "")
         answer = QMessageBox.question(
-            self, "Delete runs",
-            f"Delete {len(runs)} run(s) and every request, cell and answer stored with them?"
-            f"\n\n{names}{more}\n\nThis cannot be undone.",
+            self, self.tr("Delete runs"),
+            self.tr("Delete {count} run(s) and every request, cell and answer stored with "
+                    "them?").format(count=len(runs))
+            + f"\n\n{names}{more}\n\n" + self.tr("This cannot be undone."),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel)
         if answer != QMessageBox.StandardButton.Yes:
             return
         self.delete_button.setEnabled(False)
-        self.status_label.setText(f"Deleting {len(runs)} run(s)…")
+        self.status_label.setText(self.tr("Deleting {count} run(s)…").format(count=len(runs)))
         self.controller.delete([r.id for r in runs])
 
     def _on_controller_runs_deleted(self, run_ids: list[int]) -> None:
@@ -344,8 +360,11 @@ class RunsPage(QWidget):
     # ---- helpers
 
     def _combo(self, items: tuple[str, ...], width: int = 0) -> QComboBox:
+        """A filter: "All" first, then `items` (shown in the UI's language, kept as data)."""
         combo = QComboBox()
-        combo.addItems(list(items))
+        combo.addItem(self.tr("All"), ALL)
+        for item in items[1:]:
+            combo.addItem(status_text(item), item)
         if width:  # endpoints and models can be long: a fixed width, the popup shows them all
             combo.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -355,13 +374,15 @@ class RunsPage(QWidget):
         return combo
 
     def _set_choices(self, combo: QComboBox, values: list[str]) -> None:
-        current = combo.currentText()
-        if [combo.itemText(i) for i in range(1, combo.count())] == values:
+        current = combo.currentData()
+        if [combo.itemData(i) for i in range(1, combo.count())] == values:
             return
         combo.blockSignals(True)  # the list changes, the filter does not
         combo.clear()
-        combo.addItems([ALL, *values])
-        combo.setCurrentIndex(max(combo.findText(current), 0))
+        combo.addItem(self.tr("All"), ALL)
+        for value in values:
+            combo.addItem(value, value)
+        combo.setCurrentIndex(max(combo.findData(current), 0))
         combo.blockSignals(False)
 
     def _update_buttons(self) -> None:
@@ -379,18 +400,21 @@ class RunsPage(QWidget):
         kind, _, status = self._settings.text_value(KEY_FILTERS).partition("|")
         for combo, value in ((self.kind_combo, kind), (self.status_combo, status)):
             combo.blockSignals(True)
-            combo.setCurrentIndex(max(combo.findText(value), 0) if value else 0)
+            combo.setCurrentIndex(max(combo.findData(value), 0) if value else 0)
             combo.blockSignals(False)
-        state = self._settings.bytes_value(KEY_SPLITTER)
-        if state is not None:
-            self.splitter.restoreState(state)
+
+    def _track(self, key: str, widget) -> bool:
+        return self._settings is not None and self._settings.track(key, widget)
+
+    def save_state(self) -> None:
+        """Remember the kind and status filters (the main window saves splitters and headers)."""
+        self._save()
 
     def _save(self) -> None:
         if self._settings is None:
             return
-        kind, status = self.kind_combo.currentText(), self.status_combo.currentText()
+        kind, status = self.kind_combo.currentData(), self.status_combo.currentData()
         self._settings.set_value(KEY_FILTERS, f"{kind}|{status}")
-        self._settings.set_value(KEY_SPLITTER, self.splitter.saveState())
 
 
 # --------------------------------------------------------------------------- alone

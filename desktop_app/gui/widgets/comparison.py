@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 
 import pyqtgraph as pg  # after PySide6 (desktop_app.gui set PYQTGRAPH_QT_LIB)
 
+from desktop_app.gui.i18n import status_text
 from desktop_app.gui.models.runs import (
     ComparisonData,
     SqlComparisonModel,
@@ -56,7 +57,7 @@ class ComparisonView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.title = QLabel("Select two or more runs of one kind and press Compare.")
+        self.title = QLabel(self.tr("Select two or more runs of one kind and press Compare."))
         self.title.setWordWrap(True)
         self.throughput_model = ThroughputComparisonModel(self)
         self.sql_model = SqlComparisonModel(self)
@@ -66,9 +67,10 @@ class ComparisonView(QWidget):
         self.plot = pg.PlotWidget(background="w")
         self.plot.setMinimumWidth(320)
         self.plot.showGrid(x=True, y=True, alpha=0.25)
-        self.plot.setLabel("bottom", "prompt length", units="tokens")
-        self.plot.setLabel("left", "prefill", units="tok/s")
-        self.plot.setTitle("Prefill throughput vs prompt length", color="#333", size="10pt")
+        self.plot.setLabel("bottom", self.tr("prompt length"), units="tokens")
+        self.plot.setLabel("left", self.tr("prefill"), units="tok/s")
+        self.plot.setTitle(self.tr("Prefill throughput vs prompt length"), color="#333",
+                           size="10pt")
         self.legend = self.plot.addLegend(offset=(8, 8), labelTextColor="#222")
         throughput = QSplitter(Qt.Orientation.Horizontal)
         throughput.addWidget(self.cells_view)
@@ -82,7 +84,7 @@ class ComparisonView(QWidget):
         tiers_box = QWidget()
         tiers_layout = QVBoxLayout(tiers_box)
         tiers_layout.setContentsMargins(0, 0, 0, 0)
-        tiers_layout.addWidget(QLabel("Pass rate by tier"))
+        tiers_layout.addWidget(QLabel(self.tr("Pass rate by tier")))
         tiers_layout.addWidget(self.tiers_view)
         sql = QSplitter(Qt.Orientation.Horizontal)
         sql.addWidget(self.verdicts_view)
@@ -109,8 +111,8 @@ class ComparisonView(QWidget):
             self._draw_chart()
             _fit(self.cells_view)
             self.stack.setCurrentIndex(1)
-            self.title.setText(f"Comparing throughput runs {names}: means of prefill and "
-                               "decode, median TTFT, per cell.")
+            self.title.setText(self.tr("Comparing throughput runs {names}: means of prefill and "
+                                       "decode, median TTFT, per cell.").format(names=names))
         elif data.kind == "sql":
             self.sql_model.set_data(data)
             self.tier_model.set_data(data)
@@ -118,11 +120,13 @@ class ComparisonView(QWidget):
             _fit(self.tiers_view)
             self.stack.setCurrentIndex(2)
             differ = sum(self.sql_model.disagrees(i) for i in range(self.sql_model.rowCount()))
-            self.title.setText(f"Comparing SQL runs {names}: {self.sql_model.rowCount()} "
-                               f"questions, {differ} with different verdicts (in bold).")
+            self.title.setText(self.tr("Comparing SQL runs {names}: {count} questions, {differ} "
+                                       "with different verdicts (in bold).").format(
+                names=names, count=self.sql_model.rowCount(), differ=differ))
         else:
             self.stack.setCurrentIndex(0)
-            self.title.setText(f"Runs of kind {data.kind!r} cannot be compared yet.")
+            self.title.setText(self.tr("Runs of kind {kind} cannot be compared yet.").format(
+                kind=repr(status_text(data.kind))))
 
     def _draw_chart(self) -> None:
         # A comparison is drawn once per request, so the curves are rebuilt rather than updated.

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QTableView, QVBoxLayout, QWid
 
 from desktop_app.core.sqleval.judge import canonical
 from desktop_app.core.sqleval.types import QueryResult
+from desktop_app.gui.i18n import translate
 
 MAX_SHOWN_ROWS = 500  # a result table is for reading, not for scrolling through 10,000 rows
 DIFF_COLOR = QColor("#ffe3a3")  # the text differs from the other side's cell
@@ -104,14 +105,15 @@ def diff_marks(expected: QueryResult, actual: QueryResult,
         if e_row is None or a_row is None:
             side, row = (act_marks, a_row) if e_row is None else (exp_marks, e_row)
             for c in range(len(row)):
-                side[(r, c)] = ("row only on this side", False)
+                side[(r, c)] = (translate("ResultDiffTable", "row only on this side"), False)
             continue
         for c in range(max(len(e_row), len(a_row))):
             e = canonical(e_row[c]) if c < len(e_row) else None
             a = canonical(a_row[c]) if c < len(a_row) else None
             if e != a:
-                tip = f"expected {e if e is not None else '(no column)'}, " \
-                      f"got {a if a is not None else '(no column)'}"
+                missing = translate("ResultDiffTable", "(no column)")
+                tip = translate("ResultDiffTable", "expected {expected}, got {actual}").format(
+                    expected=missing if e is None else e, actual=missing if a is None else a)
                 if c < len(e_row):
                     exp_marks[(r, c)] = (tip, False)
                 if c < len(a_row):
@@ -139,8 +141,8 @@ class ResultDiffTable(QWidget):
         super().__init__(parent)
         self.expected_model = ResultTableModel(self)
         self.actual_model = ResultTableModel(self)
-        self.expected_title = QLabel("Expected (gold)")
-        self.actual_title = QLabel("Actual (final SQL)")
+        self.expected_title = QLabel(self.tr("Expected (gold)"))
+        self.actual_title = QLabel(self.tr("Actual (final SQL)"))
         self.expected_view = self._view(self.expected_model)
         self.actual_view = self._view(self.actual_model)
         layout = QHBoxLayout(self)
@@ -182,8 +184,8 @@ class ResultDiffTable(QWidget):
             exp_marks, act_marks = {}, {}
         self.expected_model.set_grid(_grid(expected, exp_marks))
         self.actual_model.set_grid(_grid(actual, act_marks))
-        self.expected_title.setText(_title("Expected (gold)", expected, expected_note))
-        self.actual_title.setText(_title("Actual (final SQL)", actual, actual_note))
+        self.expected_title.setText(_title(self.tr("Expected (gold)"), expected, expected_note))
+        self.actual_title.setText(_title(self.tr("Actual (final SQL)"), actual, actual_note))
         self._fit_columns()
         QTimer.singleShot(0, self, self._scroll_to_first_difference)  # once laid out
 
@@ -222,8 +224,12 @@ class ResultDiffTable(QWidget):
 
 def _title(name: str, result: QueryResult | None, note: str) -> str:
     if result is None:
-        return f"<b>{name}</b>: {html.escape(note or 'no result')}"
+        note = note or translate("ResultDiffTable", "no result")
+        return f"<b>{html.escape(name)}</b>: {html.escape(note)}"
     total = result.total_rows if result.total_rows is not None else len(result.rows)
     shown = min(len(result.rows), MAX_SHOWN_ROWS)
-    count = f"{total:,} rows" if shown == total else f"first {shown:,} of {total:,} rows"
-    return f"<b>{name}</b>: {count}" + (f" ({html.escape(note)})" if note else "")
+    count = (translate("ResultDiffTable", "{total} rows").format(total=f"{total:,}")
+             if shown == total else
+             translate("ResultDiffTable", "first {shown} of {total} rows").format(
+                 shown=f"{shown:,}", total=f"{total:,}"))
+    return f"<b>{html.escape(name)}</b>: {count}" + (f" ({html.escape(note)})" if note else "")

@@ -137,26 +137,32 @@ class StepCard(QFrame):
         self.result_tables: list[QTableView] = []
         layout = QVBoxLayout(self)
         layout.setSpacing(4)
-        tools = ", ".join(c.name for c in step.calls) or "no tool call"
+        tools = ", ".join(c.name for c in step.calls) or self.tr("no tool call")
+        sep = " &nbsp;·&nbsp; "
         self.header = _label(
-            f"<b>Step {step.index + 1}</b> &nbsp;·&nbsp; {tools} &nbsp;·&nbsp; "
-            f"{step.prompt_tokens:,} + {step.completion_tokens:,} tokens"
-            f" &nbsp;·&nbsp; {_duration(step.latency_s)}", rich=True)
-        self.header.setToolTip(f"{step.prompt_tokens:,} prompt tokens, "
-                               f"{step.completion_tokens:,} completion tokens; the server "
-                               f"answered in {step.latency_s:.3f} s")
+            "<b>" + self.tr("Step {step}").format(step=step.index + 1) + "</b>" + sep + tools
+            + sep + self.tr("{prompt} + {completion} tokens").format(
+                prompt=f"{step.prompt_tokens:,}", completion=f"{step.completion_tokens:,}")
+            + sep + _duration(step.latency_s), rich=True)
+        self.header.setToolTip(self.tr(
+            "{prompt} prompt tokens, {completion} completion tokens; the server answered in "
+            "{seconds} s").format(prompt=f"{step.prompt_tokens:,}",
+                                  completion=f"{step.completion_tokens:,}",
+                                  seconds=f"{step.latency_s:.3f}"))
         layout.addWidget(self.header)
         for note in step.harness_notes:
-            layout.addWidget(_label(f"Harness to model: {note}",
+            layout.addWidget(_label(self.tr("Harness to model: {note}").format(note=note),
                                     style="color: #5b5f66; font-style: italic;"))
         if step.text:
             text = step.text if len(step.text) <= MAX_TEXT_CHARS else (
-                step.text[:MAX_TEXT_CHARS] + f" ... ({len(step.text):,} characters in all)")
+                step.text[:MAX_TEXT_CHARS] + self.tr(" ... ({count} characters in all)").format(
+                    count=f"{len(step.text):,}"))
             layout.addWidget(_label(text))
         for call in step.calls:
             self._add_call(layout, call)
         if step.error:
-            layout.addWidget(_label(f"Step error: {step.error}", style=ERROR_STYLE))
+            layout.addWidget(_label(self.tr("Step error: {error}").format(error=step.error),
+                                    style=ERROR_STYLE))
 
     def _add_call(self, layout: QVBoxLayout, call: ToolCallView) -> None:
         layout.addWidget(_label(f"<b>→ {call.name}</b>", rich=True))
@@ -168,7 +174,8 @@ class StepCard(QFrame):
         elif call.arguments and call.arguments.strip() not in ("{}", ""):
             layout.addWidget(_label(call.arguments, mono=True))
         if call.error:
-            layout.addWidget(_label(f"Error: {call.error}", style=ERROR_STYLE))
+            layout.addWidget(_label(self.tr("Error: {error}").format(error=call.error),
+                                    style=ERROR_STYLE))
             if call.result and call.error not in call.result:
                 layout.addWidget(_label(call.result, mono=True))
             return
@@ -182,7 +189,7 @@ class StepCard(QFrame):
             layout.addWidget(_label(call.result, mono=True,
                                     style="background: #f4f5f7; padding: 4px;"))
         if call.truncated:
-            layout.addWidget(_label("(the result was cut before the model saw it)",
+            layout.addWidget(_label(self.tr("(the result was cut before the model saw it)"),
                                     style="color: #5b5f66;"))
 
     def _table(self, grid: ResultGrid) -> QTableView:
@@ -230,6 +237,6 @@ class StepTimeline(QScrollArea):
         for card in self.cards:
             layout.addWidget(card)
         if not steps:
-            layout.addWidget(_label("No steps recorded.", style="color: #5b5f66;"))
+            layout.addWidget(_label(self.tr("No steps recorded."), style="color: #5b5f66;"))
         layout.addStretch(1)
         self.setWidget(container)  # the old container is deleted with its cards

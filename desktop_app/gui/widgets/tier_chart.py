@@ -17,7 +17,7 @@ _EFFORT_COLOR = "#3465a4"
 REDRAW_MS = 100  # about 10 Hz: rows arrive in bursts, the chart follows on a clock
 
 
-def _plot(title: str, left: str) -> pg.PlotWidget:
+def _plot(title: str, left: str) -> pg.PlotWidget:  # title: already translated
     plot = pg.PlotWidget(background="w")
     plot.setTitle(title, color="#222", size="10pt")
     if left:
@@ -46,10 +46,10 @@ class TierChart(QWidget):
         # The judges' colours go in a line above: a legend inside the plot would hide bars,
         # and a long plot title would make the plot wider than its share.
         self.key_label = QLabel()
-        self.pass_plot = _plot("Pass rate (%)", "")
+        self.pass_plot = _plot(self.tr("Pass rate (%)"), "")
         self.pass_plot.setYRange(0, 104, padding=0)
-        self.token_plot = _plot("Mean tokens", "")
-        self.step_plot = _plot("Mean steps", "")
+        self.token_plot = _plot(self.tr("Mean tokens"), "")
+        self.step_plot = _plot(self.tr("Mean steps"), "")
         width = 0.8 / len(JUDGE_MODES)
         self.pass_bars: dict[str, pg.BarGraphItem] = {}
         self._offsets: dict[str, float] = {}  # each judge's bar beside the others in a tier
@@ -92,7 +92,8 @@ class TierChart(QWidget):
     def _show_key(self) -> None:
         key = " &nbsp; ".join(f"<span style='color:{JUDGE_COLORS[j]}'>&#9632;</span> {j}"
                               for j in self.judges)
-        self.key_label.setText(f"By tier, per question. Pass rate per judge: {key}")
+        self.key_label.setText(self.tr("By tier, per question. Pass rate per judge: {key}")
+                               .format(key=key))
 
     def set_rows(self, rows: Sequence[QuestionRow]) -> None:
         self._rows = list(rows)

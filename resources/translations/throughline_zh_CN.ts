@@ -1,0 +1,1508 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN" sourcelanguage="en">
+<context>
+    <name>App</name>
+    <message>
+        <source>Throughline: unexpected error</source>
+        <translation>Throughline：意外错误</translation>
+    </message>
+    <message>
+        <source>starting the built-in simulator (profile {profile})...</source>
+        <translation>正在启动内置模拟器（配置 {profile}）…</translation>
+    </message>
+    <message>
+        <source>Results store unusable: {error}</source>
+        <translation>结果库无法使用：{error}</translation>
+    </message>
+    <message>
+        <source>Results: {path} ({count} interrupted runs)</source>
+        <translation>结果库：{path}（{count} 个运行被中断）</translation>
+    </message>
+    <message>
+        <source>Results: {path}</source>
+        <translation>结果库：{path}</translation>
+    </message>
+</context>
+<context>
+    <name>AppShell</name>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>No job running</source>
+        <translation>没有正在运行的任务</translation>
+    </message>
+    <message>
+        <source>Throughline: a run is in progress</source>
+        <translation>Throughline：有运行正在进行</translation>
+    </message>
+    <message>
+        <source>A run is in progress ({pages}). Stop it and quit? What has finished so far is kept in the results store, marked cancelled.</source>
+        <translation>有运行正在进行（{pages}）。要停止它并退出吗？已完成的部分会保存在结果库中，标记为已取消。</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+</context>
+<context>
+    <name>CellTableModel</name>
+    <message>
+        <source>input</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>load</source>
+        <translation>负载</translation>
+    </message>
+    <message>
+        <source>output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>notes</source>
+        <translation>备注</translation>
+    </message>
+    <message>
+        <source>prompt length (tokens)</source>
+        <translation>提示长度（token）</translation>
+    </message>
+    <message>
+        <source>requests in flight (concurrency) or arrival rate (requests/s)</source>
+        <translation>同时在途的请求数（并发）或到达速率（请求/秒）</translation>
+    </message>
+    <message>
+        <source>output length (tokens)</source>
+        <translation>输出长度（token）</translation>
+    </message>
+    <message>
+        <source>completed requests / requests sent</source>
+        <translation>完成的请求数 / 发出的请求数</translation>
+    </message>
+    <message>
+        <source>median time to first token (seconds)</source>
+        <translation>首 token 时间（TTFT）中位数（秒）</translation>
+    </message>
+    <message>
+        <source>90th percentile time to first token (seconds)</source>
+        <translation>首 token 时间（TTFT）第 90 百分位（秒）</translation>
+    </message>
+    <message>
+        <source>mean prompt tokens / TTFT per request, queueing included</source>
+        <translation>每个请求的提示 token 数 / TTFT 的均值，含排队时间</translation>
+    </message>
+    <message>
+        <source>mean prefill tok/s against the concurrency-1 cell of the same lengths</source>
+        <translation>预填充 tok/s 均值相对于相同长度、并发为 1 的单元的变化</translation>
+    </message>
+    <message>
+        <source>mean (completion tokens - 1) / decode time per request</source>
+        <translation>每个请求（生成 token 数 - 1）/ 解码时间 的均值</translation>
+    </message>
+    <message>
+        <source>mean time per output token after the first (milliseconds)</source>
+        <translation>首个之后每个输出 token 的平均时间（毫秒）</translation>
+    </message>
+    <message>
+        <source>completion tokens of the cell / its wall time</source>
+        <translation>该单元的生成 token 总数 / 实际耗时</translation>
+    </message>
+    <message>
+        <source>client-bound: the benchmarking client was too busy, latencies unreliable</source>
+        <translation>受限于客户端：压测客户端过于繁忙，延迟数据不可靠</translation>
+    </message>
+    <message>
+        <source>client-bound</source>
+        <translation>受限于客户端</translation>
+    </message>
+    <message>
+        <source>{count} failed</source>
+        <translation>{count} 个失败</translation>
+    </message>
+    <message>
+        <source>{count} token-count mismatches</source>
+        <translation>{count} 处 token 计数不一致</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+</context>
+<context>
+    <name>ComparisonView</name>
+    <message>
+        <source>Select two or more runs of one kind and press Compare.</source>
+        <translation>选择两个或更多同类运行，然后点击“比较”。</translation>
+    </message>
+    <message>
+        <source>prompt length</source>
+        <translation>提示长度</translation>
+    </message>
+    <message>
+        <source>prefill</source>
+        <translation>预填充</translation>
+    </message>
+    <message>
+        <source>Prefill throughput vs prompt length</source>
+        <translation>预填充吞吐量与提示长度</translation>
+    </message>
+    <message>
+        <source>Pass rate by tier</source>
+        <translation>各层级通过率</translation>
+    </message>
+    <message>
+        <source>Comparing throughput runs {names}: means of prefill and decode, median TTFT, per cell.</source>
+        <translation>比较吞吐量运行 {names}：每个单元的预填充与解码均值、TTFT 中位数。</translation>
+    </message>
+    <message>
+        <source>Comparing SQL runs {names}: {count} questions, {differ} with different verdicts (in bold).</source>
+        <translation>比较 SQL 运行 {names}：共 {count} 道题，其中 {differ} 道判定不同（粗体显示）。</translation>
+    </message>
+    <message>
+        <source>Runs of kind {kind} cannot be compared yet.</source>
+        <translation>暂不支持比较 {kind} 类型的运行。</translation>
+    </message>
+</context>
+<context>
+    <name>ConnectionResults</name>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Latency</source>
+        <translation>延迟</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Engine</source>
+        <translation>引擎</translation>
+    </message>
+    <message>
+        <source>Tool calling</source>
+        <translation>工具调用</translation>
+    </message>
+    <message>
+        <source>Notes</source>
+        <translation>备注</translation>
+    </message>
+    <message>
+        <source>Connection</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>{row}:</source>
+        <translation>{row}：</translation>
+    </message>
+    <message>
+        <source>not tested</source>
+        <translation>未测试</translation>
+    </message>
+    <message>
+        <source>failed: {message}</source>
+        <translation>失败：{message}</translation>
+    </message>
+    <message>
+        <source>connected</source>
+        <translation>已连接</translation>
+    </message>
+    <message>
+        <source>{ms} ms (GET /v1/models)</source>
+        <translation>{ms} ms（GET /v1/models）</translation>
+    </message>
+    <message>
+        <source>none listed</source>
+        <translation>未列出任何模型</translation>
+    </message>
+    <message>
+        <source>yes ({tokenizer})</source>
+        <translation>是（{tokenizer}）</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+</context>
+<context>
+    <name>EndpointsController</name>
+    <message>
+        <source>the simulator started but does not answer: {error}</source>
+        <translation>模拟器已启动但没有响应：{error}</translation>
+    </message>
+</context>
+<context>
+    <name>EndpointsPage</name>
+    <message>
+        <source>Built-in simulator</source>
+        <translation>内置模拟器</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source> (simulated)</source>
+        <translation>（模拟）</translation>
+    </message>
+    <message>
+        <source>Endpoints</source>
+        <translation>端点</translation>
+    </message>
+    <message>
+        <source>New</source>
+        <translation>新建</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <source>not running</source>
+        <translation>未运行</translation>
+    </message>
+    <message>
+        <source>Profile:</source>
+        <translation>配置：</translation>
+    </message>
+    <message>
+        <source>Status:</source>
+        <translation>状态：</translation>
+    </message>
+    <message>
+        <source>A simulated OpenAI-compatible server in a process of its own: no typing, no GPU. Choosing a profile starts it and makes it the active endpoint. Its numbers are simulated.</source>
+        <translation>在独立进程中运行的模拟 OpenAI 兼容服务器：无需输入，无需 GPU。选择一个配置即可启动它，并设为当前端点。它给出的数字都是模拟的。</translation>
+    </message>
+    <message>
+        <source>Endpoint</source>
+        <translation>端点</translation>
+    </message>
+    <message>
+        <source>e.g. vLLM on gpu-box</source>
+        <translation>例如：gpu-box 上的 vLLM</translation>
+    </message>
+    <message>
+        <source>http://localhost:8000 (or .../v1)</source>
+        <translation>http://localhost:8000（或 .../v1）</translation>
+    </message>
+    <message>
+        <source>filled by Test connection</source>
+        <translation>由“测试连接”填入</translation>
+    </message>
+    <message>
+        <source>not tested</source>
+        <translation>未测试</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Kept in the system keyring.</source>
+        <translation>保存在系统密钥环中。</translation>
+    </message>
+    <message>
+        <source>No system keyring here: the key is kept in memory for this session only.</source>
+        <translation>本机没有系统密钥环：密钥只在本次会话的内存中保存。</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>名称：</translation>
+    </message>
+    <message>
+        <source>Base URL:</source>
+        <translation>基础 URL：</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>模型：</translation>
+    </message>
+    <message>
+        <source>Engine:</source>
+        <translation>引擎：</translation>
+    </message>
+    <message>
+        <source>API key:</source>
+        <translation>API 密钥：</translation>
+    </message>
+    <message>
+        <source>Test connection</source>
+        <translation>测试连接</translation>
+    </message>
+    <message>
+        <source>Use this endpoint</source>
+        <translation>使用此端点</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Saved endpoints: {problem}.</source>
+        <translation>已保存的端点：{problem}。</translation>
+    </message>
+    <message>
+        <source>{name} (simulated)</source>
+        <translation>{name}（模拟）</translation>
+    </message>
+    <message>
+        <source>give it a name</source>
+        <translation>请填写名称</translation>
+    </message>
+    <message>
+        <source>{name} is reserved</source>
+        <translation>{name} 是保留名称</translation>
+    </message>
+    <message>
+        <source>a profile named {name} exists</source>
+        <translation>已存在名为 {name} 的配置</translation>
+    </message>
+    <message>
+        <source>Name: {problem}</source>
+        <translation>名称：{problem}</translation>
+    </message>
+    <message>
+        <source>Saved endpoints: cannot write {path}: {error}</source>
+        <translation>已保存的端点：无法写入 {path}：{error}</translation>
+    </message>
+    <message>
+        <source>{name} (profile {profile}, simulated) at {url}</source>
+        <translation>{name}（配置 {profile}，模拟），地址 {url}</translation>
+    </message>
+    <message>
+        <source>{name} ({engine}, {model}) at {url}</source>
+        <translation>{name}（{engine}，{model}），地址 {url}</translation>
+    </message>
+    <message>
+        <source>testing...</source>
+        <translation>正在测试…</translation>
+    </message>
+    <message>
+        <source>starting (profile {profile})...</source>
+        <translation>正在启动（配置 {profile}）…</translation>
+    </message>
+    <message>
+        <source>Restart</source>
+        <translation>重新启动</translation>
+    </message>
+    <message>
+        <source>starting the simulator...</source>
+        <translation>正在启动模拟器…</translation>
+    </message>
+    <message>
+        <source>running (profile {profile}) at {url}</source>
+        <translation>运行中（配置 {profile}），地址 {url}</translation>
+    </message>
+    <message>
+        <source>failed: {message}</source>
+        <translation>失败：{message}</translation>
+    </message>
+    <message>
+        <source>Active endpoint: {endpoint}</source>
+        <translation>当前端点：{endpoint}</translation>
+    </message>
+    <message>
+        <source>Active endpoint: none</source>
+        <translation>当前端点：无</translation>
+    </message>
+</context>
+<context>
+    <name>InspectorPage</name>
+    <message>
+        <source>no final SQL</source>
+        <translation>没有最终 SQL</translation>
+    </message>
+    <message>
+        <source>There is no run {run} in {path}.</source>
+        <translation>{path} 中没有运行 {run}。</translation>
+    </message>
+    <message>
+        <source>Run {run} is a {kind} run, not a SQL evaluation.</source>
+        <translation>运行 {run} 是 {kind} 运行，不是 SQL 评测。</translation>
+    </message>
+    <message>
+        <source>Run {run} has no question row {row}.</source>
+        <translation>运行 {run} 中没有第 {row} 行题目记录。</translation>
+    </message>
+    <message>
+        <source>the question set cannot be loaded: {error}</source>
+        <translation>无法加载题集：{error}</translation>
+    </message>
+    <message>
+        <source>not available</source>
+        <translation>不可用</translation>
+    </message>
+    <message>
+        <source>the database cannot be opened: {error}</source>
+        <translation>无法打开数据库：{error}</translation>
+    </message>
+    <message>
+        <source>as stored</source>
+        <translation>按存储结果</translation>
+    </message>
+    <message>
+        <source>no result</source>
+        <translation>无结果</translation>
+    </message>
+    <message>
+        <source>(the question&apos;s text was not stored)</source>
+        <translation>（未保存题目文本）</translation>
+    </message>
+    <message>
+        <source>Cannot re-judge: the question&apos;s database is not available.</source>
+        <translation>无法重新评判：该题的数据库不可用。</translation>
+    </message>
+    <message>
+        <source>Cannot re-judge: the gold SQL failed: {error}</source>
+        <translation>无法重新评判：参考 SQL 执行失败：{error}</translation>
+    </message>
+    <message>
+        <source>No findings: the answer matches.</source>
+        <translation>没有发现问题：答案一致。</translation>
+    </message>
+    <message>
+        <source>Inspector</source>
+        <translation>检查器</translation>
+    </message>
+    <message>
+        <source>Open a question from a SQL run (Runs page or SQL Agent page).</source>
+        <translation>从 SQL 运行中打开一道题（在“运行记录”页或“SQL 智能体”页）。</translation>
+    </message>
+    <message>
+        <source>e.g. 1e-6</source>
+        <translation>例如 1e-6</translation>
+    </message>
+    <message>
+        <source>Re-judge</source>
+        <translation>重新评判</translation>
+    </message>
+    <message>
+        <source>Run the gold and final SQL again and judge at this tolerance. No model call; nothing is saved.</source>
+        <translation>重新执行参考 SQL 和最终 SQL，并按此容差评判。不调用模型，也不保存任何内容。</translation>
+    </message>
+    <message>
+        <source>Tolerance</source>
+        <translation>容差</translation>
+    </message>
+    <message>
+        <source>Gold SQL</source>
+        <translation>参考 SQL</translation>
+    </message>
+    <message>
+        <source>Final SQL</source>
+        <translation>最终 SQL</translation>
+    </message>
+    <message>
+        <source>Judges</source>
+        <translation>评判器</translation>
+    </message>
+    <message>
+        <source>Agent steps</source>
+        <translation>智能体步骤</translation>
+    </message>
+    <message>
+        <source>Loading run {run}, question row {row}...</source>
+        <translation>正在加载运行 {run} 的第 {row} 行题目…</translation>
+    </message>
+    <message>
+        <source>tolerance: {text} must be a number &gt;= 0, e.g. 1e-6</source>
+        <translation>容差：{text} 必须是 &gt;= 0 的数，例如 1e-6</translation>
+    </message>
+    <message>
+        <source>Re-judging at tolerance {tolerance}...</source>
+        <translation>正在按容差 {tolerance} 重新评判…</translation>
+    </message>
+    <message>
+        <source>(SIMULATED persona, not a model)</source>
+        <translation>（模拟角色，并非真实模型）</translation>
+    </message>
+    <message>
+        <source>run {run} “{name}”</source>
+        <translation>运行 {run}“{name}”</translation>
+    </message>
+    <message>
+        <source> · verdicts re-judged</source>
+        <translation> · 判定已重新评判</translation>
+    </message>
+    <message>
+        <source>Model {model} · epoch {epoch} · {status} · stopped: {stop} · {steps} steps · stored tolerance {tolerance}</source>
+        <translation>模型 {model} · 第 {epoch} 轮 · {status} · 停止原因：{stop} · {steps} 步 · 存储的容差 {tolerance}</translation>
+    </message>
+    <message>
+        <source>Re-judging needs the question&apos;s database.</source>
+        <translation>重新评判需要该题的数据库。</translation>
+    </message>
+    <message>
+        <source>Re-judged at tolerance {tolerance} (not saved; no model call).</source>
+        <translation>已按容差 {tolerance} 重新评判（未保存；未调用模型）。</translation>
+    </message>
+    <message>
+        <source> (tol {tolerance})</source>
+        <translation>（容差 {tolerance}）</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Endpoints</source>
+        <translation>端点</translation>
+    </message>
+    <message>
+        <source>Saved endpoint profiles, connection tests and the built-in simulated endpoint.</source>
+        <translation>已保存的端点配置、连接测试和内置的模拟端点。</translation>
+    </message>
+    <message>
+        <source>Throughput</source>
+        <translation>吞吐量</translation>
+    </message>
+    <message>
+        <source>Sweeps of prompt length x concurrency with live charts of prefill, decode and TTFT, and the server&apos;s queue and KV cache.</source>
+        <translation>按提示长度 × 并发数扫描，实时绘制预填充、解码和 TTFT 图表，以及服务器的队列和 KV cache。</translation>
+    </message>
+    <message>
+        <source>SQL Agent</source>
+        <translation>SQL 智能体</translation>
+    </message>
+    <message>
+        <source>Agentic text-to-SQL evaluation with strict and tolerant judges.</source>
+        <translation>智能体式 text-to-SQL 评测，使用严格（strict）和宽容（tolerant）评判器。</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>运行记录</translation>
+    </message>
+    <message>
+        <source>Every stored run: reopen, delete, compare side by side.</source>
+        <translation>所有已保存的运行：重新打开、删除、并排比较。</translation>
+    </message>
+    <message>
+        <source>Inspector</source>
+        <translation>检查器</translation>
+    </message>
+    <message>
+        <source>One question&apos;s agent steps, tool calls and the judges&apos; findings.</source>
+        <translation>单道题的智能体步骤、工具调用和评判器的发现。</translation>
+    </message>
+    <message>
+        <source>System language</source>
+        <translation>跟随系统语言</translation>
+    </message>
+    <message>
+        <source>Endpoint: none</source>
+        <translation>端点：无</translation>
+    </message>
+    <message>
+        <source>No job running</source>
+        <translation>没有正在运行的任务</translation>
+    </message>
+    <message>
+        <source>&amp;Settings</source>
+        <translation>设置(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>The language changes when Throughline starts again.</source>
+        <translation>重新启动 Throughline 后语言才会切换。</translation>
+    </message>
+    <message>
+        <source>Endpoint: {endpoint}</source>
+        <translation>端点：{endpoint}</translation>
+    </message>
+</context>
+<context>
+    <name>PlaceholderPage</name>
+    <message>
+        <source>Loading...</source>
+        <translation>正在加载…</translation>
+    </message>
+</context>
+<context>
+    <name>QuestionFilterModel</name>
+    <message>
+        <source>All questions</source>
+        <translation>全部题目</translation>
+    </message>
+    <message>
+        <source>Failed strict</source>
+        <translation>strict 未通过</translation>
+    </message>
+    <message>
+        <source>Fails strict but passes tolerant</source>
+        <translation>strict 未通过但 tolerant 通过</translation>
+    </message>
+    <message>
+        <source>Passed strict</source>
+        <translation>strict 通过</translation>
+    </message>
+    <message>
+        <source>Failed every judge</source>
+        <translation>所有评判器均未通过</translation>
+    </message>
+    <message>
+        <source>Not judged (cancelled)</source>
+        <translation>未评判（已取消）</translation>
+    </message>
+</context>
+<context>
+    <name>QuestionTableModel</name>
+    <message>
+        <source>Tier</source>
+        <translation>层级</translation>
+    </message>
+    <message>
+        <source>Epoch</source>
+        <translation>轮次</translation>
+    </message>
+    <message>
+        <source>Failure class</source>
+        <translation>失败类别</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>token 数</translation>
+    </message>
+    <message>
+        <source>Seconds</source>
+        <translation>秒</translation>
+    </message>
+</context>
+<context>
+    <name>RequestBrowser</name>
+    <message>
+        <source>Failed requests only</source>
+        <translation>只看失败的请求</translation>
+    </message>
+    <message>
+        <source>{run}: {count} failed requests (warm-ups included), in sweep order</source>
+        <translation>{run}：{count} 个失败的请求（含预热），按扫描顺序</translation>
+    </message>
+    <message>
+        <source>{run}: {count} requests (warm-ups included), in sweep order</source>
+        <translation>{run}：{count} 个请求（含预热），按扫描顺序</translation>
+    </message>
+</context>
+<context>
+    <name>RequestsTableModel</name>
+    <message>
+        <source>warm-up</source>
+        <translation>预热</translation>
+    </message>
+    <message>
+        <source>cell (in / load / out)</source>
+        <translation>单元（输入 / 负载 / 输出）</translation>
+    </message>
+    <message>
+        <source>seq</source>
+        <translation>序号</translation>
+    </message>
+    <message>
+        <source>prompt tok</source>
+        <translation>提示 tok</translation>
+    </message>
+    <message>
+        <source>compl. tok</source>
+        <translation>生成 tok</translation>
+    </message>
+    <message>
+        <source>finish</source>
+        <translation>结束原因</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>response id</source>
+        <translation>响应 ID</translation>
+    </message>
+</context>
+<context>
+    <name>ResultDiffTable</name>
+    <message>
+        <source>row only on this side</source>
+        <translation>只有这一侧有这一行</translation>
+    </message>
+    <message>
+        <source>(no column)</source>
+        <translation>（无此列）</translation>
+    </message>
+    <message>
+        <source>expected {expected}, got {actual}</source>
+        <translation>期望 {expected}，实际 {actual}</translation>
+    </message>
+    <message>
+        <source>Expected (gold)</source>
+        <translation>期望结果（参考）</translation>
+    </message>
+    <message>
+        <source>Actual (final SQL)</source>
+        <translation>实际结果（最终 SQL）</translation>
+    </message>
+    <message>
+        <source>no result</source>
+        <translation>无结果</translation>
+    </message>
+    <message>
+        <source>{total} rows</source>
+        <translation>{total} 行</translation>
+    </message>
+    <message>
+        <source>first {shown} of {total} rows</source>
+        <translation>共 {total} 行中的前 {shown} 行</translation>
+    </message>
+</context>
+<context>
+    <name>RunStatus</name>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>completed</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>interrupted</source>
+        <translation>已中断</translation>
+    </message>
+    <message>
+        <source>time_budget</source>
+        <translation>超出时间预算</translation>
+    </message>
+    <message>
+        <source>throughput</source>
+        <translation>吞吐量</translation>
+    </message>
+    <message>
+        <source>sql</source>
+        <translation>SQL</translation>
+    </message>
+</context>
+<context>
+    <name>RunsController</name>
+    <message>
+        <source>runs of different kinds ({kinds}) cannot be compared</source>
+        <translation>不同类型的运行（{kinds}）无法比较</translation>
+    </message>
+</context>
+<context>
+    <name>RunsPage</name>
+    <message>
+        <source>Runs</source>
+        <translation>运行记录</translation>
+    </message>
+    <message>
+        <source>Dates</source>
+        <translation>日期</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Endpoint</source>
+        <translation>端点</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>to</source>
+        <translation>至</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>Show the run in its page (or double-click it)</source>
+        <translation>在对应页面中显示该运行（或双击它）</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>Browse every request of the selected throughput run</source>
+        <translation>浏览所选吞吐量运行的每个请求</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <source>Select two or more runs of one kind</source>
+        <translation>选择两个或更多同类运行</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Select a throughput run to browse its requests; select two or more runs of one kind and press Compare to see them side by side.</source>
+        <translation>选择一个吞吐量运行可浏览它的请求；选择两个或更多同类运行并点击“比较”，可并排查看。</translation>
+    </message>
+    <message>
+        <source>{count} run(s)</source>
+        <translation>{count} 个运行</translation>
+    </message>
+    <message>
+        <source>Reading {count} runs to compare…</source>
+        <translation>正在读取 {count} 个运行以便比较…</translation>
+    </message>
+    <message>
+        <source>
+  … and {count} more</source>
+        <translation>
+  …… 以及另外 {count} 个</translation>
+    </message>
+    <message>
+        <source>Delete runs</source>
+        <translation>删除运行</translation>
+    </message>
+    <message>
+        <source>Delete {count} run(s) and every request, cell and answer stored with them?</source>
+        <translation>删除这 {count} 个运行以及与之一起保存的所有请求、单元和答案吗？</translation>
+    </message>
+    <message>
+        <source>This cannot be undone.</source>
+        <translation>此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>Deleting {count} run(s)…</source>
+        <translation>正在删除 {count} 个运行…</translation>
+    </message>
+    <message>
+        <source>All</source>
+        <translation>全部</translation>
+    </message>
+</context>
+<context>
+    <name>RunsTableModel</name>
+    <message>
+        <source>{minutes} min {seconds} s</source>
+        <translation>{minutes} 分 {seconds} 秒</translation>
+    </message>
+    <message>
+        <source>{hours} h {minutes} min</source>
+        <translation>{hours} 小时 {minutes} 分</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>开始时间</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>时长</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Engine</source>
+        <translation>引擎</translation>
+    </message>
+    <message>
+        <source>Endpoint</source>
+        <translation>端点</translation>
+    </message>
+</context>
+<context>
+    <name>SqlAgentPage</name>
+    <message>
+        <source>Loading the question set...</source>
+        <translation>正在加载题集…</translation>
+    </message>
+    <message>
+        <source>Asking the endpoint...</source>
+        <translation>正在询问端点…</translation>
+    </message>
+    <message>
+        <source>Running the gold queries...</source>
+        <translation>正在执行参考查询…</translation>
+    </message>
+    <message>
+        <source>Finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>Folder...</source>
+        <translation>文件夹…</translation>
+    </message>
+    <message>
+        <source>Use a question set folder (holding set.toml)</source>
+        <translation>使用一个题集文件夹（其中包含 set.toml）</translation>
+    </message>
+    <message>
+        <source>all (e.g. m01, h01)</source>
+        <translation>全部（例如 m01, h01）</translation>
+    </message>
+    <message>
+        <source>Only these question ids, separated by commas; empty: all (within the tiers chosen)</source>
+        <translation>只运行这些题目 ID，用逗号分隔；留空：全部（在所选层级内）</translation>
+    </message>
+    <message>
+        <source>Questions</source>
+        <translation>题目</translation>
+    </message>
+    <message>
+        <source>Set</source>
+        <translation>题集</translation>
+    </message>
+    <message>
+        <source>Tiers</source>
+        <translation>层级</translation>
+    </message>
+    <message>
+        <source>Ids</source>
+        <translation>ID</translation>
+    </message>
+    <message>
+        <source>The model the agent runs on: the active endpoint&apos;s models (or type one)</source>
+        <translation>智能体使用的模型：当前端点提供的模型（也可以手动输入）</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Numeric tolerance of the tolerant and full judges</source>
+        <translation>tolerant 和 full 评判器使用的数值容差</translation>
+    </message>
+    <message>
+        <source>Judges</source>
+        <translation>评判器</translation>
+    </message>
+    <message>
+        <source>Tolerance</source>
+        <translation>容差</translation>
+    </message>
+    <message>
+        <source>Strategies</source>
+        <translation>策略</translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation>不限</translation>
+    </message>
+    <message>
+        <source>Budgets per question</source>
+        <translation>每道题的预算</translation>
+    </message>
+    <message>
+        <source>Max steps</source>
+        <translation>最大步数</translation>
+    </message>
+    <message>
+        <source>Max tokens</source>
+        <translation>最大 token 数</translation>
+    </message>
+    <message>
+        <source>Time (s)</source>
+        <translation>时间（秒）</translation>
+    </message>
+    <message>
+        <source>English</source>
+        <translation>英文</translation>
+    </message>
+    <message>
+        <source>Chinese</source>
+        <translation>中文</translation>
+    </message>
+    <message>
+        <source>The language the questions are asked in</source>
+        <translation>向模型提问时使用的语言</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Concurrency</source>
+        <translation>并发数</translation>
+    </message>
+    <message>
+        <source>Epochs</source>
+        <translation>轮数</translation>
+    </message>
+    <message>
+        <source>Question language</source>
+        <translation>题目语言</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>no run yet</source>
+        <translation>尚未运行</translation>
+    </message>
+    <message>
+        <source>No run yet: choose the options and press Start.</source>
+        <translation>尚未运行：选好选项后点击“开始”。</translation>
+    </message>
+    <message>
+        <source>all tiers</source>
+        <translation>全部层级</translation>
+    </message>
+    <message>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>Double-click a question to open it in the Inspector</source>
+        <translation>双击一道题，在检查器中打开</translation>
+    </message>
+    <message>
+        <source>Question set folder</source>
+        <translation>题集文件夹</translation>
+    </message>
+    <message>
+        <source>{name} (folder)</source>
+        <translation>{name}（文件夹）</translation>
+    </message>
+    <message>
+        <source>Starting {questions} with {model}...</source>
+        <translation>正在用 {model} 开始评测 {questions}…</translation>
+    </message>
+    <message>
+        <source>Stopping...</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <source>{shown} of {total} shown</source>
+        <translation>显示 {shown} / {total}</translation>
+    </message>
+    <message>
+        <source>%v / %m questions</source>
+        <translation>%v / %m 道题</translation>
+    </message>
+    <message>
+        <source>: {question} step {step}</source>
+        <translation>：{question} 第 {step} 步</translation>
+    </message>
+    <message>
+        <source>: {question} finished</source>
+        <translation>：{question} 已完成</translation>
+    </message>
+    <message>
+        <source>Running, {done} of {total} questions done after {seconds} s</source>
+        <translation>运行中，{seconds} 秒内完成 {done} / {total} 道题</translation>
+    </message>
+    <message>
+        <source>, {count} skipped</source>
+        <translation>，跳过 {count} 道</translation>
+    </message>
+    <message>
+        <source>Finished run {run}: {count} questions{skipped}. Double-click one to inspect it.</source>
+        <translation>运行 {run} 已完成：{count} 道题{skipped}。双击一道题可查看详情。</translation>
+    </message>
+    <message>
+        <source>run {run} stored as cancelled</source>
+        <translation>运行 {run} 已保存为已取消</translation>
+    </message>
+    <message>
+        <source>nothing stored</source>
+        <translation>未保存任何内容</translation>
+    </message>
+    <message>
+        <source>Stopped ({where}); {count} questions finished.</source>
+        <translation>已停止（{where}）；完成了 {count} 道题。</translation>
+    </message>
+    <message>
+        <source>not run</source>
+        <translation>未运行</translation>
+    </message>
+    <message>
+        <source>Not run.</source>
+        <translation>未运行。</translation>
+    </message>
+    <message>
+        <source>Stored run {run} ({status}): {name}</source>
+        <translation>已保存的运行 {run}（{status}）：{name}</translation>
+    </message>
+    <message>
+        <source>   (SIMULATED persona: not a model&apos;s score)</source>
+        <translation>   （模拟角色：并非真实模型的成绩）</translation>
+    </message>
+    <message>
+        <source>Passed: {counts}</source>
+        <translation>通过：{counts}</translation>
+    </message>
+    <message>
+        <source>Endpoint: none (choose one on the Endpoints page)</source>
+        <translation>端点：无（请在“端点”页选择一个）</translation>
+    </message>
+    <message>
+        <source>(first listed model)</source>
+        <translation>（列出的第一个模型）</translation>
+    </message>
+    <message>
+        <source>Endpoint: {endpoint}, model {model}</source>
+        <translation>端点：{endpoint}，模型 {model}</translation>
+    </message>
+</context>
+<context>
+    <name>SqlComparisonModel</name>
+    <message>
+        <source>question</source>
+        <translation>题目</translation>
+    </message>
+    <message>
+        <source>tier</source>
+        <translation>层级</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+</context>
+<context>
+    <name>SqlEvalController</name>
+    <message>
+        <source>{text}: give one whole number</source>
+        <translation>{text}：请填写一个整数</translation>
+    </message>
+    <message>
+        <source>{text} is not a number</source>
+        <translation>{text} 不是数字</translation>
+    </message>
+    <message>
+        <source>{ids} is not in {set}</source>
+        <translation>{ids} 不在 {set} 中</translation>
+    </message>
+    <message>
+        <source>{ids} are not in {set}</source>
+        <translation>{ids} 不在 {set} 中</translation>
+    </message>
+    <message>
+        <source>no endpoint is active: choose one on the Endpoints page</source>
+        <translation>没有当前端点：请在“端点”页选择一个</translation>
+    </message>
+    <message>
+        <source>choose at least one tier</source>
+        <translation>请至少选择一个层级</translation>
+    </message>
+    <message>
+        <source>SQL evaluation: {done}/{total} questions</source>
+        <translation>SQL 评测：{done}/{total} 道题</translation>
+    </message>
+    <message>
+        <source>run {run} is a {kind} run, not a SQL evaluation</source>
+        <translation>运行 {run} 是 {kind} 运行，不是 SQL 评测</translation>
+    </message>
+</context>
+<context>
+    <name>StepCard</name>
+    <message>
+        <source>no tool call</source>
+        <translation>无工具调用</translation>
+    </message>
+    <message>
+        <source>Step {step}</source>
+        <translation>第 {step} 步</translation>
+    </message>
+    <message>
+        <source>{prompt} + {completion} tokens</source>
+        <translation>{prompt} + {completion} 个 token</translation>
+    </message>
+    <message>
+        <source>{prompt} prompt tokens, {completion} completion tokens; the server answered in {seconds} s</source>
+        <translation>提示 {prompt} 个 token，生成 {completion} 个 token；服务器用时 {seconds} 秒响应</translation>
+    </message>
+    <message>
+        <source>Harness to model: {note}</source>
+        <translation>评测框架对模型说：{note}</translation>
+    </message>
+    <message>
+        <source> ... ({count} characters in all)</source>
+        <translation> …（共 {count} 个字符）</translation>
+    </message>
+    <message>
+        <source>Step error: {error}</source>
+        <translation>步骤错误：{error}</translation>
+    </message>
+    <message>
+        <source>Error: {error}</source>
+        <translation>错误：{error}</translation>
+    </message>
+    <message>
+        <source>(the result was cut before the model saw it)</source>
+        <translation>（结果在交给模型前已被截断）</translation>
+    </message>
+</context>
+<context>
+    <name>StepTimeline</name>
+    <message>
+        <source>No steps recorded.</source>
+        <translation>没有记录任何步骤。</translation>
+    </message>
+</context>
+<context>
+    <name>ThroughputPage</name>
+    <message>
+        <source>No endpoint: choose an endpoint on the Endpoints page.</source>
+        <translation>没有端点：请在“端点”页选择一个端点。</translation>
+    </message>
+    <message>
+        <source>Asking the endpoint what it serves...</source>
+        <translation>正在询问端点提供哪些模型…</translation>
+    </message>
+    <message>
+        <source>Preparing prompts of each length...</source>
+        <translation>正在准备各长度的提示…</translation>
+    </message>
+    <message>
+        <source>Warming up...</source>
+        <translation>正在预热…</translation>
+    </message>
+    <message>
+        <source>Diagnosing...</source>
+        <translation>正在诊断…</translation>
+    </message>
+    <message>
+        <source>Sweep</source>
+        <translation>扫描</translation>
+    </message>
+    <message>
+        <source>Prompt lengths (tokens)</source>
+        <translation>提示长度（token）</translation>
+    </message>
+    <message>
+        <source>e.g. 512, 2k, 8k (k = 1024)</source>
+        <translation>例如 512, 2k, 8k（k = 1024）</translation>
+    </message>
+    <message>
+        <source>Concurrency (requests in flight)</source>
+        <translation>并发数（同时在途的请求）</translation>
+    </message>
+    <message>
+        <source>e.g. 1, 2, 4, 8</source>
+        <translation>例如 1, 2, 4, 8</translation>
+    </message>
+    <message>
+        <source>Output tokens</source>
+        <translation>输出 token 数</translation>
+    </message>
+    <message>
+        <source>e.g. 64 or 64, 256</source>
+        <translation>例如 64 或 64, 256</translation>
+    </message>
+    <message>
+        <source>Requests per cell</source>
+        <translation>每个单元的请求数</translation>
+    </message>
+    <message>
+        <source>empty: max(4 x concurrency, 8)</source>
+        <translation>留空：max(4 × 并发数, 8)</translation>
+    </message>
+    <message>
+        <source>Time budget per cell (s)</source>
+        <translation>每个单元的时间预算（秒）</translation>
+    </message>
+    <message>
+        <source>empty: no limit</source>
+        <translation>留空：不限</translation>
+    </message>
+    <message>
+        <source>sent once before the first cell and left out of every figure</source>
+        <translation>在第一个单元之前发送一次，不计入任何统计</translation>
+    </message>
+    <message>
+        <source>Unique prompts (bust the prefix cache)</source>
+        <translation>每次使用不同提示（绕过前缀缓存）</translation>
+    </message>
+    <message>
+        <source>Scrape the server&apos;s /metrics</source>
+        <translation>抓取服务器的 /metrics</translation>
+    </message>
+    <message>
+        <source>Warm-up requests</source>
+        <translation>预热请求数</translation>
+    </message>
+    <message>
+        <source>API</source>
+        <translation>API</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Set up a sweep and press Start.</source>
+        <translation>设置好扫描参数后点击“开始”。</translation>
+    </message>
+    <message>
+        <source>prompt length (tokens)</source>
+        <translation>提示长度（token）</translation>
+    </message>
+    <message>
+        <source>Prefill tok/s per request (queueing included)</source>
+        <translation>每个请求的预填充 tok/s（含排队）</translation>
+    </message>
+    <message>
+        <source>Decode tok/s per request</source>
+        <translation>每个请求的解码 tok/s</translation>
+    </message>
+    <message>
+        <source>Server: running, waiting, KV cache</source>
+        <translation>服务器：运行中、等待中、KV cache</translation>
+    </message>
+    <message>
+        <source>time since start (s)</source>
+        <translation>开始后的时间（秒）</translation>
+    </message>
+    <message>
+        <source>requests / KV %</source>
+        <translation>请求数 / KV %</translation>
+    </message>
+    <message>
+        <source>The diagnosis appears when a sweep finishes.</source>
+        <translation>扫描结束后会在这里显示诊断。</translation>
+    </message>
+    <message>
+        <source>Cells</source>
+        <translation>单元</translation>
+    </message>
+    <message>
+        <source>Diagnosis</source>
+        <translation>诊断</translation>
+    </message>
+    <message>
+        <source>Endpoint: {endpoint}</source>
+        <translation>端点：{endpoint}</translation>
+    </message>
+    <message>
+        <source>Starting...</source>
+        <translation>正在开始…</translation>
+    </message>
+    <message>
+        <source>  -  ETA {clock}</source>
+        <translation>  -  预计剩余 {clock}</translation>
+    </message>
+    <message>
+        <source>Cell {index}/{cells}: {cell}  -  {done}/{total} requests</source>
+        <translation>单元 {index}/{cells}：{cell}  -  {done}/{total} 个请求</translation>
+    </message>
+    <message>
+        <source>Stopped: the run is stored as cancelled.</source>
+        <translation>已停止：该运行已保存为已取消。</translation>
+    </message>
+    <message>
+        <source>Failed: {message}</source>
+        <translation>失败：{message}</translation>
+    </message>
+    <message>
+        <source>Run {run}</source>
+        <translation>运行 {run}</translation>
+    </message>
+    <message>
+        <source>The sweep</source>
+        <translation>本次扫描</translation>
+    </message>
+    <message>
+        <source>{run} {status}: {cells} cells, {findings} findings.</source>
+        <translation>{run} {status}：{cells} 个单元，{findings} 条发现。</translation>
+    </message>
+    <message>
+        <source>Run {run} ({status}). The diagnosis is made when a sweep finishes and is not kept in the results store; export the run&apos;s JSON from the command line, or run the sweep again, to read it.</source>
+        <translation>运行 {run}（{status}）。诊断在扫描结束时生成，不会保存在结果库中；如需查看，请从命令行导出该运行的 JSON，或重新运行扫描。</translation>
+    </message>
+    <message>
+        <source>Run {run}: {name} ({status}, {cells} cells)</source>
+        <translation>运行 {run}：{name}（{status}，{cells} 个单元）</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>waiting</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>KV cache %</source>
+        <translation>KV cache %</translation>
+    </message>
+</context>
+<context>
+    <name>TierChart</name>
+    <message>
+        <source>Pass rate (%)</source>
+        <translation>通过率（%）</translation>
+    </message>
+    <message>
+        <source>Mean tokens</source>
+        <translation>平均 token 数</translation>
+    </message>
+    <message>
+        <source>Mean steps</source>
+        <translation>平均步数</translation>
+    </message>
+    <message>
+        <source>By tier, per question. Pass rate per judge: {key}</source>
+        <translation>按层级统计，每题平均。各评判器通过率：{key}</translation>
+    </message>
+</context>
+</TS>
