@@ -29,6 +29,7 @@ INPUT_TOKENS = (512, 2048)
 CONCURRENCY = (1, 2, 4, 8)
 OUTPUT_TOKENS = (64,)
 SQL_CONCURRENCY = 4
+QUESTION_IDS: tuple[str, ...] = ()  # all of sales-25
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,8 @@ async def run_demo(store: Store, *, sets_dir: Path, cache_dir: Path,
         say(f"SQL evaluation of {' and '.join(PERSONAS)} on the '{SERVERS[0]}' server, "
             "at the same time")
         configs = [EvalConfig(endpoint=EndpointConfig(url, model=persona),
-                              concurrency=SQL_CONCURRENCY, name=f"demo: {persona}")
+                              concurrency=SQL_CONCURRENCY, question_ids=QUESTION_IDS,
+                              name=f"demo: {persona}")
                    for persona in PERSONAS]
         results = await asyncio.gather(*(run_eval(c, store, sets_dir=sets_dir, cache_dir=cache_dir)
                                          for c in configs))
