@@ -1,0 +1,156 @@
+"""English and Simplified Chinese: the translation is complete and current, the app shows it,
+the language setting is kept, and Chinese has a font to be drawn with."""
+
+import re
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QCoreApplication, QSettings, QTranslator
+from PySide6.QtWidgets import QFormLayout, QLabel
+
+from desktop_app.gui import i18n
+from desktop_app.gui.context import AppContext
+from desktop_app.gui.main_window import PAGES, MainWindow
+from desktop_app.gui.settings import KEY_LANGUAGE, Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+TS = i18n.ts_file("zh_CN")
+LUPDATE = ROOT / ".venv" / "bin" / "pyside6-lupdate"
+PLACEHOLDER = re.compile(r"\{[a-z_]+\}|%[vmn]")
+
+
+def _settings(tmp_path: Path) -> Settings:
+    return Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+
+
+def _messages(path: Path) -> dict[tuple[str, str], ET.Element]:
+    root = ET.parse(path).getroot()
+    return {(ctx.findtext("name"), m.findtext("source")): m.find("translation")
+            for ctx in root.iter("context") for m in ctx.iter("message")}
+
+
+@pytest.fixture
+def chinese(qapp):
+    """The app's translators for zh_CN installed for one test, removed after it."""
+    translators = i18n.install_translators(qapp, "zh_CN")
+    assert translators, "the zh_CN translation could not be loaded"
+    yield
+    i18n.remove_translators(qapp, translators)
+
+
+def test_every_message_has_a_chinese_translation_with_the_same_placeholders():
+    messages = _messages(TS)
+    assert len(messages) > 300
+    for (context, source), translation in messages.items():
+        text = "".join(translation.itertext())
+        state = translation.get("type")
+        assert state is None, f"{context}: {source!r} is {state}"
+        assert text.strip(), f"{context}: {source!r} has no translation"
+        assert sorted(PLACEHOLDER.findall(text)) == sorted(PLACEHOLDER.findall(source)), (
+            f"{context}: {source!r} -> {text!r}: placeholders differ")
+
+
+def test_the_translation_source_is_up_to_date_with_the_code(tmp_path):
+    """lupdate over desktop_app/gui finds no string the .ts lacks, and none it no longer has
+    (run it as the failure says to update the .ts, then translate what is new)."""
+    if not LUPDATE.exists():
+        pytest.skip("pyside6-lupdate is not in .venv (run make setup)")
+    copy = tmp_path / TS.name
+    shutil.copy(TS, copy)
+    sources = sorted(str(p) for p in (ROOT / "desktop_app" / "gui").rglob("*.py"))
+    subprocess.run([str(LUPDATE), *sources, "-ts", str(copy), "-no-obsolete", "-locations",
+                    "none", "-silent"], check=True, timeout=60)
+    before, after = set(_messages(TS)), set(_messages(copy))
+    hint = ("update it: .venv/bin/pyside6-lupdate $(find desktop_app/gui -name '*.py') -ts "
+            f"{TS.relative_to(ROOT)} -no-obsolete -locations none, then translate")
+    assert not after - before, f"strings missing from the .ts ({hint}): {sorted(after - before)}"
+    assert not before - after, f"strings no longer in the code ({hint}): {sorted(before - after)}"
+
+
+def test_the_window_speaks_chinese_in_its_sidebar_titles_and_forms(qtbot, qt_loop, tmp_path,
+                                                                   chinese):
+    window = MainWindow(_settings(tmp_path))
+    qtbot.addWidget(window)
+    titles = [window.sidebar.item(i).text().split("\t")[0] for i in range(len(PAGES))]
+    assert titles == ["端点", "吞吐量", "SQL 智能体", "运行记录", "检查器"]
+    heading = window.pages["Runs"].findChild(QLabel, "pageTitle")
+    assert heading.text() == "运行记录"
+    assert window.job_label.text() == "没有正在运行的任务"
+    assert PAGES[0].title == "Endpoints"  # pages are still found by their English title
+
+    from desktop_app.gui.pages.throughput import ThroughputPage
+
+    page = ThroughputPage(AppContext(tmp_path / "r.db"), _settings(tmp_path))
+    qtbot.addWidget(page)
+    form = page.input_tokens.parentWidget().layout()
+    assert isinstance(form, QFormLayout)
+    labels = [form.itemAt(row, QFormLayout.ItemRole.LabelRole) for row in range(form.rowCount())]
+    texts = [item.widget().text() for item in labels if item is not None and item.widget()]
+    assert "提示长度（token）" in texts
+    assert page.start_button.text() == "开始"
+    assert page.endpoint_label.text() == "没有端点：请在“端点”页选择一个端点。"
+    header = page.model.headerData(0, page.table.horizontalHeader().orientation())
+    assert header == "输入"
+
+
+def test_english_is_the_source_text(qtbot, tmp_path):
+    window = MainWindow(_settings(tmp_path))
+    qtbot.addWidget(window)
+    assert window.sidebar.item(0).text().split("\t")[0] == "Endpoints"
+
+
+def test_the_language_chosen_in_the_menu_is_kept(qtbot, tmp_path):
+    window = MainWindow(_settings(tmp_path))
+    qtbot.addWidget(window)
+    assert window.language_actions["system"].isChecked()  # the default follows the system
+    window.language_actions["zh_CN"].trigger()
+    assert "starts again" in window.statusBar().currentMessage()
+
+    again = MainWindow(_settings(tmp_path))  # a fresh QSettings on the same file
+    qtbot.addWidget(again)
+    assert _settings(tmp_path).text_value(KEY_LANGUAGE) == "zh_CN"
+    assert again.language_actions["zh_CN"].isChecked()
+    assert not again.language_actions["system"].isChecked()
+
+
+@pytest.mark.parametrize(("choice", "system", "shown"), [
+    ("system", "zh_CN", "zh_CN"), ("system", "zh_TW", "zh_CN"), ("system", "en_US", "en"),
+    ("system", "de_DE", "en"), ("en", "zh_CN", "en"), ("zh_CN", "en_US", "zh_CN"),
+    (None, "zh_CN", "zh_CN"), ("klingon", "en_GB", "en"),
+])
+def test_the_system_choice_follows_the_locale(choice, system, shown):
+    assert i18n.resolve_language(choice, system) == shown
+
+
+def test_a_missing_qm_is_compiled_into_the_cache_once(tmp_path, monkeypatch, qapp):
+    ts = tmp_path / "src" / TS.name
+    ts.parent.mkdir()
+    shutil.copy(TS, ts)  # no .qm beside it, as after a plain pip install
+    monkeypatch.setattr(i18n, "ts_file", lambda language: ts)
+    cache = tmp_path / "cache"
+    qm = i18n.qm_file("zh_CN", cache)
+    assert qm == cache / "throughline_zh_CN.qm" and qm.is_file()
+    made = qm.stat().st_mtime_ns
+    assert i18n.qm_file("zh_CN", cache) == qm and qm.stat().st_mtime_ns == made
+    translator = QTranslator()
+    assert translator.load(str(qm))
+    assert translator.translate("MainWindow", "Endpoints") == "端点"
+
+
+def test_chinese_has_a_font_and_the_app_falls_back_to_it(qapp):
+    family = i18n.cjk_family()
+    assert family, "no font with Chinese glyphs (install fonts-wqy-microhei)"
+    before = qapp.font()
+    try:
+        assert i18n.use_cjk_fallback(qapp) == family
+        assert family in qapp.font().families()  # pyqtgraph's text takes the app font
+    finally:
+        qapp.setFont(before)
+
+
+def test_the_translated_text_reaches_qt_translate(chinese):
+    assert QCoreApplication.translate("RunStatus", "completed") == "已完成"
+    assert i18n.status_text("cancelled") == "已取消"
