@@ -269,9 +269,9 @@ async def run_question(
                              error=f"no reply within the time budget of {time_limit_s:g} s"))
             return steps, "time_budget", final_sql
         except EndpointError as exc:
-            after = f" (after {len(loop.retried)} retries)" if loop.retried else ""
+            note = _retry_note(loop)
             record(AgentStep(index, sent, new, {}, latency_s=time.perf_counter() - t0,
-                             error=f"{exc}{after}"))
+                             error=f"{exc}; {note}" if note else str(exc)))
             return steps, "endpoint_error", final_sql
         latency = time.perf_counter() - t0
         prompt_tokens, completion_tokens = _usage(data)
