@@ -10,6 +10,7 @@ import pytest
 from desktop_app.cli import main
 from desktop_app.core.exchange import ExchangeError, import_file
 from desktop_app.core.store import Store
+from desktop_app.core.throughput.types import CellSpec
 
 DATA = Path(__file__).parent / "data" / "imports"
 
@@ -104,6 +105,21 @@ def test_aiperf_csv_agrees_with_its_json_to_the_csv_rounding(store):
             assert from_csv[metric][stat] == pytest.approx(from_json[metric][stat], abs=1e-2)
     assert (from_csv["count"], from_csv["ok"]) == (66, 64)
     assert from_csv["prompt_tokens"] == 65536 and from_csv["completion_tokens"] == 8192
+    # The CSV says nothing of the load: it stays unknown, and tables say so instead of failing.
+    cell = store.cells(run.id)[0]
+    assert (cell.concurrency, cell.request_rate) == (None, None)
+    assert CellSpec(1024, 128, 0).label == "1024 in / 128 out / load unknown"
+
+
+def test_aiperf_prefill_per_user_is_our_prefill_rate(store, tmp_path):
+    doc = _load("profile_export_aiperf.json")
+    doc["prefill_throughput_per_user"] = {"unit": "tokens/sec/user", "avg": 2483.3,
+                                          "p50": 2528.9, "p90": 3097.0, "min": 1702.8}
+    path = _write(tmp_path, "newer.json", json.dumps(doc))
+    run = store.get_run(import_file(store, path))
+    prefill = store.cells(run.id)[0].summary["prefill_tps"]
+    assert (prefill["mean"], prefill["p90"], prefill["p99"]) == (2483.3, 3097.0, None)
+    assert "prefill_tps" not in run.config["missing"]
 
 
 def test_guidellm_report_gives_one_cell_per_benchmark(store):
@@ -149,7 +165,8 @@ def test_bad_files_are_refused_with_their_name_and_leave_the_store_empty(store, 
          r"reads AIPerf export schema 1\.x"),
         (_write(tmp_path, "g.json", json.dumps(guide)),
          r"g\.json: written by GuideLLM 0\.9\.0 with report schema version 2"),
-        (_write(tmp_path, "cut.json", cut), r"cut\.json: line 47: ends before the JSON is complete"),
+        (_write(tmp_path, "cut.json", cut),
+         r"cut\.json: line 47: ends before the JSON is complete"),
         (_write(tmp_path, "broken.json", '{"completed": 3,\n "mean_ttft_ms": ,}'),
          r"broken\.json: line 2: not valid JSON"),
         (_write(tmp_path, "latin1.csv", "Metric,avg\nDur\xe9e (s),1\n".encode("latin-1")),

@@ -33,7 +33,8 @@ _VLLM_LATENCIES = (("ttft", "ttft_s"), ("tpot", "tpot_s"), ("itl", "itl_s"), ("e
 
 
 def cell_row(run_id: int, cell: CellRecord) -> dict[str, Any]:
-    """One row of ``cells.csv``: the cell's shape, counts and every stored figure (None: missing)."""
+    """One row of ``cells.csv``: the cell's shape, counts and every stored figure (None is
+    missing)."""
     s = cell.summary or {}
     row: dict[str, Any] = {
         "run_id": run_id, "cell_index": cell.cell_index, "input_tokens": cell.input_tokens,

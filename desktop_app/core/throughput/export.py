@@ -95,7 +95,12 @@ def cells_table(cells: Sequence[CellResult]) -> str:
     bad = unreliable_cells(cells)
     rows = []
     for i, c in enumerate(cells):
-        load = str(c.spec.concurrency) if c.spec.concurrency is not None else f"{c.spec.request_rate:g}/s"
+        if c.spec.concurrency is not None:
+            load = str(c.spec.concurrency)
+        elif c.spec.request_rate is not None:
+            load = f"{c.spec.request_rate:g}/s"
+        else:
+            load = "?"  # an imported result that does not say (AIPerf's CSV)
         notes = []
         if i in bad:
             notes.append("client-bound")

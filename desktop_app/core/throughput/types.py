@@ -22,7 +22,12 @@ class CellSpec:
 
     @property
     def label(self) -> str:
-        load = f"c={self.concurrency}" if self.concurrency is not None else f"{self.request_rate:g} req/s"
+        if self.concurrency is not None:
+            load = f"c={self.concurrency}"
+        elif self.request_rate is not None:
+            load = f"{self.request_rate:g} req/s"
+        else:
+            load = "load unknown"  # an imported result that does not say (AIPerf's CSV)
         return f"{self.input_tokens} in / {self.output_tokens} out / {load}"
 
 

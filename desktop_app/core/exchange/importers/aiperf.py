@@ -30,7 +30,8 @@ SCHEMA_MAJOR = 1
 _TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "seconds": 1.0}
 _RATE_UNITS = {"tokens/sec", "tokens/sec/user", "tokens/s", "requests/sec"}
 # Display names of the CSV whose tags are not the name in snake case.
-_CSV_TAGS = {"total_input_sequence_length": "total_isl", "total_output_sequence_length": "total_osl"}
+_CSV_TAGS = {"total_input_sequence_length": "total_isl",
+             "total_output_sequence_length": "total_osl"}
 KNOWN_TAGS = ("time_to_first_token", "inter_token_latency", "request_latency",
               "request_throughput", "request_count", "output_token_throughput")
 

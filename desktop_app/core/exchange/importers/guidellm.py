@@ -47,7 +47,8 @@ def check_version(doc: dict, where: str) -> None:
     if version is None:
         return
     if not isinstance(version, int) or version > REPORT_VERSION:
-        raise ExchangeError(where, f"written by GuideLLM {meta.get('guidellm_version', '(unknown)')}"
+        tool = meta.get("guidellm_version", "(unknown)")
+        raise ExchangeError(where, f"written by GuideLLM {tool}"
                             f" with report schema version {version}; this Throughline reads "
                             f"GuideLLM report version {REPORT_VERSION}. Upgrade Throughline to "
                             "import it.")
@@ -92,6 +93,8 @@ def _load(bench: dict) -> tuple[int | None, float | None, str | None]:
         return strategy["streams"], None, kind
     if kind in ("constant", "poisson") and isinstance(strategy.get("rate"), (int, float)):
         return None, float(strategy["rate"]), kind
+    if kind == "throughput" and isinstance(strategy.get("max_concurrency"), int):
+        return strategy["max_concurrency"], None, kind  # as many as fit, up to this many
     return None, None, kind
 
 
