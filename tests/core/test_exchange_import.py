@@ -95,6 +95,16 @@ def test_aiperf_json_maps_its_metrics_onto_ours(store):
                                      "effective_decode_tps"]
 
 
+def test_credentials_in_an_aiperf_command_line_are_not_stored(store, tmp_path):
+    doc = _load("profile_export_aiperf.json")
+    doc["input_config"]["cli_command"] += (' -H "Authorization: Bearer sk-live-123456"'
+                                           " --api-key sk-other-987654")
+    run = store.get_run(import_file(store, _write(tmp_path, "k.json", json.dumps(doc))))
+    stored = json.dumps(run.config)
+    assert "sk-live-123456" not in stored and "sk-other-987654" not in stored
+    assert "--concurrency 8" in run.config["cli_command"]
+
+
 def test_aiperf_csv_agrees_with_its_json_to_the_csv_rounding(store):
     from_json = store.cells(import_file(store, DATA / "profile_export_aiperf.json"))[0].summary
     run = store.get_run(import_file(store, DATA / "profile_export_aiperf.csv"))
@@ -175,6 +185,7 @@ def test_bad_files_are_refused_with_their_name_and_leave_the_store_empty(store, 
          r"other\.json: JSON with accuracy, model; not a result file of vllm bench serve, "
          "AIPerf or GuideLLM"),
         (_write(tmp_path, "notes.txt", "hello\n"), r"notes\.txt: line 1 is neither JSON"),
+        (_write(tmp_path, "list.json", "[1, 2]"), r"list\.json: a JSON list; not a result"),
         (_write(tmp_path, "empty.json", "\n"), r"empty\.json: is empty"),
         (tmp_path / "missing.json", r"missing\.json: no such file"),
         (_write(tmp_path, "ours.json", '{"format": "throughline-run-export", "cells": []}'),

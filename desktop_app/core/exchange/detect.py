@@ -60,5 +60,8 @@ def detect_and_read(path: Path) -> ImportedRun:
         return vllm.read([doc], where)
     if isinstance(doc, list) and doc and all(vllm.looks_like(d) for d in doc):
         return vllm.read(doc, where)
-    keys = ", ".join(sorted(doc)[:6]) if isinstance(doc, dict) else type(doc).__name__
-    raise _unknown(path, f"JSON with {keys or 'nothing'}")
+    if isinstance(doc, dict):
+        what = f"JSON with {', '.join(sorted(doc)[:6])}" if doc else "an empty JSON object"
+    else:
+        what = f"a JSON {type(doc).__name__}"
+    raise _unknown(path, what)

@@ -23,6 +23,7 @@ import re
 from typing import Any
 
 from desktop_app.core.exchange.errors import ExchangeError
+from desktop_app.core.redact import redact_text
 from desktop_app.core.exchange.importers.common import ImportedCell, ImportedRun, dist, summary
 
 SOURCE, LABEL = "aiperf", "AIPerf"
@@ -65,6 +66,15 @@ def check_version(doc: dict, where: str) -> None:
         raise ExchangeError(where, f"written by AIPerf {doc.get('aiperf_version', '(unknown)')} "
                             f"with export schema {version}; this Throughline reads AIPerf export "
                             f"schema {SCHEMA_MAJOR}.x. Upgrade Throughline to import it.")
+
+
+_KEY_FLAG = re.compile(r"(--api-key|--api_key)(\s+|=)(\"[^\"]*\"|'[^']*'|\S+)")
+
+
+def redact_command(command: str) -> str:
+    """The command line without credentials: header values (``-H "Authorization: Bearer .."``)
+    and ``--api-key`` values are blanked before anything is stored."""
+    return _KEY_FLAG.sub(r"\1\2[redacted]", redact_text(command))
 
 
 def _time(metrics: dict, tag: str, where: str):
@@ -149,8 +159,8 @@ def read_json(doc: dict, where: str) -> ImportedRun:
     details = {k: doc.get(k) for k in ("aiperf_version", "schema_version", "benchmark_id",
                                        "start_time", "end_time", "was_cancelled")
                if doc.get(k) is not None}
-    if config.get("cli_command"):
-        details["cli_command"] = config["cli_command"]
+    if isinstance(config.get("cli_command"), str):
+        details["cli_command"] = redact_command(config["cli_command"])
     cell = _cell(doc, where, config)
     cell.started_at, cell.ended_at = doc.get("start_time"), doc.get("end_time")
     return ImportedRun(SOURCE, LABEL, models[0] if models else None, url, [cell], details)
