@@ -453,6 +453,11 @@ class InspectorPage(QWidget):
         self.rejudge_note.setStyleSheet(MUTED_STYLE)
         return self.controller.rejudge(self.detail, tolerance)
 
+    def save_state(self) -> None:
+        """Remember the tolerance typed (the window calls this as it closes)."""
+        if self.tolerance_edit.text().strip():
+            self._settings.set_value(KEY_TOLERANCE, self.tolerance_edit.text().strip())
+
     # -- handlers ----------------------------------------------------------------------
 
     def _on_context_open_question_requested(self, run_id: int, row_id: int) -> None:

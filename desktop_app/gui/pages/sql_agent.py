@@ -403,7 +403,7 @@ class SqlAgentPage(QWidget):
         config = self._validate()
         if config is None or self.controller.running:
             return
-        self.settings.set_value(KEY_FORM, json.dumps(dataclasses.asdict(self.form_values())))
+        self.save_state()
         self.run_id = None
         self.model.clear()
         self.chart.set_judges(config.judges)
@@ -573,6 +573,10 @@ class SqlAgentPage(QWidget):
     def _on_context_open_run_requested(self, run_id: int, kind: str) -> None:
         if kind == "sql":
             self.controller.load_run(run_id)
+
+    def save_state(self) -> None:
+        """Remember the form as it is (the window calls this as it closes; Start does too)."""
+        self.settings.set_value(KEY_FORM, json.dumps(dataclasses.asdict(self.form_values())))
 
     def shutdown(self) -> None:
         """Stop the evaluation and any reading in progress (the window is closing)."""

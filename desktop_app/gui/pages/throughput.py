@@ -307,7 +307,7 @@ class ThroughputPage(QWidget):
             self.form_error.show()
             self._update_buttons()
             return
-        self.settings.set_value(KEY_FORM, json.dumps(dataclasses.asdict(self.form())))
+        self.save_state()
         self._clear()
         self.status_label.setText(self.tr("Starting..."))
         self.controller.start(config)
@@ -370,9 +370,28 @@ class ThroughputPage(QWidget):
                 run=run, status=status_text(result.status), cells=len(result.cells),
                 findings=len(result.findings)))
 
+    def save_state(self) -> None:
+        """Remember the form as typed (the window calls this as it closes; Start does too)."""
+        self.settings.set_value(KEY_FORM, json.dumps(dataclasses.asdict(self.form())))
+
     def load_run(self, run_id: int) -> None:
         """Read stored run `run_id` and show it (as show_stored) when it arrives."""
         self.controller.load_run(run_id)
+
+    def resume_run(self, run_id: int) -> bool:
+        """Finish interrupted run `run_id` on the active endpoint, shown live like a new sweep
+        (the cells it already had appear with the result); False when that cannot start."""
+        if self.context.endpoint is None or self.controller.running:
+            self.status_label.setText(
+                self.tr("Choose an endpoint first (the run's server, running again).")
+                if self.context.endpoint is None else
+                self.tr("A sweep is running: stop it before resuming another."))
+            return False
+        self._clear()
+        self.status_label.setText(self.tr("Resuming run #{run}...").format(run=run_id))
+        self.controller.resume(run_id)
+        self._on_controller_running_changed(True)
+        return True
 
     def show_stored(self, stored: StoredSweep) -> None:
         """Show a sweep read back from the store (its diagnosis is not stored)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QHeaderView, QTableView
 
 
@@ -19,31 +19,37 @@ class ColumnFitter(QObject):
         super().__init__(view)
         self._view = view
         self._max_width = max_width
-        self._fitting = False
+        self._dragging = False
         self.user_sized = restored
         header = view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        # Only the mouse counts as the user: models resetting, columns hidden and the stretched
+        # last column also resize sections.
+        header.viewport().installEventFilter(self)
         header.sectionResized.connect(self._on_header_section_resized)
+        header.sectionHandleDoubleClicked.connect(self._on_header_handle_double_clicked)
 
     def fit(self) -> None:
         """Fit every column to its contents (capped at `max_width`), unless the user has
         sized the columns."""
         if self.user_sized:
             return
-        self._fitting = True
-        try:
-            self._view.resizeColumnsToContents()
-            if self._max_width:
-                for column in range(self._view.model().columnCount()):
-                    if self._view.columnWidth(column) > self._max_width:
-                        self._view.setColumnWidth(column, self._max_width)
-        finally:
-            self._fitting = False
+        self._view.resizeColumnsToContents()
+        if self._max_width:
+            for column in range(self._view.model().columnCount()):
+                if self._view.columnWidth(column) > self._max_width:
+                    self._view.setColumnWidth(column, self._max_width)
 
-    def _on_header_section_resized(self, index: int, _old: int, _new: int) -> None:
-        header = self._view.horizontalHeader()
-        last = header.logicalIndex(header.count() - 1)
-        if self._fitting or (header.stretchLastSection() and index == last):
-            return  # our own fitting, or the stretched last column following the view's width
-        if self._view.isVisible():
+    def eventFilter(self, _obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.MouseButtonPress:
+            self._dragging = True
+        elif event.type() == QEvent.Type.MouseButtonRelease:
+            self._dragging = False
+        return False
+
+    def _on_header_section_resized(self, _index: int, _old: int, _new: int) -> None:
+        if self._dragging:
             self.user_sized = True
+
+    def _on_header_handle_double_clicked(self, _index: int) -> None:
+        self.user_sized = True  # the user fitted one column: keep the others as they are
