@@ -132,6 +132,35 @@ def test_aiperf_prefill_per_user_is_our_prefill_rate(store, tmp_path):
     assert "prefill_tps" not in run.config["missing"]
 
 
+def test_aiperf_records_are_recomputed_and_take_the_load_from_the_summary_beside(store,
+                                                                                tmp_path):
+    records = [json.loads(line) for line in
+               (DATA / "profile_export.jsonl").read_text(encoding="utf-8").splitlines()]
+    run = store.get_run(import_file(store, DATA / "profile_export.jsonl"))
+    assert run.config["config_from"] == "profile_export_aiperf.json"
+    assert run.model == "meta-llama/Llama-3.1-8B-Instruct" and run.config["missing"] == []
+    (cell,) = store.cells(run.id)
+    assert (cell.concurrency, cell.input_tokens, cell.output_tokens) == (8, 1024, 128)
+    s = cell.summary
+    ok = [r for r in records if r["error"] is None]
+    ttfts = [r["metrics"]["time_to_first_token"]["value"] / 1000 for r in ok]
+    assert s["ttft_s"]["mean"] == pytest.approx(sum(ttfts) / len(ttfts))
+    tpots = [r["metrics"]["inter_token_latency"]["value"] / 1000 for r in ok]
+    assert s["tpot_s"]["max"] == pytest.approx(max(tpots), rel=1e-5)  # AIPerf's ITL = our TPOT
+    assert s["decode_tps"]["mean"] == pytest.approx(sum(1 / t for t in tpots) / len(tpots),
+                                                    rel=1e-5)
+    assert s["itl_s"]["n"] == 127 * len(ok)  # every chunk gap
+    assert (s["count"], s["ok"], s["failures_by_class"]) == (8, 7, {"InternalServerError": 1})
+    rows = store.requests(run.id)
+    assert len(rows) == 8 and rows[6]["error_message"] == "Server encountered an internal error"
+    assert rows[0]["sent_at"] == pytest.approx(records[0]["metadata"]["request_start_ns"] / 1e9)
+    # Alone, the records do not say the load or the model: both stay unknown.
+    alone = _write(tmp_path, "profile_export.jsonl",
+                   (DATA / "profile_export.jsonl").read_text(encoding="utf-8"))
+    run = store.get_run(import_file(store, alone))
+    assert run.model is None and store.cells(run.id)[0].concurrency is None
+
+
 def test_guidellm_report_gives_one_cell_per_benchmark(store):
     doc = _load("guidellm_benchmarks.json")
     run = store.get_run(import_file(store, DATA / "guidellm_benchmarks.json"))

@@ -1,7 +1,8 @@
 """Which tool wrote a results file, from its content (never from its name), and reading it.
 
 Known: ``vllm bench serve`` JSON (one object, or one per line with ``--append-result``),
-AIPerf ``profile_export_aiperf.json`` / ``.csv``, GuideLLM ``benchmarks.json``. A Throughline
+AIPerf ``profile_export_aiperf.json`` / ``.csv`` and its per-request ``profile_export.jsonl``,
+GuideLLM ``benchmarks.json``. A Throughline
 export is recognised and refused with a word on why: imports are for other tools' results.
 """
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from desktop_app.core.exchange.errors import ExchangeError, parse_json, parse_json_lines, read_text
 from desktop_app.core.exchange.export import EXPORT_FORMAT
-from desktop_app.core.exchange.importers import aiperf, guidellm, vllm
+from desktop_app.core.exchange.importers import aiperf, aiperf_records, guidellm, vllm
 from desktop_app.core.exchange.importers.common import ImportedRun
 
 TOOLS = ("vllm bench serve", "AIPerf", "GuideLLM")
@@ -44,6 +45,8 @@ def detect_and_read(path: Path) -> ImportedRun:
         docs = parse_json_lines(path, stripped)
         if all(vllm.looks_like(d) for d in docs):
             return vllm.read(docs, where)
+        if all(aiperf_records.looks_like(d) for d in docs):
+            return aiperf_records.read(docs, path)
         doc = docs[0] if len(docs) == 1 else None
         if doc is None:
             raise _unknown(path, f"{len(docs)} JSON lines, not all vllm bench serve results")
@@ -58,6 +61,8 @@ def detect_and_read(path: Path) -> ImportedRun:
         return aiperf.read_json(doc, where)
     if vllm.looks_like(doc):
         return vllm.read([doc], where)
+    if aiperf_records.looks_like(doc):
+        return aiperf_records.read([doc], path)
     if isinstance(doc, list) and doc and all(vllm.looks_like(d) for d in doc):
         return vllm.read(doc, where)
     if isinstance(doc, dict):
