@@ -122,13 +122,17 @@ def install_translators(app: QCoreApplication, language: str) -> list[QTranslato
     installed: list[QTranslator] = []
     if language not in TRANSLATED:
         return installed
-    qt_dir = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
     ours = qm_file(language)
-    for directory, name in ((qt_dir, f"qtbase_{language}"),
-                            (str(ours.parent) if ours else "", ours.stem if ours else "")):
+    if ours is None:
+        return installed  # qm_file logged why; Qt's own buttons alone would be a mix
+    qt_dir = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+    for directory, name in ((qt_dir, f"qtbase_{language}"), (str(ours.parent), ours.stem)):
         translator = QTranslator(app)
-        if name and translator.load(name, directory) and app.installTranslator(translator):
+        if translator.load(name, directory) and app.installTranslator(translator):
             installed.append(translator)
+        else:
+            log.warning("cannot load the %s translation %s from %s", language, name, directory)
+            translator.deleteLater()
     return installed
 
 

@@ -37,9 +37,11 @@ def test_columns_splitters_and_geometry_come_back(qtbot, qapp, qt_loop, tmp_path
         throughput.table.horizontalHeader().resizeSection(0, 97)
         sql.table.horizontalHeader().moveSection(5, 0)  # and drags a column to the front
         runs.splitter.setSizes([150, 450])
+        runs.comparison.sql_splitter.setSizes([700, 300])
         inspector.splitter.setSizes([300, 700])
         window.splitter.setSizes([230, 900])
         sizes = {"runs": runs.splitter.sizes(), "inspector": inspector.splitter.sizes(),
+                 "compare": runs.comparison.sql_splitter.sizes(),
                  "window": window.splitter.sizes()}
         moved = sql.table.horizontalHeader().logicalIndex(0)
         # Forms typed into but never started are remembered as typed.
@@ -59,6 +61,7 @@ def test_columns_splitters_and_geometry_come_back(qtbot, qapp, qt_loop, tmp_path
         assert throughput.table.columnWidth(0) == 97
         assert sql.table.horizontalHeader().logicalIndex(0) == moved == 5
         assert runs.splitter.sizes() == sizes["runs"]
+        assert runs.comparison.sql_splitter.sizes() == sizes["compare"]
         assert again.pages["Inspector"].splitter.sizes() == sizes["inspector"]
         assert again.splitter.sizes() == sizes["window"]
         assert throughput.input_tokens.text() == "512, 4k"

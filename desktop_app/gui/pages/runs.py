@@ -183,7 +183,7 @@ class RunsPage(QWidget):
         self.hint.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.requests = RequestBrowser()
         self.requests.errors_only_toggled.connect(self._on_requests_errors_only_toggled)
-        self.comparison = ComparisonView()
+        self.comparison = ComparisonView(settings=settings)
         self.detail = QStackedWidget()
         for widget in (self.hint, self.requests, self.comparison):
             self.detail.addWidget(widget)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 import pyqtgraph as pg  # after PySide6 (desktop_app.gui set PYQTGRAPH_QT_LIB)
 
 from desktop_app.gui.i18n import status_text
+from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.models.runs import (
     ComparisonData,
     SqlComparisonModel,
@@ -30,6 +31,9 @@ RUN_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
 _DASHES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine,
            Qt.PenStyle.DashDotLine)
 _SYMBOLS = ("o", "t", "s", "d", "+", "x")
+KEY_THROUGHPUT_SPLITTER = "runs/compare_throughput_splitter"
+KEY_SQL_SPLITTER = "runs/compare_sql_splitter"
+declare(KEY_THROUGHPUT_SPLITTER, KEY_SQL_SPLITTER)
 
 
 def _table(model) -> QTableView:
@@ -55,7 +59,8 @@ class ComparisonView(QWidget):
     """Shows stored runs of one kind aligned: throughput cells with a prefill-vs-prompt-length
     chart, or SQL verdicts per question with pass rates by tier."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *,
+                 settings: Settings | None = None) -> None:
         super().__init__(parent)
         self.title = QLabel(self.tr("Select two or more runs of one kind and press Compare."))
         self.title.setWordWrap(True)
@@ -92,6 +97,10 @@ class ComparisonView(QWidget):
         sql.setStretchFactor(0, 3)
         sql.setStretchFactor(1, 2)
         sql.setSizes([550, 450])
+        self.throughput_splitter, self.sql_splitter = throughput, sql
+        if settings is not None:  # the user's split between table and chart is kept
+            settings.track(KEY_THROUGHPUT_SPLITTER, throughput)
+            settings.track(KEY_SQL_SPLITTER, sql)
 
         self.stack = QStackedWidget()
         self.stack.addWidget(QWidget())
