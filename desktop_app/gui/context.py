@@ -38,6 +38,7 @@ class AppContext(QObject):
     open_run_requested = Signal(int, str)  # run_id, kind: show a stored run in its page
     open_question_requested = Signal(int, int)  # run_id, sql_questions row id: the Inspector
     compare_requested = Signal(list)  # run ids to compare
+    resume_requested = Signal(int)  # run_id of an interrupted sweep to finish
     job_changed = Signal(str)  # one line about the running job ("" when none)
 
     def __init__(self, db_path: Path | None = None, *, sets_dir: Path | None = None,

@@ -23,6 +23,7 @@ class AppShell(QObject):
         context.open_question_requested.connect(self._on_context_open_question)
         context.open_run_requested.connect(self._on_context_open_run)
         context.compare_requested.connect(self._on_context_compare)
+        context.resume_requested.connect(self._on_context_resume)
         window.confirm_close = self.confirm_close
 
     def _page(self, title: str) -> QWidget:
@@ -46,6 +47,10 @@ class AppShell(QObject):
         if load is not None:
             load(run_id)
         self.window.show_page_named(title)
+
+    def _on_context_resume(self, run_id: int) -> None:
+        self.window.show_page_named("Throughput")
+        self._page("Throughput").resume_run(run_id)
 
     def _on_context_compare(self, run_ids: list) -> None:
         self.window.show_page_named("Runs")  # the Runs page shows the comparison itself

@@ -96,8 +96,9 @@ class CriterionVerdict:
 
 
 def pair_runs(runs: list) -> tuple[list[tuple[ThroughputRun, SqlRun]], list[str]]:
-    """(throughput, SQL) pairs of the same endpoint and model, and a note (English) for each SQL
-    run that has no such partner while throughput runs are present."""
+    """(throughput, SQL) pairs of the same endpoint and model (on the built-in simulator, any
+    persona of the simulated server that was swept), and a note (English) for each SQL run that
+    has no such partner while throughput runs are present."""
     tps = [r for r in runs if isinstance(r, ThroughputRun)]
     pairs, notes = [], []
     for sql in (r for r in runs if isinstance(r, SqlRun)):
@@ -111,7 +112,13 @@ def pair_runs(runs: list) -> tuple[list[tuple[ThroughputRun, SqlRun]], list[str]
 
 def _same_target(tp: ThroughputRun, sql: SqlRun) -> bool:
     same_url = tp.info.endpoint.rstrip("/") == sql.info.endpoint.rstrip("/")
-    return bool(same_url and tp.info.model and tp.info.model == sql.info.model)
+    if not same_url:
+        return False
+    if tp.info.model and tp.info.model == sql.info.model:
+        return True
+    # The built-in simulator serves its SQL personas (sim/careful, ...) from the one engine
+    # that served the sweep, at the sweep's speed: the model name picks a script, not weights.
+    return tp.info.engine.startswith("simulated") and sql.info.model.startswith("sim/")
 
 
 def cost_per_correct(sql: SqlRun) -> tuple[Cost, ...]:

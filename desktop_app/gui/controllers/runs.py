@@ -7,10 +7,12 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from desktop_app.core.compare import Comparison, compare
 from desktop_app.core.store import CellRecord, RunRecord, Store
 from desktop_app.gui.context import AppContext
 from desktop_app.gui.i18n import status_text, translate
@@ -50,6 +52,9 @@ class RunsController(QObject):
     comparison_loaded = Signal(object)  # ComparisonData
     requests_loaded = Signal(object)  # RequestsView
     runs_deleted = Signal(object)  # list of run ids
+    summary_loaded = Signal(object)  # core.compare.Comparison of runs of both kinds
+    exported = Signal(object)  # list of the Paths written
+    imported = Signal(object)  # list of the new run ids
     failed = Signal(str)
 
     def __init__(self, context: AppContext, parent: QObject | None = None) -> None:
@@ -77,6 +82,9 @@ class RunsController(QObject):
             await job(*args)
         except asyncio.CancelledError:
             raise
+        except ValueError as exc:  # bad input (unknown run, bad file): its message says it all
+            log.info("runs page: %s", exc)
+            self.failed.emit(str(exc))
         except Exception as exc:  # noqa: BLE001 - a failed read is shown, not fatal
             log.exception("runs page")
             self.failed.emit(f"{type(exc).__name__}: {exc}")
@@ -109,9 +117,12 @@ class RunsController(QObject):
     async def _compare(self, run_ids: list[int]) -> None:
         store = await self._open()
 
-        def read() -> ComparisonData:
+        def read() -> ComparisonData | Comparison:
             runs = tuple(store.get_run(i) for i in run_ids)
             kinds = {r.kind for r in runs}
+            if kinds == {"throughput", "sql"}:
+                # Speed and quality together: the report's side-by-side rows and capacity.
+                return compare(store, list(run_ids))
             if len(kinds) != 1:
                 raise ValueError(translate(
                     "RunsController", "runs of different kinds ({kinds}) cannot be compared")
@@ -124,7 +135,11 @@ class RunsController(QObject):
                                       questions={r.id: store.sql_questions(r.id) for r in runs})
             return ComparisonData(kind, runs)
 
-        self.comparison_loaded.emit(await asyncio.to_thread(read))
+        data = await asyncio.to_thread(read)
+        if isinstance(data, Comparison):
+            self.summary_loaded.emit(data)
+        else:
+            self.comparison_loaded.emit(data)
 
     def load_requests(self, run: RunRecord, errors_only: bool = False) -> asyncio.Task:
         """Read a throughput run's request ids (cheap: from an index) and its cells."""
@@ -152,6 +167,43 @@ class RunsController(QObject):
 
         await asyncio.to_thread(delete)
         self.runs_deleted.emit(run_ids)
+
+    def export(self, run_ids: list[int], fmt: str, destination: Path, lang: str = "en"
+               ) -> asyncio.Task:
+        """Write the comparison PDF of `run_ids` to the file `destination` (fmt "pdf"), or each
+        run's CSV or JSON files into `destination`/run-ID (fmt "csv" / "json")."""
+        return self._start("export", self._export, list(run_ids), fmt, destination, lang)
+
+    async def _export(self, run_ids: list[int], fmt: str, destination: Path,
+                      lang: str) -> None:
+        store = await self._open()
+
+        def write() -> list[Path]:
+            if fmt == "pdf":
+                from desktop_app.report import write_comparison_pdf
+
+                return [write_comparison_pdf(store, run_ids, destination, lang)]
+            from desktop_app.core.exchange import export_run
+
+            written: list[Path] = []
+            for run_id in run_ids:
+                written += export_run(store, run_id, fmt, destination / f"run-{run_id}")
+            return written
+
+        self.exported.emit(await asyncio.to_thread(write))
+
+    def import_files(self, paths: list[Path]) -> asyncio.Task:
+        """Import results written by vLLM bench serve, AIPerf or GuideLLM as runs."""
+        return self._start("import", self._import, list(paths))
+
+    async def _import(self, paths: list[Path]) -> None:
+        store = await self._open()
+        from desktop_app.core.exchange import import_file
+
+        def read() -> list[int]:
+            return [import_file(store, path) for path in paths]
+
+        self.imported.emit(await asyncio.to_thread(read))
 
     def shutdown(self) -> None:
         """Cancel every job and close the store (call when the page goes away)."""

@@ -21,6 +21,7 @@ from desktop_app.core.metrics import RequestTiming, summarize_cell
 from desktop_app.core.parsing import InputError, parse_float_list, parse_int_list
 from desktop_app.core.store import RunRecord, Store
 from desktop_app.core.throughput.config import SweepConfig
+from desktop_app.core.throughput.resume import resume_sweep
 from desktop_app.core.throughput.sweep import SweepProgress, run_sweep
 from desktop_app.core.throughput.types import CellResult, CellSpec
 from desktop_app.gui.context import ActiveEndpoint, AppContext
@@ -166,7 +167,21 @@ class ThroughputController(QObject):
         """Run the sweep `config` in a task (one at a time); returns it."""
         if self.running:
             raise RuntimeError("a sweep is already running")
-        self.task = asyncio.ensure_future(self._run(config))
+        self.task = asyncio.ensure_future(self._run(
+            lambda store, emit, info: run_sweep(config, store, emit, info=info)))
+        return self.task
+
+    def resume(self, run_id: int) -> asyncio.Task:
+        """Finish interrupted sweep `run_id` into the same run, on the active endpoint (which
+        must serve the run's engine and model); reports like `start`."""
+        if self.running:
+            raise RuntimeError("a sweep is already running")
+        endpoint = self._context.endpoint.config if self._context.endpoint else None
+
+        def resume(store, emit, info):
+            return resume_sweep(store, run_id, endpoint, emit, info=info)
+
+        self.task = asyncio.ensure_future(self._run(resume, run_id))
         return self.task
 
     def stop(self) -> None:
@@ -193,8 +208,10 @@ class ThroughputController(QObject):
             return
         self.run_loaded.emit(stored)
 
-    async def _run(self, config: SweepConfig) -> None:
-        self.run_id = None
+    async def _run(self, sweep, run_id: int | None = None) -> None:
+        """Run `sweep(store, emit, info)` (a run_sweep or resume_sweep coroutine) on the worker
+        loop; `run_id` is the run it continues, if any."""
+        self.run_id = run_id
         self._cell, self._timings = None, []
         self.running_changed.emit(True)
         self._context.job_changed.emit("Throughput sweep starting")
@@ -205,9 +222,8 @@ class ThroughputController(QObject):
             store = await asyncio.to_thread(self._context.open_store)
             self._floor = await asyncio.to_thread(_own_latest_run, store) or 0
             poller = asyncio.ensure_future(self._poll_samples(store))
-            result = await run_in_worker(
-                lambda emit: run_sweep(config, store, emit, info=info),
-                self._on_sweep_events, name="throughline-sweep")
+            result = await run_in_worker(lambda emit: sweep(store, emit, info),
+                                         self._on_sweep_events, name="throughline-sweep")
         except asyncio.CancelledError:
             self._finish_cell()
             self.sweep_cancelled.emit()

@@ -22,16 +22,20 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QFileDialog,
+    QMenu,
     QMessageBox,
     QPushButton,
     QSplitter,
     QStackedWidget,
     QTableView,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop_app.core.store import RUN_STATUSES, RunRecord, Store
+from desktop_app.core.throughput.resume import RESUMABLE
 from desktop_app.gui.context import AppContext
 from desktop_app.gui.controllers.runs import RequestsView, RunFilters, RunsController
 from desktop_app.gui.i18n import status_text
@@ -40,6 +44,7 @@ from desktop_app.gui.models.runs import ComparisonData, RunsTableModel, run_labe
 from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.widgets.column_fit import ColumnFitter
 from desktop_app.gui.widgets.comparison import ComparisonView
+from desktop_app.gui.widgets.summary import SummaryView, report_language
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +109,7 @@ class RunsPage(QWidget):
         self.context = context
         self._settings = settings
         self.controller = RunsController(context, self)
+        self._select_after_refresh: list[int] = []
         self.model = RunsTableModel(self)
 
         heading = QLabel(self.tr("Runs"))
@@ -149,8 +155,29 @@ class RunsPage(QWidget):
         self.requests_button.setToolTip(self.tr("Browse every request of the selected "
                                                 "throughput run"))
         self.compare_button = QPushButton(self.tr("Compare"))
-        self.compare_button.setToolTip(self.tr("Select two or more runs of one kind"))
+        self.compare_button.setToolTip(self.tr(
+            "Select two or more runs; a sweep and a SQL run of one endpoint also give the "
+            "capacity in tasks"))
         self.delete_button = QPushButton(self.tr("Delete…"))
+        self.resume_button = QPushButton(self.tr("Resume"))
+        self.resume_button.setToolTip(self.tr(
+            "Finish an interrupted or stopped sweep into the same run, on the active endpoint"))
+        self.export_button = QToolButton()
+        self.export_button.setText(self.tr("Export"))
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        export_menu = QMenu(self.export_button)
+        self.export_pdf_action = export_menu.addAction(self.tr("Comparison PDF…"))
+        self.export_csv_action = export_menu.addAction(self.tr("CSV files…"))
+        self.export_json_action = export_menu.addAction(self.tr("JSON…"))
+        self.export_button.setMenu(export_menu)
+        self.export_pdf_action.triggered.connect(self._on_export_pdf_triggered)
+        self.export_csv_action.triggered.connect(self._on_export_csv_triggered)
+        self.export_json_action.triggered.connect(self._on_export_json_triggered)
+        self.import_button = QPushButton(self.tr("Import…"))
+        self.import_button.setToolTip(self.tr(
+            "Results of vllm bench serve, AIPerf or GuideLLM, as runs to compare"))
+        self.resume_button.clicked.connect(self._on_resume_clicked)
+        self.import_button.clicked.connect(self._on_import_clicked)
         self.status_label = QLabel("")
         self.open_button.clicked.connect(self._on_open_clicked)
         self.requests_button.clicked.connect(self._on_requests_clicked)
@@ -158,6 +185,7 @@ class RunsPage(QWidget):
         self.delete_button.clicked.connect(self._on_delete_clicked)
         actions = QHBoxLayout()
         for button in (self.open_button, self.requests_button, self.compare_button,
+                       self.resume_button, self.export_button, self.import_button,
                        self.delete_button):
             actions.addWidget(button)
         actions.addSpacing(12)
@@ -184,8 +212,9 @@ class RunsPage(QWidget):
         self.requests = RequestBrowser()
         self.requests.errors_only_toggled.connect(self._on_requests_errors_only_toggled)
         self.comparison = ComparisonView(settings=settings)
+        self.summary = SummaryView()
         self.detail = QStackedWidget()
-        for widget in (self.hint, self.requests, self.comparison):
+        for widget in (self.hint, self.requests, self.comparison, self.summary):
             self.detail.addWidget(widget)
 
         self.splitter = QSplitter(Qt.Orientation.Vertical)
@@ -205,6 +234,9 @@ class RunsPage(QWidget):
         self.controller.comparison_loaded.connect(self._on_controller_comparison_loaded)
         self.controller.requests_loaded.connect(self._on_controller_requests_loaded)
         self.controller.runs_deleted.connect(self._on_controller_runs_deleted)
+        self.controller.summary_loaded.connect(self._on_controller_summary_loaded)
+        self.controller.exported.connect(self._on_controller_exported)
+        self.controller.imported.connect(self._on_controller_imported)
         self.controller.failed.connect(self._on_controller_failed)
         context.run_finished.connect(self._on_context_run_finished)
         context.compare_requested.connect(self._on_context_compare_requested)
@@ -276,6 +308,8 @@ class RunsPage(QWidget):
         self._set_choices(self.model_combo, models)
         self.model.set_runs(runs)
         self.columns.fit()  # names and URLs can be long (260 px at most): tooltips have the rest
+        if self._select_after_refresh:
+            selected, self._select_after_refresh = self._select_after_refresh, []
         self.select_runs(selected)
         self.status_label.setText(self.tr("{count} run(s)").format(count=len(runs)))
         self._update_buttons()
@@ -347,6 +381,76 @@ class RunsPage(QWidget):
         self.status_label.setText(self.tr("Deleting {count} run(s)…").format(count=len(runs)))
         self.controller.delete([r.id for r in runs])
 
+    def _on_controller_summary_loaded(self, comparison) -> None:
+        self.summary.show_summary(comparison)
+        self.detail.setCurrentWidget(self.summary)
+        self.status_label.setText(self.tr("{count} run(s)").format(count=self.model.rowCount()))
+
+    def _on_resume_clicked(self) -> None:
+        runs = self.selected_runs()
+        if len(runs) == 1 and runs[0].kind == "throughput" and runs[0].status in RESUMABLE:
+            self.context.resume_requested.emit(runs[0].id)
+
+    def _on_export_pdf_triggered(self) -> None:
+        runs = self.selected_runs()
+        if len(runs) < 2:
+            return
+        name = "comparison-" + "-".join(str(r.id) for r in runs[:6]) + ".pdf"
+        path = self.choose_path("pdf", name)
+        if path:
+            self._export([r.id for r in runs], "pdf", Path(path))
+
+    def _on_export_csv_triggered(self) -> None:
+        self._export_folder("csv")
+
+    def _on_export_json_triggered(self) -> None:
+        self._export_folder("json")
+
+    def _export_folder(self, fmt: str) -> None:
+        runs = self.selected_runs()
+        folder = self.choose_path("folder", "") if runs else None
+        if folder:
+            self._export([r.id for r in runs], fmt, Path(folder))
+
+    def _export(self, run_ids: list[int], fmt: str, destination: Path) -> None:
+        self.status_label.setText(self.tr("Writing {what}…").format(what=fmt.upper()))
+        self.export_button.setEnabled(False)
+        self.controller.export(run_ids, fmt, destination, report_language())
+
+    def _on_controller_exported(self, paths: list[Path]) -> None:
+        self._update_buttons()
+        where = paths[0] if len(paths) == 1 else paths[0].parent.parent if paths else ""
+        self.status_label.setText(self.tr("Wrote {count} file(s) to {where}").format(
+            count=len(paths), where=where))
+
+    def _on_import_clicked(self) -> None:
+        path = self.choose_path("import", "")
+        if path:
+            self.status_label.setText(self.tr("Importing {file}…").format(file=Path(path).name))
+            self.controller.import_files([Path(path)])
+
+    def _on_controller_imported(self, run_ids: list[int]) -> None:
+        self.status_label.setText(self.tr("Imported as run(s) {ids}").format(
+            ids=", ".join(f"#{i}" for i in run_ids)))
+        self._select_after_refresh = list(run_ids)
+        self.refresh()
+
+    def choose_path(self, purpose: str, suggestion: str) -> str | None:
+        """Ask where to write ("pdf": a file, "folder": a folder) or what to read ("import");
+        None when the user cancels. Tests replace this method."""
+        if purpose == "pdf":
+            path, _ = QFileDialog.getSaveFileName(
+                self, self.tr("Save the comparison PDF"), str(Path.home() / suggestion),
+                self.tr("PDF files (*.pdf)"))
+        elif purpose == "folder":
+            path = QFileDialog.getExistingDirectory(
+                self, self.tr("Export into folder"), str(Path.home()))
+        else:
+            path, _ = QFileDialog.getOpenFileName(
+                self, self.tr("Import results of another tool"), str(Path.home()),
+                self.tr("Results (*.json *.jsonl *.csv);;All files (*)"))
+        return path or None
+
     def _on_controller_runs_deleted(self, run_ids: list[int]) -> None:
         self.requests.model.clear()
         self.detail.setCurrentWidget(self.hint)
@@ -390,8 +494,11 @@ class RunsPage(QWidget):
         kinds = {r.kind for r in runs}
         self.open_button.setEnabled(len(runs) == 1)
         self.requests_button.setEnabled(len(runs) == 1 and runs[0].kind == "throughput")
-        self.compare_button.setEnabled(len(runs) >= 2 and len(kinds) == 1
-                                       and kinds <= set(COMPARABLE_KINDS))
+        self.compare_button.setEnabled(len(runs) >= 2 and kinds <= set(COMPARABLE_KINDS))
+        self.resume_button.setEnabled(len(runs) == 1 and runs[0].kind == "throughput"
+                                      and runs[0].status in RESUMABLE)
+        self.export_button.setEnabled(bool(runs))
+        self.export_pdf_action.setEnabled(len(runs) >= 2)
         self.delete_button.setEnabled(bool(runs) and all(r.status != "running" for r in runs))
 
     def _restore(self) -> None:
