@@ -36,6 +36,7 @@ def test_columns_splitters_and_geometry_come_back(qtbot, qapp, qt_loop, tmp_path
         sql.table.horizontalHeader().resizeSection(1, 121)
         throughput.table.horizontalHeader().resizeSection(0, 97)
         sql.table.horizontalHeader().moveSection(5, 0)  # and drags a column to the front
+        sql.table.sortByColumn(1, Qt.SortOrder.DescendingOrder)  # and sorts by tier
         runs.splitter.setSizes([150, 450])
         runs.comparison.sql_splitter.setSizes([700, 300])
         inspector.splitter.setSizes([300, 700])
@@ -60,6 +61,8 @@ def test_columns_splitters_and_geometry_come_back(qtbot, qapp, qt_loop, tmp_path
         assert sql.table.columnWidth(1) == 121
         assert throughput.table.columnWidth(0) == 97
         assert sql.table.horizontalHeader().logicalIndex(0) == moved == 5
+        assert sql.proxy.sortColumn() == 1
+        assert sql.proxy.sortOrder() == Qt.SortOrder.DescendingOrder
         assert runs.splitter.sizes() == sizes["runs"]
         assert runs.comparison.sql_splitter.sizes() == sizes["compare"]
         assert again.pages["Inspector"].splitter.sizes() == sizes["inspector"]
