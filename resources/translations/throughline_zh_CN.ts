@@ -871,12 +871,44 @@
         <translation>比较</translation>
     </message>
     <message>
-        <source>Select two or more runs of one kind</source>
-        <translation>选择两个或更多同类运行</translation>
+        <source>Select two or more runs; a sweep and a SQL run of one endpoint also give the capacity in tasks</source>
+        <translation>选择两个或更多运行；同一端点的一次吞吐扫描和一次 SQL 运行还会给出按任务计的容量</translation>
     </message>
     <message>
         <source>Delete…</source>
         <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Finish an interrupted or stopped sweep into the same run, on the active endpoint</source>
+        <translation>在当前端点上把中断或停止的扫描完成到同一个运行中</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Comparison PDF…</source>
+        <translation>对比 PDF…</translation>
+    </message>
+    <message>
+        <source>CSV files…</source>
+        <translation>CSV 文件…</translation>
+    </message>
+    <message>
+        <source>JSON…</source>
+        <translation>JSON…</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
+        <source>Results of vllm bench serve, AIPerf or GuideLLM, as runs to compare</source>
+        <translation>把 vllm bench serve、AIPerf 或 GuideLLM 的结果导入为可对比的运行</translation>
     </message>
     <message>
         <source>Select a throughput run to browse its requests; select two or more runs of one kind and press Compare to see them side by side.</source>
@@ -911,6 +943,42 @@
     <message>
         <source>Deleting {count} run(s)…</source>
         <translation>正在删除 {count} 个运行…</translation>
+    </message>
+    <message>
+        <source>Writing {what}…</source>
+        <translation>正在写入 {what}…</translation>
+    </message>
+    <message>
+        <source>Wrote {count} file(s) to {where}</source>
+        <translation>已写入 {count} 个文件到 {where}</translation>
+    </message>
+    <message>
+        <source>Importing {file}…</source>
+        <translation>正在导入 {file}…</translation>
+    </message>
+    <message>
+        <source>Imported as run(s) {ids}</source>
+        <translation>已导入为运行 {ids}</translation>
+    </message>
+    <message>
+        <source>Save the comparison PDF</source>
+        <translation>保存对比 PDF</translation>
+    </message>
+    <message>
+        <source>PDF files (*.pdf)</source>
+        <translation>PDF 文件 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Export into folder</source>
+        <translation>导出到文件夹</translation>
+    </message>
+    <message>
+        <source>Import results of another tool</source>
+        <translation>导入其他工具的结果</translation>
+    </message>
+    <message>
+        <source>Results (*.json *.jsonl *.csv);;All files (*)</source>
+        <translation>结果 (*.json *.jsonl *.csv);;所有文件 (*)</translation>
     </message>
     <message>
         <source>All</source>
@@ -1464,6 +1532,18 @@
     <message>
         <source>{run} {status}: {cells} cells, {findings} findings.</source>
         <translation>{run} {status}：{cells} 个单元，{findings} 条发现。</translation>
+    </message>
+    <message>
+        <source>Choose an endpoint first (the run&apos;s server, running again).</source>
+        <translation>请先选择端点（该运行的服务器，需重新运行）。</translation>
+    </message>
+    <message>
+        <source>A sweep is running: stop it before resuming another.</source>
+        <translation>正在进行扫描：请先停止它，再继续另一个。</translation>
+    </message>
+    <message>
+        <source>Resuming run #{run}...</source>
+        <translation>正在继续运行 #{run}...</translation>
     </message>
     <message>
         <source>Run {run} ({status}). The diagnosis is made when a sweep finishes and is not kept in the results store; export the run&apos;s JSON from the command line, or run the sweep again, to read it.</source>
