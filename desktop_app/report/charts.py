@@ -219,10 +219,11 @@ def line_chart(title: str, x_label: str, y_label: str, series: list[Series],
     for s in series:
         if not s.points:
             continue
-        if s.right:
-            y_of = lambda v: plot.bottom() - v * plot.height()  # noqa: E731  (0..1 fraction)
-        else:
-            y_of = lambda v: plot.bottom() - (v - ticks[0]) / (ticks[-1] - ticks[0]) * plot.height()  # noqa: E731,E501
+        span = 1.0 if s.right else ticks[-1] - ticks[0]  # the right axis holds 0..1 fractions
+        base = 0.0 if s.right else ticks[0]
+
+        def y_of(v: float, base=base, span=span) -> float:
+            return plot.bottom() - (v - base) / span * plot.height()
         pen = QPen(QColor(s.color), 1.8)
         pen.setStyle(_STYLES[s.style % len(_STYLES)])
         c.p.setPen(pen)

@@ -135,6 +135,8 @@ def _paint(comp: Comparison, out: Path, lang: str, stamp: str) -> None:
     font = QFont()
     font.setFamilies(FONT_FAMILIES[lang])
     font.setPointSizeF(9)
+    # No "fi"/"fl" ligatures: text copied or searched in the PDF must read "definitions".
+    font.setFeature(QFont.Tag("liga"), 0)
     doc.setDefaultFont(font)
     doc.setDefaultStyleSheet(_CSS)
     doc.setDocumentMargin(0)

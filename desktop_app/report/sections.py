@@ -171,9 +171,12 @@ def capacity(comp: Comparison, lang: str, add_image: AddImage) -> str:
     for cap in comp.capacities:
         for p in cap.points:
             if p.seconds_per_task is None:
-                cells = [escape(cap.label), str(p.concurrency),
-                         f'<span style="color:#888">{_t(lang, "na")}: {escape(p.reason or "")}'
-                         "</span>", "", "", "", ""]
+                bg = ' bgcolor="#f7f7f7"' if i % 2 == 1 else ""
+                out.append(f'<tr{bg}><td>{escape(cap.label)}</td><td>{p.concurrency}</td>'
+                           f'<td colspan="5" style="color:#888">{_t(lang, "na")}: '
+                           f'{escape(p.reason or "")}</td></tr>')
+                i += 1
+                continue
             else:
                 cells = [escape(cap.label), str(p.concurrency), secs(p.seconds_per_task),
                          num(p.tasks_per_hour),
@@ -298,9 +301,8 @@ def findings(comp: Comparison, lang: str) -> str:
                 f"<i>{_t(lang, 'q_verdicts')}:</i> {escape(q.counterfactual)}<br/>"
                 f"<i>{_t(lang, 'q_why')}:</i> {escape(' '.join(why))}</p>")
         if len(failed) > MAX_FAILED:
-            out.append(f"<p style='color:#666'>"
-                       f"{_t(lang, 'failed_more', n=len(failed) - MAX_FAILED, run=f'#{run.info.id}')}"
-                       "</p>")
+            more = _t(lang, "failed_more", n=len(failed) - MAX_FAILED, run=f"#{run.info.id}")
+            out.append(f"<p style='color:#666'>{more}</p>")
     return "\n".join(out)
 
 

@@ -94,7 +94,8 @@ def test_throughput_rows_compare_the_runs_and_say_who_wins_by_how_much():
     assert prefill.verdict.status == "win" and prefill.verdict.winner == 1
     assert prefill.verdict.diff == pytest.approx(600 / 450 - 1)
     assert "#2 wins" in prefill.verdict.text and "33 %" in prefill.verdict.text
-    assert prefill.values[0].detail["min"] == 400.0 and prefill.values[0].detail["max_tokens"] == 1000
+    detail = prefill.values[0].detail
+    assert detail["min"] == 400.0 and detail["max_tokens"] == 1000
     ttft = by_key(rows, "ttft_longest")
     # The longest length both measured at 1 concurrent is 4000: A 10 s, B 6 s (lower wins).
     assert [v.value for v in ttft.values[:2]] == [10.0, 6.0] and ttft.verdict.winner == 1

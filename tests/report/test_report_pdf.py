@@ -1,0 +1,207 @@
+"""The comparison PDF end to end: real runs on the built-in simulator, English and Chinese PDFs
+read back with pdftotext, the CLI headless in a fresh interpreter, and bad input.
+
+The store is built once for the module (about 5 s): on the `fast` profile a sweep of
+sim/careful and a SQL run of sim/careful (a capacity pair with measured decode); on the `instant`
+profile a sweep of sim/seed-reference (tokens arrive all at once: decode is n/a) and a SQL run
+of sim/seed-reference.
+"""
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from desktop_app import paths
+from desktop_app.cli import main
+from desktop_app.core.compare import SqlRun, compare
+from desktop_app.core.endpoint.types import EndpointConfig
+from desktop_app.core.simulator.launcher import start_simulator
+from desktop_app.core.sqleval.runner import EvalConfig, run_eval
+from desktop_app.core.store import Store
+from desktop_app.core.throughput.config import SweepConfig
+from desktop_app.core.throughput.sweep import run_sweep
+
+pytestmark = pytest.mark.skipif(shutil.which("pdftotext") is None,
+                                reason="poppler-utils (pdftotext) is not installed")
+QUESTIONS = ("t01", "e01", "m01", "h01", "h02")
+
+
+async def _fill(store: Store, url: str, model: str, concurrency: tuple[int, ...],
+                cache: Path) -> tuple[int, int]:
+    sweep = SweepConfig(EndpointConfig(url, model=model), input_tokens=(256, 1024),
+                        concurrency=concurrency, output_tokens=(16,), requests_per_cell=4,
+                        warmup=1, metrics_interval_s=0.05, name=f"sweep {model}")
+    tp = await run_sweep(sweep, store)
+    ev = EvalConfig(EndpointConfig(url, model=model), question_ids=QUESTIONS, concurrency=5,
+                    name=f"eval {model}")
+    sql = await run_eval(ev, store, sets_dir=paths.questions_dir(), cache_dir=cache)
+    return tp.run_id, sql.run_id
+
+
+@pytest.fixture(scope="module")
+def store_ids(tmp_path_factory, qapp):
+    # qapp: pytest-qt's QApplication exists before the report looks for one, so GUI tests in
+    # the same session still find a QApplication (not a bare QGuiApplication).
+    folder = tmp_path_factory.mktemp("report")
+    db = folder / "results.db"
+    with Store.open(db) as store:
+        with start_simulator("fast") as sim:
+            fast = asyncio.run(_fill(store, sim.url, "sim/careful", (1, 2), folder / "dbs"))
+        with start_simulator("instant") as sim:
+            instant = asyncio.run(_fill(store, sim.url, "sim/seed-reference", (1, 4),
+                                        folder / "dbs"))
+    return db, fast, instant
+
+
+@pytest.fixture(scope="module")
+def pdfs(store_ids, tmp_path_factory):
+    from desktop_app.report import write_comparison_pdf
+
+    db, fast, instant = store_ids
+    out = tmp_path_factory.mktemp("pdfs")
+    ids = [fast[0], instant[0], fast[1], instant[1]]
+    with Store.open(db) as store:
+        en = write_comparison_pdf(store, ids, out / "en.pdf", "en")
+        zh = write_comparison_pdf(store, ids, out / "zh.pdf", "zh")
+    return en, zh
+
+
+def _text(pdf: Path) -> str:
+    """The PDF's text with runs of white space as one space (table cells wrap lines)."""
+    out = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                         check=True).stdout
+    return " ".join(out.split())
+
+
+def _pages(pdf: Path) -> int:
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
+    return int(next(line.split()[-1] for line in info.stdout.splitlines()
+                    if line.startswith("Pages:")))
+
+
+def test_english_pdf_has_every_section_and_the_measured_numbers(pdfs, store_ids):
+    en, _ = pdfs
+    text = _text(en)
+    for heading in ("Comparison summary", "What was compared", "Judge definitions",
+                    "Side by side", "Speed (throughput runs)", "Quality (SQL evaluation runs)",
+                    "Speed and quality together", "Throughput charts", "SQL evaluation charts",
+                    "Diagnosis findings", "Top failed questions", "Appendix: metric definitions",
+                    "Users don't wait", "Answers usable as they are"):
+        assert heading in text, heading
+    db, fast, instant = store_ids
+    with Store.open(db) as store:
+        comp = compare(store, [fast[0], instant[0], fast[1], instant[1]])
+    seed = next(r for r in comp.sql if r.info.id == instant[1])
+    strict = seed.summary["strict"]
+    # The seed-reference persona drops every ROUND: the PDF prints its stored strict count.
+    assert f"{strict.passed / strict.total * 100:.0f} % ({strict.passed}/{strict.total})" in text
+    assert strict.passed < strict.total and "rounding_only" in text
+    # Each capacity figure is printed; where one is missing (the instant profile usually sends
+    # every token at once: no decode rate), the row says why instead.
+    from desktop_app.report.fmt import num
+
+    for cap in comp.capacities:
+        for point in cap.points:
+            if point.reason:
+                assert f"n/a: {point.reason}" in text
+            else:
+                assert f"{cap.label} {point.concurrency} " in text
+                assert num(point.tasks_per_hour) in text
+    assert "Simulated" in text and "prefill_tps" in text  # the warning and the appendix
+    assert 6 <= _pages(en) <= 14
+
+
+def test_chinese_pdf_renders_chinese_headings(pdfs):
+    _, zh = pdfs
+    text = _text(zh)
+    for heading in ("对比评测摘要", "对比对象", "判定标准", "对比总表", "速度与质量结合",
+                    "吞吐图表", "SQL 评测图表", "诊断结论", "附录：指标定义", "用户不等待"):
+        assert heading in text, heading
+    fonts = subprocess.run(["pdffonts", str(zh)], capture_output=True, text=True).stdout
+    assert "WenQuanYi" in fonts and " yes " in fonts  # a CJK font, embedded
+    assert _pages(zh) >= 6
+
+
+def test_a_comparison_of_one_kind_skips_the_other_sections_with_a_note(store_ids, tmp_path):
+    from desktop_app.report import write_comparison_pdf
+
+    db, fast, instant = store_ids
+    with Store.open(db) as store:
+        pdf = write_comparison_pdf(store, [fast[0], instant[0]], tmp_path / "tp.pdf", "en")
+    text = _text(pdf)
+    assert "Section skipped: no SQL run among the compared runs." in text
+    assert "Section skipped: no throughput run and SQL run of the same endpoint" in text
+
+
+def test_cli_writes_the_pdf_headless_without_widgets(store_ids, tmp_path):
+    db, fast, instant = store_ids
+    out = tmp_path / "cli.pdf"
+    code = ("import sys; from desktop_app.cli import main; rc = main(sys.argv[1:]); "
+            "assert 'PySide6.QtWidgets' not in sys.modules; sys.exit(rc)")
+    env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY")}
+    done = subprocess.run(
+        [sys.executable, "-c", code, "report", "--runs", f"{fast[0]},{fast[1]}", "--lang", "zh",
+         "--pdf", str(out), "--db", str(db)],
+        capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert f"Wrote {out}" in done.stdout and "速度与质量结合" in _text(out)
+
+
+def test_bad_input_is_one_line_and_leaves_nothing(store_ids, tmp_path, capsys):
+    db, fast, _ = store_ids
+    out = tmp_path / "out.pdf"
+    cases = [
+        (["--runs", f"{fast[0]},9998,9999"], "no run 9998, 9999 in"),
+        (["--runs", str(fast[0])], "at least two different run ids"),
+        (["--runs", f"{fast[0]},{fast[0]}"], "at least two different run ids"),
+        (["--runs", f"{fast[0]},x1"], "'x1' is not a run id"),
+    ]
+    for args, message in cases:
+        assert main(["report", *args, "--pdf", str(out), "--db", str(db)]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, err
+    missing = tmp_path / "no-such-folder" / "out.pdf"
+    assert main(["--db", str(db), "report", "--runs", f"{fast[0]},{fast[1]}",
+                 "--pdf", str(missing)]) == 2
+    assert f"cannot write {missing}" in capsys.readouterr().err
+    assert main(["report", "--runs", f"{fast[0]},{fast[1]}", "--pdf", str(out),
+                 "--db", str(tmp_path / "absent.db")]) == 2
+    assert "no results database" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # no PDF, no temporary file, no database created
+
+
+def test_a_pdf_that_cannot_be_finished_leaves_the_old_file_alone(store_ids, tmp_path,
+                                                                 monkeypatch):
+    from desktop_app.report import pdf as report_pdf
+
+    db, fast, _ = store_ids
+    out = tmp_path / "keep.pdf"
+    out.write_bytes(b"%PDF-old")
+
+    def broken(*_args):
+        raise RuntimeError("disk full while painting")
+
+    monkeypatch.setattr(report_pdf, "_paint", broken)
+    with Store.open(db) as store, pytest.raises(RuntimeError):
+        report_pdf.write_comparison_pdf(store, [fast[0], fast[1]], out, "en")
+    assert out.read_bytes() == b"%PDF-old" and [p.name for p in tmp_path.iterdir()] == [
+        "keep.pdf"]
+
+
+def test_sql_summary_matches_the_stored_questions(store_ids):
+    db, fast, _ = store_ids
+    with Store.open(db) as store:
+        comp = compare(store, [fast[0], fast[1]])
+        rows = store.sql_questions(fast[1])
+    sql = next(r for r in comp.runs if isinstance(r, SqlRun))
+    assert sql.summary["strict"].total == len(rows) == len(QUESTIONS)
+    # sim/careful submits the gold SQL: every judge passes, and the pair has a capacity.
+    assert sql.pass_rate("strict") == 1.0
+    cap = comp.capacities[0]
+    assert all(p.tasks_per_hour and p.tasks_per_hour > 0 for p in cap.points)
+    assert [p.concurrency for p in cap.points] == [1, 2]
