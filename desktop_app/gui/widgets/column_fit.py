@@ -34,11 +34,16 @@ class ColumnFitter(QObject):
         sized the columns."""
         if self.user_sized:
             return
-        self._view.resizeColumnsToContents()
-        if self._max_width:
-            for column in range(self._view.model().columnCount()):
-                if self._view.columnWidth(column) > self._max_width:
-                    self._view.setColumnWidth(column, self._max_width)
+        header = self._view.horizontalHeader()
+        count = self._view.model().columnCount()
+        # A stretched last column is left to the header (sizing it by hand ends the stretch).
+        last = header.logicalIndex(count - 1) if header.stretchLastSection() else -1
+        for column in range(count):
+            if column == last or self._view.isColumnHidden(column):
+                continue
+            self._view.resizeColumnToContents(column)
+            if self._max_width and self._view.columnWidth(column) > self._max_width:
+                self._view.setColumnWidth(column, self._max_width)
 
     def eventFilter(self, _obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
         if event.type() == QEvent.Type.MouseButtonPress:
