@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hmac
+import os
 import socket
 import threading
 import time
@@ -174,7 +176,35 @@ def build_app(profile: Profile, faults: FaultSpec | None = None) -> Starlette:
         lifespan=lifespan,
     )
     app.state.sim = SimState(profile, faults)
+    key = os.environ.get(API_KEY_ENV)
+    if key:
+        app.add_middleware(_RequireKey, key=key)
     return app
+
+
+API_KEY_ENV = "THROUGHLINE_SIM_API_KEY"
+"""When set, the simulator answers /v1/* only with `Authorization: Bearer <value>`, as vLLM's
+--api-key does (401 otherwise): a check that a client really sends the key it was given."""
+
+
+class _RequireKey:
+    """ASGI middleware: 401 for /v1/* requests without the expected bearer token."""
+
+    def __init__(self, app, key: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {key}".encode()
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope["path"].startswith("/v1/"):
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                response = JSONResponse({"error": {"message": "Unauthorized",
+                                                   "type": "invalid_request_error",
+                                                   "param": None, "code": 401}},
+                                        status_code=401)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 # --- serving ----------------------------------------------------------------------------------
