@@ -138,7 +138,8 @@ def test_a_saved_profile_is_tested_used_and_its_key_never_written(make_page, qtb
     task = page.controller.test_task
     qtbot.waitUntil(lambda: task.done(), timeout=20_000)
     assert page.results.values["Status"].text() == "connected"
-    assert page.model_combo.count() == 3 and page.model_combo.currentText()
+    # The served model, its two SQL personas and the five misbehaving ones.
+    assert page.model_combo.count() == 8 and page.model_combo.currentText()
     assert page.engine_label.text() == "vllm"
     with qtbot.waitSignal(page.context.endpoint_changed):
         qtbot.mouseClick(page.use_button, LEFT)
