@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -29,7 +30,7 @@ KINDS = ("throughput", "sql")
 
 
 def _csv_value(value: Any) -> Any:
-    if isinstance(value, bool):
+    if value is True or value is False:
         return "true" if value else "false"
     return value
 
@@ -38,11 +39,18 @@ def csv_writer(columns: Sequence[str], rows: Iterable[dict[str, Any]]):
     """A writer for :func:`write_all`: a header of ``columns``, then one line per row dict
     (None as an empty field, booleans as true/false)."""
     def write(stream: IO[str]) -> None:
-        out = csv.DictWriter(stream, fieldnames=list(columns), extrasaction="ignore")
-        out.writeheader()
+        out = csv.writer(stream)
+        out.writerow(columns)
         for row in rows:
-            out.writerow({k: _csv_value(v) for k, v in row.items()})
+            out.writerow([_csv_value(row.get(c)) for c in columns])
     return write
+
+
+class Many:
+    """A JSON array written element by element by :func:`json_writer` (never all in memory)."""
+
+    def __init__(self, items: Iterable[Any]) -> None:
+        self.items = items
 
 
 def _finite(value: Any) -> Any:
@@ -55,15 +63,31 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def json_writer(doc: dict[str, Any]):
-    """A writer for :func:`write_all`: ``doc`` as indented UTF-8 JSON. A NaN or infinity (which
-    JSON cannot hold) is written as null rather than as invalid JSON."""
+def _dumps(value: Any) -> str:
+    # Compact, so the C encoder does the work; a NaN or infinity (which JSON cannot hold) is
+    # written as null rather than as invalid JSON.
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except ValueError:
+        return json.dumps(_finite(value), ensure_ascii=False, allow_nan=False,
+                          separators=(",", ":"))
+
+
+def json_writer(fields: Iterable[tuple[str, Any]]):
+    """A writer for :func:`write_all`: one JSON object of ``fields`` (key, value) in order, a
+    :class:`Many` value streamed as an array one element per line; compact otherwise."""
     def write(stream: IO[str]) -> None:
-        try:
-            text = json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False)
-        except ValueError:
-            text = json.dumps(_finite(doc), indent=1, ensure_ascii=False, allow_nan=False)
-        stream.write(text + "\n")
+        stream.write("{")
+        for n, (key, value) in enumerate(fields):
+            stream.write(("," if n else "") + "\n" + _dumps(key) + ":")
+            if isinstance(value, Many):
+                stream.write("[")
+                for i, item in enumerate(value.items):
+                    stream.write(("," if i else "") + "\n" + _dumps(item))
+                stream.write("]")
+            else:
+                stream.write(_dumps(value))
+        stream.write("\n}\n")
     return write
 
 
@@ -98,20 +122,27 @@ def export_run(store: Store, run_id: int, fmt: str, out_dir: Path) -> list[Path]
     run = get_run(store, run_id)
     out_dir = check_out_dir(Path(out_dir))
     stem = out_dir / f"run-{run.id}"
-    if run.kind == "throughput":
-        files = _throughput_files(store, run, fmt, stem)
-    else:
-        files = _sql_files(store, run, fmt, stem)
-    return write_all(files)
+    try:
+        if run.kind == "throughput":
+            files = _throughput_files(store, run, fmt, stem)
+        else:
+            files = _sql_files(store, run, fmt, stem)
+        return write_all(files)
+    except sqlite3.Error as exc:
+        raise ExchangeError("--run", f"cannot read run {run.id} from {store.path}: {exc}") from None
 
 
 def _throughput_files(store: Store, run: RunRecord, fmt: str, stem: Path) -> list:
-    if fmt == "json":
-        doc = _envelope(run) | tp_export.throughput_json(store, run, METRIC_DEFINITIONS)
-        return [(stem.with_name(stem.name + ".json"), json_writer(doc))]
     cells = store.cells(run.id)
     index_of = {c.id: c.cell_index for c in cells}
-    requests = tp_export.all_requests(store, run.id)
+    if fmt == "json":
+        fields = [*_envelope(run).items(), ("run", tp_export.run_json(run)),
+                  ("definitions", METRIC_DEFINITIONS),
+                  ("cells", Many(tp_export.json_cells(store, cells))),
+                  ("requests", Many(tp_export.json_requests(store, run.id, index_of))),
+                  ("server_metrics", tp_export.json_server_metrics(store, run.id, index_of))]
+        return [(stem.with_name(stem.name + ".json"), json_writer(fields))]
+    requests = tp_export.iter_requests(store, run.id, decode=False)
     return [
         (stem.with_name(stem.name + "-cells.csv"),
          csv_writer(tp_export.CELL_COLUMNS, (tp_export.cell_row(run.id, c) for c in cells))),
@@ -123,15 +154,18 @@ def _throughput_files(store: Store, run: RunRecord, fmt: str, stem: Path) -> lis
 
 
 def _sql_files(store: Store, run: RunRecord, fmt: str, stem: Path) -> list:
-    rows, steps = sql_export.sql_tables(store, run)
+    rows = store.sql_questions(run.id)
     if fmt == "json":
-        doc = _envelope(run) | sql_export.sql_json(tp_export.run_json(run), rows, steps)
-        return [(stem.with_name(stem.name + ".json"), json_writer(doc))]
+        fields = [*_envelope(run).items(), ("run", tp_export.run_json(run)),
+                  ("summary", sql_export.summary_json(rows)),
+                  ("questions", Many(sql_export.json_questions(store, rows)))]
+        return [(stem.with_name(stem.name + ".json"), json_writer(fields))]
     return [
         (stem.with_name(stem.name + "-questions.csv"),
          csv_writer(sql_export.QUESTION_COLUMNS,
                     (sql_export.question_row(run.id, r) for r in rows))),
         (stem.with_name(stem.name + "-steps.csv"),
          csv_writer(sql_export.STEP_COLUMNS,
-                    (sql_export.step_row(run.id, q, s) for q, qs in steps for s in qs))),
+                    (sql_export.step_row(run.id, q, s)
+                     for q in rows for s in store.sql_steps(q["id"])))),
     ]

@@ -8,12 +8,13 @@ Every field is listed in docs/EXPORTS.md.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from desktop_app.core.sqleval.export import summarize
 from desktop_app.core.sqleval.runner import ItemResult
 from desktop_app.core.sqleval.types import JUDGE_MODES, QuestionOutcome, Verdict
-from desktop_app.core.store import RunRecord, Store
+from desktop_app.core.store import Store
 
 QUESTION_COLUMNS = (
     "run_id", "question_row_id", "question_id", "epoch", "tier", "status", "stop_reason",
@@ -99,20 +100,11 @@ def summary_json(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def sql_tables(store: Store, run: RunRecord
-               ) -> tuple[list[dict[str, Any]], list[tuple[dict[str, Any], list[dict]]]]:
-    """The run's question rows and, per question, its steps (as stored, JSON decoded)."""
-    rows = store.sql_questions(run.id)
-    return rows, [(row, store.sql_steps(row["id"])) for row in rows]
-
-
-def sql_json(run_json: dict[str, Any], rows: list[dict[str, Any]],
-             steps: list[tuple[dict[str, Any], list[dict]]]) -> dict[str, Any]:
-    """The whole SQL run as one JSON-ready dict (fields in docs/EXPORTS.md)."""
-    questions = []
-    for row, row_steps in steps:
+def json_questions(store: Store, rows: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The ``questions`` entries of the JSON export: each stored row (``run_id`` dropped) with
+    its steps as ``steps_detail``, read one question at a time."""
+    for row in rows:
         q = {k: v for k, v in row.items() if k != "run_id"}
         q["steps_detail"] = [{k: v for k, v in s.items() if k not in ("run_id", "question_row_id")}
-                             for s in row_steps]
-        questions.append(q)
-    return {"run": run_json, "summary": summary_json(rows), "questions": questions}
+                             for s in store.sql_steps(row["id"])]
+        yield q

@@ -8,6 +8,10 @@ next to Throughline's own figures under their own names. Every field is listed i
 from __future__ import annotations
 
 import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing
+from pathlib import Path
 from typing import Any
 
 from desktop_app.core.store import CellRecord, RunRecord, Store
@@ -55,12 +59,45 @@ def cell_row(run_id: int, cell: CellRecord) -> dict[str, Any]:
 
 
 def request_row(run_id: int, cell_index: int | None, r: dict[str, Any]) -> dict[str, Any]:
-    """One row of ``requests.csv``; ``itl_s`` is a JSON list of seconds."""
-    itl = r.get("itl_s") or []
+    """One row of ``requests.csv`` from a stored row whose ``itl_s`` is still JSON text (as
+    :func:`iter_requests` gives it with ``decode=False``): copied, not re-encoded."""
+    itl = r.get("itl_s") or ""
     row = {k: r.get(k) for k in REQUEST_COLUMNS}
     row.update(run_id=run_id, cell_index=cell_index, warmup=int(bool(r.get("warmup"))),
-               itl_count=len(itl), itl_s=json.dumps(itl) if itl else "")
+               itl_count=0 if itl in ("", "[]") else itl.count(",") + 1,
+               itl_s="" if itl == "[]" else itl)
     return row
+
+
+_REQUEST_SELECT = (
+    "SELECT cell_id, seq, warmup, sent_at, ttft_s, e2e_s, prompt_tokens_target, prompt_tokens, "
+    "completion_tokens, tokens_source, prefill_tps, decode_tps, tpot_s, itl_s, error_class, "
+    "error_message, finish_reason, response_id, status_code FROM tp_requests WHERE run_id = ?"
+)
+
+
+def iter_requests(store: Store, run_id: int, cell_id: int | None = None, *,
+                  decode: bool = True) -> Iterator[dict[str, Any]]:
+    """A run's requests (or one cell's) in cell and ``seq`` order, streamed.
+
+    Read on a connection of its own, read-only, so a run of 100k requests is never all in memory
+    and the store stays free for other callers (WAL lets readers and the writer work at once).
+    ``decode=False`` leaves ``itl_s`` as the stored JSON text.
+    """
+    sql, params = _REQUEST_SELECT, [run_id]
+    if cell_id is not None:
+        sql += " AND cell_id = ?"
+        params.append(cell_id)
+    sql += " ORDER BY cell_id, seq"
+    uri = Path(store.path).resolve().as_uri() + "?mode=ro"
+    with closing(sqlite3.connect(uri, uri=True)) as conn:
+        cursor = conn.execute(sql, params)
+        names = [d[0] for d in cursor.description]
+        for values in cursor:
+            row = dict(zip(names, values))
+            if decode:
+                row["itl_s"] = json.loads(row["itl_s"]) if row["itl_s"] else None
+            yield row
 
 
 def _ms(value: float | None) -> float | None:
@@ -121,41 +158,31 @@ def run_json(run: RunRecord) -> dict[str, Any]:
             "notes": run.notes, "config": run.config}
 
 
-def all_requests(store: Store, run_id: int, page: int = 5000) -> list[dict[str, Any]]:
-    """Every request of a run (warm-ups included) in cell and ``seq`` order, read page by page."""
-    rows: list[dict[str, Any]] = []
-    while True:
-        chunk = store.requests(run_id, offset=len(rows), limit=page)
-        rows.extend(chunk)
-        if len(chunk) < page:
-            return rows
-
-
-def throughput_json(store: Store, run: RunRecord, definitions: dict[str, str]) -> dict[str, Any]:
-    """The whole throughput run as one JSON-ready dict (fields in docs/EXPORTS.md)."""
-    cells = store.cells(run.id)
-    requests = all_requests(store, run.id)
-    index_of = {c.id: c.cell_index for c in cells}
-    by_cell: dict[int, list[dict[str, Any]]] = {c.id: [] for c in cells}
-    for r in requests:
-        if r.get("cell_id") in by_cell:
-            by_cell[r["cell_id"]].append(r)
-    out_cells = []
+def json_cells(store: Store, cells: list[CellRecord]) -> Iterator[dict[str, Any]]:
+    """The ``cells`` entries of the JSON export, one cell's requests in memory at a time."""
     for cell in cells:
         entry = {"cell_index": cell.cell_index, "input_tokens": cell.input_tokens,
                  "output_tokens": cell.output_tokens, "concurrency": cell.concurrency,
                  "status": cell.status, "started_at": cell.started_at,
                  "ended_at": cell.ended_at}
-        entry.update(vllm_keys(cell, by_cell[cell.id]))
+        entry.update(vllm_keys(cell, list(iter_requests(store, cell.run_id, cell.id))))
         entry["request_rate_target"] = cell.request_rate
         entry["summary"] = cell.summary
-        out_cells.append(entry)
-    return {
-        "run": run_json(run), "definitions": definitions, "cells": out_cells,
-        "requests": [request_row(run.id, index_of.get(r.get("cell_id")), r) | {
-            "itl_s": list(r.get("itl_s") or [])} for r in requests],
-        "server_metrics": [
-            {k: s.get(k) for k in ("t_s", "running", "waiting", "kv_cache_usage",
+        yield entry
+
+
+def json_requests(store: Store, run_id: int, index_of: dict[int, int]
+                  ) -> Iterator[dict[str, Any]]:
+    """The ``requests`` entries of the JSON export: ``requests.csv``'s columns without the
+    gaps themselves (each measured request's gaps are in its cell's ``itls``)."""
+    for r in iter_requests(store, run_id, decode=False):
+        row = request_row(run_id, index_of.get(r.get("cell_id")), r)
+        del row["itl_s"]
+        yield row
+
+
+def json_server_metrics(store: Store, run_id: int, index_of: dict[int, int]) -> list[dict]:
+    """The ``server_metrics`` entries: the /metrics timeline (``t_s`` since the run started)."""
+    return [{k: s.get(k) for k in ("t_s", "running", "waiting", "kv_cache_usage",
                                    "preemptions")} | {"cell_index": index_of.get(s.get("cell_id"))}
-            for s in store.metric_samples(run.id)],
-    }
+            for s in store.metric_samples(run_id)]

@@ -9,6 +9,7 @@ missing, so the app and the reports can say so.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,7 +106,9 @@ def request_row(seq: int, timing: RequestTiming, *, tokens_source: str,
             "prompt_tokens": timing.prompt_tokens, "completion_tokens": timing.completion_tokens,
             "tokens_source": tokens_source, "prefill_tps": m.prefill_tps,
             "decode_tps": m.decode_tps, "tpot_s": m.tpot_s,
-            "itl_s": list(m.itl_s) if m.itl_s else None, "error_class": timing.error_class,
+            # As JSON text: the store takes it as is, and the C encoder is quick on 100k rows.
+            "itl_s": json.dumps(m.itl_s) if m.itl_s else None,
+            "error_class": timing.error_class,
             "error_message": error_message}
 
 
