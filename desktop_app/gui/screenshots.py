@@ -1,6 +1,6 @@
 """`throughline gui --screenshots DIR`: fill every page with real runs and save a PNG of each.
 
-On the built-in simulator (profile instant) it runs a small throughput sweep from the Throughput
+On the built-in simulator (profile fast) it runs a small throughput sweep from the Throughput
 page and two SQL evaluations of sales-25 (sim/seed-reference, then sim/careful) through the SQL
 Agent page's controller, then shows each page as a user would find it: the sweep, the
 seed-reference run, the two SQL runs compared, m01 in the Inspector, and the Endpoints page.
@@ -27,7 +27,7 @@ from desktop_app.gui.main_window import MainWindow
 from desktop_app.gui.settings import Settings
 
 SIZE = (1280, 800)
-PROFILE = "instant"
+PROFILE = "fast"  # instant sends all tokens in one write: no decode rate to show
 # (page title, file name), in the order they are saved.
 SHOTS: tuple[tuple[str, str], ...] = (
     ("Endpoints", "endpoints.png"),
@@ -36,8 +36,8 @@ SHOTS: tuple[tuple[str, str], ...] = (
     ("Runs", "runs.png"),
     ("Inspector", "inspector.png"),
 )
-SWEEP = {"input tokens": "256, 1024", "concurrency": "1, 4", "output tokens": "16",
-         "requests per cell": "4"}
+SWEEP = {"input tokens": "256, 1024", "concurrency": "1, 4", "output tokens": "64",
+         "requests per cell": "8"}
 SQL_SET = "sales-25"
 SQL_MODELS = ("sim/seed-reference", "sim/careful")
 # A few questions of every tier but trivial, so the comparison has something to show.
