@@ -198,6 +198,7 @@ def test_bad_files_are_refused_with_their_name_and_leave_the_store_empty(store, 
     guide = _load("guidellm_benchmarks.json")
     guide["metadata"].update(version=2, guidellm_version="0.9.0")
     cut = (DATA / "profile_export_aiperf.json").read_text(encoding="utf-8")[:900]
+    appended = (DATA / "vllm_bench_serve_append.jsonl").read_text(encoding="utf-8")
     cases = [
         (_write(tmp_path, "new.json", json.dumps(aiperf)),
          r"new\.json: written by AIPerf 0\.9\.1 with export schema 2\.0; this Throughline "
@@ -206,6 +207,8 @@ def test_bad_files_are_refused_with_their_name_and_leave_the_store_empty(store, 
          r"g\.json: written by GuideLLM 0\.9\.0 with report schema version 2"),
         (_write(tmp_path, "cut.json", cut),
          r"cut\.json: line 47: ends before the JSON is complete"),
+        (_write(tmp_path, "cut.jsonl", appended[: len(appended) - 200]),
+         r"cut\.jsonl: line 2: ends before the JSON is complete"),
         (_write(tmp_path, "broken.json", '{"completed": 3,\n "mean_ttft_ms": ,}'),
          r"broken\.json: line 2: not valid JSON"),
         (_write(tmp_path, "latin1.csv", "Metric,avg\nDur\xe9e (s),1\n".encode("latin-1")),

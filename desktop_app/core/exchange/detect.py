@@ -40,8 +40,10 @@ def detect_and_read(path: Path) -> ImportedRun:
         first = stripped.split("\n", 1)[0][:60]
         raise _unknown(path, f"line 1 is neither JSON nor AIPerf's CSV ({first!r})")
     lines = [line for line in stripped.splitlines() if line.strip()]
-    if len(lines) > 1 and all(line.lstrip().startswith("{") and line.rstrip().endswith("}")
-                              for line in lines) and not stripped.startswith("{\n"):
+    # JSON lines: a complete object on the first line and every line opening one (a cut last
+    # line is then reported as cut, not as "extra data" after the first object).
+    if len(lines) > 1 and lines[0].rstrip().endswith("}") \
+            and all(line.lstrip().startswith("{") for line in lines):
         docs = parse_json_lines(path, stripped)
         if all(vllm.looks_like(d) for d in docs):
             return vllm.read(docs, where)
