@@ -5,6 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from desktop_app.core.compare import DimensionRow, DimValue, RowVerdict
+from desktop_app.core.compare.dimensions import NOT_COMPARABLE
 from desktop_app.report.strings import text
 
 
@@ -88,7 +89,7 @@ def cell_html(lang: str, row: DimensionRow, v: DimValue) -> str:
             small.append(text(lang, "tolerant_short", n=d["tolerant_passed"]))
     if row.key == "tier_tokens":
         small.append(text(lang, "prompt_completion", p=num(d["prompt"]), c=num(d["completion"])))
-    if d.get("lengths_differ"):
+    if d.get("lengths_differ") or d.get("lengths_note"):
         small.append(text(lang, "lengths_differ"))
     return _two(main, small)
 
@@ -104,6 +105,8 @@ def verdict_text(lang: str, row: DimensionRow, labels: list[str]) -> str:
     v: RowVerdict = row.verdict
     if v.status == "n/a":
         have = [i for i, x in enumerate(row.values) if x.available]
+        if v.text == NOT_COMPARABLE:
+            return text(lang, "v_na_lengths")
         if row.key in ("bottleneck", "failure_classes"):
             return text(lang, "v_na_kind")
         if len(have) == 1:

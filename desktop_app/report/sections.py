@@ -53,7 +53,8 @@ def _img(add_image: AddImage, fig: figures.Figure) -> str:
 def _settings(lang: str, run: ThroughputRun | SqlRun) -> str:
     cfg = run.info.config
     if isinstance(run, ThroughputRun):
-        keys = ("input_tokens", "output_tokens", "concurrency", "request_rates",
+        keys = ("imported_from", "file", "missing", "input_tokens", "output_tokens",
+                "concurrency", "request_rates",
                 "requests_per_cell", "warmup", "unique_prompts", "scrape_metrics",
                 "temperature", "ignore_eos")
     else:
@@ -93,7 +94,7 @@ def cover(comp: Comparison, lang: str, when: str) -> str:
     out.append("</table>")
     out.append(f'<h3>{_t(lang, "settings")}</h3><ul>')
     for r in comp.runs:
-        out.append(f"<li><b>#{r.info.id}</b>: {_settings(lang, r)}</li>")
+        out.append(f"<li><b>#{r.info.id}</b>{_t(lang, 'colon')}{_settings(lang, r)}</li>")
     out.append("</ul>")
     if comp.sql:
         tol = next((r.tolerance for r in comp.sql if r.tolerance is not None), 1e-6)
@@ -193,7 +194,7 @@ def capacity(comp: Comparison, lang: str, add_image: AddImage) -> str:
         out.append(_img(add_image, fig))
     out.append(f'<h3>{_t(lang, "criteria")}</h3><ul>')
     for v in comp.verdicts:
-        out.append(f"<li><b>{_t(lang, 'crit_' + v.criterion)}</b>: "
+        out.append(f"<li><b>{_t(lang, 'crit_' + v.criterion)}</b>{_t(lang, 'colon')}"
                    f"{escape(_criterion_text(lang, comp, v))}</li>")
     out.append("</ul>")
     out.append(f'<p style="font-size:8pt;color:#444">{_t(lang, "capacity_model_text")}</p>')
@@ -270,6 +271,8 @@ def findings(comp: Comparison, lang: str) -> str:
         out.append(f'<p style="color:#666">{_t(lang, "charts_tp_none")}</p>')
     for run in comp.throughput:
         out.append(f"<h3>{escape(run_label(run))}</h3>")
+        if run.diagnosis_error:
+            out.append(f"<p style='color:#a04000'>{escape(run.diagnosis_error)}</p>")
         if not run.findings:
             out.append(f"<p>{_t(lang, 'diagnosis_none', run=f'#{run.info.id}')}</p>")
             continue

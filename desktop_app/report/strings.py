@@ -66,6 +66,7 @@ EN = {
     "v_na_none": "n/a: no run measured this",
     "v_na_one": "n/a: only {w} measured this",
     "v_na_kind": "n/a: fewer than two runs of this kind",
+    "v_na_lengths": "Not comparable: the runs measured different prompt lengths",
     "v_same_bottleneck": "The same bottleneck in every run",
     "v_diff_bottleneck": "Different bottlenecks",
     "v_fewest_failures": "Fewest strict failures: {w} ({share})",
@@ -162,6 +163,7 @@ EN = {
     "def_prefill_change": "mean prefill_tps / mean prefill_tps at concurrency 1 - 1 (fraction)",
     "def_decode_change": "mean decode_tps / mean decode_tps at concurrency 1 - 1 (fraction)",
     "page": "Page {n}",
+    "colon": ": ",
 }
 
 ZH = {
@@ -215,6 +217,7 @@ ZH = {
     "v_na_none": "n/a：没有运行测量此项",
     "v_na_one": "n/a：仅 {w} 测量了此项",
     "v_na_kind": "n/a：此类运行不足两次",
+    "v_na_lengths": "无法比较：各运行测量的提示长度不同",
     "v_same_bottleneck": "各运行瓶颈相同",
     "v_diff_bottleneck": "各运行瓶颈不同",
     "v_fewest_failures": "严格判定失败最少：{w}（{share}）",
@@ -302,6 +305,7 @@ ZH = {
     "def_prefill_change": "平均 prefill_tps / 单并发平均 prefill_tps - 1（比例）",
     "def_decode_change": "平均 decode_tps / 单并发平均 decode_tps - 1（比例）",
     "page": "第 {n} 页",
+    "colon": "：",
 }
 
 STRINGS = {"en": EN, "zh": ZH}

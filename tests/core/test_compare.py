@@ -101,7 +101,8 @@ def test_throughput_rows_compare_the_runs_and_say_who_wins_by_how_much():
     assert [v.value for v in ttft.values[:2]] == [10.0, 6.0] and ttft.verdict.winner == 1
     # Beside it, the TTFT at the run's highest concurrency, where that cell has one.
     assert "top_ttft_s" not in ttft.values[0].detail
-    assert ttft.values[1].detail == {"tokens": 4000, "top_concurrency": 4, "top_ttft_s": 20.0}
+    assert ttft.values[1].detail == {"tokens": 4000, "top_concurrency": 4, "top_ttft_s": 20.0,
+                                     "lengths_differ": False}
 
 
 def test_a_run_without_a_dimension_is_na_never_guessed():
@@ -224,3 +225,13 @@ def test_verdicts_name_the_winner_per_success_criterion():
     # 7200 / 16.5125 x 1.0 = 436. The faster server wins here although its answers fail more.
     assert per_hour.figures == pytest.approx((7200 / 7.725 * 0.5, 7200 / 16.5125))
     assert per_hour.winner == 0
+
+
+def test_figures_at_different_prompt_lengths_are_not_ranked():
+    short = tp_run(30, [cell(512, 1, 800.0, 30.0, ttft=0.2)])
+    long = tp_run(31, [cell(4096, 1, 700.0, 28.0, ttft=5.0)])
+    rows = dimension_rows([short, long])
+    ttft = by_key(rows, "ttft_longest")
+    assert [v.detail["tokens"] for v in ttft.values] == [512, 4096]
+    assert ttft.verdict.status == "n/a" and "different prompt lengths" in ttft.verdict.text
+    assert by_key(rows, "prefill_c1").verdict.status == "n/a"

@@ -21,7 +21,7 @@ from typing import Literal
 from desktop_app.core.compare.load import SqlRun, ThroughputRun
 from desktop_app.core.sqleval.types import TIERS
 
-__all__ = ["BOTTLENECK_CODES", "DimValue", "RowVerdict", "DimensionRow", "dimension_rows",
+__all__ = ["BOTTLENECK_CODES", "NOT_COMPARABLE", "DimValue", "RowVerdict", "DimensionRow", "dimension_rows",
            "run_label", "TIE_RELATIVE", "TIE_POINTS"]
 
 # Server-side findings that name a bottleneck, most telling first; measurement findings
@@ -96,9 +96,13 @@ def _fmt(value: float, unit: str) -> str:
     return f"{value:.1f} {unit}".strip()
 
 
+NOT_COMPARABLE = "not comparable: the runs measured different prompt lengths"
+
+
 def verdict(values: tuple[DimValue, ...], labels: list[str], unit: str,
             better: Literal["higher", "lower"], points: bool = False) -> RowVerdict:
-    """Who wins among the runs with a value: the best against the runner-up, in words."""
+    """Who wins among the runs with a value: the best against the runner-up, in words. Values
+    taken at different prompt lengths (`detail["lengths_differ"]`) are not ranked."""
     have = [(i, v.value) for i, v in enumerate(values) if v.value is not None]
     kind = "points" if points else "relative"
     if not have:
@@ -106,6 +110,8 @@ def verdict(values: tuple[DimValue, ...], labels: list[str], unit: str,
     if len(have) == 1:
         return RowVerdict("n/a", f"n/a: only {labels[have[0][0]]} measured this",
                           better=better, diff_kind=kind)
+    if any(values[i].detail.get("lengths_differ") for i, _ in have):
+        return RowVerdict("n/a", NOT_COMPARABLE, better=better, diff_kind=kind)
     ranked = sorted(have, key=lambda iv: iv[1], reverse=better == "higher")
     (w, best), (r, second) = ranked[0], ranked[1]
     if points:
@@ -181,7 +187,8 @@ def _throughput_rows(runs: list, labels: list[str]) -> list[DimensionRow]:
                 vals.append(DimValue())
                 continue
             mean, used = _avg(r, conc, lengths, "prefill_change")
-            vals.append(DimValue(mean, detail={"lengths": used, "lengths_differ": differ}))
+            # A ratio to the run's own 1-concurrent figure: comparable across prompt lengths.
+            vals.append(DimValue(mean, detail={"lengths": used, "lengths_note": differ}))
         rows.append(DimensionRow(
             "prefill_change", f"Prefill change at {conc} concurrent vs 1", "change", tuple(vals),
             verdict(tuple(vals), labels, "change", "higher", points=True), {"concurrency": conc}))
@@ -206,7 +213,7 @@ def _throughput_rows(runs: list, labels: list[str]) -> list[DimensionRow]:
 
 
 def _ttft_row(runs: list, tps: list[ThroughputRun], labels: list[str]) -> DimensionRow:
-    lengths, _ = _common_lengths(tps, 1)
+    lengths, differ = _common_lengths(tps, 1)
     vals = []
     for r in runs:
         if not isinstance(r, ThroughputRun):
@@ -220,7 +227,7 @@ def _ttft_row(runs: list, tps: list[ThroughputRun], labels: list[str]) -> Dimens
             continue
         top = max(r.concurrencies())
         loaded = r.cell(at, top)
-        detail = {"tokens": at}
+        detail = {"tokens": at, "lengths_differ": differ}
         if top > 1 and loaded is not None and loaded.ttft_s is not None:
             detail.update(top_concurrency=top, top_ttft_s=loaded.ttft_s)
         vals.append(DimValue(cell.ttft_s, detail=detail))

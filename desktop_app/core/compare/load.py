@@ -68,13 +68,15 @@ class CellPoint:
 
 @dataclass(frozen=True)
 class ThroughputRun:
-    """A stored sweep: its cells (closed loop only; open-loop cells have no concurrency), the
-    server's queue/KV timeline and the diagnosis made from the stored requests."""
+    """A stored sweep (or an imported one): its cells (closed loop only; open-loop cells have
+    no concurrency), the server's queue/KV timeline and the diagnosis made from the stored
+    requests. `info.config["imported_from"]` names the tool of an imported run."""
 
     info: RunInfo
     cells: tuple[CellPoint, ...]
     samples: tuple[MetricSample, ...]
     findings: tuple[Finding, ...]
+    diagnosis_error: str | None = None  # why the diagnosis could not be made, if it failed
 
     def concurrencies(self) -> list[int]:
         return sorted({c.concurrency for c in self.cells})
@@ -168,8 +170,15 @@ def load_run(store: Store, run_id: int) -> ThroughputRun | SqlRun | RunInfo:
 # --------------------------------------------------------------------------- throughput
 
 
-def _dist(d: dict | None) -> Distribution | None:
-    return None if not d else Distribution(**d)
+def _dist(d: dict | None, count: int = 0) -> Distribution | None:
+    """A stored distribution; imported runs may lack a count or percentiles (None), and a
+    distribution without a mean is no distribution."""
+    if not d or d.get("mean") is None:
+        return None
+    mean = d["mean"]
+    return Distribution(n=d.get("n") or count or 1, mean=mean,
+                        **{k: mean if d.get(k) is None else d[k]
+                           for k in ("p50", "p90", "p99", "min", "max")})
 
 
 def _mean(d: dict | None) -> float | None:
@@ -180,15 +189,18 @@ def _cell_result(record: CellRecord, timings: tuple[RequestTiming, ...],
                  samples: tuple[MetricSample, ...]) -> CellResult:
     """A stored cell back as a CellResult for the diagnosis."""
     d = dict(record.summary or {})
+    ok = d.get("ok") or 0
     summary = CellSummary(
-        count=d.get("count", 0), ok=d.get("ok", 0),
+        count=d.get("count") or 0, ok=ok,
         failures_by_class=d.get("failures_by_class") or {},
-        ttft_s=_dist(d.get("ttft_s")), prefill_tps=_dist(d.get("prefill_tps")),
-        decode_tps=_dist(d.get("decode_tps")), tpot_s=_dist(d.get("tpot_s")),
-        itl_s=_dist(d.get("itl_s")), e2e_s=_dist(d.get("e2e_s")), wall_s=d.get("wall_s"),
-        output_tps=d.get("output_tps"), effective_prefill_tps=d.get("effective_prefill_tps"),
+        ttft_s=_dist(d.get("ttft_s"), ok), prefill_tps=_dist(d.get("prefill_tps"), ok),
+        decode_tps=_dist(d.get("decode_tps"), ok), tpot_s=_dist(d.get("tpot_s"), ok),
+        itl_s=_dist(d.get("itl_s"), ok), e2e_s=_dist(d.get("e2e_s"), ok),
+        wall_s=d.get("wall_s"), output_tps=d.get("output_tps"),
+        effective_prefill_tps=d.get("effective_prefill_tps"),
         effective_decode_tps=d.get("effective_decode_tps"),
-        prompt_tokens=d.get("prompt_tokens", 0), completion_tokens=d.get("completion_tokens", 0))
+        prompt_tokens=d.get("prompt_tokens") or 0,
+        completion_tokens=d.get("completion_tokens") or 0)
     load = d.get("client_load")
     status = record.status if record.status in ("completed", "time_budget") else "cancelled"
     spec = CellSpec(record.input_tokens or 0, record.output_tokens or 0, len(timings),
@@ -197,7 +209,7 @@ def _cell_result(record: CellRecord, timings: tuple[RequestTiming, ...],
                       client_load=ClientLoad(**load) if load else None,
                       prefill_change=d.get("prefill_change"),
                       decode_change=d.get("decode_change"), goodput=d.get("goodput"),
-                      token_mismatches=d.get("token_mismatches", 0), status=status)
+                      token_mismatches=d.get("token_mismatches") or 0, status=status)
 
 
 def _timing(row: dict, t0: float) -> RequestTiming:
@@ -234,17 +246,35 @@ def _load_throughput(store: Store, info: RunInfo) -> ThroughputRun:
                             tuple(samples_by_cell.get(rec.id, ())))
                for rec in records]
     settings = info.config.get("server_settings") if isinstance(info.config, dict) else None
-    findings = tuple(diagnose(results, None, server_settings=settings or None))
+    error = None
+    try:
+        findings = tuple(diagnose(results, None, server_settings=settings or None))
+    except Exception as exc:  # noqa: BLE001 - an odd stored run must not sink the comparison
+        findings, error = (), f"{type(exc).__name__}: {exc}"
+    base = {(r.input_tokens, r.output_tokens): r.summary or {} for r in records
+            if r.concurrency == 1}
     points = []
     for rec in records:
         d = rec.summary or {}
         if rec.concurrency is None or not d:
             continue
+        b = base.get((rec.input_tokens, rec.output_tokens), {})
         points.append(CellPoint(
-            rec.input_tokens or 0, rec.concurrency, rec.output_tokens or 0, d.get("count", 0),
-            d.get("ok", 0), _mean(d.get("ttft_s")), _mean(d.get("prefill_tps")),
-            _mean(d.get("decode_tps")), d.get("prefill_change"), d.get("decode_change")))
-    return ThroughputRun(info, tuple(points), samples, findings)
+            rec.input_tokens or 0, rec.concurrency, rec.output_tokens or 0, d.get("count") or 0,
+            d.get("ok") or 0, _mean(d.get("ttft_s")), _mean(d.get("prefill_tps")),
+            _mean(d.get("decode_tps")),
+            _change(d, b, "prefill_change", "prefill_tps"),
+            _change(d, b, "decode_change", "decode_tps")))
+    return ThroughputRun(info, tuple(points), samples, findings, error)
+
+
+def _change(d: dict, base: dict, stored: str, metric: str) -> float | None:
+    """The stored change against concurrency 1, or (imported runs store none) the same
+    computed from the two cells' means."""
+    if d.get(stored) is not None:
+        return d[stored]
+    value, ref = _mean(d.get(metric)), _mean(base.get(metric))
+    return value / ref - 1.0 if value is not None and ref else None
 
 
 # --------------------------------------------------------------------------- SQL
