@@ -76,6 +76,11 @@ def test_throughput_json_uses_vllm_keys_and_reimports_to_the_same_figures(sweep_
     assert cell["median_tpot_ms"] == pytest.approx(summary["tpot_s"]["p50"] * 1000)
     assert cell["p99_e2el_ms"] == pytest.approx(summary["e2e_s"]["p99"] * 1000)
     assert cell["output_throughput"] == summary["output_tps"]
+    # Beside vLLM's keys, the sweep JSON's own cell (docs/THROUGHPUT.md).
+    assert cell["cell"] == 1 and cell["requests"] == 3 and cell["request_rate"] is None
+    assert cell["prefill_tok_s"]["p90"] == summary["prefill_tps"]["p90"]
+    assert cell["decode_change_vs_c1"] == summary["decode_change"]
+    assert cell["latencies_unreliable"] in (True, False) and cell["client_load"]["samples"] > 0
     assert len(cell["ttfts"]) == len(cell["itls"]) == len(cell["input_lens"]) == 3
     assert cell["output_lens"] == [8, 8, 8] and cell["errors"] == ["", "", ""]
     assert len(doc["requests"]) == 7 and doc["server_metrics"]
@@ -92,7 +97,8 @@ def test_throughput_json_uses_vllm_keys_and_reimports_to_the_same_figures(sweep_
 
 
 @pytest.mark.asyncio
-async def test_sql_run_exports_questions_steps_and_pass_counts(question_set, tmp_path):  # noqa: F811
+async def test_sql_run_exports_questions_steps_and_pass_counts(
+        question_set, tmp_path):  # noqa: F811
     with Store.open(tmp_path / "r.db") as store:
         result = await _run(question_set, tmp_path, store)
         csv_files = export_run(store, result.run_id, "csv", tmp_path / "csv")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from desktop_app.cli import main
-from desktop_app.core.exchange import ExchangeError, import_file
+from desktop_app.core.exchange import ExchangeError, export_run, import_file
 from desktop_app.core.store import Store
 from desktop_app.core.throughput.types import CellSpec
 
@@ -181,6 +181,26 @@ def test_guidellm_report_gives_one_cell_per_benchmark(store):
     rows = store.requests(run.id, cells[1].id)
     assert len(rows) == 4 and run.config["requests_are_sampled"] is True
     assert rows[-1]["error_class"] == "errored" and "503" in rows[-1]["error_message"]
+
+
+def test_every_imported_run_exports_with_its_missing_figures_empty(store, tmp_path):
+    doc = _load("vllm_bench_serve.json")
+    del doc["failed"]  # older vLLM: no count of failures, so no total either
+    files = sorted(DATA.glob("*.json*")) + [DATA / "profile_export_aiperf.csv",
+                                            _write(tmp_path, "old.json", json.dumps(doc))]
+    for path in files:
+        run_id = import_file(store, path)
+        cells_csv, _ = export_run(store, run_id, "csv", tmp_path / str(run_id))
+        (json_file,) = export_run(store, run_id, "json", tmp_path / str(run_id))
+        exported = json.loads(json_file.read_text(encoding="utf-8"))
+        assert exported["run"]["config"]["source"] in ("vllm-bench-serve", "aiperf", "guidellm")
+        header, *rows = cells_csv.read_text(encoding="utf-8").splitlines()
+        assert len(rows) == len(exported["cells"]) == len(store.cells(run_id))
+    last = exported["cells"][0]
+    assert last["requests"] is None and last["failed"] is None and last["completed"] == 16
+    assert last["prefill_tok_s"] is None and last["mean_ttft_ms"] == pytest.approx(doc["mean_ttft_ms"])
+    row = dict(zip(header.split(","), rows[0].split(",")))
+    assert row["requests"] == "" and row["prefill_tps_mean"] == "" and row["ok"] == "16"
 
 
 def _write(tmp_path, name, content):

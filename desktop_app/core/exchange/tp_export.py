@@ -7,6 +7,7 @@ next to Throughline's own figures under their own names. Every field is listed i
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -14,10 +15,15 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+from desktop_app.core.metrics import CellSummary, Distribution
 from desktop_app.core.store import CellRecord, RunRecord, Store
+from desktop_app.core.throughput.checks import unreliable_cells
+from desktop_app.core.throughput.export import cell_json
+from desktop_app.core.throughput.types import CellResult, CellSpec, ClientLoad
 
 DISTRIBUTIONS = ("ttft_s", "prefill_tps", "decode_tps", "tpot_s", "itl_s", "e2e_s")
 STATS = ("n", "mean", "p50", "p90", "p99", "min", "max")
+_DIST_FIELDS = STATS
 CELL_SCALARS = ("wall_s", "output_tps", "effective_prefill_tps", "effective_decode_tps",
                 "prompt_tokens", "completion_tokens", "prefill_change", "decode_change",
                 "goodput", "token_mismatches")
@@ -158,16 +164,50 @@ def run_json(run: RunRecord) -> dict[str, Any]:
             "notes": run.notes, "config": run.config}
 
 
+def _distribution(d: dict | None) -> Distribution | None:
+    return None if d is None else Distribution(**{k: d.get(k) for k in _DIST_FIELDS})
+
+
+def cell_result(record: CellRecord) -> CellResult:
+    """A stored cell as the sweep's CellResult (no timings: the store keeps requests apart), so
+    the sweep's own JSON shape (:func:`cell_json`) serves stored and imported runs alike.
+    Figures the record lacks stay None."""
+    d = dict(record.summary or {})
+    summary = CellSummary(
+        count=d.get("count"), ok=d.get("ok"), failures_by_class=d.get("failures_by_class") or {},
+        **{m: _distribution(d.get(m)) for m in DISTRIBUTIONS},
+        **{k: d.get(k) for k in ("wall_s", "output_tps", "effective_prefill_tps",
+                                 "effective_decode_tps", "prompt_tokens", "completion_tokens")})
+    load = d.get("client_load")
+    return CellResult(
+        spec=CellSpec(record.input_tokens, record.output_tokens, d.get("count"),
+                      concurrency=record.concurrency, request_rate=record.request_rate),
+        summary=summary, timings=(), client_load=ClientLoad(**load) if load else None,
+        prefill_change=d.get("prefill_change"), decode_change=d.get("decode_change"),
+        goodput=d.get("goodput"), token_mismatches=d.get("token_mismatches"),
+        status=d.get("status") or record.status)
+
+
 def json_cells(store: Store, cells: list[CellRecord]) -> Iterator[dict[str, Any]]:
-    """The ``cells`` entries of the JSON export, one cell's requests in memory at a time."""
-    for cell in cells:
-        entry = {"cell_index": cell.cell_index, "input_tokens": cell.input_tokens,
-                 "output_tokens": cell.output_tokens, "concurrency": cell.concurrency,
-                 "status": cell.status, "started_at": cell.started_at,
-                 "ended_at": cell.ended_at}
-        entry.update(vllm_keys(cell, list(iter_requests(store, cell.run_id, cell.id))))
-        entry["request_rate_target"] = cell.request_rate
-        entry["summary"] = cell.summary
+    """The ``cells`` entries of the JSON export: the sweep JSON's cell (``cell_json``, fields in
+    docs/THROUGHPUT.md) with the stored times, then vLLM's keys; one cell's requests in memory
+    at a time."""
+    results = [cell_result(c) for c in cells]
+    unreliable = unreliable_cells(results)
+    for i, (cell, result) in enumerate(zip(cells, results)):
+        s = result.summary
+        known = s.count is not None and s.ok is not None
+        if not known:  # an imported file without its counts: cell_json needs numbers
+            result = dataclasses.replace(result, summary=dataclasses.replace(s, count=0, ok=0))
+        entry = cell_json(cell.cell_index, result, i in unreliable)
+        if not known:
+            entry.update(requests=s.count, failed=None)
+        # The store keeps ISO times, not seconds since the run started.
+        del entry["started_s"], entry["ended_s"]
+        entry.update(started_at=cell.started_at, ended_at=cell.ended_at)
+        vllm = vllm_keys(cell, list(iter_requests(store, cell.run_id, cell.id)))
+        del vllm["request_rate"]  # ours: the open-loop rate or null; vLLM writes "inf"
+        entry.update(vllm)
         yield entry
 
 
