@@ -186,8 +186,12 @@ def plan_resume(store: Store, run_id: int, endpoint: EndpointConfig,
             kept[i], rows, cell_samples = found
             requests += [_record(i, r) for r in rows]
             samples += cell_samples
-    warmups = [r for r in store.requests(run_id, cell_id=None, limit=10**9) if r["warmup"]]
-    usage = any(r["tokens_source"] == "usage" for r in warmups) if warmups else True
+    # Whether the server sends usage, as the first warm-up found (no warm-up: assumed, as then).
+    with store._lock:  # Store's own lock: other threads may be using the same connection
+        sources = {r[0] for r in store.db.execute(
+            "SELECT DISTINCT tokens_source FROM tp_requests WHERE run_id = ? AND warmup = 1",
+            (run_id,))}
+    usage = "usage" in sources if sources else True
 
     cell_ids = [stored[i].id if i in stored else -1 for i in range(len(specs))]
 
@@ -208,7 +212,9 @@ def _claim(store: Store, run: RunRecord, specs: list[CellSpec], stored: dict[int
     their ids written into `cell_ids`.
     """
     db = store.db
-    with db.atomic():
+    # Under Store's own lock (its methods take it too): the GUI polls the same connection from
+    # another thread while a sweep runs. Store has no public call for taking a run over.
+    with store._lock, db.atomic():
         taken = db.execute(
             "UPDATE runs SET status = 'running', ended_at = NULL, error = NULL, pid = ?, "
             "hostname = ?, owner_token = ? WHERE id = ? AND status IN (?, ?, ?)",
