@@ -273,3 +273,32 @@ def test_a_cancelled_run_resumes_and_a_different_engine_is_refused(instant_sim, 
         result = asyncio.run(resume_sweep(store, run_id, EndpointConfig(instant_sim.url)))
         assert result.status == "completed" and len(result.requests) == 12
         assert store.count_requests(run_id) == 13  # no new warm-up: nothing was sent
+
+
+def test_a_cancelled_resume_can_be_resumed_again(fast_sim, tmp_path):
+    db_path = tmp_path / "r.db"
+    run_id = _sweep(fast_sim.url, db_path)
+    _crash(db_path, run_id)
+
+    async def resume_then_cancel(store):
+        started = asyncio.Event()
+
+        def on_progress(p):
+            if p.phase == "running" and p.done >= 2:
+                started.set()
+
+        task = asyncio.create_task(
+            resume_sweep(store, run_id, EndpointConfig(fast_sim.url), on_progress))
+        await asyncio.wait_for(started.wait(), 30)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    with Store.open(db_path) as store:
+        asyncio.run(resume_then_cancel(store))
+        assert store.get_run(run_id).status == "cancelled"
+        assert store.cells(run_id)[-1].status == "cancelled"
+        result = asyncio.run(resume_sweep(store, run_id, EndpointConfig(fast_sim.url)))
+        assert result.status == "completed"
+        assert [c.summary["count"] for c in store.cells(run_id)] == [6, 6]
+        assert len(store.requests(run_id, store.cells(run_id)[-1].id)) == 6
