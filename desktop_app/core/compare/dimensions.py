@@ -21,8 +21,8 @@ from typing import Literal
 from desktop_app.core.compare.load import SqlRun, ThroughputRun
 from desktop_app.core.sqleval.types import TIERS
 
-__all__ = ["BOTTLENECK_CODES", "NOT_COMPARABLE", "DimValue", "RowVerdict", "DimensionRow", "dimension_rows",
-           "run_label", "TIE_RELATIVE", "TIE_POINTS"]
+__all__ = ["BOTTLENECK_CODES", "NOT_COMPARABLE", "DimValue", "RowVerdict", "DimensionRow",
+           "dimension_rows", "run_label", "TIE_RELATIVE", "TIE_POINTS"]
 
 # Server-side findings that name a bottleneck, most telling first; measurement findings
 # (client_bound, token_count_mismatch) say the numbers are doubtful, not where time goes.
