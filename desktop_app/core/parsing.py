@@ -18,6 +18,15 @@ class InputError(ValueError):
 
 
 _INT_ITEM = re.compile(r"^(\d+)\s*([kK]?)$")
+_MAX_DIGITS = 18
+_SHOWN_CHARS = 40
+
+
+def _shown(item: str) -> str:
+    """An item as quoted in a message: a pasted screenful is cut, so the message stays a line."""
+    if len(item) <= _SHOWN_CHARS:
+        return repr(item)
+    return f"{item[:_SHOWN_CHARS]!r}... ({len(item):,} characters)"
 
 
 def parse_int_list(
@@ -36,12 +45,15 @@ def parse_int_list(
     for item in items:
         match = _INT_ITEM.match(item)
         if not match:
-            raise InputError(field, f"{item!r} is not a whole number (examples: 512, 2048, 4k)")
+            raise InputError(field, f"{_shown(item)} is not a whole number "
+                             "(examples: 512, 2048, 4k)")
+        if len(match.group(1)) > _MAX_DIGITS:  # int() refuses over 4,300 digits; none is sane
+            raise InputError(field, f"{_shown(item)} is too large")
         value = int(match.group(1)) * (1024 if match.group(2) else 1)
         if value < min_value:
-            raise InputError(field, f"{item!r} is below the minimum of {min_value}")
+            raise InputError(field, f"{_shown(item)} is below the minimum of {min_value}")
         if max_value is not None and value > max_value:
-            raise InputError(field, f"{item!r} is above the maximum of {max_value}")
+            raise InputError(field, f"{_shown(item)} is above the maximum of {max_value}")
         if value not in values:
             values.append(value)
     return values
@@ -57,9 +69,9 @@ def parse_float_list(text: str, field: str, *, min_value: float = 0.0) -> list[f
         try:
             value = float(item)
         except ValueError:
-            raise InputError(field, f"{item!r} is not a number") from None
+            raise InputError(field, f"{_shown(item)} is not a number") from None
         if not (value > min_value) or value != value or value == float("inf"):
-            raise InputError(field, f"{item!r} must be a number above {min_value:g}")
+            raise InputError(field, f"{_shown(item)} must be a number above {min_value:g}")
         if value not in values:
             values.append(value)
     return values

@@ -23,6 +23,7 @@ puts into the ASGI scope under `TRANSPORT_KEY`.
 
 from __future__ import annotations
 
+import math
 import random
 import socket
 import struct
@@ -62,10 +63,10 @@ class FaultSpec:
 
     def describe(self) -> str:
         """The spec back in its own grammar (for logs and /version)."""
-        items = [f"{k}={p:g}" for k, p in self.probabilities.items()]
+        items = [f"{k}={_num(p)}" for k, p in self.probabilities.items()]
         if self.seed is not None:
             items.append(f"seed={self.seed}")
-        items += [f"retry_after={self.retry_after_s:g}", f"stall_s={self.stall_s:g}",
+        items += [f"retry_after={_num(self.retry_after_s)}", f"stall_s={_num(self.stall_s)}",
                   f"after={self.after_tokens}"]
         return ",".join(items)
 
@@ -97,14 +98,7 @@ def parse_faults(spec: str) -> FaultSpec:
         elif name in PARAMS:
             if not sep or not value:
                 raise FaultSpecError(f"fault option {item!r}: needs a value ({name}=...)")
-            try:
-                number = float(value)
-            except ValueError:
-                raise FaultSpecError(f"fault option {item!r}: value must be a number") from None
-            if number < 0 or (name in ("seed", "after") and number != int(number)):
-                raise FaultSpecError(f"fault option {item!r}: must be a non-negative "
-                                     f"{'integer' if name in ('seed', 'after') else 'number'}")
-            params[name] = number
+            params[name] = _option(item, name, value)
         else:
             known = ", ".join([*KINDS, *sorted(PARAMS)])
             raise FaultSpecError(f"unknown fault {name!r} in {item!r} (known: {known})")
@@ -117,10 +111,32 @@ def parse_faults(spec: str) -> FaultSpec:
     return FaultSpec(
         probabilities=probabilities,
         seed=int(params["seed"]) if "seed" in params else None,
-        retry_after_s=params.get("retry_after", 1.0),
-        stall_s=params.get("stall_s", 30.0),
+        retry_after_s=float(params.get("retry_after", 1.0)),
+        stall_s=float(params.get("stall_s", 30.0)),
         after_tokens=int(params.get("after", 2)),
     )
+
+
+def _option(item: str, name: str, value: str) -> float | int:
+    """The value of a `name=value` option: a whole number (seed, after; taken exactly as
+    written, never through a float) or a finite number of seconds, never negative."""
+    whole = name in ("seed", "after")
+    kind = "integer" if whole else "number"
+    try:
+        if len(value) > 40:  # int() refuses 4,300 digits; no sane option is this long
+            raise ValueError(value)
+        number: float | int = int(value) if whole else float(value)
+    except ValueError:
+        raise FaultSpecError(f"fault option {item[:60]!r}: must be a non-negative "
+                             f"{kind}") from None
+    if number < 0 or not math.isfinite(number):
+        raise FaultSpecError(f"fault option {item!r}: must be a finite non-negative {kind}")
+    return number
+
+
+def _num(x: float) -> str:
+    """A number as short as `:g` writes it, unless that would change its value."""
+    return f"{x:g}" if float(f"{x:g}") == x else repr(x)
 
 
 class FaultPicker:

@@ -71,7 +71,8 @@ def load_profile(name_or_path: str, search_dirs: list[Path] | None = None) -> Pr
 
 
 def _line_of(text: str, key: str) -> int | None:
-    match = re.search(rf"^\s*{re.escape(key)}\s*=", text, flags=re.MULTILINE)
+    quoted = f"(?:{re.escape(key)}|\"{re.escape(key)}\"|'{re.escape(key)}')"  # bare or quoted
+    match = re.search(rf"^\s*{quoted}\s*=", text, flags=re.MULTILINE)
     return text.count("\n", 0, match.start()) + 1 if match else None
 
 
@@ -80,7 +81,8 @@ def parse_profile(data: bytes, path: Path) -> Profile:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ProfileError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ProfileError(f"{path}:{line}: not UTF-8 text (byte {exc.start})") from None
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -89,7 +91,8 @@ def parse_profile(data: bytes, path: Path) -> Profile:
     def fail(key: str, why: str) -> ProfileError:
         line = _line_of(text, key)
         where = f"{path}:{line}" if line else str(path)
-        return ProfileError(f"{where}: {key}: {why}")
+        shown = key if key.isidentifier() else repr(key)  # a quoted key may hold a newline
+        return ProfileError(f"{where}: {shown}: {why}")
 
     values: dict[str, object] = {"name": path.stem}
     for key, value in raw.items():
@@ -103,8 +106,12 @@ def parse_profile(data: bytes, path: Path) -> Profile:
                 raise fail(key, f"must be a number, got {value!r}")
             if key == "prefill_ctx_slowdown_tokens" and value == 0:
                 value = math.inf  # 0 in a file means "no slowdown"
+            if value != value:  # TOML has nan; every comparison with it is False
+                raise fail(key, "must be a number, got nan")
             if value < 0:
                 raise fail(key, f"must not be negative, got {value!r}")
+            if value == math.inf and key != "prefill_ctx_slowdown_tokens":
+                raise fail(key, "must be finite, got inf")
             value = float(value)
         elif key in _STR_FIELDS and not isinstance(value, str):
             raise fail(key, f"must be a string, got {value!r}")

@@ -245,7 +245,10 @@ def _parse_questions(path: Path, databases: set[str], glossary: dict[str, str]) 
     errors: list[str] = []
     questions: list[Question] = []
     first_line: dict[str, int] = {}
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    # Lines end at "\n" only: str.splitlines() would also cut at U+2028, U+0085, \x1c ...,
+    # which JSON allows raw inside strings (and json.dumps(ensure_ascii=False) writes).
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
         if not line.strip():
             continue
         where = f"{path}:{lineno}"
@@ -253,6 +256,9 @@ def _parse_questions(path: Path, databases: set[str], glossary: dict[str, str]) 
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             errors.append(f"{where}: not valid JSON: {exc.msg} (column {exc.colno})")
+            continue
+        except RecursionError:
+            errors.append(f"{where}: not valid JSON: nested too deeply")
             continue
         if not isinstance(obj, dict):
             errors.append(f"{where}: expected a JSON object, got {type(obj).__name__}")
