@@ -201,6 +201,15 @@ def test_every_imported_run_exports_with_its_missing_figures_empty(store, tmp_pa
     assert last["prefill_tok_s"] is None
     assert last["mean_ttft_ms"] == pytest.approx(doc["mean_ttft_ms"])
     row = dict(zip(header.split(","), rows[0].split(",")))
+    # A cell of an exported import is itself importable (no send times: no overlap figures).
+    detailed = next(r for r in store.list_runs()
+                    if r.name.endswith("vllm_bench_serve_detailed.json"))
+    (doc_file,) = export_run(store, detailed.id, "json", tmp_path / "again")
+    cell = json.loads(doc_file.read_text(encoding="utf-8"))["cells"][0]
+    back = store.cells(import_file(store, _write(tmp_path, "again.json", json.dumps(cell))))[0]
+    assert back.summary["ttft_s"]["mean"] == pytest.approx(
+        store.cells(detailed.id)[0].summary["ttft_s"]["mean"])
+    assert back.summary["effective_decode_tps"] is None
     assert row["requests"] == "" and row["prefill_tps_mean"] == "" and row["ok"] == "16"
 
 
@@ -220,6 +229,8 @@ def test_bad_files_are_refused_with_their_name_and_leave_the_store_empty(store, 
     guide["metadata"].update(version=2, guidellm_version="0.9.0")
     cut = (DATA / "profile_export_aiperf.json").read_text(encoding="utf-8")[:900]
     appended = (DATA / "vllm_bench_serve_append.jsonl").read_text(encoding="utf-8")
+    wrong = _load("vllm_bench_serve_detailed.json")
+    wrong["ttfts"][2] = "fast"
     cases = [
         (_write(tmp_path, "new.json", json.dumps(aiperf)),
          r"new\.json: written by AIPerf 0\.9\.1 with export schema 2\.0; this Throughline "
@@ -230,6 +241,9 @@ def test_bad_files_are_refused_with_their_name_and_leave_the_store_empty(store, 
          r"cut\.json: line 47: ends before the JSON is complete"),
         (_write(tmp_path, "cut.jsonl", appended[: len(appended) - 200]),
          r"cut\.jsonl: line 2: ends before the JSON is complete"),
+        (_write(tmp_path, "wrong.json", json.dumps(wrong)),
+         r"wrong\.json: looks like a vllm bench serve result but holds a value it should not "
+         r"\(ValueError: could not convert string to float: 'fast'\)"),
         (_write(tmp_path, "broken.json", '{"completed": 3,\n "mean_ttft_ms": ,}'),
          r"broken\.json: line 2: not valid JSON"),
         (_write(tmp_path, "latin1.csv", "Metric,avg\nDur\xe9e (s),1\n".encode("latin-1")),

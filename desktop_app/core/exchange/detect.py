@@ -8,6 +8,7 @@ export is recognised and refused with a word on why: imports are for other tools
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from desktop_app.core.exchange.errors import ExchangeError, parse_json, parse_json_lines, read_text
@@ -27,16 +28,30 @@ def detect_and_read(path: Path) -> ImportedRun:
     """Read ``path`` with the importer its content calls for.
 
     Raises ExchangeError naming the file for: unreadable or non-UTF-8 bytes, cut or broken JSON
-    (with the line), a format of an unknown tool, or a newer format version of a known tool
-    (naming the tool and the version).
+    (with the line), a format of an unknown tool, a newer format version of a known tool (naming
+    the tool and the version), or a known format holding a value of the wrong type.
     """
     path = Path(path)
     text = read_text(path)
+    label, read = _reader(path, text)
+    try:
+        return read()
+    except ExchangeError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+        # A file of the right shape with a value of the wrong type (a string where a number
+        # belongs): one line, not a traceback.
+        raise ExchangeError(str(path), f"looks like a {label} result but holds a value it "
+                            f"should not ({type(exc).__name__}: {exc})") from None
+
+
+def _reader(path: Path, text: str) -> tuple[str, Callable[[], ImportedRun]]:
+    """The tool that wrote ``text`` and a function reading it; ExchangeError when none did."""
     where = str(path)
     stripped = text.lstrip()
     if not stripped.startswith(("{", "[")):
         if aiperf.looks_like_csv(stripped):
-            return aiperf.read_csv(stripped, where)
+            return aiperf.LABEL, lambda: aiperf.read_csv(stripped, where)
         first = stripped.split("\n", 1)[0][:60]
         raise _unknown(path, f"line 1 is neither JSON nor AIPerf's CSV ({first!r})")
     lines = [line for line in stripped.splitlines() if line.strip()]
@@ -46,27 +61,25 @@ def detect_and_read(path: Path) -> ImportedRun:
             and all(line.lstrip().startswith("{") for line in lines):
         docs = parse_json_lines(path, stripped)
         if all(vllm.looks_like(d) for d in docs):
-            return vllm.read(docs, where)
+            return vllm.LABEL, lambda: vllm.read(docs, where)
         if all(aiperf_records.looks_like(d) for d in docs):
-            return aiperf_records.read(docs, path)
-        doc = docs[0] if len(docs) == 1 else None
-        if doc is None:
-            raise _unknown(path, f"{len(docs)} JSON lines, not all vllm bench serve results")
-    else:
-        doc = parse_json(path, text)
+            return aiperf.LABEL, lambda: aiperf_records.read(docs, path)
+        raise _unknown(path, f"{len(docs)} JSON lines, not all vllm bench serve results or "
+                       "AIPerf records")
+    doc = parse_json(path, text)
     if isinstance(doc, dict) and doc.get("format") == EXPORT_FORMAT:
         raise ExchangeError(where, "is a Throughline export (its runs are already in a "
                             "Throughline store); import reads other tools' results")
     if guidellm.looks_like(doc):
-        return guidellm.read(doc, where)
+        return guidellm.LABEL, lambda: guidellm.read(doc, where)
     if aiperf.looks_like(doc):
-        return aiperf.read_json(doc, where)
+        return aiperf.LABEL, lambda: aiperf.read_json(doc, where)
     if vllm.looks_like(doc):
-        return vllm.read([doc], where)
+        return vllm.LABEL, lambda: vllm.read([doc], where)
     if aiperf_records.looks_like(doc):
-        return aiperf_records.read([doc], path)
+        return aiperf.LABEL, lambda: aiperf_records.read([doc], path)
     if isinstance(doc, list) and doc and all(vllm.looks_like(d) for d in doc):
-        return vllm.read(doc, where)
+        return vllm.LABEL, lambda: vllm.read(doc, where)
     if isinstance(doc, dict):
         what = f"JSON with {', '.join(sorted(doc)[:6])}" if doc else "an empty JSON object"
     else:

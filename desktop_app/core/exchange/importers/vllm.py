@@ -64,6 +64,8 @@ def _detailed(doc: dict, where: str) -> tuple[dict[str, Any], list[dict[str, Any
         if values is not None and (not isinstance(values, list) or len(values) != n):
             raise ExchangeError(where, f"{key!r} should list {n} requests like 'ttfts'")
     starts = lists["start_times"]
+    if starts is not None and any(t is None for t in starts):
+        starts = None  # e.g. a Throughline export of imported requests: no send times
     # Send times relative to the first: epoch or perf_counter seconds plus a TTFT of
     # milliseconds would lose digits in a float.
     base = min(float(t) for t in starts) if starts else 0.0
