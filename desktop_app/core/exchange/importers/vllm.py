@@ -94,7 +94,6 @@ def _detailed(doc: dict, where: str) -> tuple[dict[str, Any], list[dict[str, Any
     s = summary_from_timings(timings, _number(doc, "duration", where),
                              {"vllm_error": failures} if failures else {},
                              timeline=starts is not None)
-    # vLLM's own count of completions is the file's word on it.
     return s, rows
 
 
