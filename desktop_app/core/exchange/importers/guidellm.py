@@ -125,7 +125,8 @@ def _cell(bench: dict, where: str) -> ImportedCell:
     metrics = bench.get("metrics")
     if not isinstance(metrics, dict):
         raise ExchangeError(where, "a GuideLLM benchmark without 'metrics'")
-    totals = metrics.get("request_totals") or {}
+    # 0.4+ keeps the counts in metrics; 0.2/0.3 beside them.
+    totals = metrics.get("request_totals") or bench.get("request_totals") or {}
     ok = totals.get("successful")
     failures = {k: totals[k] for k in ("errored", "incomplete") if totals.get(k)}
     count = totals.get("total", None if ok is None else ok + sum(failures.values()))
