@@ -9,7 +9,9 @@ tried on every loader.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import io
 import json
 import math
 import sqlite3
@@ -330,6 +332,41 @@ def test_set_files_load_or_name_the_file(tmp_path_factory, text):
         load_question_set(folder, sets_dir=folder.parent, cache_dir=folder, check_gold=False)
     except QuestionSetError as exc:
         assert all(e.startswith(str(folder)) and one_line(e) for e in exc.errors), exc.errors
+
+
+# --------------------------------------------------------------------------- sweep files
+
+
+SWEEP_KEYS = ["base_url", "model", "api", "input_tokens", "output_tokens", "concurrency",
+              "request_rates", "requests_per_cell", "warmup", "cell_time_budget_s",
+              "unique_prompts", "scrape_metrics", "ttft_target_s", "tpot_target_s", "name",
+              "verify_tls", "metrics_interval_s", "api_key", "bogus"]
+sweep_values = st.one_of(toml_scalars, st.lists(toml_scalars, max_size=3),
+                         st.sampled_from(["http://127.0.0.1:9", "chat", "completions", "4k",
+                                          [64, 128], [1, 2], 0.5]))
+
+
+@FILES
+@given(st.dictionaries(st.sampled_from(SWEEP_KEYS), sweep_values, max_size=5))
+@example({"input_tokens": [64], "warmup": "two"})
+@example({"input_tokens": [64], "base_url": 5})
+@example({"input_tokens": [64], "api": "grpc"})
+@example({"input_tokens": [64], "requests_per_cell": 1.5})
+def test_a_sweep_file_runs_or_is_refused_in_one_line(tmp_path_factory, data):
+    """`throughline throughput --config FILE` against a closed port: whatever the file holds,
+    exit status 2 and one line naming what is wrong (a flag, the file's key or the endpoint)."""
+    from desktop_app.cli import main
+
+    path = tmp_path_factory.mktemp("sweep") / "sweep.toml"
+    path.write_text(toml_doc(data), encoding="utf-8")
+    argv = ["throughput", "--config", str(path), "--no-store"]
+    if "base_url" not in data:
+        argv += ["--base-url", "http://127.0.0.1:9"]
+    with contextlib.redirect_stderr(io.StringIO()) as stderr:
+        status = main(argv)
+    err = stderr.getvalue()
+    assert status == 2 and err.startswith("throughline throughput: "), err
+    assert err.count("\n") == 1, err
 
 
 # --------------------------------------------------------------------------- endpoint profiles

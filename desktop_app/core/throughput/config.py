@@ -136,9 +136,40 @@ def load_sweep_toml(path: Path) -> dict:
         raise InputError(str(path), "not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(str(path), str(exc)) from None
-    for key in raw:
+    for key, value in raw.items():
         if "key" in key.lower() and key not in _TOML_KEYS:
             raise InputError(f"{path}: {key}", "API keys do not go in files; use --api-key-env")
         if key not in _TOML_KEYS:
             raise InputError(f"{path}: {key}", f"unknown key (known: {', '.join(sorted(_TOML_KEYS))})")
+        kind, ok = _TOML_TYPES.get(key, ("", None))
+        if ok is not None and not ok(value):
+            raise InputError(f"{path}: {key}", f"must be {kind}, got {value!r:.60}")
     return raw
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_list_of(check):
+    return lambda v: check(v) or (isinstance(v, list) and bool(v) and all(check(x) for x in v))
+
+
+# What each key of a sweep file holds (the values themselves are checked with the flags').
+_TOML_TYPES = {
+    **dict.fromkeys(("base_url", "model", "name"), ("a string", lambda v: isinstance(v, str))),
+    "api": ('"chat" or "completions"', lambda v: v in ("chat", "completions")),
+    **dict.fromkeys(("input_tokens", "output_tokens", "concurrency"), (
+        'a whole number, a list of them or a text like "512,4k"',
+        _is_list_of(lambda x: isinstance(x, str) or isinstance(x, int)
+                    and not isinstance(x, bool)))),
+    "request_rates": ("a number or a list of numbers",
+                      _is_list_of(lambda x: _is_number(x) or isinstance(x, str))),
+    **dict.fromkeys(("requests_per_cell", "warmup", "seed"), (
+        "a whole number", lambda v: isinstance(v, int) and not isinstance(v, bool))),
+    **dict.fromkeys(("cell_time_budget_s", "metrics_interval_s", "ttft_target_s",
+                     "tpot_target_s", "temperature", "connect_timeout_s", "first_byte_timeout_s",
+                     "total_timeout_s"), ("a number", _is_number)),
+    **dict.fromkeys(("unique_prompts", "scrape_metrics", "ignore_eos", "verify_tls"), (
+        "true or false", lambda v: isinstance(v, bool))),
+}
