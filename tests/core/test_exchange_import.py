@@ -161,6 +161,16 @@ def test_aiperf_records_are_recomputed_and_take_the_load_from_the_summary_beside
     assert run.model is None and store.cells(run.id)[0].concurrency is None
 
 
+def test_a_line_separator_inside_a_json_lines_string_does_not_split_the_record(store,
+                                                                                tmp_path):
+    # orjson (AIPerf) writes U+2028 raw inside strings; only "\n" ends a JSON line.
+    lines = (DATA / "profile_export.jsonl").read_text(encoding="utf-8").split("\n")
+    lines[6] = lines[6].replace("internal error", "internal\u2028error")
+    run_id = import_file(store, _write(tmp_path, "profile_export.jsonl", "\n".join(lines)))
+    rows = store.requests(run_id)
+    assert len(rows) == 8 and rows[6]["error_message"] == "Server encountered an internal\u2028error"
+
+
 def test_guidellm_report_gives_one_cell_per_benchmark(store):
     doc = _load("guidellm_benchmarks.json")
     run = store.get_run(import_file(store, DATA / "guidellm_benchmarks.json"))
@@ -244,6 +254,8 @@ def test_bad_files_are_refused_with_their_name_and_leave_the_store_empty(store, 
         (_write(tmp_path, "wrong.json", json.dumps(wrong)),
          r"wrong\.json: looks like a vllm bench serve result but holds a value it should not "
          r"\(ValueError: could not convert string to float: 'fast'\)"),
+        (_write(tmp_path, "deep.json", "[" * 100_000 + "]" * 100_000),
+         r"deep\.json: JSON nested too deeply"),
         (_write(tmp_path, "broken.json", '{"completed": 3,\n "mean_ttft_ms": ,}'),
          r"broken\.json: line 2: not valid JSON"),
         (_write(tmp_path, "latin1.csv", "Metric,avg\nDur\xe9e (s),1\n".encode("latin-1")),

@@ -54,7 +54,7 @@ def _reader(path: Path, text: str) -> tuple[str, Callable[[], ImportedRun]]:
             return aiperf.LABEL, lambda: aiperf.read_csv(stripped, where)
         first = stripped.split("\n", 1)[0][:60]
         raise _unknown(path, f"line 1 is neither JSON nor AIPerf's CSV ({first!r})")
-    lines = [line for line in stripped.splitlines() if line.strip()]
+    lines = [line for line in stripped.split("\n") if line.strip()]  # not splitlines: U+2028
     # JSON lines: a complete object on the first line and every line opening one (a cut last
     # line is then reported as cut, not as "extra data" after the first object).
     if len(lines) > 1 and lines[0].rstrip().endswith("}") \

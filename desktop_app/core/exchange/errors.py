@@ -43,6 +43,8 @@ def parse_json(path: Path, text: str) -> Any:
     """``text`` parsed as JSON; ExchangeError naming the file and line when it is cut or broken."""
     try:
         return json.loads(text)
+    except RecursionError:
+        raise ExchangeError(str(path), "JSON nested too deeply to be a results file") from None
     except json.JSONDecodeError as exc:
         raise ExchangeError(str(path), _json_problem(text, exc)) from None
 
@@ -60,11 +62,15 @@ def _json_problem(text: str, exc: json.JSONDecodeError, line_offset: int = 0) ->
 def parse_json_lines(path: Path, text: str) -> list[Any]:
     """One JSON document per non-empty line (``vllm bench serve --append-result`` writes these)."""
     docs = []
-    for number, line in enumerate(text.splitlines(), 1):
+    # Split on "\n" only: str.splitlines() also cuts at U+2028 and other separators that JSON
+    # allows raw inside strings (orjson, which AIPerf uses, writes them so).
+    for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:
             docs.append(json.loads(line))
+        except RecursionError:
+            raise ExchangeError(str(path), f"line {number}: JSON nested too deeply") from None
         except json.JSONDecodeError as exc:
             raise ExchangeError(str(path), _json_problem(line, exc, number - 1)) from None
     return docs
