@@ -168,7 +168,8 @@ def test_a_line_separator_inside_a_json_lines_string_does_not_split_the_record(s
     lines[6] = lines[6].replace("internal error", "internal\u2028error")
     run_id = import_file(store, _write(tmp_path, "profile_export.jsonl", "\n".join(lines)))
     rows = store.requests(run_id)
-    assert len(rows) == 8 and rows[6]["error_message"] == "Server encountered an internal\u2028error"
+    assert len(rows) == 8
+    assert rows[6]["error_message"] == "Server encountered an internal\u2028error"
 
 
 def test_guidellm_report_gives_one_cell_per_benchmark(store):
