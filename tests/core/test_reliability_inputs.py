@@ -334,6 +334,40 @@ def test_set_files_load_or_name_the_file(tmp_path_factory, text):
         assert all(e.startswith(str(folder)) and one_line(e) for e in exc.errors), exc.errors
 
 
+spider_records = st.lists(st.one_of(
+    st.fixed_dictionaries({"question": st.text(max_size=30), "query": st.sampled_from(
+        ["SELECT 1 AS n", "SELECT nope", "SELECT 1; DROP TABLE t", ""]),
+        "db_id": st.just("shop")}, optional={"difficulty": record_values,
+                                             "evidence": st.text(max_size=10)}),
+    st.dictionaries(st.sampled_from(["question", "query", "SQL", "db_id", "x"]), record_values,
+                    max_size=3)), max_size=4)
+
+
+@FILES
+@given(spider_records)
+@example([{"question": "Sales\u2028by region\x85?", "query": "SELECT 1 AS n", "db_id": "shop"}])
+@example([{"question": "   ", "query": "SELECT 1 AS n", "db_id": "shop"}])
+def test_an_imported_set_loads_back_with_the_same_questions(tmp_path_factory, records):
+    """Import a Spider-style dev.json: it is refused naming the record, or the set it writes
+    loads back with every question's text as it was (the round trip a user relies on)."""
+    from desktop_app.core.sqleval.importers import import_spider
+
+    root = tmp_path_factory.mktemp("spider")
+    (root / "db" / "shop").mkdir(parents=True)
+    sqlite3.connect(root / "db" / "shop" / "shop.sqlite").close()
+    dev = root / "dev.json"
+    dev.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+    try:
+        out = import_spider(dev, root / "db", root / "out", name="fuzz")
+    except QuestionSetError as exc:
+        assert all(str(dev) in e and one_line(e) for e in exc.errors), exc.errors
+        return
+    qset = load_question_set(out, sets_dir=root, cache_dir=root, check_gold=False)
+    assert len(qset.questions) == len(records)
+    for q, r in zip(qset.questions, records):  # evidence, if any, follows as a hint
+        assert q.text_en.split("\n\nHint: ")[0] == r["question"].strip()
+
+
 # --------------------------------------------------------------------------- sweep files
 
 

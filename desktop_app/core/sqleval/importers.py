@@ -64,6 +64,8 @@ def import_spider(
                                   ("db_id", record.get("db_id"))) if not isinstance(v, str)]
         if missing:
             raise QuestionSetError(f"{where}: missing or not a string: {', '.join(missing)}")
+        if not record["question"].strip() or not sql.strip():  # the set would not load
+            raise QuestionSetError(f"{where}: empty question or query")
         difficulty = str(record.get("difficulty") or "").lower()
         rows.append({
             "where": where,
