@@ -14,16 +14,19 @@ def num(v: float) -> str:
     return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.1f}"
 
 
+NBSP = "\u00a0"  # keeps a number and its unit on one line in narrow table cells
+
+
 def secs(v: float) -> str:
-    return f"{v:.2f} s" if v >= 1 else f"{v * 1000:.0f} ms"
+    return f"{v:.2f}{NBSP}s" if v >= 1 else f"{v * 1000:.0f}{NBSP}ms"
 
 
 def pct(v: float) -> str:
-    return f"{v * 100:.0f} %"
+    return f"{v * 100:.0f}{NBSP}%"
 
 
 def change(v: float) -> str:
-    return f"{v * 100:+.0f} %"
+    return f"{v * 100:+.0f}{NBSP}%"
 
 
 def value_of(unit: str, v: float) -> str:

@@ -7,7 +7,10 @@ QPdfWriter (A4), which embeds the fonts it uses. The PDF is written to a tempora
 `path` and renamed over it at the end, so a failure never leaves a half-written file.
 
 Works headless: without a QGuiApplication one is created, on the offscreen platform when no
-display is set.
+display is set. Threads: it works on the GUI thread (0.4-1 s) or in a QThread; in a plain Python
+thread (asyncio.to_thread) the PDF is right but Qt warns at the thread's exit
+("QBasicTimer::start: current thread's event dispatcher has already been destroyed", from the
+per-thread font cache), which a test failing on Qt warnings would catch.
 """
 
 from __future__ import annotations

@@ -309,11 +309,18 @@ def findings(comp: Comparison, lang: str) -> str:
     return "\n".join(out)
 
 
+# The report's own figures, defined beside the throughput metrics.
+_REPORT_DEFINITIONS = ("pass_rate", "mean_steps", "mean_tokens", "failure_class",
+                       "seconds_per_task", "tasks_per_hour", "correct_per_hour",
+                       "tokens_per_pass")
+
+
 def appendix(lang: str) -> str:
     """Every metric definition (metrics.DEFINITIONS), the capacity and cost models."""
     out = [f'{_BREAK}{_t(lang, "appendix")}</h2>', f'<p>{_t(lang, "appendix_intro")}</p>',
            _TABLE]
-    for i, key in enumerate(DEFINITIONS):
+    keys = [*DEFINITIONS, *_REPORT_DEFINITIONS]
+    for i, key in enumerate(keys):
         words = text(lang, f"def_{key}") if f"def_{key}" in _keys() else DEFINITIONS[key]
         out.append(_row([f"<b>{escape(key)}</b>", escape(words)], i % 2 == 1))
     out.append("</table>")

@@ -235,3 +235,21 @@ def test_figures_at_different_prompt_lengths_are_not_ranked():
     assert [v.detail["tokens"] for v in ttft.values] == [512, 4096]
     assert ttft.verdict.status == "n/a" and "different prompt lengths" in ttft.verdict.text
     assert by_key(rows, "prefill_c1").verdict.status == "n/a"
+
+
+def test_simulator_personas_pair_with_the_swept_server_unless_their_own_model_was_swept():
+    def sim(run):
+        i = run.info
+        return type(run)(**{**run.__dict__, "info": RunInfo(
+            i.id, i.kind, i.name, i.endpoint, i.model, "simulated vllm", i.status,
+            i.started_at, i.ended_at, i.config)})
+
+    careful_tp = sim(tp_run(40, TP.cells, model="sim/careful"))
+    server_tp = sim(tp_run(41, TP.cells, model="sim/llama-sim-8b"))
+    careful = sim(sql_run(42, SQL.questions, model="sim/careful"))
+    seed = sim(sql_run(43, SQL.questions, model="sim/seed-reference"))
+    pairs, notes = pair_runs([careful_tp, server_tp, careful, seed])
+    # sim/careful was swept itself: that sweep only. sim/seed-reference was not: any sweep of
+    # the simulated server at that endpoint stands in (the persona is a script, not weights).
+    assert [(tp.info.id, s.info.id) for tp, s in pairs] == [(40, 42), (40, 43), (41, 43)]
+    assert notes == []

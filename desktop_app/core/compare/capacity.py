@@ -102,12 +102,20 @@ def pair_runs(runs: list) -> tuple[list[tuple[ThroughputRun, SqlRun]], list[str]
     tps = [r for r in runs if isinstance(r, ThroughputRun)]
     pairs, notes = [], []
     for sql in (r for r in runs if isinstance(r, SqlRun)):
-        mates = [tp for tp in tps if _same_target(tp, sql)]
+        # A sweep of the very model wins; the simulator's persona rule only fills in when
+        # there is none (else every persona would pair with every sweep of the server).
+        mates = ([tp for tp in tps if _same_model(tp, sql)]
+                 or [tp for tp in tps if _same_target(tp, sql)])
         pairs += [(tp, sql) for tp in mates]
         if tps and not mates:
             notes.append(f"SQL run #{sql.info.id} ({sql.info.model} at {sql.info.endpoint}) has "
                          "no throughput run of the same endpoint and model here")
     return pairs, notes
+
+
+def _same_model(tp: ThroughputRun, sql: SqlRun) -> bool:
+    return (tp.info.endpoint.rstrip("/") == sql.info.endpoint.rstrip("/")
+            and bool(tp.info.model) and tp.info.model == sql.info.model)
 
 
 def _same_target(tp: ThroughputRun, sql: SqlRun) -> bool:
