@@ -107,11 +107,14 @@ def qm_file(language: str, cache_dir: Path | None = None) -> Path | None:
         log.warning("cannot compile %s: no lrelease found (install PySide6)", ts)
         return None
     cache_dir.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run([tool, "-silent", str(ts), "-qm", str(cached)],
+    partial = cached.with_name(f"{cached.stem}.{os.getpid()}.part")  # two apps starting at once
+    done = subprocess.run([tool, "-silent", str(ts), "-qm", str(partial)],
                           capture_output=True, text=True, check=False)
-    if done.returncode != 0 or not cached.is_file():
+    if done.returncode != 0 or not partial.is_file():
         log.warning("cannot compile %s: %s", ts, (done.stderr or done.stdout).strip())
+        partial.unlink(missing_ok=True)
         return None
+    os.replace(partial, cached)
     return cached
 
 
