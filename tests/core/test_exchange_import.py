@@ -70,6 +70,17 @@ def test_vllm_detailed_result_is_recomputed_and_agrees_with_vllm(store):
     assert rows[0]["itl_s"] == pytest.approx(doc["itls"][0])
 
 
+def test_a_vllm_run_where_every_request_failed_has_its_nan_means_missing(store, tmp_path):
+    doc = _load("vllm_bench_serve.json")
+    doc.update(completed=0, failed=16, total_output_tokens=0, output_throughput=0.0)
+    for key in [k for k in doc if k.endswith("_ms")]:
+        doc[key] = float("nan")  # what numpy gives vLLM for the mean of no values
+    run = store.get_run(import_file(store, _write(tmp_path, "dead.json", json.dumps(doc))))
+    s = store.cells(run.id)[0].summary
+    assert s["ttft_s"] is None and s["e2e_s"] is None and "ttft_s" in run.config["missing"]
+    assert (s["count"], s["ok"], s["failures_by_class"]) == (16, 0, {"vllm_error": 16})
+
+
 def test_vllm_appended_results_become_one_cell_each(store):
     run_id = import_file(store, DATA / "vllm_bench_serve_append.jsonl")
     assert [c.concurrency for c in store.cells(run_id)] == [1, 4]

@@ -10,6 +10,7 @@ missing, so the app and the reports can say so.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,16 +51,26 @@ class ImportedRun:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+def finite(value: Any) -> float | None:
+    """``value`` as a float, or None when it is missing, NaN or infinite: vLLM writes NaN means
+    when every request failed, and a NaN is a missing figure, not a number."""
+    if value is None or isinstance(value, bool):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
 def dist(n: int | None = None, mean: float | None = None, p50: float | None = None,
          p90: float | None = None, p99: float | None = None, min: float | None = None,
          max: float | None = None, scale: float = 1.0) -> dict[str, Any] | None:
     """A distribution in our stored shape, every value times ``scale`` (e.g. 1e-3 for ms to s);
     None when even the mean is unknown. Statistics the file lacks stay None."""
-    if mean is None:
+    if finite(mean) is None:
         return None
 
     def s(v):
-        return None if v is None else float(v) * scale
+        v = finite(v)
+        return None if v is None else v * scale
 
     return {"n": None if n is None else int(n), "mean": s(mean), "p50": s(p50), "p90": s(p90),
             "p99": s(p99), "min": s(min), "max": s(max)}
@@ -74,7 +85,11 @@ def summary(*, count: int | None, ok: int | None, failures_by_class: dict[str, i
         raise KeyError(f"not cell metrics: {sorted(unknown)}")
     out: dict[str, Any] = {"count": count, "ok": ok,
                            "failures_by_class": dict(failures_by_class or {})}
-    out.update({m: metrics.get(m) for m in CELL_METRICS})
+    out.update({m: metrics.get(m) if isinstance(metrics.get(m), (dict, type(None)))
+                else finite(metrics[m]) for m in CELL_METRICS})
+    for key in ("prompt_tokens", "completion_tokens"):
+        if out[key] is not None:
+            out[key] = int(out[key])
     out.update(prefill_change=None, decode_change=None, goodput=None, token_mismatches=None,
                client_load=None, status="completed")
     return out

@@ -113,9 +113,6 @@ def _cell(doc: dict, where: str) -> ImportedCell:
             output_tps=_number(doc, "output_throughput", where),
             prompt_tokens=_number(doc, "total_input_tokens", where),
             completion_tokens=total_out), []
-        for key in ("prompt_tokens", "completion_tokens"):
-            if s[key] is not None:
-                s[key] = int(s[key])
     rate = doc.get("request_rate")
     lens = doc.get("input_lens") if isinstance(doc.get("input_lens"), list) else None
     # Output lengths of the requests that completed: a failed one has 0, which says nothing.
