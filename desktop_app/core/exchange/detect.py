@@ -81,7 +81,8 @@ def _reader(path: Path, text: str) -> tuple[str, Callable[[], ImportedRun]]:
     if isinstance(doc, list) and doc and all(vllm.looks_like(d) for d in doc):
         return vllm.LABEL, lambda: vllm.read(doc, where)
     if isinstance(doc, dict):
-        what = f"JSON with {', '.join(sorted(doc)[:6])}" if doc else "an empty JSON object"
+        keys = ", ".join(k if k.isprintable() else repr(k) for k in sorted(doc)[:6])
+        what = f"JSON with {keys}" if doc else "an empty JSON object"
     else:
         what = f"a JSON {type(doc).__name__}"
     raise _unknown(path, what)

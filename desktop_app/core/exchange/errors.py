@@ -14,7 +14,15 @@ class ExchangeError(InputError):
 
     A subclass of :class:`InputError`, so the command line shows it as one line and exits 2.
     ``field`` is what the message is about: ``--run``, ``--out`` or the input file's path.
+    Line breaks that a file's own text brings into the message are shown as ``\\n``, so it
+    stays one line whatever the file holds.
     """
+
+    def __init__(self, field: str, message: str) -> None:
+        def one_line(text: str) -> str:
+            return text.replace("\r", "\\r").replace("\n", "\\n")
+
+        super().__init__(one_line(field), one_line(message))
 
 
 def read_text(path: Path) -> str:
