@@ -51,12 +51,15 @@ def _font(families: list[str], px: float, bold: bool = False) -> QFont:
     return font
 
 
-def _nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
+def _nice_ticks(lo: float, hi: float, n: int = 5, integer: bool = False) -> list[float]:
+    """Round tick values from `lo` to at least `hi`; `integer` for counts (no 0.5 request)."""
     if hi <= lo:
         hi = lo + 1.0
     raw = (hi - lo) / n
     mag = 10 ** math.floor(math.log10(raw))
     step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    if integer:
+        step = max(1.0, math.ceil(step))
     start = math.floor(lo / step) * step
     ticks, v = [], start
     while not ticks or ticks[-1] < hi - step * 1e-9:  # the last tick at or above the data
@@ -176,7 +179,8 @@ def _y_axis(c: _Canvas, plot: QRectF, ticks: list[float], right: bool = False,
 
 def line_chart(title: str, x_label: str, y_label: str, series: list[Series],
                families: list[str], *, log_x: bool | None = None, y2_label: str | None = None,
-               y_zero: bool = True, height: int = HEIGHT, percent: bool = False) -> QImage:
+               y_zero: bool = True, height: int = HEIGHT, percent: bool = False,
+               integer_y: bool = False) -> QImage:
     """Lines against x; x ticks at the measured x values. `log_x` None: log when x spans 8x or
     more. `percent` shows y as percentages of a fraction. Right-axis series use 0..100 %."""
     c = _Canvas(WIDTH, height, families)
@@ -197,7 +201,7 @@ def line_chart(title: str, x_label: str, y_label: str, series: list[Series],
     ys = [y for s in left for _, y in s.points]
     lo = min(ys + ([0.0] if y_zero else [])) if ys else 0.0
     hi = max(ys) if ys else 1.0
-    ticks = _nice_ticks(lo, hi if hi > lo else lo + 1)
+    ticks = _nice_ticks(lo, hi if hi > lo else lo + 1, integer=integer_y)
     fmt = (lambda v: f"{v * 100:.0f}") if percent else _label
     _y_axis(c, plot, ticks, fmt=fmt)
     if any(s.right for s in series):

@@ -74,6 +74,8 @@ def _timeline(run: ThroughputRun, lang: str) -> Figure:
     samples = [s for s in run.samples if s.running is not None or s.waiting is not None]
     if not samples:
         return text(lang, "chart_timeline_none", run=f"#{run.info.id}"), None
+    if not any(s.running or s.waiting for s in samples):
+        return text(lang, "chart_timeline_idle", run=f"#{run.info.id}", n=len(samples)), None
     series = [
         Series(text(lang, "series_running"),
                tuple((s.t_s, s.running) for s in samples if s.running is not None), PALETTE[0]),
@@ -85,7 +87,7 @@ def _timeline(run: ThroughputRun, lang: str) -> Figure:
         series.append(Series(text(lang, "series_kv"), kv, PALETTE[2], style=1, right=True))
     title = text(lang, "chart_timeline", run=f"#{run.info.id}")
     return title, line_chart(title, text(lang, "axis_time"), text(lang, "axis_requests"), series,
-                             FONT_FAMILIES[lang], log_x=False,
+                             FONT_FAMILIES[lang], log_x=False, integer_y=True,
                              y2_label=text(lang, "axis_kv") if kv else None)
 
 

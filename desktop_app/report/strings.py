@@ -115,6 +115,8 @@ EN = {
     "chart_timeline": "Server queue and KV cache, run {run}",
     "chart_timeline_none": "Run {run}: no /metrics samples were stored (the server exposes no "
                            "/metrics, or scraping was off).",
+    "chart_timeline_idle": "Run {run}: none of its {n} /metrics samples saw a request running "
+                           "or waiting (its requests were shorter than the scrape interval).",
     "axis_prompt": "prompt tokens", "axis_tps": "tok/s", "axis_s": "seconds",
     "axis_concurrency": "concurrent requests", "axis_change": "change %",
     "axis_time": "seconds since the run started", "axis_requests": "requests",
@@ -271,6 +273,7 @@ ZH = {
     "chart_change": "相对单并发的变化（各提示长度平均）",
     "chart_timeline": "服务端队列与 KV Cache，运行 {run}",
     "chart_timeline_none": "运行 {run}：未保存 /metrics 采样（服务端无 /metrics 或未开启采集）。",
+    "chart_timeline_idle": "运行 {run}：{n} 次 /metrics 采样均未看到运行中或排队的请求（请求时长短于采样间隔）。",
     "axis_prompt": "提示 token", "axis_tps": "tok/s", "axis_s": "秒",
     "axis_concurrency": "并发请求数", "axis_change": "变化 %",
     "axis_time": "运行开始后的秒数", "axis_requests": "请求数",
