@@ -180,9 +180,10 @@ def _y_axis(c: _Canvas, plot: QRectF, ticks: list[float], right: bool = False,
 def line_chart(title: str, x_label: str, y_label: str, series: list[Series],
                families: list[str], *, log_x: bool | None = None, y2_label: str | None = None,
                y_zero: bool = True, height: int = HEIGHT, percent: bool = False,
-               integer_y: bool = False) -> QImage:
-    """Lines against x; x ticks at the measured x values. `log_x` None: log when x spans 8x or
-    more. `percent` shows y as percentages of a fraction. Right-axis series use 0..100 %."""
+               integer_y: bool = False, time_x: bool = False) -> QImage:
+    """Lines against x; x ticks at the measured x values (round ones for a `time_x` axis).
+    `log_x` None: log when x spans 8x or more. `percent` shows y as percentages of a fraction;
+    `integer_y` keeps count axes whole. Right-axis series are 0..1 fractions shown as 0..100 %."""
     c = _Canvas(WIDTH, height, families)
     items = [(s.name, s.color, s.style, False) for s in series]
     plot = _frame(c, title, items, x_label, y_label, y2_label)
@@ -207,7 +208,7 @@ def line_chart(title: str, x_label: str, y_label: str, series: list[Series],
     if any(s.right for s in series):
         _y_axis(c, plot, [0, 25, 50, 75, 100], right=True)
     px = lambda v: plot.left() + (fx(v) - x0) / (x1 - x0) * plot.width()  # noqa: E731
-    if len(xs) <= 12:
+    if len(xs) <= 12 and not time_x:
         shown = xs  # ticks at the measured values (prompt lengths, concurrencies)
     else:  # a time axis: round ticks
         shown = [t for t in _nice_ticks(xs[0], xs[-1], 8) if xs[0] <= t <= xs[-1]]

@@ -87,7 +87,7 @@ def _timeline(run: ThroughputRun, lang: str) -> Figure:
         series.append(Series(text(lang, "series_kv"), kv, PALETTE[2], style=1, right=True))
     title = text(lang, "chart_timeline", run=f"#{run.info.id}")
     return title, line_chart(title, text(lang, "axis_time"), text(lang, "axis_requests"), series,
-                             FONT_FAMILIES[lang], log_x=False, integer_y=True,
+                             FONT_FAMILIES[lang], log_x=False, integer_y=True, time_x=True,
                              y2_label=text(lang, "axis_kv") if kv else None)
 
 
