@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 import traceback
 from collections.abc import Callable
@@ -21,7 +22,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 import qasync  # after PySide6, so it binds to it
 
 from desktop_app.gui.context import AppContext
-from desktop_app.gui.i18n import setup_language, translate
+from desktop_app.gui.i18n import ENV_LANGUAGE, setup_language, translate
 from desktop_app.gui.main_window import MainWindow
 from desktop_app.gui.settings import APPLICATION, KEY_LANGUAGE, ORGANIZATION, Settings
 from desktop_app.gui.shell import AppShell
@@ -161,8 +162,10 @@ def run_app(simulator_profile: str = "fast", screenshots: Path | None = None,
     app = QApplication.instance() or QApplication(sys.argv)
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
-    # The translators are the app's children: they live as long as it does.
-    setup_language(app, language or Settings().text_value(KEY_LANGUAGE, "system"))
+    # --lang, else THROUGHLINE_LANG, else the Settings menu's choice. The translators are the
+    # app's children: they live as long as it does.
+    setup_language(app, language or os.environ.get(ENV_LANGUAGE)
+                   or Settings().text_value(KEY_LANGUAGE, "system"))
     install_excepthook()
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)

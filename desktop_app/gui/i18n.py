@@ -171,14 +171,18 @@ def use_cjk_fallback(app: QApplication) -> str | None:
 
 
 def setup_language(app: QApplication, choice: str | None) -> tuple[str, list[QTranslator]]:
-    """Pick the language for `choice` (or the THROUGHLINE_LANG override), install its
-    translators and a CJK fallback font; returns the language and the translators."""
-    language = resolve_language(os.environ.get(ENV_LANGUAGE) or choice)
+    """Pick the language for `choice` ("system", "en", "zh_CN"), install its translators and a
+    CJK fallback font, and make QLocale() agree (reports follow it); returns the language shown
+    and the translators."""
+    language = resolve_language(choice)
     translators = install_translators(app, language)
     if language != "en" and not translators:
         print(f"throughline: no {language} translation could be loaded; showing English",
               file=sys.stderr)
+        language = "en"
     use_cjk_fallback(app)  # names, questions or results can be Chinese in any language
     if language == "zh_CN":
         QLocale.setDefault(QLocale(QLocale.Language.Chinese, QLocale.Country.China))
+    elif QLocale().language() == QLocale.Language.Chinese:  # English chosen on a Chinese system
+        QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
     return language, translators

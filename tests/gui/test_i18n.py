@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QCoreApplication, QSettings, QTranslator
+from PySide6.QtCore import QCoreApplication, QLocale, QSettings, QTranslator
 from PySide6.QtWidgets import QFormLayout, QLabel
 
 from desktop_app.gui import i18n
@@ -154,3 +154,18 @@ def test_chinese_has_a_font_and_the_app_falls_back_to_it(qapp):
 def test_the_translated_text_reaches_qt_translate(chinese):
     assert QCoreApplication.translate("RunStatus", "completed") == "已完成"
     assert i18n.status_text("cancelled") == "已取消"
+
+
+def test_starting_in_chinese_sets_translators_locale_and_font(qapp):
+    locale, font = QLocale(), qapp.font()
+    language, translators = i18n.setup_language(qapp, "zh_CN")
+    try:
+        assert language == "zh_CN"
+        assert QCoreApplication.translate("MainWindow", "Runs") == "运行记录"
+        assert QLocale().language() == QLocale.Language.Chinese  # the PDF report follows it
+        assert i18n.cjk_family() in qapp.font().families()
+    finally:
+        i18n.remove_translators(qapp, translators)
+        QLocale.setDefault(locale)
+        qapp.setFont(font)
+    assert QCoreApplication.translate("MainWindow", "Runs") == "Runs"
