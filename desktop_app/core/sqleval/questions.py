@@ -165,7 +165,8 @@ def _parse_set_meta(meta: dict, text: str, set_dir: Path):
 
     def err(field: str, why: str) -> None:
         line = _line_of(text, field)
-        errors.append(f"{path}:{line}: {field}: {why}" if line else f"{path}: {field}: {why}")
+        shown = field if field.isprintable() else repr(field)  # a quoted key may hold a "\n"
+        errors.append(f"{path}:{line}: {shown}: {why}" if line else f"{path}: {shown}: {why}")
 
     for key in sorted(set(meta) - {"name", "description", "databases", "glossary"}):
         err(key, "unknown key (expected name, description, [databases.*], [glossary])")
@@ -303,8 +304,8 @@ def _check_record(obj: dict, databases: set[str], glossary: dict[str, str]) -> l
     """The problems of one questions.jsonl record, each "field: why"."""
     problems = [f"{k}: missing (required)" for k in _REQUIRED_KEYS if k not in obj]
     known = ", ".join(_REQUIRED_KEYS + _OPTIONAL_KEYS)
-    problems += [
-        f"{k}: unknown key (known: {known})"
+    problems += [  # a key is quoted when it could break the one-line message
+        f"{k if k.isprintable() else repr(k)}: unknown key (known: {known})"
         for k in obj if k not in _REQUIRED_KEYS + _OPTIONAL_KEYS
     ]
     for key in ("id", "text_en", "gold_sql", "database"):
