@@ -139,6 +139,9 @@ def test_bad_exports_fail_with_one_line_and_leave_nothing(sweep_store, tmp_path,
             export_run(store, run_id, "csv", a_file)
         with pytest.raises(ExchangeError, match="--out: cannot create"):
             export_run(store, run_id, "csv", a_file / "sub")
+        # An earlier export in the folder, then a new one fails: the earlier files stay.
+        earlier = tmp_path / "earlier"
+        before = {p.name: p.read_bytes() for p in export_run(store, run_id, "csv", earlier)}
         # The disk fills while the second file is renamed: neither file, nor a temp, is left.
         real_replace, calls = os.replace, []
 
@@ -151,9 +154,12 @@ def test_bad_exports_fail_with_one_line_and_leave_nothing(sweep_store, tmp_path,
         monkeypatch.setattr(os, "replace", failing_replace)
         with pytest.raises(ExchangeError, match="No space left on device"):
             export_run(store, run_id, "csv", out)
+        calls.clear()
+        with pytest.raises(ExchangeError, match="No space left on device"):
+            export_run(store, run_id, "csv", earlier)
         monkeypatch.undo()
-    leftovers = [p.name for p in out.iterdir() if p.name.startswith(".")]
-    assert leftovers == []
+    assert {p.name: p.read_bytes() for p in earlier.iterdir()} == before
+    assert not out.exists()  # made for the export, removed with it: nothing is left
     with Store.open(tmp_path / "other.db") as store:
         with pytest.raises(ExchangeError, match=r"'calibration' run; only throughput and SQL"):
             export_run(store, other_kind, "json", out)

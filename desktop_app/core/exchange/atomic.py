@@ -6,6 +6,7 @@ and on any failure the temporary files are removed and earlier targets are left 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Callable, Sequence
@@ -37,12 +38,26 @@ def check_out_dir(out_dir: Path) -> Path:
     return out_dir
 
 
+def _remove(path: str | Path) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
 def write_all(files: Sequence[tuple[Path, Writer]]) -> list[Path]:
-    """Write every ``(path, writer)`` pair (``writer`` fills a text stream, UTF-8, ``\\n`` line
-    ends) and return the paths. Nothing is left under a final name unless all succeeded."""
+    """Write every ``(path, writer)`` pair (``writer`` fills a text stream, UTF-8) and return
+    the paths. All or nothing: each file goes to a temporary file beside its target first; only
+    when all are complete are they renamed into place, and a file already there is kept aside
+    until then, so a failure at any point (a full disk, a writer's error) restores the folder as
+    it was. ExchangeError naming ``--out`` for an OSError; other errors are re-raised."""
     temps: list[tuple[str, Path]] = []
+    kept: list[tuple[str, Path]] = []  # (the earlier file, moved aside; its place)
+    placed: list[Path] = []
+    current = files[0][0] if files else None
     try:
         for path, writer in files:
+            current = path
             fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
             temps.append((temp, path))
             os.chmod(temp, 0o666 & ~_umask())  # mkstemp makes 0600; an export is a normal file
@@ -51,20 +66,27 @@ def write_all(files: Sequence[tuple[Path, Writer]]) -> list[Path]:
                 stream.flush()
                 os.fsync(stream.fileno())
         for temp, path in temps:
+            current = path
+            if path.exists():
+                fd, aside = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".old",
+                                             dir=path.parent)
+                os.close(fd)
+                os.replace(path, aside)
+                kept.append((aside, path))
             os.replace(temp, path)
-    except OSError as exc:
+            placed.append(path)
+    except BaseException as exc:
+        for path in placed:
+            _remove(path)
+        for aside, path in kept:
+            with contextlib.suppress(OSError):
+                os.replace(aside, path)
         for temp, _ in temps:
-            try:
-                os.unlink(temp)
-            except FileNotFoundError:
-                pass
-        target = files[len(temps) - 1][0] if temps else files[0][0]
-        raise ExchangeError("--out", f"cannot write {target}: {exc.strerror or exc}") from None
-    except BaseException:
-        for temp, _ in temps:
-            try:
-                os.unlink(temp)
-            except FileNotFoundError:
-                pass
+            _remove(temp)
+        if isinstance(exc, OSError):
+            raise ExchangeError("--out", f"cannot write {current}: {exc.strerror or exc}") \
+                from None
         raise
+    for aside, _ in kept:
+        _remove(aside)
     return [path for path, _ in files]

@@ -8,6 +8,7 @@ documented in docs/EXPORTS.md.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import math
@@ -120,6 +121,7 @@ def export_run(store: Store, run_id: int, fmt: str, out_dir: Path) -> list[Path]
     if fmt not in FORMATS:
         raise ExchangeError("--format", f"{fmt!r} is not one of {', '.join(FORMATS)}")
     run = get_run(store, run_id)
+    created = not Path(out_dir).expanduser().exists()
     out_dir = check_out_dir(Path(out_dir))
     stem = out_dir / f"run-{run.id}"
     try:
@@ -128,8 +130,14 @@ def export_run(store: Store, run_id: int, fmt: str, out_dir: Path) -> list[Path]
         else:
             files = _sql_files(store, run, fmt, stem)
         return write_all(files)
-    except sqlite3.Error as exc:
-        raise ExchangeError("--run", f"cannot read run {run.id} from {store.path}: {exc}") from None
+    except BaseException as exc:
+        if created:  # a folder made for this export goes too, if nothing else went in
+            with contextlib.suppress(OSError):
+                out_dir.rmdir()
+        if isinstance(exc, sqlite3.Error):
+            raise ExchangeError("--run", f"cannot read run {run.id} from {store.path}: "
+                                f"{exc}") from None
+        raise
 
 
 def _throughput_files(store: Store, run: RunRecord, fmt: str, stem: Path) -> list:
