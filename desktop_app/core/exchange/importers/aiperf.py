@@ -161,8 +161,9 @@ def read_json(doc: dict, where: str) -> ImportedRun:
                if doc.get(k) is not None}
     if isinstance(config.get("cli_command"), str):
         details["cli_command"] = redact_command(config["cli_command"])
+    # AIPerf's start_time/end_time are local times without a zone: kept in the details as
+    # written, never in the store's UTC time columns.
     cell = _cell(doc, where, config)
-    cell.started_at, cell.ended_at = doc.get("start_time"), doc.get("end_time")
     return ImportedRun(SOURCE, LABEL, models[0] if models else None, url, [cell], details)
 
 
