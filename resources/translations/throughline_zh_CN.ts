@@ -1364,6 +1364,17 @@
     </message>
 </context>
 <context>
+    <name>ThroughputController</name>
+    <message>
+        <source>Throughput sweep starting</source>
+        <translation>吞吐扫描正在启动</translation>
+    </message>
+    <message>
+        <source>Throughput: cell {index}/{total}</source>
+        <translation>吞吐：第 {index}/{total} 个单元</translation>
+    </message>
+</context>
+<context>
     <name>ThroughputPage</name>
     <message>
         <source>No endpoint: choose an endpoint on the Endpoints page.</source>

@@ -204,3 +204,19 @@ def test_resume_finishes_the_cut_sweep_in_the_same_run(qtbot, qapp, qt_loop, run
     finally:
         shell.shutdown()
         window.close()
+
+
+def test_an_imported_aiperf_csv_opens_in_the_throughput_page(qtbot, qapp, qt_loop, tmp_path):
+    """AIPerf's CSV records neither concurrency nor rate: the cell table says so, no crash."""
+    from desktop_app.core.exchange import import_file
+    from desktop_app.gui.pages.throughput import ThroughputPage
+
+    db = tmp_path / "results.db"
+    with Store.open(db) as store:
+        run_id = import_file(store, IMPORTS / "profile_export_aiperf.csv")
+    page = ThroughputPage(AppContext(db))
+    qtbot.addWidget(page)
+    page.load_run(run_id)
+    qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=10000)
+    assert page.model.index(0, 1).data() == "?"
+    page.shutdown() if hasattr(page, "shutdown") else None

@@ -21,14 +21,18 @@ class CellSpec:
     request_rate: float | None = None
 
     @property
-    def label(self) -> str:
+    def load_label(self) -> str:
+        """"c=4", "2 req/s", or "load unknown" for an imported result that does not say
+        (AIPerf's CSV, vLLM at rate inf without a concurrency cap)."""
         if self.concurrency is not None:
-            load = f"c={self.concurrency}"
-        elif self.request_rate is not None:
-            load = f"{self.request_rate:g} req/s"
-        else:
-            load = "load unknown"  # an imported result that does not say (AIPerf's CSV)
-        return f"{self.input_tokens} in / {self.output_tokens} out / {load}"
+            return f"c={self.concurrency}"
+        if self.request_rate is not None:
+            return f"{self.request_rate:g} req/s"
+        return "load unknown"
+
+    @property
+    def label(self) -> str:
+        return f"{self.input_tokens} in / {self.output_tokens} out / {self.load_label}"
 
 
 @dataclass(frozen=True)

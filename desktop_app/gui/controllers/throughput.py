@@ -214,7 +214,7 @@ class ThroughputController(QObject):
         self.run_id = run_id
         self._cell, self._timings = None, []
         self.running_changed.emit(True)
-        self._context.job_changed.emit("Throughput sweep starting")
+        self._context.job_changed.emit(self.tr("Throughput sweep starting"))
         store: Store | None = None
         poller: asyncio.Task | None = None
         info = self._context.endpoint.info if self._context.endpoint else None
@@ -264,7 +264,8 @@ class ThroughputController(QObject):
                 self._finish_cell()
                 self._cell = (progress.cell_index, progress.cell)
                 self._context.job_changed.emit(
-                    f"Throughput: cell {progress.cell_index + 1}/{progress.cells_total}")
+                    self.tr("Throughput: cell {index}/{total}").format(
+                        index=progress.cell_index + 1, total=progress.cells_total))
             if progress.latest is not None:
                 self._timings.append(progress.latest)
         elif progress.phase == "diagnosing":

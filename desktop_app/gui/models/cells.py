@@ -144,8 +144,10 @@ class CellTableModel(QAbstractTableModel):
             case 0:
                 return str(spec.input_tokens)
             case 1:
-                return (str(spec.concurrency) if spec.concurrency is not None
-                        else f"{spec.request_rate:g}/s")
+                if spec.concurrency is not None:
+                    return str(spec.concurrency)
+                # An imported run may record neither (AIPerf's CSV, vLLM at rate inf).
+                return f"{spec.request_rate:g}/s" if spec.request_rate is not None else "?"
             case 2:
                 return str(spec.output_tokens)
             case 3:

@@ -419,9 +419,7 @@ class ThroughputPage(QWidget):
         for row, cell in enumerate(cells):
             if cell.spec.output_tokens != cells[0].spec.output_tokens:
                 continue  # one output length per chart: the first one swept
-            load = (f"c={cell.spec.concurrency}" if cell.spec.concurrency is not None
-                    else f"{cell.spec.request_rate:g}/s")
-            by_load[load].append((row, cell))
+            by_load[cell.spec.load_label].append((row, cell))
         lengths = sorted({c.spec.input_tokens for c in cells})
         for chart in self.charts:
             chart.set_x_ticks(lengths)
