@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -73,9 +72,8 @@ def run_resume(args: argparse.Namespace) -> int:
 
 
 async def _resume(args: argparse.Namespace, store, base_url: str) -> int:
-    from desktop_app.cli_throughput import SweepProgressLine
+    from desktop_app.cli_throughput import SweepProgressLine, print_sweep
     from desktop_app.core.endpoint.types import EndpointConfig
-    from desktop_app.core.throughput.export import cells_table, findings_text, sweep_to_json
     from desktop_app.core.throughput.resume import resume_sweep
 
     endpoint = EndpointConfig(checked_base_url(base_url), api_key=api_key_from_env(args),
@@ -86,10 +84,5 @@ async def _resume(args: argparse.Namespace, store, base_url: str) -> int:
     finally:
         progress.close()
     print(f"Run {result.run_id} resumed and {result.status} in {store.path}")
-    print(cells_table(result.cells))
-    print()
-    print(findings_text(result.findings))
-    if args.json:
-        args.json.write_text(json.dumps(sweep_to_json(result), indent=1) + "\n", encoding="utf-8")
-        print(f"JSON written to {args.json}")
+    print_sweep(result, args.json)
     return 0

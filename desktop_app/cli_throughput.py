@@ -144,7 +144,6 @@ async def _run(args: argparse.Namespace, base_url: str) -> int:
     from desktop_app.core.endpoint.client import make_client
     from desktop_app.core.endpoint.discovery import choose_model, discover
     from desktop_app.core.store import Store, resolve_db_path
-    from desktop_app.core.throughput.export import cells_table, findings_text, sweep_to_json
     from desktop_app.core.throughput.sweep import run_sweep
 
     config, _raw = build_config(args, base_url, args.model or "")
@@ -171,10 +170,18 @@ async def _run(args: argparse.Namespace, base_url: str) -> int:
             store.close()
     if result.run_id is not None:
         print(f"Run {result.run_id} stored in {resolve_db_path(None)}")
+    print_sweep(result, args.json)
+    return 0
+
+
+def print_sweep(result, json_path: Path | None) -> None:
+    """The cell table and the diagnosis on stdout; every figure as JSON into `json_path`."""
+    from desktop_app.core.throughput.export import cells_table, findings_text, sweep_to_json
+
     print(cells_table(result.cells))
     print()
     print(findings_text(result.findings))
-    if args.json:
-        args.json.write_text(json.dumps(sweep_to_json(result), indent=1) + "\n", encoding="utf-8")
-        print(f"JSON written to {args.json}")
-    return 0
+    if json_path:
+        json_path.write_text(json.dumps(sweep_to_json(result), indent=1) + "\n",
+                             encoding="utf-8")
+        print(f"JSON written to {json_path}")
