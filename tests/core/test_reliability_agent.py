@@ -37,6 +37,12 @@ EXPECTED = {
     misbehaving.RAMBLER: ("output_budget", 2, "hit max_tokens again"),
 }
 
+FINDING = {misbehaving.MUTE: "stopped without submitting SQL",
+           misbehaving.UNKNOWN_TOOLS: "tools that do not exist",
+           misbehaving.BAD_JSON: "invalid tool arguments",
+           misbehaving.LOOPER: "repeating the same call",
+           misbehaving.RAMBLER: "hitting max_tokens"}
+
 
 @pytest.fixture(scope="module")
 def sim():
@@ -71,6 +77,8 @@ def test_a_misbehaving_model_ends_with_a_named_stop_inside_its_budgets(sim, cach
             # Inside every budget: far fewer steps than allowed, well within the time.
             assert len(outcome.steps) < MAX_STEPS and outcome.seconds < TIME_LIMIT_S
             assert all(not v.passed for v in outcome.verdicts.values())
+            finding = outcome.verdicts["strict"].findings[0]  # what the judge tells the user
+            assert finding.code == "no_answer" and FINDING[model] in finding.message
         rows = store.sql_questions(result.run_id)
         assert [r["stop_reason"] for r in rows] == [reason] * len(QUESTIONS)
         assert all(r["status"] == "completed" and r["steps"] == steps for r in rows)

@@ -190,6 +190,10 @@ def _no_result(final_sql: str | None, error, stop_reason: str) -> JudgeFinding:
         "time_budget": "Stopped at the time budget without an answer.",
         "endpoint_error": "No answer: the endpoint failed.",
         "cancelled": "No answer: the run was cancelled.",
+        "output_budget": "No answer: the replies kept hitting max_tokens without one.",
+        "unknown_tool": "No answer: the model kept calling tools that do not exist.",
+        "bad_arguments": "No answer: the model kept sending invalid tool arguments.",
+        "repeated_call": "No answer: the model kept repeating the same call.",
     }
     if stop_reason in reasons:
         return JudgeFinding("no_answer", reasons[stop_reason])
