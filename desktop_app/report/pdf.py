@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from desktop_app.core.compare import CompareError, Comparison, compare
+from desktop_app.core.exchange.atomic import current_umask
 from desktop_app.core.store import Store
 from desktop_app.report.strings import FONT_FAMILIES, LANGS, text
 
@@ -84,6 +85,7 @@ def render_comparison_pdf(comp: Comparison, path: Path | str, lang: str = "en",
         _ensure_gui_app()
         stamp = (when or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M")
         _paint(comp, tmp, lang, stamp)
+        os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp made it 0600; a PDF is for sharing
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

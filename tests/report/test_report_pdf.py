@@ -205,3 +205,19 @@ def test_sql_summary_matches_the_stored_questions(store_ids):
     cap = comp.capacities[0]
     assert all(p.tasks_per_hour and p.tasks_per_hour > 0 for p in cap.points)
     assert [p.concurrency for p in cap.points] == [1, 2]
+
+
+def test_the_pdf_is_readable_by_others_as_the_umask_allows(tmp_path):
+    """The temporary file the PDF is written into is private; the PDF itself is for sharing."""
+    import os
+    import stat
+
+    from desktop_app.core.compare import Comparison
+    from desktop_app.report.pdf import render_comparison_pdf
+
+    old = os.umask(0o022)
+    try:
+        out = render_comparison_pdf(Comparison(runs=(), rows=()), tmp_path / "empty.pdf")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644

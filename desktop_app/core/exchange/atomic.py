@@ -18,7 +18,8 @@ from desktop_app.core.exchange.errors import ExchangeError
 Writer = Callable[[IO[str]], None]
 
 
-def _umask() -> int:
+def current_umask() -> int:
+    """The process's umask (reading it means setting it: set it straight back)."""
     mask = os.umask(0)
     os.umask(mask)
     return mask
@@ -60,7 +61,7 @@ def write_all(files: Sequence[tuple[Path, Writer]]) -> list[Path]:
             current = path
             fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
             temps.append((temp, path))
-            os.chmod(temp, 0o666 & ~_umask())  # mkstemp makes 0600; an export is a normal file
+            os.chmod(temp, 0o666 & ~current_umask())  # mkstemp makes 0600; exports are shared
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as stream:
                 writer(stream)
                 stream.flush()
