@@ -35,10 +35,14 @@ def setup_file_logging(level: int = logging.INFO) -> Path | None:
     """Add the rotating log file to the root logger once per process; returns its path, or None
     when the folder cannot be written (then records only go where they went before)."""
     root = logging.getLogger()
-    for handler in root.handlers:
-        if getattr(handler, "_throughline", False):
-            return Path(handler.baseFilename)
     path = log_path()
+    for handler in root.handlers[:]:
+        if getattr(handler, "_throughline", False):
+            if Path(handler.baseFilename) == path:
+                return path
+            # The data folder moved (another HOME or XDG_DATA_HOME): follow it.
+            root.removeHandler(handler)
+            handler.close()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handler = logging.handlers.RotatingFileHandler(path, maxBytes=1_000_000, backupCount=3,

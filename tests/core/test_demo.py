@@ -18,7 +18,10 @@ def small_demo(monkeypatch):
     monkeypatch.setattr(demo, "QUESTION_IDS", ("t01", "m01"))
 
 
-def test_demo_writes_runs_pdf_and_exports_and_never_overwrites(small_demo, tmp_path, capsys):
+def test_demo_writes_runs_pdf_and_exports_and_never_overwrites(small_demo, tmp_path, capsys,
+                                                               qapp):
+    # qapp: the PDF needs a Qt application; made here it is the QApplication the GUI tests
+    # later in this process expect, not the report's own QGuiApplication.
     out = tmp_path / "demo"
     assert cli.main(["demo", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
