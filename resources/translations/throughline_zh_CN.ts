@@ -1123,6 +1123,10 @@
         <translation>时间（秒）</translation>
     </message>
     <message>
+        <source>Model calls that fail transiently (no answer, 429, 5xx) are tried again this many times, waiting at least the server&apos;s Retry-After; 0 keeps every fault visible</source>
+        <translation>暂时失败的模型调用（无应答、429、5xx）最多重试这么多次，每次至少等待服务器的 Retry-After；0 表示保留每个故障可见</translation>
+    </message>
+    <message>
         <source>English</source>
         <translation>英文</translation>
     </message>
@@ -1145,6 +1149,10 @@
     <message>
         <source>Epochs</source>
         <translation>轮数</translation>
+    </message>
+    <message>
+        <source>Retries</source>
+        <translation>重试次数</translation>
     </message>
     <message>
         <source>Question language</source>

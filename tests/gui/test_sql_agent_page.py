@@ -66,7 +66,9 @@ def test_a_bad_value_names_the_field_and_keeps_start_disabled(qtbot, qt_loop, tm
     for edit, text, field in ((page.max_steps_edit, "0", "max steps"),
                               (page.max_steps_edit, "many", "max steps"),
                               (page.concurrency_edit, "-2", "concurrency"),
-                              (page.tolerance_edit, "loose", "tolerance")):
+                              (page.tolerance_edit, "loose", "tolerance"),
+                              (page.retries_edit, "-1", "retries"),
+                              (page.retries_edit, "99", "retries")):
         good = edit.text()
         _set_text(qtbot, edit, text)
         assert page.error_label.text().startswith(f"{field}:"), page.error_label.text()
@@ -75,6 +77,8 @@ def test_a_bad_value_names_the_field_and_keeps_start_disabled(qtbot, qt_loop, tm
         assert not page.controller.running
         _set_text(qtbot, edit, good)
         assert page.error_label.text() == "" and page.start_button.isEnabled()
+    _set_text(qtbot, page.retries_edit, "3")
+    assert page._validate().retries == 3
     for box in page.tier_boxes.values():
         box.setChecked(False)
     assert page.error_label.text().startswith("tiers:") and not page.start_button.isEnabled()

@@ -47,13 +47,15 @@ class FormValues:
     time_limit_s: str = "600"
     concurrency: str = "4"
     epochs: str = "1"
+    retries: str = "0"
     language: str = "en"
 
 
-def _one_int(text: str, field: str, *, optional: bool = False) -> int | None:
+def _one_int(text: str, field: str, *, optional: bool = False,
+             min_value: int = 1) -> int | None:
     if optional and not text.strip():
         return None
-    values = parse_int_list(text, field)
+    values = parse_int_list(text, field, min_value=min_value)
     if len(values) != 1:
         raise InputError(field, translate("SqlEvalController", "{text}: give one whole number")
                          .format(text=repr(text.strip())))
@@ -111,7 +113,8 @@ def config_from_form(form: FormValues, context: AppContext, *,
         max_tokens=_one_int(form.max_tokens, "max tokens", optional=True),
         time_limit_s=_one_float(form.time_limit_s, "time limit", optional=True),
         concurrency=_one_int(form.concurrency, "concurrency"),
-        epochs=_one_int(form.epochs, "epochs"), language=form.language)
+        epochs=_one_int(form.epochs, "epochs"), language=form.language,
+        retries=_one_int(form.retries, "retries", optional=True, min_value=0) or 0)
     result.validate()
     return result
 

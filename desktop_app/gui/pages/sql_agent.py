@@ -190,6 +190,10 @@ class SqlAgentPage(QWidget):
 
         self.concurrency_edit = QLineEdit("4")
         self.epochs_edit = QLineEdit("1")
+        self.retries_edit = QLineEdit("0")
+        self.retries_edit.setToolTip(self.tr(
+            "Model calls that fail transiently (no answer, 429, 5xx) are tried again this many "
+            "times, waiting at least the server's Retry-After; 0 keeps every fault visible"))
         self.language_combo = QComboBox()
         self.language_combo.addItem(self.tr("English"), "en")
         self.language_combo.addItem(self.tr("Chinese"), "zh")
@@ -198,6 +202,7 @@ class SqlAgentPage(QWidget):
         rform = QFormLayout(run)
         rform.addRow(self.tr("Concurrency"), self.concurrency_edit)
         rform.addRow(self.tr("Epochs"), self.epochs_edit)
+        rform.addRow(self.tr("Retries"), self.retries_edit)
         rform.addRow(self.tr("Question language"), self.language_combo)
 
         self.error_label = QLabel("")
@@ -219,9 +224,10 @@ class SqlAgentPage(QWidget):
             "model": self.model_combo, "tolerance": self.tolerance_edit,
             "max steps": self.max_steps_edit, "max tokens": self.max_tokens_edit,
             "time limit": self.time_limit_edit, "concurrency": self.concurrency_edit,
-            "epochs": self.epochs_edit}
+            "epochs": self.epochs_edit, "retries": self.retries_edit}
         for edit in (self.ids_edit, self.tolerance_edit, self.max_steps_edit, self.max_tokens_edit,
-                     self.time_limit_edit, self.concurrency_edit, self.epochs_edit):
+                     self.time_limit_edit, self.concurrency_edit, self.epochs_edit,
+                     self.retries_edit):
             edit.textChanged.connect(self._on_form_changed)
         for box in (*self.tier_boxes.values(), *self.judge_boxes.values(),
                     *self.strategy_boxes.values()):
@@ -323,7 +329,7 @@ class SqlAgentPage(QWidget):
             max_steps=self.max_steps_edit.text(), max_tokens=self.max_tokens_edit.text(),
             time_limit_s=self.time_limit_edit.text(),
             concurrency=self.concurrency_edit.text(), epochs=self.epochs_edit.text(),
-            language=str(self.language_combo.currentData()))
+            retries=self.retries_edit.text(), language=str(self.language_combo.currentData()))
 
     def _validate(self):
         """The config the form describes, or None after showing which field is wrong."""
@@ -393,7 +399,8 @@ class SqlAgentPage(QWidget):
                            (self.max_tokens_edit, form.max_tokens),
                            (self.time_limit_edit, form.time_limit_s),
                            (self.concurrency_edit, form.concurrency),
-                           (self.epochs_edit, form.epochs)):
+                           (self.epochs_edit, form.epochs),
+                           (self.retries_edit, form.retries)):
             edit.setText(str(text))
         self.language_combo.setCurrentIndex(max(self.language_combo.findData(form.language), 0))
 
