@@ -6,6 +6,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
+import httpx
 import pytest
 from PySide6.QtCore import QSettings, Qt
 
@@ -150,3 +151,39 @@ def test_the_page_opens_alone(tmp_path):
         env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert shot.stat().st_size > 10_000
+
+
+def test_a_sweep_against_a_faulty_server_completes_and_counts_its_failures(
+        qtbot, qt_loop, tmp_path):
+    """Resets, 500s and 429s at concurrency 16: the run completes, each failure is counted in
+    its cell, and the page kept redrawing throughout (its 10 Hz chart clock kept ticking)."""
+    with start_simulator("fast", faults="reset=0.1,http500=0.1,http429=0.1,seed=5") as sim:
+        with ThreadPoolExecutor(1) as pool:
+            info = pool.submit(lambda: asyncio.run(discover(EndpointConfig(sim.url)))).result()
+        page = _page(qtbot, tmp_path, ActiveEndpoint(
+            EndpointConfig(sim.url, model=info.models[0]), info, "faulty simulator"))
+        _type(qtbot, page.input_tokens, "128")
+        _type(qtbot, page.concurrency, "1, 16")
+        _type(qtbot, page.output_tokens, "16")
+        _type(qtbot, page.requests_per_cell, "64")
+        page.warmup.setValue(0)
+        qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
+        task = page.controller.task
+        qtbot.waitUntil(task.done, timeout=90_000)
+        assert task.exception() is None
+        records = httpx.get(f"{sim.url}/sim/trace").json()["records"]
+    injected = sum(1 for r in records if r.get("fault"))
+    runs = _stored_runs(tmp_path)
+    assert [r.status for r in runs] == ["completed"]
+    cells = [page.model.cell(r) for r in range(page.model.rowCount())]
+    assert [c.spec.concurrency for c in cells] == [1, 16]
+    failures = {}
+    for cell in cells:
+        assert cell.summary.count == 64
+        for name, n in cell.summary.failures_by_class.items():
+            failures[name] = failures.get(name, 0) + n
+    # Each injected fault is one failed request of its class: a cut stream (reset) or an HTTP
+    # error status (500, 429); nothing else failed and no fault went unnoticed.
+    assert set(failures) == {"stream_cut", "http_status"}, failures
+    assert sum(failures.values()) == injected > 0, (failures, injected)
+    assert page.start_button.isEnabled()
