@@ -43,7 +43,7 @@ import numpy as np  # noqa: E402
 from PySide6.QtCore import QSettings, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-import qasync  # noqa: E402  # after PySide6
+from desktop_app.gui.event_loop import EventLoop  # noqa: E402
 
 from desktop_app.core.endpoint.discovery import discover  # noqa: E402
 from desktop_app.core.endpoint.types import EndpointConfig, StreamResult  # noqa: E402
@@ -467,7 +467,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, "
           f"QT_QPA_PLATFORM={os.environ.get('QT_QPA_PLATFORM')}")
     app = QApplication.instance() or QApplication(sys.argv)
-    loop = qasync.QEventLoop(app)
+    loop = EventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:
         if not args.only_runs_page:

@@ -19,9 +19,8 @@ from types import TracebackType
 
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
-import qasync  # after PySide6, so it binds to it
-
 from desktop_app.gui.context import AppContext
+from desktop_app.gui.event_loop import EventLoop
 from desktop_app.gui.i18n import ENV_LANGUAGE, setup_language, translate
 from desktop_app.gui.main_window import MainWindow
 from desktop_app.gui.settings import APPLICATION, KEY_LANGUAGE, ORGANIZATION, Settings
@@ -167,7 +166,7 @@ def run_app(simulator_profile: str = "fast", screenshots: Path | None = None,
     setup_language(app, language or os.environ.get(ENV_LANGUAGE)
                    or Settings().text_value(KEY_LANGUAGE, "system"))
     install_excepthook()
-    loop = qasync.QEventLoop(app)
+    loop = EventLoop(app)
     asyncio.set_event_loop(loop)
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)

@@ -3,7 +3,7 @@
 import asyncio
 
 import pytest
-import qasync
+from desktop_app.gui.event_loop import EventLoop
 
 
 @pytest.fixture(scope="session")
@@ -11,7 +11,7 @@ def _session_qt_loop(qapp):
     # One loop for the whole session: qasync's QEventLoop.stop() calls QApplication.exit(),
     # after which a new loop's asyncio.to_thread never completes (its QThreadExecutor result
     # is never delivered). Stopping only once, at the very end, avoids that.
-    loop = qasync.QEventLoop(qapp, already_running=True)
+    loop = EventLoop(qapp, already_running=True)
     # already_running marks it as the thread's running loop for good; it is marked only while
     # a GUI test uses it (qt_loop), so pytest-asyncio tests can run their own loops after it.
     asyncio.events._set_running_loop(None)

@@ -585,10 +585,10 @@ def main() -> int:
 
     from PySide6.QtWidgets import QApplication
 
-    import qasync
+    from desktop_app.gui.event_loop import EventLoop
 
     app = QApplication.instance() or QApplication(sys.argv)
-    loop = qasync.QEventLoop(app)
+    loop = EventLoop(app)
     asyncio.set_event_loop(loop)
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)

@@ -562,7 +562,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from PySide6.QtWidgets import QApplication
 
-    import qasync
+    from desktop_app.gui.event_loop import EventLoop
 
     parser = argparse.ArgumentParser(prog="python -m desktop_app.gui.pages.inspector")
     parser.add_argument("ids", nargs="*", type=int, help="RUN_ID QUESTION_ROW_ID")
@@ -585,7 +585,7 @@ def main(argv: list[str] | None = None) -> int:
             paths.user_data_dir() / "databases"))
         row_id = rows["m01"]
     app = QApplication.instance() or QApplication(sys.argv)
-    loop = qasync.QEventLoop(app)
+    loop = EventLoop(app)
     asyncio.set_event_loop(loop)
     context = AppContext(context_args.get("db_path"))
     page = InspectorPage(context)

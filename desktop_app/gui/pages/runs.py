@@ -564,7 +564,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from PySide6.QtWidgets import QApplication
 
-    import qasync
+    from desktop_app.gui.event_loop import EventLoop
 
     parser = argparse.ArgumentParser(prog="python -m desktop_app.gui.pages.runs")
     parser.add_argument("--db", type=Path, help="results file (default: the user's)")
@@ -580,7 +580,7 @@ def main(argv: list[str] | None = None) -> int:
         context = AppContext(Path(temp.name) / "results.db",
                              cache_dir=Path(temp.name) / "databases")
     app = QApplication.instance() or QApplication(sys.argv)
-    loop = qasync.QEventLoop(app)
+    loop = EventLoop(app)
     asyncio.set_event_loop(loop)
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)

@@ -606,7 +606,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from PySide6.QtWidgets import QApplication
 
-    import qasync
+    from desktop_app.gui.event_loop import EventLoop
 
     from desktop_app.core.endpoint.discovery import discover
     from desktop_app.core.endpoint.types import EndpointConfig
@@ -622,7 +622,7 @@ def main(argv: list[str] | None = None) -> int:
         context = AppContext(Path(tmp) / "results.db")
         context.set_endpoint(ActiveEndpoint(EndpointConfig(sim.url, model="sim/seed-reference"),
                                             info, f"built-in simulator (instant) at {sim.url}"))
-        loop = qasync.QEventLoop(app)
+        loop = EventLoop(app)
         asyncio.set_event_loop(loop)
         with loop:
             page = SqlAgentPage(context)

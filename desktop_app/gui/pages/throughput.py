@@ -463,7 +463,7 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    import qasync
+    from desktop_app.gui.event_loop import EventLoop
 
     from desktop_app.core.endpoint.discovery import discover
     from desktop_app.core.endpoint.types import EndpointConfig
@@ -478,7 +478,7 @@ def main(argv: list[str] | None = None) -> int:
     with start_simulator(args.profile) as sim, tempfile.TemporaryDirectory() as tmp:
         info = asyncio.run(discover(EndpointConfig(sim.url)))
         app = QApplication.instance() or QApplication(sys.argv)
-        loop = qasync.QEventLoop(app)
+        loop = EventLoop(app)
         asyncio.set_event_loop(loop)
         context = AppContext(args.db or Path(tmp) / "results.db")
         context.set_endpoint(ActiveEndpoint(EndpointConfig(sim.url, model=info.models[0]), info,
