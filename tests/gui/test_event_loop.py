@@ -37,3 +37,22 @@ def test_callbacks_from_many_threads_run_on_the_gui_thread_in_order_per_thread(q
     assert all(on_gui for *_, on_gui in seen)
     for t in range(8):
         assert [i for tt, i, _ in seen if tt == t] == list(range(300))
+
+
+def test_garbage_is_collected_on_the_gui_thread_only(qtbot, qt_loop):
+    import gc
+    import weakref
+
+    assert not gc.isenabled()  # a worker thread allocating never starts a collection
+
+    class Node:
+        pass
+
+    cycle = Node()
+    cycle.me = cycle
+    gone = weakref.ref(cycle)
+    del cycle
+    kept = [Node() for _ in range(gc.get_threshold()[0] + 100)]  # past generation 0's threshold
+    assert gone() is not None  # nothing collects on allocation any more
+    qtbot.waitUntil(lambda: gone() is None, timeout=5_000)  # the GUI thread's timer got it
+    del kept
