@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup run test test-real test-gui-long test-load bench lint clean
+.PHONY: setup run test test-real test-load bench lint clean
 
 setup:
 	@bash packaging/setup-env.sh
@@ -13,7 +13,7 @@ run: setup
 	$(PY) -m desktop_app
 
 test: setup
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -m "not known_hang and not load"
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
 	$(VENV)/bin/lint-imports
 
 bench: setup
@@ -30,11 +30,7 @@ test-real: setup
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info
 
-# The click-driven SQL run that stalled in a fresh clone's full suite (issue #5), on its own.
-test-gui-long: setup
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -m known_hang tests/gui
-
-# Load (issue #7): 2,000 requests at concurrency 128 against the simulator, ~25 s; the figures
-# (memory per 1,000 requests, time) come from bench/load_c128.py.
+# Load (issue #7) on its own: 2,000 requests at concurrency 128 against the simulator, ~25 s
+# (make test runs it too); the figures (memory per 1,000 requests) come from bench/load_c128.py.
 test-load: setup
 	$(PY) -m pytest -q -m load tests/core/test_load.py

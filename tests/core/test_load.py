@@ -1,7 +1,7 @@
 """Under load (2,000 requests, 128 in flight) the sweep fails nothing and the store stays whole.
 
-About 25 s on a 2-core machine, so it is opt-in: `make test-load` (marker `load`, which
-`make test` leaves out). bench/load_c128.py measures the same run's memory and speed.
+About 25 s on a 2-core machine; `make test` runs it, `make test-load` runs it alone (marker
+`load`). bench/load_c128.py measures the same run's memory and speed.
 """
 
 from __future__ import annotations
