@@ -4,14 +4,16 @@ running, and the time the Runs page takes to show the first rows of a 100,000-re
 **Stalls.** Starts the simulator in its own process (`launcher.start_simulator`, profile `fast`),
 builds the main window as the app does (`gui.app.build_window`, every page, a temporary results
 file and settings file), makes the simulator the active endpoint, opens the Throughput page,
-types the sweep into its form and presses Start; the page's controller runs `run_sweep` on the
-qasync loop and the page's live charts redraw on their 10 Hz clocks. Two probes run in the GUI
+types the sweep into its form and presses Start; the page's controller runs the sweep in a
+process of its own (`gui.worker.run_in_process`) and the page's live charts redraw on their 10 Hz
+clocks. Two probes run in the GUI
 process while the sweep runs: a 5 ms `QTimer` (PreciseTimer) and an asyncio task sleeping 5 ms;
 a probe's stall is how late it fires (interval - 5 ms). Reported: max and p99.
 
-**TTFT error.** `stream_request` is wrapped in this script only (the name the sweep module
-imported), collecting every StreamResult. After the run each is matched by response id to the
-simulator's `GET /sim/trace` record; TTFT error = (client first_token_ns - sent_ns) - (server
+**TTFT error.** For the GUI's sweep, each stored request's client TTFT (ttft_s, first token
+minus sent, as the client stamped it) and response id are read from its results file; for the
+headless sweep `stream_request` is wrapped in this script, collecting every StreamResult. Each is
+matched by response id to the simulator's `GET /sim/trace` record; TTFT error = (client first_token_ns - sent_ns) - (server
 first_token_s - arrival_s), both CLOCK_MONOTONIC. The same sweep is then run headless
 (`run_sweep` on plain asyncio, no Qt) against the same simulator, for comparison.
 
@@ -169,17 +171,33 @@ class StallSampler:
             f"{c * 10} ms {k}" for k, c in best)
 
 
-def ttft_errors(results: list[StreamResult], trace: list[dict]) -> tuple[list[float], int]:
+def client_ttfts(results: list[StreamResult]) -> list[tuple[str | None, float | None]]:
+    """(response id, client TTFT in seconds) of each wrapped StreamResult."""
+    return [(r.response_id, None if r.first_token_ns is None
+             else (r.first_token_ns - r.sent_ns) / 1e9) for r in results]
+
+
+def stored_ttfts(db: Path) -> list[tuple[str | None, float | None]]:
+    """(response id, client TTFT) of every request the GUI's sweep stored: it runs in a process
+    of its own, where this script's wrapper does not reach; the stored ttft_s is the same
+    first_token_ns - sent_ns."""
+    with Store.open(db) as store:
+        run = store.list_runs(kind="throughput", limit=1)[0]
+        rows = store.requests(run.id, limit=1_000_000)
+    return [(r["response_id"], r["ttft_s"]) for r in rows]
+
+
+def ttft_errors(results: list[tuple[str | None, float | None]],
+                trace: list[dict]) -> tuple[list[float], int]:
     """TTFT error per matched request, in ms; and how many results had no trace record."""
     by_id = {r["id"]: r for r in trace if r.get("id")}
     errors, unmatched = [], 0
-    for res in results:
-        rec = by_id.get(res.response_id)
-        if (rec is None or res.first_token_ns is None or rec.get("first_token_s") is None
+    for response_id, client in results:
+        rec = by_id.get(response_id)
+        if (rec is None or client is None or rec.get("first_token_s") is None
                 or rec.get("arrival_s") is None):
             unmatched += 1
             continue
-        client = (res.first_token_ns - res.sent_ns) / 1e9
         server = rec["first_token_s"] - rec["arrival_s"]
         errors.append((client - server) * 1000)
     return errors, unmatched
@@ -258,7 +276,7 @@ def gui_sweep(app: QApplication, loop, sim, info, form: SweepForm, tmp: Path,
         status = page.status_label.text()
         return {"probes": probes, "aio": probes.aio, "aio_phase": probes.aio_phase,
                 "wall": wall, "where": sampler.top(), "cpu": cpu, "status": status,
-                "results": list(RESULTS)}
+                "results": stored_ttfts(tmp / "gui.db")}
 
     try:
         out = loop.run_until_complete(run())
@@ -326,7 +344,7 @@ def headless_sweep(sim, info, form: SweepForm, tmp: Path) -> dict:
     thread = threading.Thread(target=body)  # this thread's loop is qasync's: keep off it
     thread.start()
     thread.join()
-    out["results"] = list(RESULTS)
+    out["results"] = client_ttfts(RESULTS)
     out["trace"] = sim_trace(sim.url)
     return out
 

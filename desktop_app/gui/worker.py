@@ -94,3 +94,119 @@ async def run_in_worker(
     if outcome.error is not None:
         raise outcome.error
     return outcome.value
+
+
+# --------------------------------------------------------------------------- in a process
+
+
+class WorkerError(RuntimeError):
+    """The job in the worker process failed; the message is its error's, as the user sees it."""
+
+
+def _describe(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__
+
+
+def _child_main(conn, job) -> None:
+    """The worker process: run `job(emit)` on a fresh loop, send events and the outcome back,
+    cancel the job when the parent says so or goes away."""
+    import threading
+
+    async def main():
+        task = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+
+        def listen() -> None:
+            try:
+                while conn.recv() != "cancel":
+                    pass
+            except (EOFError, OSError):
+                pass  # the parent is gone: stop as if cancelled
+            loop.call_soon_threadsafe(task.cancel)
+
+        threading.Thread(target=listen, name="cancel-listener", daemon=True).start()
+        return await job(lambda event: conn.send(("event", event)))
+
+    try:
+        value = asyncio.run(main())
+    except asyncio.CancelledError:
+        conn.send(("cancelled", None))
+    except BaseException as exc:  # noqa: BLE001 - handed to the parent as one line
+        conn.send(("error", _describe(exc)))
+    else:
+        conn.send(("result", value))
+
+
+async def run_in_process(
+    job: Callable[[Callable[[Any], None]], Awaitable[Any]],
+    on_events: Callable[[list], None],
+    *,
+    name: str = "throughline-worker",
+    poll_s: float = POLL_S,
+) -> Any:
+    """Like `run_in_worker`, but `job` runs in a process of its own (spawned, so nothing of
+    this process's threads or Qt is inherited): it shares no GIL with the UI.
+
+    Why: a sweep at concurrency 64 is one busy Python thread; in a thread beside the UI it took
+    the GIL back after every socket read and left the UI waiting up to a second at a cell's
+    start (py-spy: the GUI thread in Shiboken's GilState, the sweep thread in h11).
+
+    `job` and what it returns and emits must pickle (a functools.partial of a module-level
+    coroutine function). An error in the job raises WorkerError with its message; cancelling
+    asks the job to cancel and waits for it to finish its clean-up (the store is consistent).
+    """
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    parent_conn, child_conn = context.Pipe()
+    process = context.Process(target=_child_main, args=(child_conn, job), name=name,
+                              daemon=True)
+    process.start()
+    child_conn.close()
+    outcome: list[tuple[str, Any]] = []
+
+    def drain() -> None:
+        batch = []
+        try:
+            while not outcome and parent_conn.poll():
+                kind, payload = parent_conn.recv()
+                if kind == "event":
+                    batch.append(payload)
+                else:
+                    outcome.append((kind, payload))
+        except (EOFError, OSError):
+            outcome.append(("died", process.exitcode))
+        if batch:
+            on_events(batch)
+
+    async def wait_finished() -> None:
+        while not outcome:
+            await asyncio.sleep(poll_s)
+            drain()
+            if not outcome and not process.is_alive():
+                drain()  # what it sent just before it ended
+                if not outcome:
+                    outcome.append(("died", process.exitcode))
+
+    try:
+        await wait_finished()
+    except asyncio.CancelledError:
+        try:
+            parent_conn.send("cancel")
+        except (BrokenPipeError, OSError):
+            pass
+        await asyncio.shield(wait_finished())
+        raise
+    finally:
+        await asyncio.to_thread(process.join, 10)
+        if process.is_alive():
+            process.kill()
+        parent_conn.close()
+    kind, payload = outcome[0]
+    if kind == "result":
+        return payload
+    if kind == "cancelled":
+        raise asyncio.CancelledError
+    if kind == "error":
+        raise WorkerError(payload)
+    raise WorkerError(f"the {name} process ended unexpectedly (exit code {payload})")

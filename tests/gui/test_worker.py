@@ -79,3 +79,77 @@ def test_a_cancel_before_the_job_starts_still_stops_it():
             await asyncio.wait_for(task, 10)
 
     asyncio.run(main())
+
+
+# ---- run_in_process: the same contract, in a spawned process (jobs are module-level)
+
+from desktop_app.gui.worker import WorkerError, run_in_process  # noqa: E402
+
+
+async def _counting_job(n, emit):
+    import os
+
+    for i in range(n):
+        emit(i)
+        if i % 100 == 0:
+            await asyncio.sleep(0.001)
+    return os.getpid()
+
+
+async def _failing_job(emit):
+    emit("started")
+    raise ValueError("concurrency: 0 is below 1")
+
+
+async def _cleanup_job(marker, emit):
+    emit("running")
+    try:
+        await asyncio.sleep(60)
+    finally:
+        marker.write_text("stored as cancelled")
+
+
+async def _dying_job(emit):
+    import os
+
+    emit("about to die")
+    os._exit(3)
+
+
+def test_a_process_job_sends_events_in_order_and_its_result():
+    import functools
+    import os
+
+    got: list = []
+    pid = asyncio.run(run_in_process(functools.partial(_counting_job, 300), got.extend,
+                                     poll_s=0.01))
+    assert got == list(range(300))
+    assert pid != os.getpid()
+
+
+def test_a_process_jobs_error_and_death_come_back_as_one_line():
+    got: list = []
+    with pytest.raises(WorkerError, match="concurrency: 0 is below 1"):
+        asyncio.run(run_in_process(_failing_job, got.extend, poll_s=0.01))
+    assert got == ["started"]
+    with pytest.raises(WorkerError, match="ended unexpectedly.*exit code 3"):
+        asyncio.run(run_in_process(_dying_job, got.extend, poll_s=0.01))
+
+
+def test_cancelling_a_process_job_waits_for_its_clean_up(tmp_path):
+    import functools
+
+    marker = tmp_path / "marker"
+    got: list = []
+
+    async def main():
+        task = asyncio.ensure_future(run_in_process(
+            functools.partial(_cleanup_job, marker), got.extend, poll_s=0.01))
+        while not got:
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 30)
+        assert marker.read_text() == "stored as cancelled"
+
+    asyncio.run(main())

@@ -1,17 +1,17 @@
 """Runs throughput sweeps for the Throughput page and reads stored ones back.
 
 The form's text goes through the core's parsers here (`form_errors`, `build_config`), so the
-page only shows what they say. `ThroughputController` owns the task running `run_sweep` and the
-Store it opens for it, and turns the sweep's plain progress callback into signals. The sweep
-runs on a loop of its own in a worker thread (`gui.worker`), so its HTTP client never holds the
-UI still.
+page only shows what they say. `ThroughputController` owns the task running the sweep and turns
+its progress into signals. The sweep runs in a process of its own (`gui.worker.run_in_process`,
+`core.throughput.jobs`) storing into the app's results file, so its HTTP client shares no GIL
+with the UI; the /metrics timeline is read back from that file as it grows.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import os
+import functools
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
@@ -21,12 +21,12 @@ from desktop_app.core.metrics import RequestTiming, summarize_cell
 from desktop_app.core.parsing import InputError, parse_float_list, parse_int_list
 from desktop_app.core.store import RunRecord, Store
 from desktop_app.core.throughput.config import SweepConfig
-from desktop_app.core.throughput.resume import resume_sweep
-from desktop_app.core.throughput.sweep import SweepProgress, run_sweep
+from desktop_app.core.throughput.jobs import resume_job, sweep_job
+from desktop_app.core.throughput.sweep import SweepProgress
 from desktop_app.core.throughput.types import CellResult, CellSpec
 from desktop_app.gui.context import ActiveEndpoint, AppContext
 from desktop_app.gui.models.cells import cell_from_record
-from desktop_app.gui.worker import run_in_worker
+from desktop_app.gui.worker import run_in_process
 
 SAMPLE_POLL_S = 0.5  # how often the server's /metrics timeline is read back while a sweep runs
 
@@ -155,7 +155,6 @@ class ThroughputController(QObject):
         self.task: asyncio.Task | None = None
         self.load_task: asyncio.Task | None = None
         self.run_id: int | None = None
-        self._floor = 0  # this process's newest run id before the sweep started
         self._cell: tuple[int, CellSpec] | None = None
         self._timings: list[RequestTiming] = []
 
@@ -168,7 +167,7 @@ class ThroughputController(QObject):
         if self.running:
             raise RuntimeError("a sweep is already running")
         self.task = asyncio.ensure_future(self._run(
-            lambda store, emit, info: run_sweep(config, store, emit, info=info)))
+            functools.partial(sweep_job, config, self._context.db_path, self._info())))
         return self.task
 
     def resume(self, run_id: int) -> asyncio.Task:
@@ -177,12 +176,13 @@ class ThroughputController(QObject):
         if self.running:
             raise RuntimeError("a sweep is already running")
         endpoint = self._context.endpoint.config if self._context.endpoint else None
-
-        def resume(store, emit, info):
-            return resume_sweep(store, run_id, endpoint, emit, info=info)
-
-        self.task = asyncio.ensure_future(self._run(resume, run_id))
+        self.task = asyncio.ensure_future(self._run(
+            functools.partial(resume_job, run_id, endpoint, self._context.db_path,
+                              self._info()), run_id))
         return self.task
+
+    def _info(self):
+        return self._context.endpoint.info if self._context.endpoint else None
 
     def stop(self) -> None:
         """Cancel the running sweep: requests in flight stop, the run is stored as cancelled."""
@@ -208,22 +208,20 @@ class ThroughputController(QObject):
             return
         self.run_loaded.emit(stored)
 
-    async def _run(self, sweep, run_id: int | None = None) -> None:
-        """Run `sweep(store, emit, info)` (a run_sweep or resume_sweep coroutine) on the worker
-        loop; `run_id` is the run it continues, if any."""
+    async def _run(self, job, run_id: int | None = None) -> None:
+        """Run `job(emit)` (a sweep_job or resume_job partial) in a worker process: it stores
+        into the same results file, which this process reads its /metrics samples back from;
+        `run_id` is the run it continues, if any."""
         self.run_id = run_id
         self._cell, self._timings = None, []
         self.running_changed.emit(True)
         self._context.job_changed.emit(self.tr("Throughput sweep starting"))
         store: Store | None = None
         poller: asyncio.Task | None = None
-        info = self._context.endpoint.info if self._context.endpoint else None
         try:
             store = await asyncio.to_thread(self._context.open_store)
-            self._floor = await asyncio.to_thread(_own_latest_run, store) or 0
             poller = asyncio.ensure_future(self._poll_samples(store))
-            result = await run_in_worker(lambda emit: sweep(store, emit, info),
-                                         self._on_sweep_events, name="throughline-sweep")
+            result = await run_in_process(job, self._on_sweep_events, name="throughline-sweep")
         except asyncio.CancelledError:
             self._finish_cell()
             self.sweep_cancelled.emit()
@@ -238,9 +236,6 @@ class ThroughputController(QObject):
                 poller.cancel()
                 await asyncio.gather(poller, return_exceptions=True)
             if store is not None:
-                if self.run_id is None:
-                    self.run_id = await asyncio.to_thread(_own_latest_run, store, None,
-                                                            self._floor)
                 await asyncio.to_thread(store.close)
             if self.run_id is not None:
                 self._context.run_finished.emit(self.run_id, "throughput")
@@ -288,20 +283,9 @@ class ThroughputController(QObject):
         while True:
             await asyncio.sleep(SAMPLE_POLL_S)
             if self.run_id is None:
-                self.run_id = await asyncio.to_thread(_own_latest_run, store, "running",
-                                                        self._floor)
-                if self.run_id is None:
-                    continue
+                continue  # the sweep's progress names its run once it is stored
             rows = await asyncio.to_thread(store.metric_samples, self.run_id)
             if len(rows) > seen:
                 self.samples_received.emit([_sample(r) for r in rows[seen:]])
                 seen = len(rows)
 
-
-def _own_latest_run(store: Store, status: str | None = None, after: int = 0) -> int | None:
-    """This process's newest throughput run with an id above `after` (the sweep does not
-    report its run id until it returns)."""
-    for run in store.list_runs(kind="throughput", status=status, limit=5):
-        if run.pid == os.getpid() and run.id > after:
-            return run.id
-    return None
