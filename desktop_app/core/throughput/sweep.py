@@ -73,6 +73,7 @@ class SweepProgress:
     eta_s: float | None = None
     latest: RequestTiming | None = None
     run_id: int | None = None  # the stored run, once it exists
+    finished: CellResult | None = None  # set once, when cell `cell_index` has ended
 
 
 @dataclass
@@ -309,6 +310,10 @@ async def _execute(run: _Run, client, info: EndpointInfo, specs: list[CellSpec],
             continue
         cell = await _run_cell(run, client, info, prompts, i, spec, cell_ids[i], result)
         result.cells.append(cell)
+        run.on_progress(SweepProgress(
+            "running", cell_index=i, cells_total=len(specs), cell=spec, done=cell.summary.count,
+            total=spec.requests, run_done=run.run_done, run_total=run.run_total,
+            elapsed_s=run.elapsed(), eta_s=run.eta(), run_id=result.run_id, finished=cell))
         if run.store is not None:
             # Stored as soon as the cell ends, so a run cancelled later still shows it; the
             # comparison with concurrency 1 is added once every cell is in.

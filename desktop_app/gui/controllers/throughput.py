@@ -141,7 +141,7 @@ class ThroughputController(QObject):
 
     running_changed = Signal(bool)
     progress_changed = Signal(object)  # SweepProgress
-    cell_finished = Signal(object)  # CellResult, provisional: no change vs c=1, no client load
+    cell_finished = Signal(object)  # CellResult as the sweep measured it (no change vs c=1 yet)
     samples_received = Signal(list)  # new MetricSamples of the running sweep, in time order
     sweep_finished = Signal(object)  # SweepResult
     sweep_cancelled = Signal()
@@ -254,7 +254,11 @@ class ThroughputController(QObject):
     def _on_sweep_progress(self, progress: SweepProgress, emit: bool = True) -> None:
         if progress.run_id is not None:
             self.run_id = progress.run_id
-        if progress.phase == "running" and progress.cell is not None:
+        if progress.finished is not None:
+            # The sweep's own figures for the cell (client load included): nothing to redo here.
+            self._cell, self._timings = None, []
+            self.cell_finished.emit(progress.finished)
+        elif progress.phase == "running" and progress.cell is not None:
             if self._cell is None or self._cell[0] != progress.cell_index:
                 self._finish_cell()
                 self._cell = (progress.cell_index, progress.cell)

@@ -309,11 +309,17 @@ class ThroughputPage(QWidget):
             return
         self.save_state()
         self._clear()
+        # Every length the sweep will measure labels the x axis from the start, so the charts
+        # keep their layout while cells arrive.
+        self._planned_lengths = tuple(config.input_tokens)
+        for chart in self.charts:
+            chart.set_x_ticks(sorted(self._planned_lengths))
         self.status_label.setText(self.tr("Starting..."))
         self.controller.start(config)
         self._on_controller_running_changed(True)  # before the task's first step says so
 
     def _clear(self) -> None:
+        self._planned_lengths: tuple[int, ...] = ()
         self.model.set_cells([])
         self._samples = []
         for chart in (*self.charts, self.server_chart):
@@ -420,7 +426,7 @@ class ThroughputPage(QWidget):
             if cell.spec.output_tokens != cells[0].spec.output_tokens:
                 continue  # one output length per chart: the first one swept
             by_load[cell.spec.load_label].append((row, cell))
-        lengths = sorted({c.spec.input_tokens for c in cells})
+        lengths = sorted({c.spec.input_tokens for c in cells} | set(self._planned_lengths))
         for chart in self.charts:
             chart.set_x_ticks(lengths)
         for load, points in by_load.items():

@@ -53,6 +53,7 @@ class LiveChart(QWidget):
         layout.addWidget(self.plot)
         self._symbols = symbols
         self._log_x = log_x
+        self._ticks: list | None = None
         self._pending: dict[str, tuple[list[float], list[float], list | None]] = {}
         self._curves: dict[str, pg.PlotDataItem] = {}
         self._names: dict[str, str] = {}
@@ -75,7 +76,13 @@ class LiveChart(QWidget):
     def set_x_ticks(self, values: Sequence[float]) -> None:
         """Label the x axis at exactly these values (e.g. the prompt lengths swept)."""
         ticks = [(math.log10(v) if self._log_x else v, tick_label(v)) for v in values if v > 0]
+        if ticks == self._ticks:
+            return  # new ticks re-lay the whole plot out: ~30 ms a chart on this machine
+        self._ticks = ticks
         self.plot.getAxis("bottom").setTicks([ticks, []] if ticks else None)
+        if len(ticks) > 1:
+            # The x range is the planned one from the start: no re-layout as cells arrive.
+            self.plot.setXRange(ticks[0][0], ticks[-1][0], padding=0.05)
 
     def clear(self) -> None:
         """Remove every series."""
