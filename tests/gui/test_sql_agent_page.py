@@ -134,6 +134,7 @@ def test_a_full_run_by_clicks_fills_the_table_filters_and_opens_questions(
     again.context.open_run_requested.emit(run_id, "sql")
     qtbot.waitUntil(lambda: again.model.rowCount() == 25, timeout=10000)
     assert again.model.passed("strict") == 9 and again.run_id == run_id
+    assert again.model_combo.currentText() == "sim/seed-reference"  # the run's, not a default
     again.filter_combo.setCurrentText("Fails strict but passes tolerant")
     assert again.proxy.rowCount() == 13
 

@@ -134,6 +134,7 @@ class StoredSqlRun:
     stored_judges: tuple[str, ...] | None = None
     strategies: tuple[str, ...] | None = None
     question_ids: tuple[str, ...] | None = None
+    model: str = ""  # the model the run asked (a persona's name on the simulator)
 
 
 class _RecordingStore:
@@ -341,4 +342,4 @@ def _read_run(context: AppContext, run_id: int) -> StoredSqlRun:
     return StoredSqlRun(run_id, record.name, record.status, judges,
                         tuple(QuestionRow.from_stored(r) for r in rows), simulated,
                         chosen("tiers"), chosen("judges"), chosen("strategies"),
-                        chosen("question_ids"))
+                        chosen("question_ids"), record.model or "")

@@ -525,7 +525,7 @@ class SqlAgentPage(QWidget):
         self._on_filter_changed()
 
     def _show_stored_choices(self, stored: StoredSqlRun) -> None:
-        """Set the tiers, judges, strategies and ids to what the stored run used (those
+        """Set the model, tiers, judges, strategies and ids to what the stored run used (those
         stored), so the form matches the table."""
         for chosen, boxes in ((stored.tiers, self.tier_boxes),
                               (stored.stored_judges, self.judge_boxes),
@@ -536,6 +536,8 @@ class SqlAgentPage(QWidget):
                 box.setChecked(key in chosen or (boxes is self.tier_boxes and not chosen))
         if stored.question_ids is not None:
             self.ids_edit.setText(", ".join(stored.question_ids))
+        if stored.model:
+            self.model_combo.setCurrentText(stored.model)
 
     def _update_summary(self, judges) -> None:
         n = self.model.rowCount()
