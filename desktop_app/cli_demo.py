@@ -33,20 +33,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _checked_out_dir(out: Path) -> Path:
-    out = out.expanduser()
-    if out.exists() and not out.is_dir():
-        raise InputError("--out", f"{out} is a file, not a folder")
-    if (out / DB_NAME).exists():
+    from desktop_app.core.exchange.atomic import check_out_dir
+
+    if (out.expanduser() / DB_NAME).exists():
         raise InputError("--out", f"{out} already holds a demo ({DB_NAME}); give an empty or new "
                                   "folder, so nothing there is overwritten")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".throughline-write-test"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as exc:
-        raise InputError("--out", f"cannot write into {out}: {exc.strerror or exc}") from None
-    return out
+    return check_out_dir(out)
 
 
 def run_demo_command(args: argparse.Namespace) -> int:

@@ -47,8 +47,8 @@ class EventLoop(qasync.QEventLoop):
         self._gc_thresholds = gc.get_threshold()
         self._gc_was_enabled = gc.isenabled()
         gc.disable()
-        # What exists now (Qt, pyqtgraph, numpy, the app's modules) lives as long as the app:
-        # collections need not walk it again (a generation-1 pass took 70 ms without this).
+        # What exists now (the interpreter's, Qt's and the app's modules) lives as long as the
+        # app: collections need not walk it again (a generation-1 pass took 70 ms without this).
         gc.freeze()
         self._gc_timer = QTimer()
         self._gc_timer.timeout.connect(self._on_gc_timer_timeout)

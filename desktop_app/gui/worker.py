@@ -1,12 +1,14 @@
-"""Run a long coroutine on its own asyncio loop in a worker thread, polled from the UI's loop.
+"""Long jobs off the UI's loop: on a loop of their own in a thread, or in a process of their own.
 
-Why: a concurrency-64 sweep keeps its HTTP client busy for whole seconds; on the qasync loop
-that held the UI still for up to 223 ms at a time (docs/PERFORMANCE.md). On a loop of its own
-the sweep shares only the GIL with the UI, which Python hands over every 5 ms.
+`run_in_worker` runs a coroutine on a fresh asyncio loop in a daemon thread: the SQL evaluation,
+whose work is mostly waiting on the model and SQLite, so sharing the GIL with the UI costs
+little. `run_in_process` runs it in a spawned process: the throughput sweep, whose HTTP client
+at high concurrency is busy Python that, in a thread, kept the GIL from the UI for up to a
+second (docs/PERFORMANCE.md).
 
-The two loops never call into each other. The worker appends events to a deque; the UI side
-wakes on its own clock (`poll_s`, 10 Hz by default, the charts' rate anyway), takes what is
-queued and hands it over in order. Nothing relies on a cross-thread wake-up of the Qt loop.
+Either way the two sides never call into each other: the job's events are queued (a deque, a
+pipe) and the UI side takes them on its own clock (`poll_s`, 10 Hz by default, the charts' rate
+anyway) and hands them over in order. Nothing relies on a cross-thread wake-up of the Qt loop.
 """
 
 from __future__ import annotations

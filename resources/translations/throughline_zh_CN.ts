@@ -911,8 +911,8 @@
         <translation>把 vllm bench serve、AIPerf 或 GuideLLM 的结果导入为可对比的运行</translation>
     </message>
     <message>
-        <source>Select a throughput run to browse its requests; select two or more runs of one kind and press Compare to see them side by side.</source>
-        <translation>选择一个吞吐量运行可浏览它的请求；选择两个或更多同类运行并点击“比较”，可并排查看。</translation>
+        <source>Select a throughput run to browse its requests; select two or more runs and press Compare to see them side by side (a sweep with a SQL run of its endpoint adds the capacity in tasks).</source>
+        <translation>选择一个吞吐运行可浏览其请求；选择两个或更多运行并点击“比较”可并排查看（同一端点的扫描加上 SQL 运行还会给出按任务计的容量）。</translation>
     </message>
     <message>
         <source>{count} run(s)</source>

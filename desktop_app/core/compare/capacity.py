@@ -119,14 +119,10 @@ def _same_model(tp: ThroughputRun, sql: SqlRun) -> bool:
 
 
 def _same_target(tp: ThroughputRun, sql: SqlRun) -> bool:
-    same_url = tp.info.endpoint.rstrip("/") == sql.info.endpoint.rstrip("/")
-    if not same_url:
-        return False
-    if tp.info.model and tp.info.model == sql.info.model:
-        return True
     # The built-in simulator serves its SQL personas (sim/careful, ...) from the one engine
     # that served the sweep, at the sweep's speed: the model name picks a script, not weights.
-    return tp.info.engine.startswith("simulated") and sql.info.model.startswith("sim/")
+    return (tp.info.endpoint.rstrip("/") == sql.info.endpoint.rstrip("/")
+            and tp.info.engine.startswith("simulated") and sql.info.model.startswith("sim/"))
 
 
 def cost_per_correct(sql: SqlRun) -> tuple[Cost, ...]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import math
 import os
 import ssl
 import time
@@ -132,9 +133,11 @@ def _retry_after_s(value: str | None) -> float | None:
     if not value:
         return None
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
         pass
+    else:
+        return max(0.0, seconds) if math.isfinite(seconds) else None
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

@@ -18,11 +18,20 @@ from desktop_app.core.exchange.errors import ExchangeError
 Writer = Callable[[IO[str]], None]
 
 
-def current_umask() -> int:
-    """The process's umask (reading it means setting it: set it straight back)."""
+def _read_umask() -> int:
+    # Reading it means setting it for a moment, so it is read once, at import, not while other
+    # threads may be creating files.
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+_UMASK = _read_umask()
+
+
+def current_umask() -> int:
+    """The process's umask, as it was when this module was imported."""
+    return _UMASK
 
 
 def check_out_dir(out_dir: Path) -> Path:

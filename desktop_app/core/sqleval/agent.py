@@ -59,6 +59,7 @@ MISBEHAVIOUR_STEPS = 3
 MAX_RETRIES = 10
 RETRY_BASE_S = 1.0  # the first backoff; it doubles per retry
 RETRY_MAX_S = 60.0  # the backoff's own ceiling (a longer Retry-After is still honoured)
+RETRY_AFTER_GIVE_UP_S = 600.0  # a longer Retry-After is not waited for, time budget or not
 _SQL_BLOCK = re.compile(r"```[ \t]*(?:sql|sqlite)[ \t]*\r?\n(.*?)```", re.IGNORECASE | re.DOTALL)
 
 StepCallback = Callable[[AgentStep], None]
@@ -119,6 +120,8 @@ async def _call(client: httpx.AsyncClient, config: EndpointConfig, body: dict, l
         except EndpointError as exc:
             if attempt == retries or not _transient(exc):
                 raise
+            if (exc.retry_after_s or 0.0) > RETRY_AFTER_GIVE_UP_S:
+                raise  # "come back in an hour": the question fails rather than wait for it
             delay = backoff_s(attempt, exc.retry_after_s)
             remaining = loop.remaining_s()
             if remaining is not None and remaining <= delay:

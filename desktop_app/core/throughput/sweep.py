@@ -125,6 +125,7 @@ class _Run:
         self.on_progress = on_progress or (lambda _p: None)
         self.t0_ns = time.perf_counter_ns()
         self.t0_epoch = time.time()
+        self.pace_ns = self.t0_ns  # when this process started sending: the ETA's baseline
         self.run_done = 0
         self.prompt_seq = itertools.count()  # every request of the run gets its own salt
         self.run_total = sum(c.requests for c in config.cells()) + config.warmup
@@ -134,6 +135,9 @@ class _Run:
         now_ns, now = time.perf_counter_ns(), time.time()
         self.t0_epoch = now if origin_epoch is None else origin_epoch
         self.t0_ns = now_ns - round((now - self.t0_epoch) * 1e9)
+        # A resumed run's clock includes the time it lay dead; run_done counts only what this
+        # process has done, so the pace is measured from now.
+        self.pace_ns = now_ns
 
     def seconds(self, ns: int | None) -> float | None:
         return None if ns is None else (ns - self.t0_ns) / 1e9
@@ -144,7 +148,8 @@ class _Run:
     def eta(self) -> float | None:
         if self.run_done == 0:
             return None
-        return self.elapsed() / self.run_done * (self.run_total - self.run_done)
+        paced_s = (time.perf_counter_ns() - self.pace_ns) / 1e9
+        return paced_s / self.run_done * (self.run_total - self.run_done)
 
 
 def request_body(config: SweepConfig, info: EndpointInfo, prompt, output_tokens: int) -> dict:

@@ -205,8 +205,9 @@ class RunsPage(QWidget):
         self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
 
         self.hint = QLabel(self.tr("Select a throughput run to browse its requests; select two "
-                                   "or more runs of one kind and press Compare to see them side "
-                                   "by side."))
+                                   "or more runs and press Compare to see them side by side (a "
+                                   "sweep with a SQL run of its endpoint adds the capacity in "
+                                   "tasks)."))
         self.hint.setWordWrap(True)
         self.hint.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.requests = RequestBrowser()

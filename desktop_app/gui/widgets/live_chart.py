@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 
@@ -12,6 +13,7 @@ import pyqtgraph as pg  # after PySide6, so it binds to it
 
 REDRAW_INTERVAL_MS = 100
 STAGGER_SLOTS = 4
+_CHARTS_MADE = itertools.count()
 # Distinct on white and for the common colour blindnesses (Okabe & Ito), then pyqtgraph's hues.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
            "#F0E442")
@@ -62,9 +64,9 @@ class LiveChart(QWidget):
         self._timer.timeout.connect(self.redraw)
         # Charts that tick together repaint together: four charts at once held the UI ~120 ms
         # when a cell finished. Each starts a quarter of the interval after the previous one.
-        LiveChart._started = (getattr(LiveChart, "_started", 0) + 1) % STAGGER_SLOTS
-        QTimer.singleShot(LiveChart._started * REDRAW_INTERVAL_MS // STAGGER_SLOTS,
-                          self._timer, self._timer.start)
+        slot = next(_CHARTS_MADE) % STAGGER_SLOTS
+        QTimer.singleShot(slot * REDRAW_INTERVAL_MS // STAGGER_SLOTS, self._timer,
+                          self._timer.start)
 
     def set_series(self, key: str, xs: Sequence[float], ys: Sequence[float], *,
                    name: str | None = None, data: Sequence | None = None) -> None:
