@@ -11,7 +11,7 @@ import pytest
 from desktop_app.cli import main
 from desktop_app.core.endpoint.types import EndpointConfig
 from desktop_app.core.exchange import ExchangeError, export_run, import_file
-from desktop_app.core.exchange.tp_export import cell_result
+from desktop_app.core.throughput.records import cell_result
 from desktop_app.core.simulator.profiles import load_profile
 from desktop_app.core.simulator.server import serve_in_thread
 from desktop_app.core.store import Store
@@ -121,7 +121,7 @@ async def test_sql_run_exports_questions_steps_and_pass_counts(
     judges = doc["summary"]["judges"]
     assert judges["strict"]["passed"] == result.summary["strict"].passed == 1
     assert judges["tolerant"]["passed"] == 2
-    assert judges["strict"]["by_tier"]["hard"] == {"passed": 0, "total": 1}
+    assert judges["strict"]["by_tier"]["hard"] == {"passed": 0, "total": 1, "unfinished": 0}
     assert doc["summary"]["tiers"]["hard"]["mean_steps"] == 2
     h01 = next(q for q in doc["questions"] if q["question_id"] == "h01")
     assert [s["step_index"] for s in h01["steps_detail"]] == [0, 1]

@@ -22,7 +22,10 @@ from desktop_app.core.exchange import sql_export, tp_export
 from desktop_app.core.exchange.atomic import check_out_dir, write_all
 from desktop_app.core.exchange.errors import ExchangeError
 from desktop_app.core.metrics import DEFINITIONS as METRIC_DEFINITIONS
-from desktop_app.core.store import NotFoundError, RunRecord, Store, utc_now_iso
+from desktop_app.core.runs import RunInfo, run_info
+from desktop_app.core.sqleval.records import eval_from, question_rows, step_rows
+from desktop_app.core.store import NotFoundError, Store, utc_now_iso
+from desktop_app.core.throughput.records import finding_to_json, sweep_from
 
 FORMATS = ("csv", "json")
 EXPORT_FORMAT = "throughline-run-export"
@@ -92,16 +95,16 @@ def json_writer(fields: Iterable[tuple[str, Any]]):
     return write
 
 
-def _envelope(run: RunRecord) -> dict[str, Any]:
+def _envelope(run: RunInfo) -> dict[str, Any]:
     return {"format": EXPORT_FORMAT, "format_version": EXPORT_FORMAT_VERSION,
             "app_version": __version__, "exported_at": utc_now_iso(), "kind": run.kind}
 
 
-def get_run(store: Store, run_id: int) -> RunRecord:
+def get_run(store: Store, run_id: int) -> RunInfo:
     """The run to export; ExchangeError naming ``--run`` when there is none or its kind is not
     one this exporter knows."""
     try:
-        run = store.get_run(int(run_id))
+        run = run_info(store.get_run(int(run_id)))
     except NotFoundError:
         raise ExchangeError("--run", f"no run {run_id} in {store.path}") from None
     if run.kind not in KINDS:
@@ -140,20 +143,25 @@ def export_run(store: Store, run_id: int, fmt: str, out_dir: Path) -> list[Path]
         raise
 
 
-def _throughput_files(store: Store, run: RunRecord, fmt: str, stem: Path) -> list:
-    cells = store.cells(run.id)
-    index_of = {c.id: c.cell_index for c in cells}
+def _throughput_files(store: Store, run: RunInfo, fmt: str, stem: Path) -> list:
+    # No per-request timings here: the intervals come from one streamed pass in load_sweep,
+    # and the requests themselves are streamed again per cell below.
+    sweep = sweep_from(store, run)
+    index_of = {c.id: c.index for c in sweep.cells}
     if fmt == "json":
         fields = [*_envelope(run).items(), ("run", tp_export.run_json(run)),
                   ("definitions", METRIC_DEFINITIONS),
-                  ("cells", Many(tp_export.json_cells(store, cells))),
+                  ("diagnosis", {"kept": sweep.diagnosis_kept,
+                                 "findings": [finding_to_json(f) for f in sweep.findings]}),
+                  ("cells", Many(tp_export.json_cells(store, sweep))),
                   ("requests", Many(tp_export.json_requests(store, run.id, index_of))),
                   ("server_metrics", tp_export.json_server_metrics(store, run.id, index_of))]
         return [(stem.with_name(stem.name + ".json"), json_writer(fields))]
     requests = tp_export.iter_requests(store, run.id, decode=False)
     return [
         (stem.with_name(stem.name + "-cells.csv"),
-         csv_writer(tp_export.CELL_COLUMNS, (tp_export.cell_row(run.id, c) for c in cells))),
+         csv_writer(tp_export.CELL_COLUMNS,
+                    (tp_export.cell_row(run.id, c) for c in sweep.cells))),
         (stem.with_name(stem.name + "-requests.csv"),
          csv_writer(tp_export.REQUEST_COLUMNS,
                     (tp_export.request_row(run.id, index_of.get(r.get("cell_id")), r)
@@ -161,19 +169,21 @@ def _throughput_files(store: Store, run: RunRecord, fmt: str, stem: Path) -> lis
     ]
 
 
-def _sql_files(store: Store, run: RunRecord, fmt: str, stem: Path) -> list:
-    rows = store.sql_questions(run.id)
+def _sql_files(store: Store, run: RunInfo, fmt: str, stem: Path) -> list:
+    rows = question_rows(store, run.id)
+    sql_run = eval_from(store, run)
+    typed = {q.row_id: q for q in sql_run.questions}
     if fmt == "json":
         fields = [*_envelope(run).items(), ("run", tp_export.run_json(run)),
-                  ("summary", sql_export.summary_json(rows)),
+                  ("summary", sql_export.summary_json(sql_run)),
                   ("questions", Many(sql_export.json_questions(store, rows)))]
         return [(stem.with_name(stem.name + ".json"), json_writer(fields))]
     return [
         (stem.with_name(stem.name + "-questions.csv"),
          csv_writer(sql_export.QUESTION_COLUMNS,
-                    (sql_export.question_row(run.id, r) for r in rows))),
+                    (sql_export.question_row(run.id, r, typed[r["id"]]) for r in rows))),
         (stem.with_name(stem.name + "-steps.csv"),
          csv_writer(sql_export.STEP_COLUMNS,
                     (sql_export.step_row(run.id, q, s)
-                     for q in rows for s in store.sql_steps(q["id"])))),
+                     for q in rows for s in step_rows(store, q["id"])))),
     ]

@@ -1,7 +1,7 @@
 """A stored SQL evaluation as CSV (one row per question, one per agent step) and as JSON.
 
-The pass counts per judge and tier come from :func:`desktop_app.core.sqleval.export.summarize`
-over the stored verdicts, the same function the run itself used, so the export and the app agree.
+The pass counts per judge and tier come from :meth:`desktop_app.core.sqleval.records.SqlRun.
+pass_count`, the function every view uses, so the export and the app agree.
 Every field is listed in docs/EXPORTS.md.
 """
 
@@ -11,9 +11,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from desktop_app.core.sqleval.export import summarize
-from desktop_app.core.sqleval.runner import ItemResult
-from desktop_app.core.sqleval.types import JUDGE_MODES, QuestionOutcome, Verdict
+from desktop_app.core.sqleval.records import SqlRun, StoredQuestion, step_rows
+from desktop_app.core.sqleval.types import JUDGE_MODES
 from desktop_app.core.store import Store
 
 QUESTION_COLUMNS = (
@@ -29,27 +28,18 @@ STEP_COLUMNS = (
 )
 
 
-def _verdicts(row: dict[str, Any]) -> dict[str, Any]:
-    return ((row.get("verdicts_json") or {}).get("verdicts")) or {}
-
-
-def _passed(row: dict[str, Any], judge: str) -> bool | None:
-    verdict = _verdicts(row).get(judge)
-    return None if verdict is None else bool(verdict.get("passed"))
-
-
-def question_row(run_id: int, row: dict[str, Any]) -> dict[str, Any]:
-    """One row of ``questions.csv``; ``passed_<judge>`` is empty when that judge did not run."""
-    result = row.get("result_json") or {}
+def question_row(run_id: int, row: dict[str, Any], question: StoredQuestion) -> dict[str, Any]:
+    """One row of ``questions.csv``; ``passed_<judge>`` is empty when that judge did not judge
+    the question (it never finished, or that judge did not run)."""
     out = {k: row.get(k) for k in QUESTION_COLUMNS}
     out.update(
-        run_id=run_id, question_row_id=row["id"],
-        counterfactual=(row.get("verdicts_json") or {}).get("counterfactual"),
-        result_columns=json.dumps(result.get("columns") or [], ensure_ascii=False),
-        result_total_rows=result.get("total_rows"), result_error=result.get("error"),
+        run_id=run_id, question_row_id=question.row_id, counterfactual=question.counterfactual,
+        result_columns=json.dumps(question.result.get("columns") or [], ensure_ascii=False),
+        result_total_rows=question.result.get("total_rows"),
+        result_error=question.result.get("error"),
     )
     for judge in JUDGE_MODES:
-        out[f"passed_{judge}"] = _passed(row, judge)
+        out[f"passed_{judge}"] = question.outcome(judge)
     return out
 
 
@@ -70,33 +60,25 @@ def step_row(run_id: int, question: dict[str, Any], step: dict[str, Any]) -> dic
     }
 
 
-def _item(row: dict[str, Any]) -> ItemResult:
-    verdicts = {j: Verdict(j, bool(v.get("passed")), (), v.get("tolerance"))
-                for j, v in _verdicts(row).items()}
-    outcome = QuestionOutcome(
-        question_id=row["question_id"], tier=row.get("tier") or "", epoch=row.get("epoch") or 0,
-        steps=(), stop_reason=row.get("stop_reason") or "", final_sql=row.get("final_sql"),
-        result=None, result_error=None, verdicts=verdicts,
-        prompt_tokens=row.get("prompt_tokens") or 0,
-        completion_tokens=row.get("completion_tokens") or 0, seconds=row.get("seconds") or 0.0)
-    return ItemResult(outcome, (row.get("verdicts_json") or {}).get("counterfactual") or "",
-                      steps=row.get("steps") or 0, row_id=row["id"])
+def summary_json(run: SqlRun) -> dict[str, Any]:
+    """Pass counts per judge (overall and per tier; passed of judged, unfinished apart) and
+    mean effort per tier of the judged questions: the counts every view shows."""
+    judges = tuple(j for j in JUDGE_MODES if any(j in q.verdicts for q in run.judged))
 
+    def count(judge: str, tier: str | None = None) -> dict[str, int]:
+        c = run.pass_count(judge, tier)
+        return {"passed": c.passed, "total": c.judged, "unfinished": c.unfinished}
 
-def summary_json(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Pass counts per judge (overall and per tier) and mean effort per tier, of judged rows."""
-    judged = [r for r in rows if _verdicts(r)]
-    judges = tuple(j for j in JUDGE_MODES if any(j in _verdicts(r) for r in judged))
-    by_judge, tiers, _ = summarize([_item(r) for r in judged], judges)
+    tiers_seen = [t for t in run.tiers]
     return {
-        "judges": {j: {"passed": s.passed, "total": s.total,
-                       "by_tier": {t: {"passed": p, "total": n} for t, (p, n) in s.by_tier.items()}}
-                   for j, s in by_judge.items()},
+        "judges": {j: {**count(j), "by_tier": {t: count(j, t) for t in tiers_seen}}
+                   for j in judges},
         "tiers": {t: {"questions": s.questions, "mean_steps": s.mean_steps,
                       "mean_prompt_tokens": s.mean_prompt_tokens,
                       "mean_completion_tokens": s.mean_completion_tokens,
-                      "mean_seconds": s.mean_seconds} for t, s in tiers.items()},
-        "questions": len(rows), "judged": len(judged),
+                      "mean_seconds": s.mean_seconds} for t, s in run.tiers.items()},
+        "questions": len(run.questions), "judged": len(run.judged),
+        "unfinished": len(run.questions) - len(run.judged),
     }
 
 
@@ -106,5 +88,5 @@ def json_questions(store: Store, rows: list[dict[str, Any]]) -> Iterator[dict[st
     for row in rows:
         q = {k: v for k, v in row.items() if k != "run_id"}
         q["steps_detail"] = [{k: v for k, v in s.items() if k not in ("run_id", "question_row_id")}
-                             for s in store.sql_steps(row["id"])]
+                             for s in step_rows(store, row["id"])]
         yield q

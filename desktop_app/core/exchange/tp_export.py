@@ -7,30 +7,33 @@ next to Throughline's own figures under their own names. Every field is listed i
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import sqlite3
 from collections.abc import Iterator
-from contextlib import closing
-from pathlib import Path
 from typing import Any
 
-from desktop_app.core.metrics import CellSummary, Distribution
-from desktop_app.core.store import CellRecord, RunRecord, Store
-from desktop_app.core.throughput.checks import unreliable_cells
+from desktop_app.core.runs import RunInfo
+from desktop_app.core.stats import Estimate
+from desktop_app.core.store import Store
 from desktop_app.core.throughput.export import cell_json
-from desktop_app.core.throughput.types import CellResult, CellSpec, ClientLoad
+from desktop_app.core.throughput.records import (
+    StoredCell,
+    ThroughputRun,
+    iter_request_rows,
+    sample_rows,
+)
 
 DISTRIBUTIONS = ("ttft_s", "prefill_tps", "decode_tps", "tpot_s", "itl_s", "e2e_s")
 STATS = ("n", "mean", "p50", "p90", "p99", "min", "max")
-_DIST_FIELDS = STATS
 CELL_SCALARS = ("wall_s", "output_tps", "effective_prefill_tps", "effective_decode_tps",
                 "prompt_tokens", "completion_tokens", "prefill_change", "decode_change",
                 "goodput", "token_mismatches")
+INTERVAL_COLUMNS = tuple(f"{m}_{b}" for m in ("ttft_p50_s", "prefill_mean_tps", "decode_mean_tps")
+                         for b in ("low", "high"))
 CELL_COLUMNS = (
     ("run_id", "cell_index", "input_tokens", "output_tokens", "concurrency", "request_rate",
      "status", "requests", "ok", "failed", "failures_by_class")
     + tuple(f"{m}_{s}" for m in DISTRIBUTIONS for s in STATS) + CELL_SCALARS
+    + ("client_bound",) + INTERVAL_COLUMNS
 )
 REQUEST_COLUMNS = (
     "run_id", "cell_index", "seq", "warmup", "sent_at", "ttft_s", "e2e_s", "prompt_tokens_target",
@@ -42,26 +45,36 @@ REQUEST_COLUMNS = (
 _VLLM_LATENCIES = (("ttft", "ttft_s"), ("tpot", "tpot_s"), ("itl", "itl_s"), ("e2el", "e2e_s"))
 
 
-def cell_row(run_id: int, cell: CellRecord) -> dict[str, Any]:
-    """One row of ``cells.csv``: the cell's shape, counts and every stored figure (None is
-    missing)."""
-    s = cell.summary or {}
+def cell_row(run_id: int, cell: StoredCell) -> dict[str, Any]:
+    """One row of ``cells.csv``: the cell's shape, counts, every stored figure (None is
+    missing) and the intervals of the compared figures."""
+    s = cell.summary
+    d = s.to_dict()
+    known = cell.counts_known
     row: dict[str, Any] = {
-        "run_id": run_id, "cell_index": cell.cell_index, "input_tokens": cell.input_tokens,
+        "run_id": run_id, "cell_index": cell.index, "input_tokens": cell.input_tokens,
         "output_tokens": cell.output_tokens, "concurrency": cell.concurrency,
-        "request_rate": cell.request_rate, "status": cell.status, "requests": s.get("count"),
-        "ok": s.get("ok"),
-        "failed": None if s.get("count") is None or s.get("ok") is None
-        else s["count"] - s["ok"],
-        "failures_by_class": json.dumps(s.get("failures_by_class") or {}, sort_keys=True),
+        "request_rate": cell.request_rate, "status": cell.stored_status,
+        "requests": s.count if known else None, "ok": s.ok if cell.ok_known else None,
+        "failed": s.count - s.ok if known and cell.ok_known else None,
+        "failures_by_class": json.dumps(s.failures_by_class, sort_keys=True),
     }
     for metric in DISTRIBUTIONS:
-        dist = s.get(metric) or {}
+        dist = d.get(metric) or {}
         for stat in STATS:
             row[f"{metric}_{stat}"] = dist.get(stat)
     for key in CELL_SCALARS:
-        row[key] = s.get(key)
+        row[key] = d.get(key, getattr(cell.result, key, None))
+    row["client_bound"] = cell.client_bound
+    for name, est in _estimates(cell):
+        row[f"{name}_low"] = None if est is None or not est.has_interval else est.low
+        row[f"{name}_high"] = None if est is None or not est.has_interval else est.high
     return row
+
+
+def _estimates(cell: StoredCell) -> tuple[tuple[str, Estimate | None], ...]:
+    return (("ttft_p50_s", cell.ttft), ("prefill_mean_tps", cell.prefill),
+            ("decode_mean_tps", cell.decode))
 
 
 def request_row(run_id: int, cell_index: int | None, r: dict[str, Any]) -> dict[str, Any]:
@@ -75,51 +88,27 @@ def request_row(run_id: int, cell_index: int | None, r: dict[str, Any]) -> dict[
     return row
 
 
-_REQUEST_SELECT = (
-    "SELECT cell_id, seq, warmup, sent_at, ttft_s, e2e_s, prompt_tokens_target, prompt_tokens, "
-    "completion_tokens, tokens_source, prefill_tps, decode_tps, tpot_s, itl_s, error_class, "
-    "error_message, finish_reason, response_id, status_code FROM tp_requests WHERE run_id = ?"
-)
-
-
 def iter_requests(store: Store, run_id: int, cell_id: int | None = None, *,
                   decode: bool = True) -> Iterator[dict[str, Any]]:
-    """A run's requests (or one cell's) in cell and ``seq`` order, streamed.
-
-    Read on a connection of its own, read-only, so a run of 100k requests is never all in memory
-    and the store stays free for other callers (WAL lets readers and the writer work at once).
-    ``decode=False`` leaves ``itl_s`` as the stored JSON text.
-    """
-    sql, params = _REQUEST_SELECT, [run_id]
-    if cell_id is not None:
-        sql += " AND cell_id = ?"
-        params.append(cell_id)
-    sql += " ORDER BY cell_id, seq"
-    uri = Path(store.path).resolve().as_uri() + "?mode=ro"
-    with closing(sqlite3.connect(uri, uri=True)) as conn:
-        cursor = conn.execute(sql, params)
-        names = [d[0] for d in cursor.description]
-        for values in cursor:
-            row = dict(zip(names, values))
-            if decode:
-                row["itl_s"] = json.loads(row["itl_s"]) if row["itl_s"] else None
-            yield row
+    """A run's stored requests, streamed (see `throughput.records.iter_request_rows`)."""
+    return iter_request_rows(store, run_id, cell_id, decode=decode)
 
 
 def _ms(value: float | None) -> float | None:
     return None if value is None else value * 1000.0
 
 
-def vllm_keys(cell: CellRecord, requests: list[dict[str, Any]]) -> dict[str, Any]:
+def vllm_keys(cell: StoredCell, requests: list[dict[str, Any]]) -> dict[str, Any]:
     """The cell in ``vllm bench serve`` result keys, for the metrics that mean the same thing.
 
     Latencies in ms from our distributions (vLLM's ``median_*`` is our p50); throughputs per
     second of the cell's wall time. Per-request lists hold the cell's measured requests (warm-ups
     are not in any cell) in ``seq`` order; a failed request has ``ttfts`` null where vLLM writes 0.
     """
-    s = cell.summary or {}
+    s = cell.summary.to_dict()
     wall = s.get("wall_s")
-    ok, count = s.get("ok"), s.get("count")
+    ok = s.get("ok") if cell.ok_known else None
+    count = s.get("count") if cell.counts_known else None
     prompt, completion = s.get("prompt_tokens"), s.get("completion_tokens")
 
     def per_s(value):
@@ -155,57 +144,32 @@ def vllm_keys(cell: CellRecord, requests: list[dict[str, Any]]) -> dict[str, Any
     return out
 
 
-def run_json(run: RunRecord) -> dict[str, Any]:
+def run_json(run: RunInfo) -> dict[str, Any]:
     """The run's own record as exported (configuration already redacted by the store)."""
-    return {"id": run.id, "kind": run.kind, "name": run.name, "endpoint_url": run.endpoint_url,
+    return {"id": run.id, "kind": run.kind, "name": run.name, "endpoint_url": run.endpoint,
             "model": run.model, "engine": run.engine, "status": run.status,
-            "created_at": run.created_at, "started_at": run.started_at,
-            "ended_at": run.ended_at, "app_version": run.app_version, "error": run.error,
-            "notes": run.notes, "config": run.config}
+            "started_at": run.started_at, "ended_at": run.ended_at,
+            "app_version": run.app_version, "error": run.error or None,
+            "notes": run.notes or None, "simulated": run.simulated,
+            "server_settings": run.settings, "server_settings_source": run.settings_source,
+            "config": run.config}
 
 
-def _distribution(d: dict | None) -> Distribution | None:
-    return None if d is None else Distribution(**{k: d.get(k) for k in _DIST_FIELDS})
-
-
-def cell_result(record: CellRecord) -> CellResult:
-    """A stored cell as the sweep's CellResult (no timings: the store keeps requests apart), so
-    the sweep's own JSON shape (:func:`cell_json`) serves stored and imported runs alike.
-    Figures the record lacks stay None."""
-    d = dict(record.summary or {})
-    summary = CellSummary(
-        count=d.get("count"), ok=d.get("ok"), failures_by_class=d.get("failures_by_class") or {},
-        **{m: _distribution(d.get(m)) for m in DISTRIBUTIONS},
-        **{k: d.get(k) for k in ("wall_s", "output_tps", "effective_prefill_tps",
-                                 "effective_decode_tps", "prompt_tokens", "completion_tokens")})
-    load = d.get("client_load")
-    return CellResult(
-        spec=CellSpec(record.input_tokens, record.output_tokens, d.get("count"),
-                      concurrency=record.concurrency, request_rate=record.request_rate),
-        summary=summary, timings=(), client_load=ClientLoad(**load) if load else None,
-        prefill_change=d.get("prefill_change"), decode_change=d.get("decode_change"),
-        goodput=d.get("goodput"), token_mismatches=d.get("token_mismatches"),
-        status=d.get("status") or record.status)
-
-
-def json_cells(store: Store, cells: list[CellRecord]) -> Iterator[dict[str, Any]]:
+def json_cells(store: Store, sweep: ThroughputRun) -> Iterator[dict[str, Any]]:
     """The ``cells`` entries of the JSON export: the sweep JSON's cell (``cell_json``, fields in
-    docs/THROUGHPUT.md) with the stored times, then vLLM's keys; one cell's requests in memory
-    at a time."""
-    results = [cell_result(c) for c in cells]
-    unreliable = unreliable_cells(results)
-    for i, (cell, result) in enumerate(zip(cells, results)):
-        s = result.summary
-        known = s.count is not None and s.ok is not None
-        if not known:  # an imported file without its counts: cell_json needs numbers
-            result = dataclasses.replace(result, summary=dataclasses.replace(s, count=0, ok=0))
-        entry = cell_json(cell.cell_index, result, i in unreliable)
-        if not known:
-            entry.update(requests=s.count, failed=None)
+    docs/THROUGHPUT.md) with the stored times and the intervals, then vLLM's keys; one cell's
+    requests in memory at a time."""
+    for cell in sweep.cells:
+        entry = cell_json(cell.index, cell.result, cell.client_bound)
+        if not cell.counts_known:  # an imported file without its counts
+            entry.update(requests=None, failed=None)
         # The store keeps ISO times, not seconds since the run started.
         del entry["started_s"], entry["ended_s"]
-        entry.update(started_at=cell.started_at, ended_at=cell.ended_at)
-        vllm = vllm_keys(cell, list(iter_requests(store, cell.run_id, cell.id)))
+        entry.update(started_at=cell.started_at, ended_at=cell.ended_at,
+                     status=cell.stored_status,
+                     intervals={name: est.to_json() if est is not None else None
+                                for name, est in _estimates(cell)})
+        vllm = vllm_keys(cell, list(iter_request_rows(store, sweep.info.id, cell.id)))
         del vllm["request_rate"]  # ours: the open-loop rate or null; vLLM writes "inf"
         entry.update(vllm)
         yield entry
@@ -225,4 +189,4 @@ def json_server_metrics(store: Store, run_id: int, index_of: dict[int, int]) -> 
     """The ``server_metrics`` entries: the /metrics timeline (``t_s`` since the run started)."""
     return [{k: s.get(k) for k in ("t_s", "running", "waiting", "kv_cache_usage",
                                    "preemptions")} | {"cell_index": index_of.get(s.get("cell_id"))}
-            for s in store.metric_samples(run_id)]
+            for s in sample_rows(store, run_id)]

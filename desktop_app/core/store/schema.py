@@ -147,7 +147,13 @@ def _migrate_to_v1(db: Database) -> None:
     db.executescript(_SCHEMA_V1)
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [_migrate_to_v1]
+def _migrate_to_v2(db: Database) -> None:
+    """Keep a sweep's diagnosis with its run: reopening a run shows the findings made when it
+    ended, not a rebuild that a later Throughline might word differently."""
+    db.execute("ALTER TABLE runs ADD COLUMN diagnosis_json TEXT")
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [_migrate_to_v1, _migrate_to_v2]
 """``MIGRATIONS[v]`` takes a file from schema version ``v`` to ``v + 1``; append, never edit."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

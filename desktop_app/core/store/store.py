@@ -7,6 +7,7 @@ Everything here is low-rate; the high-rate rows written while a run is going go 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import sqlite3
 import threading
@@ -262,6 +263,67 @@ class Store:
         cursor = self.db.execute(f"UPDATE runs SET {sets} WHERE id = ?", (*fields.values(), run_id))
         if cursor.rowcount == 0:
             raise NotFoundError(f"no run {run_id} in {self.path}")
+
+    @_locked
+    def claim_run(self, run_id: int, from_statuses: Sequence[str],
+                  prepare: Callable[[], None] | None = None) -> bool:
+        """Take a stopped run over for this process: mark it 'running' (owned by this process,
+        ended_at and error cleared) only if its status is one of `from_statuses`, then call
+        `prepare()` in the same transaction (e.g. :meth:`reset_cell` for the cells to run again);
+        an exception from it rolls the claim back.
+
+        Returns False, changing nothing, when the run's status is not one of them (another
+        process took it first); two claims of one run are exclusive.
+        """
+        with self.db.atomic():
+            marks = ", ".join("?" * len(from_statuses))
+            taken = self.db.execute(
+                "UPDATE runs SET status = 'running', ended_at = NULL, error = NULL, pid = ?, "
+                f"hostname = ?, owner_token = ? WHERE id = ? AND status IN ({marks})",
+                (os.getpid(), _HOSTNAME, _OWNER_TOKEN, run_id, *from_statuses)).rowcount
+            if not taken:
+                return False
+            if prepare is not None:
+                prepare()
+        return True
+
+    @_locked
+    def reset_cell(self, run_id: int, cell_id: int) -> None:
+        """Make a cell pending again: its requests and /metrics samples deleted, its times and
+        summary cleared (resume runs it again from scratch). Call inside :meth:`claim_run`'s
+        `prepare` to make it part of the claim."""
+        self.db.execute("DELETE FROM tp_requests WHERE run_id = ? AND cell_id = ?",
+                        (run_id, cell_id))
+        self.db.execute("DELETE FROM metric_samples WHERE run_id = ? AND cell_id = ?",
+                        (run_id, cell_id))
+        self.db.execute("UPDATE tp_cells SET status = 'pending', started_at = NULL, "
+                        "ended_at = NULL, summary_json = NULL WHERE id = ?", (cell_id,))
+
+    @_locked
+    def set_diagnosis(self, run_id: int, findings: Sequence[Mapping[str, Any]]) -> None:
+        """Keep a sweep's diagnosis (JSON-ready findings) with its run, replacing any before."""
+        cursor = self.db.execute("UPDATE runs SET diagnosis_json = ? WHERE id = ?",
+                                 (_dumps([redact_config(dict(f)) for f in findings]), run_id))
+        if cursor.rowcount == 0:
+            raise NotFoundError(f"no run {run_id} in {self.path}")
+
+    @_locked
+    def diagnosis(self, run_id: int) -> list[dict[str, Any]] | None:
+        """The diagnosis kept with a run, or None when none was kept (older runs, imports)."""
+        row = self.db.execute("SELECT diagnosis_json FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no run {run_id} in {self.path}")
+        if not row[0]:
+            return None
+        value = json.loads(row[0])
+        return value if isinstance(value, list) else None
+
+    @_locked
+    def warmup_token_sources(self, run_id: int) -> set[str]:
+        """Where the warm-up requests' token counts came from ('usage', 'client')."""
+        return {r[0] for r in self.db.execute(
+            "SELECT DISTINCT tokens_source FROM tp_requests WHERE run_id = ? AND warmup = 1",
+            (run_id,)) if r[0] is not None}
 
     @_locked
     def get_run(self, run_id: int) -> RunRecord:

@@ -10,6 +10,7 @@ from desktop_app.core.metrics import DEFINITIONS as METRIC_DEFINITIONS
 from desktop_app.core.redact import redact_url
 from desktop_app.core.tables import CellRow, format_cell_table
 from desktop_app.core.throughput.diagnosis import unreliable_cells
+from desktop_app.core.throughput.records import finding_to_json
 from desktop_app.core.throughput.sweep import SweepResult, cell_summary_json
 from desktop_app.core.throughput.types import CellResult, Finding
 
@@ -56,8 +57,8 @@ def cell_json(index: int, cell: CellResult, unreliable: bool) -> dict:
 
 
 def finding_json(f: Finding) -> dict:
-    return {"code": f.code, "severity": f.severity, "message": f.message,
-            "evidence": f.evidence, "suggestion": f.suggestion}
+    """A finding in the sweep JSON: the shape it is kept in with its run."""
+    return finding_to_json(f)
 
 
 def sweep_to_json(result: SweepResult) -> dict:

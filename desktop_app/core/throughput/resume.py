@@ -26,17 +26,21 @@ resumed again).
 from __future__ import annotations
 
 import dataclasses
-import os
 from datetime import datetime
 from typing import Any
 
 from desktop_app.core.endpoint.client import make_client
 from desktop_app.core.endpoint.discovery import discover
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo, MetricSample
-from desktop_app.core.metrics import CellSummary, Distribution, RequestTiming
-from desktop_app.core.store import CellRecord, NotFoundError, RunRecord, Store
-from desktop_app.core.store.liveness import _HOSTNAME, _OWNER_TOKEN
+from desktop_app.core.runs import run_info
+from desktop_app.core.store import NotFoundError, RunRecord, Store
 from desktop_app.core.throughput.config import SweepConfig
+from desktop_app.core.throughput.records import (
+    StoredCell,
+    iter_request_rows,
+    request_record,
+    sweep_from,
+)
 from desktop_app.core.throughput.sweep import (
     ProgressCallback,
     RequestRecord,
@@ -44,10 +48,9 @@ from desktop_app.core.throughput.sweep import (
     SweepResult,
     run_sweep,
 )
-from desktop_app.core.throughput.types import CellResult, CellSpec, ClientLoad
+from desktop_app.core.throughput.types import CellResult, CellSpec
 
 RESUMABLE = ("interrupted", "cancelled", "failed")
-FINISHED_CELL = ("completed", "time_budget")
 
 
 class ResumeError(Exception):
@@ -74,74 +77,9 @@ def sweep_config_from_json(data: dict[str, Any], endpoint: EndpointConfig) -> Sw
     return SweepConfig(endpoint=dataclasses.replace(endpoint, **kept_ep), **values)
 
 
-def _epoch(iso: str | None) -> float | None:
-    return None if not iso else datetime.fromisoformat(iso).timestamp()
-
-
-def _timing(row: dict, origin: float) -> RequestTiming:
-    """A stored request back on the run's clock (seconds since `origin`, epoch seconds)."""
-    sent = row["sent_at"] - origin
-    first = None if row["ttft_s"] is None else sent + row["ttft_s"]
-    last = None if row["e2e_s"] is None else sent + row["e2e_s"]
-    chunks: list[float] = []
-    if first is not None:
-        chunks.append(first)
-        for gap in row["itl_s"] or ():
-            chunks.append(chunks[-1] + gap)
-    prompt = row["prompt_tokens"]
-    return RequestTiming(
-        prompt_tokens=prompt if prompt is not None else row["prompt_tokens_target"],
-        completion_tokens=row["completion_tokens"] or 0, sent_s=sent, first_token_s=first,
-        last_token_s=last, chunk_times_s=tuple(chunks), error_class=row["error_class"])
-
-
-def _record(index: int, row: dict) -> RequestRecord:
-    return RequestRecord(
-        index, row["seq"], row["response_id"], row["prompt_tokens_target"], row["prompt_tokens"],
-        row["completion_tokens"] or 0, row["tokens_source"], row["ttft_s"], row["e2e_s"],
-        row["error_class"], row["error_message"], row["status_code"], row["finish_reason"])
-
-
-def _sample(row: dict) -> MetricSample:
-    return MetricSample(t_s=row["t_s"], running=row["running"], waiting=row["waiting"],
-                        kv_cache_usage=row["kv_cache_usage"], preemptions=row["preemptions"],
-                        raw=row["raw_json"] or {})
-
-
-def _summary(d: dict) -> CellSummary:
-    """A stored cell summary (`CellSummary.to_dict`) back as a CellSummary, values unchanged."""
-    names = {f.name for f in dataclasses.fields(CellSummary)}
-    values = {k: v for k, v in d.items() if k in names}
-    for k, v in values.items():
-        if isinstance(v, dict) and k != "failures_by_class":
-            values[k] = Distribution(**v)
-    return CellSummary(**values)
-
-
-def _spec_matches(rec: CellRecord, spec: CellSpec) -> bool:
-    return (rec.input_tokens, rec.output_tokens, rec.concurrency, rec.request_rate) == (
+def _spec_matches(cell: StoredCell, spec: CellSpec) -> bool:
+    return (cell.input_tokens, cell.output_tokens, cell.concurrency, cell.request_rate) == (
         spec.input_tokens, spec.output_tokens, spec.concurrency, spec.request_rate)
-
-
-def _kept_cell(store: Store, run_id: int, rec: CellRecord, spec: CellSpec, origin: float,
-               ) -> tuple[CellResult, list[dict], list[MetricSample]] | None:
-    """A finished cell as stored, or None when it must run again."""
-    s = rec.summary
-    if rec.status not in FINISHED_CELL or not s:
-        return None
-    rows = [r for r in store.requests(run_id, cell_id=rec.id, limit=10**9) if not r["warmup"]]
-    if len(rows) != s.get("count"):
-        return None  # killed between the cell's end and the commit of its last rows
-    samples = [_sample(r) for r in store.metric_samples(run_id, cell_id=rec.id)]
-    load = s.get("client_load")
-    started, ended = _epoch(rec.started_at), _epoch(rec.ended_at)
-    cell = CellResult(
-        spec=spec, summary=_summary(s), timings=tuple(_timing(r, origin) for r in rows),
-        samples=tuple(samples), client_load=ClientLoad(**load) if load else None,
-        goodput=s.get("goodput"), token_mismatches=s.get("token_mismatches", 0),
-        started_s=0.0 if started is None else started - origin,
-        ended_s=0.0 if ended is None else ended - origin, status=rec.status)
-    return cell, rows, samples
 
 
 def check_resumable(store: Store, run_id: int) -> RunRecord:
@@ -169,28 +107,32 @@ def plan_resume(store: Store, run_id: int, endpoint: EndpointConfig,
     run = check_resumable(store, run_id)
     config = sweep_config_from_json(run.config, endpoint)
     specs = config.cells()
-    origin = _epoch(run.started_at) or _epoch(run.created_at)
-    stored = {c.cell_index: c for c in store.cells(run_id)}
+    sweep = sweep_from(store, run_info(run), chunks=True)
+    origin = datetime.fromisoformat(sweep.info.started_at).timestamp()
+    stored = {c.index: c for c in sweep.cells}
+    rows_by_cell: dict[int | None, list[dict]] = {}
+    for row in iter_request_rows(store, run_id):
+        if not row["warmup"]:
+            rows_by_cell.setdefault(row["cell_id"], []).append(row)
     kept: dict[int, CellResult] = {}
     requests: list[RequestRecord] = []
     samples: list[MetricSample] = []
     for i, spec in enumerate(specs):
-        rec = stored.get(i)
-        if rec is None:
+        cell = stored.get(i)
+        if cell is None:
             continue
-        if not _spec_matches(rec, spec):
-            raise ResumeError(f"run {run_id}: stored cell {i} ({rec.input_tokens} in, "
-                              f"{rec.output_tokens} out) does not match its configuration")
-        found = _kept_cell(store, run_id, rec, spec, origin)
-        if found is not None:
-            kept[i], rows, cell_samples = found
-            requests += [_record(i, r) for r in rows]
-            samples += cell_samples
+        if not _spec_matches(cell, spec):
+            raise ResumeError(f"run {run_id}: stored cell {i} ({cell.input_tokens} in, "
+                              f"{cell.output_tokens} out) does not match its configuration")
+        rows = rows_by_cell.get(cell.id, [])
+        # Kept only when finished with every request it counted committed (a kill between
+        # the cell's end and the commit of its last rows leaves fewer).
+        if cell.finished and cell.counts_known and len(rows) == cell.summary.count:
+            kept[i] = dataclasses.replace(cell.result, spec=spec)
+            requests += [request_record(i, r) for r in rows]
+            samples += cell.result.samples
     # Whether the server sends usage, as the first warm-up found (no warm-up: assumed, as then).
-    with store._lock:  # Store's own lock: other threads may be using the same connection
-        sources = {r[0] for r in store.db.execute(
-            "SELECT DISTINCT tokens_source FROM tp_requests WHERE run_id = ? AND warmup = 1",
-            (run_id,))}
+    sources = store.warmup_token_sources(run_id)
     usage = "usage" in sources if sources else True
 
     cell_ids = [stored[i].id if i in stored else -1 for i in range(len(specs))]
@@ -203,38 +145,27 @@ def plan_resume(store: Store, run_id: int, endpoint: EndpointConfig,
     return config, plan
 
 
-def _claim(store: Store, run: RunRecord, specs: list[CellSpec], stored: dict[int, CellRecord],
+def _claim(store: Store, run: RunRecord, specs: list[CellSpec], stored: dict[int, StoredCell],
            kept: dict[int, CellResult], cell_ids: list[int]) -> None:
     """Take the run over for this process and clear the cells to re-run, in one transaction.
 
-    The status test in the UPDATE makes two resumes of one run exclusive: the second finds it
-    'running' and gives up. Cells the store never got (killed while adding them) are added, and
-    their ids written into `cell_ids`.
+    `Store.claim_run` makes two resumes of one run exclusive: the second finds it 'running' and
+    gives up. Cells the store never got (killed while adding them) are added, and their ids
+    written into `cell_ids`.
     """
-    db = store.db
-    # Under Store's own lock (its methods take it too): the GUI polls the same connection from
-    # another thread while a sweep runs. Store has no public call for taking a run over.
-    with store._lock, db.atomic():
-        taken = db.execute(
-            "UPDATE runs SET status = 'running', ended_at = NULL, error = NULL, pid = ?, "
-            "hostname = ?, owner_token = ? WHERE id = ? AND status IN (?, ?, ?)",
-            (os.getpid(), _HOSTNAME, _OWNER_TOKEN, run.id, *RESUMABLE)).rowcount
-        if not taken:
-            raise ResumeError(f"run {run.id} was resumed or changed by another process meanwhile")
-        for i, rec in stored.items():
-            if i in kept or i >= len(specs):
-                continue
-            db.execute("DELETE FROM tp_requests WHERE run_id = ? AND cell_id = ?", (run.id, rec.id))
-            db.execute("DELETE FROM metric_samples WHERE run_id = ? AND cell_id = ?",
-                       (run.id, rec.id))
-            db.execute("UPDATE tp_cells SET status = 'pending', started_at = NULL, "
-                       "ended_at = NULL, summary_json = NULL WHERE id = ?", (rec.id,))
+    def prepare() -> None:
+        for i, cell in stored.items():
+            if i not in kept and i < len(specs):
+                store.reset_cell(run.id, cell.id)
         for i, spec in enumerate(specs):
             if i not in stored:
                 cell_ids[i] = store.add_cell(
                     run.id, cell_index=i, input_tokens=spec.input_tokens,
                     output_tokens=spec.output_tokens, concurrency=spec.concurrency,
                     request_rate=spec.request_rate, status="pending")
+
+    if not store.claim_run(run.id, RESUMABLE, prepare):
+        raise ResumeError(f"run {run.id} was resumed or changed by another process meanwhile")
 
 
 async def resume_sweep(

@@ -1,0 +1,232 @@
+"""The one way a stored SQL evaluation is read back: `load_eval(store, run_id)`.
+
+This module alone knows how a question row is stored (``sql_questions`` with its
+``verdicts_json``, see runner.py) and turns it into typed values; the SQL Agent page, the
+Inspector, the Runs page, the comparison, the PDF, the exports, re-judging and the CLI read
+through it, so every view of one run shows the same counts.
+
+What counts: a question is *judged* when it finished (status completed) and has a verdict for
+the judge; a question a stopped run started but never finished is *unfinished*, shown apart and
+never counted as a failure (:func:`desktop_app.core.runs.pass_count`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktop_app.core.runs import PassCount, RunInfo, pass_count, run_info
+from desktop_app.core.sqleval.export import EpochSpread, JudgeSummary, TierStats, summarize
+from desktop_app.core.sqleval.runner import ItemResult
+from desktop_app.core.sqleval.types import JUDGE_MODES, JudgeFinding, QuestionOutcome, Verdict
+from desktop_app.core.store import Store
+
+__all__ = ["StepTokens", "StoredQuestion", "SqlRun", "load_eval", "question_from_row", "question_rows", "step_rows",
+           "verdicts_from_stored"]
+
+
+@dataclass(frozen=True)
+class StepTokens:
+    """One agent step (one model request): prompt and completion tokens, latency (s)."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+
+
+@dataclass(frozen=True)
+class StoredQuestion:
+    """One question of a SQL run in one epoch, as stored. `verdicts` is empty for a question
+    that never finished; `findings` are sqlglot's explanations of the final SQL; `steps` is
+    filled only when the loader was asked for them (the step count is always there)."""
+
+    row_id: int
+    question_id: str
+    tier: str
+    epoch: int
+    status: str
+    stop_reason: str
+    text_en: str
+    text_zh: str
+    verdicts: dict[str, Verdict] = field(hash=False)
+    failure_class: str | None = None
+    findings: tuple[JudgeFinding, ...] = ()
+    counterfactual: str = ""
+    steps: tuple[StepTokens, ...] = ()
+    step_count: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    final_sql: str = ""
+    result: dict = field(default_factory=dict, hash=False)
+    started_at: str | None = None
+    ended_at: str | None = None
+
+    @property
+    def judged(self) -> bool:
+        return self.status == "completed" and bool(self.verdicts)
+
+    def outcome(self, judge: str) -> bool | None:
+        """True/False under `judge`, None when not judged (unfinished, or that judge not run)."""
+        v = self.verdicts.get(judge) if self.status == "completed" else None
+        return None if v is None else v.passed
+
+    @property
+    def passed(self) -> dict[str, bool]:
+        return {j: v.passed for j, v in self.verdicts.items()} if self.judged else {}
+
+    @property
+    def strict_findings(self) -> tuple[str, ...]:
+        strict = self.verdicts.get("strict")
+        return tuple(f.message for f in strict.findings) if strict else ()
+
+    @property
+    def explanations(self) -> tuple[str, ...]:
+        return tuple(f.message for f in self.findings)
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def item(self) -> ItemResult:
+        """The question as the runner's ItemResult (for summaries and the JSON shapes)."""
+        outcome = QuestionOutcome(
+            self.question_id, self.tier, self.epoch, (), self.stop_reason, self.final_sql or None,
+            None, self.result.get("error") if self.result else None, dict(self.verdicts),
+            self.prompt_tokens, self.completion_tokens, self.seconds)
+        return ItemResult(outcome, self.counterfactual, self.findings, self.step_count,
+                          self.row_id)
+
+
+@dataclass(frozen=True)
+class SqlRun:
+    """A stored SQL evaluation: every question row (judged or not), and the summaries of the
+    judged ones (`summary` per judge, `tiers` effort, `spread` across epochs when several).
+    `tolerance` is the tolerant and full judges' numeric tolerance."""
+
+    info: RunInfo
+    judges: tuple[str, ...]
+    tolerance: float | None
+    questions: tuple[StoredQuestion, ...]
+    summary: dict[str, JudgeSummary] = field(hash=False)
+    tiers: dict[str, TierStats] = field(hash=False)
+    spread: dict[str, EpochSpread] = field(default_factory=dict, hash=False)
+
+    @property
+    def judged(self) -> tuple[StoredQuestion, ...]:
+        return tuple(q for q in self.questions if q.judged)
+
+    def pass_count(self, judge: str, tier: str | None = None) -> PassCount:
+        """Passed / judged under `judge` (optionally in one tier), unfinished counted apart."""
+        qs = [q for q in self.questions if tier is None or q.tier == tier]
+        return pass_count(q.outcome(judge) for q in qs)
+
+    def pass_rate(self, judge: str) -> float | None:
+        """passed / judged under `judge` (0..1), or None when nothing was judged by it."""
+        return self.pass_count(judge).rate
+
+    def failure_classes(self) -> list[tuple[str, int]]:
+        """Strict failure classes of the judged questions, most frequent first."""
+        counts = Counter(q.failure_class for q in self.judged if q.failure_class)
+        return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+    def outcomes(self, judge: str) -> dict[tuple[str, int], bool]:
+        """(question id, epoch) -> passed, for the questions judged by `judge`: what a paired
+        comparison of two runs on the same questions matches up."""
+        return {(q.question_id, q.epoch): o for q in self.questions
+                if (o := q.outcome(judge)) is not None}
+
+    def items(self) -> list[ItemResult]:
+        return [q.item() for q in self.judged]
+
+
+# --------------------------------------------------------------------------- decoding
+
+
+def _finding(d: Any) -> JudgeFinding | None:
+    if not isinstance(d, dict):
+        return None
+    cells = []
+    for c in d.get("cells") or ():
+        if isinstance(c, list | tuple) and len(c) == 4:
+            cells.append((c[0], str(c[1]), str(c[2]), str(c[3])))
+    return JudgeFinding(str(d.get("code") or ""), str(d.get("message") or ""), tuple(cells))
+
+
+def _findings(items: Any) -> tuple[JudgeFinding, ...]:
+    if not isinstance(items, list):
+        return ()
+    return tuple(f for f in map(_finding, items) if f is not None)
+
+
+def verdicts_from_stored(stored: dict | None) -> dict[str, Verdict]:
+    """The verdicts of a stored ``verdicts_json`` (judge -> Verdict)."""
+    out = {}
+    raw = (stored or {}).get("verdicts") if isinstance(stored, dict) else None
+    for judge, v in (raw or {}).items():
+        if isinstance(v, dict):
+            out[judge] = Verdict(judge, bool(v.get("passed")), _findings(v.get("findings")),
+                                 v.get("tolerance"))
+    return out
+
+
+def question_from_row(row: dict, steps: Iterable[dict] = ()) -> StoredQuestion:
+    """A ``Store.sql_questions`` row (and optionally its ``Store.sql_steps``) as a
+    StoredQuestion."""
+    stored = row.get("verdicts_json") or {}
+    stored = stored if isinstance(stored, dict) else {}
+    q = stored.get("question") if isinstance(stored.get("question"), dict) else {}
+    step_tokens = tuple(StepTokens(s.get("prompt_tokens") or 0, s.get("completion_tokens") or 0,
+                                   s.get("latency_s") or 0.0) for s in steps)
+    result = row.get("result_json")
+    return StoredQuestion(
+        row_id=row["id"], question_id=str(row["question_id"]), tier=row.get("tier") or "hard",
+        epoch=row.get("epoch") or 0, status=row.get("status") or "",
+        stop_reason=row.get("stop_reason") or "", text_en=str(q.get("text_en") or ""),
+        text_zh=str(q.get("text_zh") or ""), verdicts=verdicts_from_stored(stored),
+        failure_class=row.get("failure_class"), findings=_findings(stored.get("findings")),
+        counterfactual=str(stored.get("counterfactual") or ""), steps=step_tokens,
+        step_count=row.get("steps") or len(step_tokens),
+        prompt_tokens=row.get("prompt_tokens") or 0,
+        completion_tokens=row.get("completion_tokens") or 0, seconds=row.get("seconds") or 0.0,
+        final_sql=row.get("final_sql") or "", result=result if isinstance(result, dict) else {},
+        started_at=row.get("started_at"), ended_at=row.get("ended_at"))
+
+
+def question_rows(store: Store, run_id: int) -> list[dict[str, Any]]:
+    """A SQL run's question rows exactly as stored (``*_json`` decoded): for the exports, which
+    copy the stored shape (docs/EXPORTS.md). Everything else reads `load_eval`."""
+    return store.sql_questions(run_id)
+
+
+def step_rows(store: Store, question_row_id: int) -> list[dict[str, Any]]:
+    """One question's agent steps exactly as stored (``*_json`` decoded), in order."""
+    return store.sql_steps(question_row_id)
+
+
+def load_eval(store: Store, run_id: int, *, steps: bool = False) -> SqlRun:
+    """The stored SQL run `run_id`, typed. `steps=True` also reads every question's steps
+    (the Inspector and the PDF's effort figures need them; the Runs page does not).
+
+    Raises NotFoundError for an unknown id, ValueError for a run of another kind. Blocking
+    (SQLite): call it in a thread from the GUI.
+    """
+    record = store.get_run(run_id)
+    if record.kind != "sql":
+        raise ValueError(f"run {run_id} is a {record.kind} run, not a SQL evaluation")
+    return eval_from(store, run_info(record), steps=steps)
+
+
+def eval_from(store: Store, info: RunInfo, *, steps: bool = False) -> SqlRun:
+    """`load_eval` for a run whose identity is already read."""
+    questions = tuple(
+        question_from_row(row, step_rows(store, row["id"]) if steps else ())
+        for row in question_rows(store, info.id))
+    configured = info.config.get("judges") if isinstance(info.config, dict) else None
+    judges = tuple(configured or JUDGE_MODES)
+    judged_items = [q.item() for q in questions if q.judged]
+    summary, tiers, spread = summarize(judged_items, judges)
+    tolerance = info.config.get("tolerance") if isinstance(info.config, dict) else None
+    return SqlRun(info, judges, tolerance, questions, summary, tiers, spread)

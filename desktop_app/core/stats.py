@@ -1,0 +1,120 @@
+"""The noise of a figure, and when two figures really differ.
+
+Every figure a comparison sets side by side is an :class:`Estimate`: the value, a confidence
+interval and the number of observations behind it. The methods, stated once (docs/COMPARE.md and
+the PDF appendix quote them):
+
+* **Bootstrap percentile interval** (`bootstrap`): the statistic (mean or median) of
+  :data:`BOOTSTRAP_RESAMPLES` resamples drawn with replacement from the cell's requests, the
+  2.5th and 97.5th percentiles of those values. The resampling is seeded from the data, so the
+  same stored run always gives the same interval. One observation gives no interval (low = high
+  = value, ``n`` = 1): it can never be called different from anything.
+* **Different** (`differ`): the two intervals do not overlap. This is deliberately conservative
+  (two 95 % intervals that just fail to overlap mean a difference at about the 0.6 % level):
+  a comparison that hands on a verdict would rather say "about even" than name a winner in the
+  noise.
+* **Exact McNemar test** (`mcnemar_exact`): for two runs judged on the same questions, only the
+  discordant questions count: ``b`` that A passed and B failed, ``c`` the other way. Under "no
+  difference" each discordant question is a fair coin, so the two-sided p-value is
+  ``min(1, 2 * P[Binomial(b + c, 1/2) <= min(b, c)])``. Significant at :data:`ALPHA`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+BOOTSTRAP_RESAMPLES = 2000
+CONFIDENCE = 0.95
+ALPHA = 0.05
+
+Statistic = Literal["mean", "median"]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A figure with its noise: `value` (the statistic of the sample), the `CONFIDENCE`
+    interval [`low`, `high`] in the same unit, `n` observations, and the `method` that made the
+    interval ("bootstrap-mean", "bootstrap-median", or "none" when there was nothing to resample,
+    e.g. a figure an imported file gave without its requests)."""
+
+    value: float
+    low: float
+    high: float
+    n: int
+    method: str = "none"
+
+    @property
+    def has_interval(self) -> bool:
+        """True when the interval came from at least two observations."""
+        return self.method != "none" and self.n >= 2
+
+    def to_json(self) -> dict:
+        return {"value": self.value, "low": self.low, "high": self.high, "n": self.n,
+                "method": self.method}
+
+
+def point(value: float, n: int = 1) -> Estimate:
+    """A figure known without its observations: no interval, so it never differs."""
+    return Estimate(value, value, value, n, "none")
+
+
+def _seed(arr: np.ndarray) -> int:
+    # From the data, not a global: the same stored cell must give the same interval every time
+    # a view asks (the PDF and the CLI print the same numbers).
+    return int.from_bytes(hashlib.blake2b(arr.tobytes(), digest_size=8).digest(), "little")
+
+
+def bootstrap(values: Sequence[float], statistic: Statistic = "mean",
+              resamples: int = BOOTSTRAP_RESAMPLES) -> Estimate | None:
+    """The `statistic` of `values` with its bootstrap percentile interval; None when empty.
+
+    Non-finite values are dropped first (a figure the client could not compute). Pure and
+    deterministic for a given sample.
+    """
+    arr = np.asarray([v for v in values if v is not None], dtype=float)
+    arr = arr[np.isfinite(arr)]
+    if arr.size == 0:
+        return None
+    stat = np.mean if statistic == "mean" else np.median
+    value = float(stat(arr))
+    if arr.size == 1:
+        return Estimate(value, value, value, 1, "none")
+    rng = np.random.default_rng(_seed(arr))
+    # Resampled in blocks so 100k-request cells stay within a few MB.
+    block = max(1, min(resamples, 4_000_000 // arr.size))
+    stats = []
+    done = 0
+    while done < resamples:
+        k = min(block, resamples - done)
+        idx = rng.integers(0, arr.size, size=(k, arr.size))
+        stats.append(stat(arr[idx], axis=1))
+        done += k
+    all_stats = np.concatenate(stats)
+    tail = (1.0 - CONFIDENCE) / 2 * 100
+    low, high = np.percentile(all_stats, [tail, 100 - tail])
+    return Estimate(value, float(low), float(high), int(arr.size), f"bootstrap-{statistic}")
+
+
+def differ(a: Estimate, b: Estimate) -> bool:
+    """True when `a` and `b` are really different: both have intervals and they do not overlap."""
+    if not (a.has_interval and b.has_interval):
+        return False
+    return a.high < b.low or b.high < a.low
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value for `b` and `c` discordant pairs (see the module doc)."""
+    if b < 0 or c < 0:
+        raise ValueError("discordant counts cannot be negative")
+    n = b + c
+    if n == 0:
+        return 1.0
+    k = min(b, c)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2.0**n
+    return min(1.0, 2.0 * tail)
