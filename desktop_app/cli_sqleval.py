@@ -83,6 +83,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--tool-mode", choices=["native", "text"], default="native",
                     help="native tool calls, or text: the answer is a fenced ```sql block")
     ev.add_argument("--name", help="a name for the run")
+    ev.add_argument("--note", metavar="TEXT", help="a note kept with the run")
+    ev.add_argument("--setting", action="append", default=[], metavar="KEY=VALUE",
+                    help="a server setting the engine does not report, e.g. --setting "
+                    "max-num-seqs=2; recorded with the run")
     p.add_argument("--json", type=Path, metavar="OUT", help="write every verdict as JSON")
     p.add_argument("--no-store", action="store_true", help="do not keep the run in the store")
 
@@ -99,6 +103,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def build_config(args: argparse.Namespace, base_url: str):
     """The EvalConfig from the flags; InputError names the flag at fault."""
+    from desktop_app.core.endpoint.server_settings import user_settings
     from desktop_app.core.endpoint.types import EndpointConfig
     from desktop_app.core.sqleval.runner import EvalConfig
     from desktop_app.core.sqleval.types import JUDGE_MODES, STRATEGIES, TIERS
@@ -116,7 +121,8 @@ def build_config(args: argparse.Namespace, base_url: str):
         max_steps=args.max_steps, max_tokens=args.max_tokens, time_limit_s=args.time_limit,
         sql_time_limit_s=args.sql_time_limit, concurrency=args.concurrency, epochs=args.epochs,
         language=args.language, tool_mode=args.tool_mode, name=args.name or "",
-        retries=args.retries)
+        retries=args.retries, notes=(args.note or "").strip(),
+        server_settings=user_settings(args.setting))
     try:
         config.validate()
     except InputError as exc:  # name the flag, not the field

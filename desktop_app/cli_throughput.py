@@ -56,6 +56,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                        help="identical prompts per length (measures prefix-cache hits)")
     sweep.add_argument("--no-metrics", action="store_true", help="do not scrape /metrics")
     sweep.add_argument("--name", help="a name for the run")
+    sweep.add_argument("--note", metavar="TEXT", help="a note kept with the run")
+    sweep.add_argument("--setting", action="append", default=[], metavar="KEY=VALUE",
+                       help="a server setting the engine does not report, e.g. --setting "
+                       "max-num-seqs=2; recorded with the run")
     p.add_argument("--json", type=Path, metavar="OUT", help="write every figure as JSON")
     p.add_argument("--no-store", action="store_true", help="do not keep the run in the store")
 
@@ -75,6 +79,7 @@ def _ints(value, field: str) -> tuple[int, ...]:
 
 def build_config(args: argparse.Namespace, base_url: str, model: str):
     """The SweepConfig from flags (which win) and an optional --config file."""
+    from desktop_app.core.endpoint.server_settings import user_settings
     from desktop_app.core.endpoint.types import EndpointConfig
     from desktop_app.core.throughput.config import SweepConfig, load_sweep_toml
 
@@ -104,6 +109,8 @@ def build_config(args: argparse.Namespace, base_url: str, model: str):
         unique_prompts=not (args.same_prompts or raw.get("unique_prompts") is False),
         scrape_metrics=not (args.no_metrics or raw.get("scrape_metrics") is False),
         name=_option(args, raw, "name", "name", ""),
+        notes=(args.note or "").strip(),
+        server_settings=user_settings(args.setting),
     ), raw
 
 

@@ -21,12 +21,14 @@ from dataclasses import dataclass
 import httpx
 
 from desktop_app.core.endpoint.client import EndpointError, status_text, error_message, make_client
+from desktop_app.core.endpoint.server_settings import ServerSettings, read_server_settings
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo, TokenizerKind
 from desktop_app.core.endpoint.urls import validate_base_url
 
 __all__ = ["EndpointError", "count_prompt_tokens", "discover", "validate_base_url"]
 
 _PROBE_TIMEOUT_S = 10.0  # each optional probe; they run concurrently
+_SETTINGS_TIMEOUT_S = 12.0  # all of read_server_settings (its probes are bounded by 5 s each)
 _MODELS_TIMEOUT_S = 30.0  # GET /v1/models: a user is waiting, and it is a cheap call
 _PROBES = ("/version", "/metrics", "/health", "/props", "/get_server_info", "/api/version",
            "/info")
@@ -118,12 +120,24 @@ async def _discover(config: EndpointConfig, client: httpx.AsyncClient) -> Endpoi
         engine == "unknown" and bool(prefixes))
     notes += _notes(engine, tokenizer, has_metrics, metrics, prefixes, probe, server, config,
                     models)
+    # The simulator always speaks vLLM's /version and /metrics, whichever engine it names.
+    settings = await _server_settings(client, config.root_url, "vllm" if simulated else engine)
     return EndpointInfo(
         models=models, engine=engine, engine_version=_str_or_none(engine_version),
         tokenizer=tokenizer, has_metrics=has_metrics, simulated=simulated,
         accepts_ignore_eos=simulated or engine in _IGNORE_EOS, latency_s=latency_s,
-        notes=tuple(notes),
+        notes=tuple(notes), server_settings=settings,
     )
+
+
+async def _server_settings(client: httpx.AsyncClient, root: str, engine: str
+                           ) -> ServerSettings | None:
+    """The server's own settings, or None: reading them must never fail discovery."""
+    try:
+        return await asyncio.wait_for(read_server_settings(client, root, engine),
+                                      _SETTINGS_TIMEOUT_S)
+    except Exception:  # noqa: BLE001 (CancelledError is not an Exception: it propagates)
+        return None
 
 
 _METRIC_PREFIXES_FOR = {engine: prefix for prefix, engine in _METRIC_PREFIXES.items()}

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from desktop_app.core.endpoint.server_settings import ServerSettings
+
 Api = Literal["chat", "completions"]
 Engine = Literal["vllm", "sglang", "llamacpp", "llamacpp-python", "ollama", "tgi", "unknown"]
 TokenizerKind = Literal["vllm", "llamacpp", "llamacpp-python"]  # which /tokenize shape, if any
@@ -66,6 +68,9 @@ class EndpointInfo:
     accepts_ignore_eos: bool  # vLLM, SGLang, llama.cpp server, the simulator
     latency_s: float  # round trip of GET /v1/models
     notes: tuple[str, ...] = ()  # what discovery could not tell, in words
+    # What the server reports of its own settings (server_settings.read_server_settings); None
+    # when discovery could not read them at all.
+    server_settings: ServerSettings | None = None
 
 
 @dataclass(frozen=True)

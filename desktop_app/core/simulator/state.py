@@ -116,3 +116,30 @@ class _VllmCollector:
             buckets.append(("+Inf" if bound == float("inf") else repr(bound), cumulative))
         h.add_metric(value, buckets, sum_value=st.queue_sum_s)
         yield h
+        yield from _config_info(st.profile)
+
+
+SIM_BLOCK_SIZE = 16  # vLLM's default block size; the simulator counts KV in tokens
+
+
+def _config_info(profile: Profile):
+    """The profile's settings as vLLM exposes its own: info gauges set to 1, settings as labels.
+
+    `vllm:cache_config_info` is vLLM's (labels as its CacheConfig spells them; num_gpu_blocks is
+    the profile's kv_cache_tokens in blocks of SIM_BLOCK_SIZE). vLLM exports no scheduler
+    config-info gauge; `vllm:scheduler_config_info` follows the name vLLM's `log_metrics_info`
+    would give a "scheduler_config", so the same `vllm:*_config_info` reader finds max_num_seqs
+    and max_num_batched_tokens, read rather than typed.
+    """
+    cache = GaugeMetricFamily("vllm:cache_config_info", "Information of the LLMEngine CacheConfig",
+                              labels=["block_size", "cache_dtype", "gpu_memory_utilization",
+                                      "num_gpu_blocks"])
+    cache.add_metric([str(SIM_BLOCK_SIZE), "auto", repr(profile.gpu_memory_utilization),
+                      str(profile.kv_cache_tokens // SIM_BLOCK_SIZE)], 1.0)
+    yield cache
+    sched = GaugeMetricFamily("vllm:scheduler_config_info",
+                              "Information of the simulated SchedulerConfig",
+                              labels=["max_model_len", "max_num_batched_tokens", "max_num_seqs"])
+    sched.add_metric([str(profile.max_model_len), str(profile.max_num_batched_tokens),
+                      str(profile.max_num_seqs)], 1.0)
+    yield sched

@@ -32,6 +32,7 @@ import httpx
 
 from desktop_app.core.endpoint.client import make_client
 from desktop_app.core.endpoint.discovery import choose_model, discover
+from desktop_app.core.endpoint.server_settings import stored_settings
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo
 from desktop_app.core.parsing import InputError
 from desktop_app.core.redact import redact_url
@@ -111,6 +112,10 @@ class EvalConfig:
     temperature: float = 0.0
     name: str = ""
     retries: int = 0
+    notes: str = ""  # the user's note, stored as the run's notes
+    # Server settings the user typed (`parse_user_settings`), recorded with the run beside what
+    # the server reports (`merge_settings`).
+    server_settings: dict = field(default_factory=dict)
 
     def validate(self) -> None:
         """Raise InputError naming the first bad field."""
@@ -367,7 +372,9 @@ async def run_eval(config: EvalConfig, store: Store | None = None,
                     model=config.endpoint.model,
                     engine=("simulated " if info.simulated else "") + info.engine,
                     config={**config.to_json(), "set_name": qset.name,
-                            "set_path": str(qset.path)})
+                            "set_path": str(qset.path),
+                            **stored_settings(info.server_settings, config.server_settings)},
+                    notes=config.notes or None)
                 run.writer = store.writer()
             await _execute(run, http, questions, store)
         finally:

@@ -52,6 +52,21 @@ class SweepConfig:
     seed: int = 0
     name: str = ""
     extra_body: dict = field(default_factory=dict)
+    notes: str = ""  # the user's note, stored as the run's notes
+    # Server settings the user typed (`parse_user_settings`): recorded with the run beside what
+    # the server reports (`merge_settings`); never sent anywhere.
+    server_settings: dict = field(default_factory=dict)
+    # Only in a stored record: where each value of the merged `server_settings` came from.
+    # A config rebuilt from one (resume) gets back just the user-typed settings.
+    server_settings_source: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.server_settings_source:
+            from desktop_app.core.endpoint.server_settings import user_settings_from_stored
+
+            object.__setattr__(self, "server_settings", user_settings_from_stored(
+                self.server_settings, self.server_settings_source))
+            object.__setattr__(self, "server_settings_source", {})
 
     @property
     def open_loop(self) -> bool:
@@ -104,6 +119,9 @@ class SweepConfig:
                 raise InputError(name, f"{value!r} must be a positive number of seconds")
         if not self.endpoint.model:
             raise InputError("model", "choose a model (the endpoint's /v1/models lists them)")
+        for key, value in self.server_settings.items():
+            if not isinstance(key, str) or not isinstance(value, (str, int, float, bool)):
+                raise InputError("server settings", f"{key!r}: a setting is text or a number")
 
 
 def _positive_ints(values: tuple[int, ...], field_name: str) -> None:

@@ -24,12 +24,14 @@ from dataclasses import dataclass, field
 
 from desktop_app.core.endpoint.client import make_client, stream_request
 from desktop_app.core.endpoint.discovery import choose_model, discover
+from desktop_app.core.endpoint.server_settings import stored_settings
 from desktop_app.core.endpoint.types import EndpointInfo, MetricSample, StreamResult
 from desktop_app.core.metrics import RequestTiming, request_metrics, summarize_cell
 from desktop_app.core.parsing import InputError
 from desktop_app.core.store import RunWriter, Store, utc_now_iso
 from desktop_app.core.throughput.config import SweepConfig
 from desktop_app.core.throughput.diagnosis import diagnose
+from desktop_app.core.throughput.records import save_diagnosis
 from desktop_app.core.throughput.loops import ClientLoadMonitor, closed_loop, open_loop
 from desktop_app.core.throughput.prompts import PromptError, PromptFactory, check_prompt_tokens
 from desktop_app.core.throughput.servermetrics import MetricsScraper
@@ -248,7 +250,9 @@ async def run_sweep(
                 store.create_run, "throughput", name=config.name or _default_name(config, info),
                 endpoint_url=config.endpoint.base_url, model=config.endpoint.model,
                 engine=("simulated " if info.simulated else "") + info.engine,
-                config=config.to_json(),
+                config={**config.to_json(),
+                        **stored_settings(info.server_settings, config.server_settings)},
+                notes=config.notes or None,
             )
             result.run_id = run_id
             run.writer = store.writer()
@@ -335,6 +339,8 @@ async def _execute(run: _Run, client, info: EndpointInfo, specs: list[CellSpec],
         for i, cell in enumerate(result.cells):
             await asyncio.to_thread(run.store.update_cell, cell_ids[i],
                                     summary_json=cell_summary_json(cell))
+        # Kept with the run: reopening it shows these findings, not a rebuild.
+        await asyncio.to_thread(save_diagnosis, run.store, result.run_id, result.findings)
 
 
 async def _warm_up(run: _Run, client, info, prompts, spec: CellSpec, result: SweepResult) -> bool:
