@@ -26,6 +26,7 @@ Headless commands work without a display, e.g.:
   throughline sqleval --simulator fast --model sim/seed-reference --json out.json
   throughline sql --db sales-25:sales "SELECT COUNT(*) FROM orders"
   throughline runs                                  list stored runs
+  throughline compare --runs 3,4                    two runs side by side, verdicts on noise
   throughline export --run 12 --format csv --out results   a run as CSV (or json)
   throughline import profile_export_aiperf.json     store AIPerf/vLLM/GuideLLM results
   throughline resume 12 --simulator fast            finish interrupted sweep 12
@@ -104,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from desktop_app import cli_demo, cli_judge, cli_resume, cli_sql, cli_sqleval, cli_throughput
     from desktop_app import cli_exchange
-    from desktop_app import cli_report
+    from desktop_app import cli_compare, cli_report
 
     cli_throughput.add_parser(sub)
     cli_resume.add_parser(sub)
@@ -114,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_demo.add_parser(sub)
     cli_exchange.add_parser(sub)  # export and import
     cli_report.add_parser(sub)
+    cli_compare.add_parser(sub)
 
     sub.add_parser("profiles", help="list the simulator profiles")
 
@@ -250,25 +252,41 @@ def _cmd_profiles(args: argparse.Namespace) -> int:
 
 
 def _cmd_runs(args: argparse.Namespace) -> int:
+    from desktop_app.core.overview import overview
+    from desktop_app.core.runs import run_info
     from desktop_app.core.store import Store, StoreError, resolve_db_path
 
     path = resolve_db_path(None)
     try:
         with Store.open(path) as store:
-            runs = store.list_runs(kind=args.kind, status=args.status, limit=args.limit)
+            runs = [overview(store, run_info(r)) for r in
+                    store.list_runs(kind=args.kind, status=args.status, limit=args.limit)]
     except StoreError as exc:
         raise CliError(str(exc)) from None
     if not runs:
         print(f"No runs in {path}")
         return 0
-    print(f"{'id':>5}  {'kind':10}  {'status':11}  {'started':20}  {'model':24}  endpoint")
-    for run in runs:
-        started = (run.started_at or "")[:19].replace("T", " ")
-        print(
-            f"{run.id:>5}  {run.kind:10}  {run.status:11}  {started:20}  "
-            f"{(run.model or '')[:24]:24}  {run.endpoint_url or ''}"
-        )
+    print(f"{'id':>5}  {'kind':10}  {'status':11}  {'started':16}  {'name':28}  {'result':34}  "
+          f"{'model':24}  endpoint")
+    for o in runs:
+        run = o.info
+        started = (run.started_at or "")[:16].replace("T", " ")
+        print(f"{run.id:>5}  {run.kind:10}  {run.status:11}  {started:16}  {run.name[:28]:28}  "
+              f"{_run_result(o)[:34]:34}  {run.model[:24]:24}  {run.endpoint}")
     return 0
+
+
+def _run_result(o) -> str:
+    """A sweep's cells and loads, or a SQL run's pass counts: the figures every view shows."""
+    if o.info.kind == "throughput":
+        return f"{o.cells_finished}/{o.cells} cells {','.join(o.loads)}"
+    parts = []
+    for judge, count in o.passes.items():
+        text = f"{judge} {count.text}"
+        if count.unfinished:
+            text += f" +{count.unfinished} unfinished"
+        parts.append(text)
+    return "; ".join(parts)
 
 
 _COMMANDS = {
@@ -285,6 +303,7 @@ _COMMANDS = {
     "export": _lazy("desktop_app.cli_exchange", "run_export"),
     "import": _lazy("desktop_app.cli_exchange", "run_import"),
     "report": _lazy("desktop_app.cli_report", "run_report"),
+    "compare": _lazy("desktop_app.cli_compare", "run_compare"),
     "profiles": _cmd_profiles,
     "runs": _cmd_runs,
 }

@@ -70,14 +70,15 @@ def run_export(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     """Import one file; prints the new run's id, source, cells and the metrics it lacks."""
     from desktop_app.core.exchange import import_file
+    from desktop_app.core.throughput.records import load_sweep
 
     if getattr(args, "import_db", None):
         # The same rule as the top-level --db (cli.main): the store reads THROUGHLINE_DB.
         os.environ["THROUGHLINE_DB"] = str(Path(args.import_db).expanduser().resolve())
     with _open_store() as store:
         run_id = import_file(store, args.file)
-        run = store.get_run(run_id)
-        cells = store.cells(run_id)
+        sweep = load_sweep(store, run_id, requests=False)
+    run, cells = sweep.info, sweep.cells
     missing = run.config.get("missing") or []
     print(f"Imported {args.file} as run {run_id} ({run.name}; {len(cells)} cell(s)) "
           f"into {store.path}")

@@ -519,7 +519,9 @@ async def rejudge(store: Store, run_id: int, *, modes: tuple[str, ...] = JUDGE_M
     stored = record.config or {}
     where = stored.get("set_path") or stored.get("questions") or "sales-25"
     qset = await asyncio.to_thread(_load_set, where, sets_dir, cache_dir, check_gold=False)
-    rows = await asyncio.to_thread(store.sql_questions, run_id)
+    from desktop_app.core.sqleval.records import question_rows  # records import this module
+
+    rows = await asyncio.to_thread(question_rows, store, run_id)
     by_id = {q.id: q for q in qset.questions}
     result = EvalResult(run_id, qset.name, record.model or "", tuple(modes), tolerance,
                         status=record.status, rejudged=True,

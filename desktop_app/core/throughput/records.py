@@ -33,7 +33,7 @@ from desktop_app.core.throughput.diagnosis import diagnose
 from desktop_app.core.throughput.types import CellResult, CellSpec, ClientLoad, Finding
 
 __all__ = ["StoredCell", "ThroughputRun", "cell_result", "findings_from_json", "load_sweep",
-           "iter_request_rows", "request_record", "sample_from_row", "sample_rows", "save_diagnosis", "finding_to_json", "summary_from_json", "sweep_from", "timing_from_row"]
+           "iter_request_rows", "request_ids", "request_record", "request_rows_by_id", "sample_from_row", "sample_rows", "save_diagnosis", "finding_to_json", "summary_from_json", "sweep_from", "timing_from_row"]
 
 FINISHED_CELL = ("completed", "time_budget")
 _DIST_STATS = ("n", "mean", "p50", "p90", "p99", "min", "max")
@@ -347,6 +347,18 @@ def iter_request_rows(store: Store, run_id: int, cell_id: int | None = None, *,
                 row["itl_s"] = json.loads(row["itl_s"]) if row["itl_s"] else None
             row["warmup"] = bool(row["warmup"])
             yield row
+
+
+def request_ids(store: Store, run_id: int, cell_id: int | None = None,
+                errors_only: bool = False) -> list[int]:
+    """Ids of a run's stored requests in sweep order (cheap: from an index), for a browser
+    that reads its visible rows lazily with :func:`request_rows_by_id`."""
+    return store.request_ids(run_id, cell_id, errors_only)
+
+
+def request_rows_by_id(store: Store, ids: Sequence[int]) -> list[dict[str, Any]]:
+    """The stored request rows with these ids, in that order (columns: docs/EXPORTS.md)."""
+    return store.requests_by_id(ids)
 
 
 def sample_rows(store: Store, run_id: int) -> list[dict[str, Any]]:

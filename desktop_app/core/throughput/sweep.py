@@ -334,7 +334,9 @@ async def _execute(run: _Run, client, info: EndpointInfo, specs: list[CellSpec],
     result.cells = _with_changes(result.cells)
     run.on_progress(SweepProgress("diagnosing", cells_total=len(specs), run_done=run.run_done,
                                   run_total=run.run_total, elapsed_s=run.elapsed()))
-    result.findings = diagnose(result.cells, info)
+    # What the server reported (and the user typed) lets the findings name the real cap.
+    settings = stored_settings(info.server_settings, config.server_settings)["server_settings"]
+    result.findings = diagnose(result.cells, info, server_settings=settings or None)
     if run.store is not None:
         for i, cell in enumerate(result.cells):
             await asyncio.to_thread(run.store.update_cell, cell_ids[i],
