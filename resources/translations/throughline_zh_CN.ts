@@ -153,8 +153,8 @@
         <translation>各层级通过率</translation>
     </message>
     <message>
-        <source>Comparing throughput runs {names}: means of prefill and decode, median TTFT, per cell.</source>
-        <translation>比较吞吐量运行 {names}：每个单元的预填充与解码均值、TTFT 中位数。</translation>
+        <source>Comparing throughput runs {names}: a winner only where the 95 % intervals do not overlap. Below, every cell: means of prefill and decode, median TTFT (hover for its interval).</source>
+        <translation>比较吞吐量运行 {names}：仅当 95 % 置信区间不重叠时才判定胜者。下方为每个单元：预填充与解码均值、TTFT 中位数（悬停查看其置信区间）。</translation>
     </message>
     <message>
         <source>Comparing SQL runs {names}: {count} questions, {differ} with different verdicts (in bold).</source>
@@ -163,6 +163,10 @@
     <message>
         <source>Runs of kind {kind} cannot be compared yet.</source>
         <translation>暂不支持比较 {kind} 类型的运行。</translation>
+    </message>
+    <message>
+        <source>95 % interval {interval}, {n} requests</source>
+        <translation>95 % 置信区间 {interval}，{n} 个请求</translation>
     </message>
 </context>
 <context>
@@ -226,6 +230,17 @@
     <message>
         <source>none</source>
         <translation>无</translation>
+    </message>
+</context>
+<context>
+    <name>DimensionRowsModel</name>
+    <message>
+        <source>dimension</source>
+        <translation>维度</translation>
+    </message>
+    <message>
+        <source>verdict (95 % intervals)</source>
+        <translation>结论（95 % 置信区间）</translation>
     </message>
 </context>
 <context>
@@ -810,13 +825,6 @@
     </message>
 </context>
 <context>
-    <name>RunsController</name>
-    <message>
-        <source>runs of different kinds ({kinds}) cannot be compared</source>
-        <translation>不同类型的运行（{kinds}）无法比较</translation>
-    </message>
-</context>
-<context>
     <name>RunsPage</name>
     <message>
         <source>Runs</source>
@@ -1274,6 +1282,42 @@
         <source>Endpoint: {endpoint}, model {model}</source>
         <translation>端点：{endpoint}，模型 {model}</translation>
     </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>How the Runs page, comparisons and reports name this run; empty: the name shown in grey</source>
+        <translation>“运行记录”页、对比和报告中这次运行的名称；留空则使用灰色显示的名称</translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation>备注</translation>
+    </message>
+    <message>
+        <source>What is special about this run (optional)</source>
+        <translation>这次运行有何特别之处（可选）</translation>
+    </message>
+    <message>
+        <source>Server settings</source>
+        <translation>服务器设置</translation>
+    </message>
+    <message>
+        <source>e.g. max-num-seqs=2, gpu-memory-utilization=0.91</source>
+        <translation>如 max-num-seqs=2, gpu-memory-utilization=0.91</translation>
+    </message>
+    <message>
+        <source>key=value pairs, separated by commas. Settings the server reports are read automatically; type here only those it does not report.</source>
+        <translation>key=value 形式，用逗号分隔。服务器自己报告的设置会自动读取；这里只需填写它不报告的设置。</translation>
+    </message>
+    <message>
+        <source>default: the model and question set</source>
+        <translation>默认：模型和题集</translation>
+    </message>
+    <message>
+        <source>; {count} unfinished</source>
+        <translation>；{count} 道未完成</translation>
+    </message>
 </context>
 <context>
     <name>SqlComparisonModel</name>
@@ -1288,6 +1332,10 @@
     <message>
         <source>all</source>
         <translation>全部</translation>
+    </message>
+    <message>
+        <source>, {count} unfinished</source>
+        <translation>，{count} 道未完成</translation>
     </message>
 </context>
 <context>
@@ -1565,8 +1613,12 @@
         <translation>正在继续运行 #{run}...</translation>
     </message>
     <message>
-        <source>Run {run} ({status}). The diagnosis is made when a sweep finishes and is not kept in the results store; export the run&apos;s JSON from the command line, or run the sweep again, to read it.</source>
-        <translation>运行 {run}（{status}）。诊断在扫描结束时生成，不会保存在结果库中；如需查看，请从命令行导出该运行的 JSON，或重新运行扫描。</translation>
+        <source>The diagnosis could not be rebuilt from the stored run: {error}</source>
+        <translation>无法根据已保存的运行重建诊断：{error}</translation>
+    </message>
+    <message>
+        <source>This run&apos;s diagnosis was not kept when it ended (an older or imported run): it is rebuilt here from the stored requests.</source>
+        <translation>该运行结束时没有保存诊断（较旧或导入的运行）：这里根据已保存的请求重新生成。</translation>
     </message>
     <message>
         <source>Run {run}: {name} ({status}, {cells} cells)</source>
@@ -1583,6 +1635,42 @@
     <message>
         <source>KV cache %</source>
         <translation>KV cache %</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>How the Runs page, comparisons and reports name this run; empty: the name shown in grey</source>
+        <translation>“运行记录”页、对比和报告中这次运行的名称；留空则使用灰色显示的名称</translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation>备注</translation>
+    </message>
+    <message>
+        <source>What is special about this run (optional)</source>
+        <translation>这次运行有何特别之处（可选）</translation>
+    </message>
+    <message>
+        <source>Server settings</source>
+        <translation>服务器设置</translation>
+    </message>
+    <message>
+        <source>e.g. max-num-seqs=2, gpu-memory-utilization=0.91</source>
+        <translation>如 max-num-seqs=2, gpu-memory-utilization=0.91</translation>
+    </message>
+    <message>
+        <source>key=value pairs, separated by commas. Settings the server reports are read automatically; type here only those it does not report.</source>
+        <translation>key=value 形式，用逗号分隔。服务器自己报告的设置会自动读取；这里只需填写它不报告的设置。</translation>
+    </message>
+    <message>
+        <source>default: the model, prompt lengths and load</source>
+        <translation>默认：模型、提示长度和负载</translation>
     </message>
 </context>
 <context>

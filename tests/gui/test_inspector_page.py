@@ -12,9 +12,11 @@ from PySide6.QtGui import QColor
 from desktop_app import paths
 from desktop_app.core.endpoint.types import EndpointConfig
 from desktop_app.core.simulator.launcher import start_simulator
+from desktop_app.core.sqleval.records import load_eval
 from desktop_app.core.sqleval.runner import EvalConfig, run_eval
 from desktop_app.core.store import Store
 from desktop_app.gui.context import AppContext
+from desktop_app.gui.controllers.inspector import InspectorController
 from desktop_app.gui.pages.inspector import InspectorPage
 from desktop_app.gui.settings import Settings
 from desktop_app.gui.widgets.result_diff import FINDING_COLOR
@@ -192,6 +194,33 @@ def test_open_question_requested_shows_it_and_unknown_rows_say_so(qtbot, page, s
     page._context.open_question_requested.emit(run_id, 99999)
     qtbot.waitUntil(lambda: page.controller.task.done(), timeout=15000)
     assert "no question row 99999" in page.status.text()
+
+
+def test_the_controller_reads_the_question_as_load_eval_does(qtbot, qt_loop, stored_run,
+                                                            tmp_path):
+    db, cache, run_id, rows, _steps = stored_run
+    own_db = tmp_path / "r.db"
+    shutil.copy(db, own_db)
+    context = AppContext(own_db, sets_dir=paths.questions_dir(), cache_dir=cache)
+    controller = InspectorController(context)
+    with qtbot.waitSignal(controller.loaded, timeout=15000) as blocker:
+        controller.load(run_id, rows["m01"]["id"])
+    detail = blocker.args[0]
+    with Store.open(own_db) as store:
+        run = load_eval(store, run_id)
+    stored = next(q for q in run.questions if q.row_id == rows["m01"]["id"])
+    assert detail.verdicts == stored.verdicts and detail.findings == stored.findings
+    assert (detail.question_id, detail.status, detail.simulated) == (
+        stored.question_id, stored.status, run.info.simulated)
+    # A page shows what the controller it is given reads (the window can build it).
+    page = InspectorPage(context, Settings(QSettings(str(tmp_path / "s.ini"),
+                                                     QSettings.Format.IniFormat)),
+                         controller=controller)
+    qtbot.addWidget(page)
+    task = page.show_question(run_id, rows["t01"]["id"])
+    qtbot.waitUntil(task.done, timeout=15000)
+    assert page.detail.question_id == "t01"
+    assert page.verdict_labels["strict"].text().startswith("strict: PASS")
 
 
 def test_result_text_parses_as_a_table_and_other_text_does_not():

@@ -211,4 +211,4 @@ def test_an_imported_aiperf_csv_opens_in_the_throughput_page(qtbot, qapp, qt_loo
     qtbot.addWidget(page)
     page.load_run(run_id)
     qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=10000)
-    assert page.model.index(0, 1).data() == "?"
+    assert page.model.index(0, 1).data() == "load unknown"

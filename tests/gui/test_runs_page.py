@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
+from desktop_app.core.runs import PassCount
 from desktop_app.core.store import Store
 from desktop_app.gui.context import AppContext
 from desktop_app.gui.pages.runs import RunsPage
@@ -56,7 +57,8 @@ def _sql_run(store: Store, model: str, h01_passes: bool) -> int:
         for qid, tier, ok in (("t01", "trivial", True), ("e01", "easy", True),
                               ("h01", "hard", h01_passes)):
             writer.add_sql_question({"run_id": run_id, "question_id": qid, "tier": tier,
-                                     "status": "done", "verdicts_json": _verdicts(ok, True)})
+                                     "status": "completed",
+                                     "verdicts_json": _verdicts(ok, True)})
     store.finish_run(run_id, "completed")
     return run_id
 
@@ -176,8 +178,20 @@ def test_comparing_two_sql_runs_aligns_their_verdicts(page, qtbot, runs_db):
     assert [model.disagrees(r) for r in range(3)] == [False, False, True]
     assert "1 with different verdicts" in page.comparison.title.text()
     tiers = page.comparison.tier_model
-    assert tiers.counts("all", ids["sql_seed"], "strict") == (2, 3)
-    assert tiers.counts("hard", ids["sql_careful"], "strict") == (1, 1)
+    assert tiers.counts("all", ids["sql_seed"], "strict") == PassCount(2, 3, 0)
+    assert tiers.counts("hard", ids["sql_careful"], "strict") == PassCount(1, 1, 0)
+    # Above the questions: the comparison's rows, each value with its interval and the
+    # verdict in words (the paired test on the same questions: no winner from one question).
+    rows = page.comparison.rows_model
+    labels = [rows.index(r, 0).data() for r in range(rows.rowCount())]
+    strict = labels.index("Strict pass rate")
+    column = {rows.headerData(c, Qt.Orientation.Horizontal): c for c in (1, 2)}
+    careful = column[f"#{ids['sql_careful']} sales sim/careful"]  # runs by id and name
+    seed = column[f"#{ids['sql_seed']} sales sim/seed-reference"]
+    assert rows.index(strict, careful).data() == "100 % (3/3) [44 – 100]"
+    assert rows.index(strict, seed).data() == "67 % (2/3) [21 – 94]"
+    verdict = rows.index(strict, 3).data()
+    assert verdict.startswith("about even (within noise)") and "McNemar" in verdict
 
 
 def test_comparing_two_throughput_runs_aligns_their_cells_and_overlays_charts(page, qtbot,
@@ -194,7 +208,7 @@ def test_comparing_two_throughput_runs_aligns_their_cells_and_overlays_charts(pa
     assert model.columnCount() == 3 + 3 * 2
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(3, 9)]
     assert headers[0].endswith("prefill tok/s") and headers[2].endswith("TTFT p50 ms")
-    runs = [r.id for r in model.runs()]
+    runs = [r.info.id for r in model.runs()]
     a_prefill = 3 + 3 * runs.index(ids["tp_a"])
     b_prefill = 3 + 3 * runs.index(ids["tp_b"])
     assert model.index(0, a_prefill).data() == "2560"
@@ -202,6 +216,54 @@ def test_comparing_two_throughput_runs_aligns_their_cells_and_overlays_charts(pa
     assert model.index(4, a_prefill).data() == "—"  # not measured in run A
     assert model.index(1, a_prefill + 2).data() == "200"  # TTFT p50 in ms
     assert len(page.comparison.curve_names()) == 4  # two runs x two load levels
+    assert page.comparison.curve_names()[0].startswith(f"#{runs[0]} sweep ")  # named runs
+    # The rows: a value per run and the verdict in words; figures stored without their
+    # requests carry no interval, so no winner is named.
+    rows = page.comparison.rows_model
+    labels = [rows.index(r, 0).data() for r in range(rows.rowCount())]
+    prefill = labels.index("Prefill at 1 concurrent (mean tok/s per request)")
+    a_col, b_col = 1 + runs.index(ids["tp_a"]), 1 + runs.index(ids["tp_b"])
+    assert rows.index(prefill, a_col).data() == "6,400 tok/s"  # mean of 256 and 1024 tokens
+    assert rows.index(prefill, b_col).data() == "12,800 tok/s"
+    assert rows.index(prefill, 3).data().startswith("cannot tell: 12,800 vs 6,400 tok/s")
+
+
+def test_the_comparison_rows_speak_chinese(page, qtbot, runs_db):
+    _, ids = runs_db
+    page.select_runs([ids["sql_careful"], ids["sql_seed"]])
+    page.compare_button.click()
+    _wait(qtbot, page.controller.tasks["compare"])
+    page.comparison.show_comparison(page.comparison.shown, "zh")
+    rows = page.comparison.rows_model
+    assert rows.index(0, 0).data() == "严格通过率"
+    assert rows.index(0, 3).data().startswith("大致持平")
+
+
+def test_the_list_names_each_run_and_a_hover_shows_its_note(qt_loop, qtbot, tmp_path):
+    path = tmp_path / "r.db"
+    with Store.open(path) as store:
+        plain = store.create_run("throughput", name="qwen 8b fp8", endpoint_url=URL, model="m")
+        noted = store.create_run("throughput", name="qwen 8b bf16", endpoint_url=URL, model="m",
+                                 notes="prefix caching off\nmax-num-seqs 64")
+        for run_id in (plain, noted):
+            store.finish_run(run_id, "completed")
+    page = RunsPage(AppContext(path))
+    qtbot.addWidget(page)
+    page.show()
+    try:
+        _wait(qtbot, page.refresh())
+        model = page.model
+        names = {model.run_at(r).id: model.index(r, 2).data() for r in range(2)}
+        assert names[plain] == "qwen 8b fp8"
+        assert names[noted].startswith("qwen 8b bf16")  # a mark: there is a note to hover for
+        row = model.row_of(noted)
+        for column in range(model.columnCount()):
+            tip = model.index(row, column).data(Qt.ItemDataRole.ToolTipRole)
+            assert tip == f"#{noted} qwen 8b bf16\nprefix caching off\nmax-num-seqs 64"
+        assert model.index(model.row_of(plain), 2).data(Qt.ItemDataRole.ToolTipRole) == (
+            f"#{plain} qwen 8b fp8")
+    finally:
+        page.shutdown()
 
 
 def test_a_sweep_and_a_sql_run_compare_as_speed_and_quality_together(page, qtbot, runs_db):

@@ -12,6 +12,7 @@ from PySide6.QtCore import QSettings, Qt
 from desktop_app.core.endpoint.discovery import discover
 from desktop_app.core.endpoint.types import EndpointConfig
 from desktop_app.core.simulator.launcher import start_simulator
+from desktop_app.core.sqleval.records import load_eval
 from desktop_app.core.store import Store
 from desktop_app.gui.context import ActiveEndpoint, AppContext
 from desktop_app.gui.pages.sql_agent import SqlAgentPage
@@ -152,7 +153,22 @@ def test_stop_mid_run_stores_the_run_cancelled(qtbot, qt_loop, tmp_path, sim):
     assert f"run {run_id} stored as cancelled" in page.status_label.text()
     with Store.open(tmp_path / "r.db") as store:
         assert store.get_run(run_id).status == "cancelled"
+        stored = load_eval(store, run_id)
     assert page.start_button.isEnabled() and not page.stop_button.isEnabled()
+
+    # Reopened, the run counts as every view does: passed / judged, unfinished apart; the
+    # questions judged are the ones the live page showed.
+    again = _page(qtbot, tmp_path / "again", None)
+    again.context.db_path = tmp_path / "r.db"
+    again.context.open_run_requested.emit(run_id, "sql")
+    qtbot.waitUntil(lambda: again.model.rowCount() == len(stored.questions), timeout=10000)
+    for judge in ("strict", "tolerant"):
+        count = stored.pass_count(judge)
+        assert again.model.pass_count(judge) == count
+        assert page.model.pass_count(judge).judged == count.judged
+        assert f"{judge} {count.text}" in again.summary_label.text()
+    unfinished = stored.pass_count("strict").unfinished
+    assert (f"{unfinished} unfinished" in again.summary_label.text()) == bool(unfinished)
 
 
 def test_model_combo_and_question_ids_run_one_question_with_the_chosen_model(

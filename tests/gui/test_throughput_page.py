@@ -2,6 +2,7 @@
 
 import asyncio
 import os
+import sqlite3
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -141,6 +142,20 @@ def test_a_stored_run_can_be_shown_again(qtbot, qt_loop, tmp_path, fast_sim):
     assert other.model.rowCount() == 2
     assert other.model.index(1, 3).data() == "2/2"
     assert f"Run {run_id}" in other.status_label.text()
+    # The diagnosis kept when the sweep ended, as the page showed it after the live run.
+    assert other.findings.toPlainText() == page.findings.toPlainText()
+    assert "not kept" not in other.findings.toPlainText()
+    assert other.findings.toPlainText().startswith("Diagnosis")
+
+    # A run without a kept diagnosis (older or imported): rebuilt from its requests, and said.
+    with sqlite3.connect(tmp_path / "r.db") as db:
+        db.execute("UPDATE runs SET diagnosis_json = NULL WHERE id = ?", (run_id,))
+    db.close()
+    other.load_run(run_id)
+    qtbot.waitUntil(other.controller.load_task.done, timeout=10_000)
+    text = other.findings.toPlainText()
+    assert "was not kept" in text and "rebuilt" in text
+    assert text.endswith(page.findings.toPlainText())  # the same findings, rebuilt
 
 
 def test_the_page_opens_alone(tmp_path):

@@ -13,10 +13,11 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from desktop_app.core.compare import Comparison, compare
-from desktop_app.core.store import CellRecord, RunRecord, Store
+from desktop_app.core.runs import RunInfo, run_info
+from desktop_app.core.store import Store
+from desktop_app.core.throughput.records import StoredCell, load_sweep, request_ids
 from desktop_app.gui.context import AppContext
 from desktop_app.gui.i18n import status_text, translate
-from desktop_app.gui.models.runs import ComparisonData
 
 log = logging.getLogger(__name__)
 
@@ -38,9 +39,9 @@ class RunFilters:
 class RequestsView:
     """One throughput run's request ids (in sweep order) and its cells, for the browser."""
 
-    run: RunRecord
+    run: RunInfo
     ids: list[int]
-    cells: list[CellRecord]
+    cells: tuple[StoredCell, ...]
     errors_only: bool
 
 
@@ -48,8 +49,8 @@ class RunsController(QObject):
     """Owns the page's store reads and deletes (asyncio tasks on threads) and reports them as
     signals; starting a job of a kind again cancels the previous one."""
 
-    runs_loaded = Signal(object, object, object)  # runs, all endpoints, all models
-    comparison_loaded = Signal(object)  # ComparisonData
+    runs_loaded = Signal(object, object, object)  # RunInfos, all endpoints, all models
+    comparison_loaded = Signal(object)  # core.compare.Comparison of runs of one kind
     requests_loaded = Signal(object)  # RequestsView
     runs_deleted = Signal(object)  # list of run ids
     summary_loaded = Signal(object)  # core.compare.Comparison of runs of both kinds
@@ -101,56 +102,51 @@ class RunsController(QObject):
     async def _refresh(self, f: RunFilters) -> None:
         store = await self._open()
 
-        def read() -> tuple[list[RunRecord], list[str], list[str]]:
+        def read() -> tuple[list[RunInfo], list[str], list[str]]:
             every = store.list_runs()
             runs = store.list_runs(kind=f.kind, status=f.status, endpoint=f.endpoint,
                                    model=f.model, since=f.since, until=f.until)
-            return (runs, sorted({r.endpoint_url for r in every if r.endpoint_url}),
+            return ([run_info(r) for r in runs],
+                    sorted({r.endpoint_url for r in every if r.endpoint_url}),
                     sorted({r.model for r in every if r.model}))
 
         self.runs_loaded.emit(*await asyncio.to_thread(read))
 
     def compare(self, run_ids: list[int]) -> asyncio.Task:
-        """Read what is needed to compare these runs (all of one kind)."""
+        """Read and compare these runs (`core.compare.compare`: the noise-aware rows the PDF
+        prints too). Runs of one kind emit `comparison_loaded`, a sweep with SQL runs
+        `summary_loaded`."""
         return self._start("compare", self._compare, list(run_ids))
 
     async def _compare(self, run_ids: list[int]) -> None:
         store = await self._open()
 
-        def read() -> ComparisonData | Comparison:
-            runs = tuple(store.get_run(i) for i in run_ids)
-            kinds = {r.kind for r in runs}
-            if kinds == {"throughput", "sql"}:
-                # Speed and quality together: the report's side-by-side rows and capacity.
-                return compare(store, list(run_ids))
-            if len(kinds) != 1:
+        def read() -> tuple[set[str], Comparison]:
+            kinds = {store.get_run(i).kind for i in run_ids}
+            unknown = kinds - {"throughput", "sql"}
+            if unknown:
                 raise ValueError(translate(
-                    "RunsController", "runs of different kinds ({kinds}) cannot be compared")
-                    .format(kinds=", ".join(status_text(k) for k in sorted(kinds))))
-            kind = kinds.pop()
-            if kind == "throughput":
-                return ComparisonData(kind, runs, cells={r.id: store.cells(r.id) for r in runs})
-            if kind == "sql":
-                return ComparisonData(kind, runs,
-                                      questions={r.id: store.sql_questions(r.id) for r in runs})
-            return ComparisonData(kind, runs)
+                    "ComparisonView", "Runs of kind {kind} cannot be compared yet.").format(
+                    kind=", ".join(repr(status_text(k)) for k in sorted(unknown))))
+            return kinds, compare(store, list(run_ids))
 
-        data = await asyncio.to_thread(read)
-        if isinstance(data, Comparison):
-            self.summary_loaded.emit(data)
+        kinds, comparison = await asyncio.to_thread(read)
+        if len(kinds) > 1:  # speed and quality together: the report's rows and capacity
+            self.summary_loaded.emit(comparison)
         else:
-            self.comparison_loaded.emit(data)
+            self.comparison_loaded.emit(comparison)
 
-    def load_requests(self, run: RunRecord, errors_only: bool = False) -> asyncio.Task:
+    def load_requests(self, run: RunInfo, errors_only: bool = False) -> asyncio.Task:
         """Read a throughput run's request ids (cheap: from an index) and its cells."""
         return self._start("requests", self._load_requests, run, errors_only)
 
-    async def _load_requests(self, run: RunRecord, errors_only: bool) -> None:
+    async def _load_requests(self, run: RunInfo, errors_only: bool) -> None:
         store = await self._open()
 
         def read() -> RequestsView:
-            return RequestsView(run, store.request_ids(run.id, errors_only=errors_only),
-                                store.cells(run.id), errors_only)
+            cells = load_sweep(store, run.id, requests=False).cells
+            return RequestsView(run, request_ids(store, run.id, errors_only=errors_only),
+                                cells, errors_only)
 
         self.requests_loaded.emit(await asyncio.to_thread(read))
 

@@ -13,13 +13,17 @@ import logging
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
 from desktop_app.core.endpoint.client import EndpointError
+from desktop_app.core.endpoint.server_settings import parse_user_settings
 from desktop_app.core.parsing import InputError, parse_int_list
+from desktop_app.core.runs import run_info
 from desktop_app.core.sqleval.questions import QuestionSetError, load_question_set
+from desktop_app.core.sqleval.records import SqlRun, eval_from
 from desktop_app.core.sqleval.runner import EvalConfig, EvalProgress, EvalResult, run_eval
 from desktop_app.core.sqleval.types import JUDGE_MODES
 from desktop_app.core.store import Store, StoreError
@@ -49,6 +53,9 @@ class FormValues:
     epochs: str = "1"
     retries: str = "0"
     language: str = "en"
+    name: str = ""  # empty: the evaluation names the run after its model and question set
+    notes: str = ""
+    server_settings: str = ""  # "max-num-seqs=2, gpu-memory-utilization=0.91" (or one a line)
 
 
 def _one_int(text: str, field: str, *, optional: bool = False,
@@ -88,6 +95,21 @@ def parse_question_ids(text: str, known: Collection[str] | None = None,
     return ids
 
 
+def _server_settings(text: str) -> dict:
+    """The server settings typed as `key=value` pairs (commas or new lines between them);
+    raises InputError("server settings") naming the bad item."""
+    try:
+        return parse_user_settings(text)
+    except ValueError as exc:
+        raise InputError("server settings", str(exc)) from None
+
+
+def default_run_name(config: EvalConfig) -> str:
+    """The name the evaluation `config` gets when none is typed: its model and question set
+    (a set folder by its folder's name)."""
+    return f"{config.endpoint.model} {Path(config.questions).name}"
+
+
 def config_from_form(form: FormValues, context: AppContext, *,
                      known_ids: Collection[str] | None = None) -> EvalConfig:
     """The EvalConfig the form describes, validated; raises InputError naming the field
@@ -114,27 +136,72 @@ def config_from_form(form: FormValues, context: AppContext, *,
         time_limit_s=_one_float(form.time_limit_s, "time limit", optional=True),
         concurrency=_one_int(form.concurrency, "concurrency"),
         epochs=_one_int(form.epochs, "epochs"), language=form.language,
-        retries=_one_int(form.retries, "retries", optional=True, min_value=0) or 0)
+        retries=_one_int(form.retries, "retries", optional=True, min_value=0) or 0,
+        name=form.name.strip(), notes=form.notes.strip(),
+        server_settings=_server_settings(form.server_settings))
     result.validate()
     return result
 
 
 @dataclass(frozen=True)
 class StoredSqlRun:
-    """A stored SQL run as the page shows it: its rows and the judges it summarised."""
+    """A stored SQL run as the page shows it: the run as `sqleval.records` reads it (its pass
+    counts are the ones every view shows) and its questions as table rows."""
 
-    run_id: int
-    name: str
-    status: str
-    judges: tuple[str, ...]
+    run: SqlRun
     rows: tuple[QuestionRow, ...]
-    simulated: bool = False  # a simulator persona or a simulated endpoint answered
+
+    @classmethod
+    def from_run(cls, run: SqlRun) -> StoredSqlRun:
+        return cls(run, tuple(QuestionRow.from_stored(q) for q in run.questions))
+
+    @property
+    def run_id(self) -> int:
+        return self.run.info.id
+
+    @property
+    def name(self) -> str:
+        return self.run.info.name
+
+    @property
+    def status(self) -> str:
+        return self.run.info.status
+
+    @property
+    def judges(self) -> tuple[str, ...]:
+        """The judges the run summarised."""
+        return self.run.judges
+
+    @property
+    def simulated(self) -> bool:
+        """A simulator persona or a simulated endpoint answered."""
+        return self.run.info.simulated
+
+    @property
+    def model(self) -> str:
+        """The model the run asked (a persona's name on the simulator)."""
+        return self.run.info.model
+
+    def _chosen(self, key: str) -> tuple[str, ...] | None:
+        value = self.run.info.config.get(key)
+        return tuple(str(v) for v in value) if isinstance(value, list | tuple) else None
+
     # What the run's stored config chose (None: not stored); empty tiers / ids mean all.
-    tiers: tuple[str, ...] | None = None
-    stored_judges: tuple[str, ...] | None = None
-    strategies: tuple[str, ...] | None = None
-    question_ids: tuple[str, ...] | None = None
-    model: str = ""  # the model the run asked (a persona's name on the simulator)
+    @property
+    def tiers(self) -> tuple[str, ...] | None:
+        return self._chosen("tiers")
+
+    @property
+    def stored_judges(self) -> tuple[str, ...] | None:
+        return self._chosen("judges")
+
+    @property
+    def strategies(self) -> tuple[str, ...] | None:
+        return self._chosen("strategies")
+
+    @property
+    def question_ids(self) -> tuple[str, ...] | None:
+        return self._chosen("question_ids")
 
 
 class _RecordingStore:
@@ -322,24 +389,11 @@ class SqlEvalController(QObject):
 
 
 def _read_run(context: AppContext, run_id: int) -> StoredSqlRun:
-    """Blocking: a stored SQL run's record and question rows."""
+    """Blocking: a stored SQL run, read through `sqleval.records`."""
     with context.open_store() as store:
-        record = store.get_run(run_id)
-        if record.kind != "sql":
+        info = run_info(store.get_run(run_id))
+        if info.kind != "sql":
             raise InputError("run", translate(
                 "SqlEvalController", "run {run} is a {kind} run, not a SQL evaluation").format(
-                run=run_id, kind=translate("RunStatus", record.kind)))
-        rows = store.sql_questions(run_id)
-    config = record.config or {}
-    judges = tuple(config.get("judges") or JUDGE_MODES)
-    simulated = ((record.engine or "").startswith("simulated")
-                 or (record.model or "").startswith("sim/"))
-
-    def chosen(key: str) -> tuple[str, ...] | None:
-        value = config.get(key)
-        return tuple(str(v) for v in value) if isinstance(value, list | tuple) else None
-
-    return StoredSqlRun(run_id, record.name, record.status, judges,
-                        tuple(QuestionRow.from_stored(r) for r in rows), simulated,
-                        chosen("tiers"), chosen("judges"), chosen("strategies"),
-                        chosen("question_ids"), record.model or "")
+                run=run_id, kind=translate("RunStatus", info.kind)))
+        return StoredSqlRun.from_run(eval_from(store, info))

@@ -16,16 +16,22 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop_app.core.endpoint.types import EndpointConfig, MetricSample
+from desktop_app.core.endpoint.server_settings import parse_user_settings
+from desktop_app.core.endpoint.types import EndpointConfig
 from desktop_app.core.metrics import RequestTiming, summarize_cell
 from desktop_app.core.parsing import InputError, parse_float_list, parse_int_list
-from desktop_app.core.store import RunRecord, Store
+from desktop_app.core.store import Store
 from desktop_app.core.throughput.config import SweepConfig
 from desktop_app.core.throughput.jobs import resume_job, sweep_job
+from desktop_app.core.throughput.records import (
+    ThroughputRun,
+    load_sweep,
+    sample_from_row,
+    sample_rows,
+)
 from desktop_app.core.throughput.sweep import SweepProgress
 from desktop_app.core.throughput.types import CellResult, CellSpec
 from desktop_app.gui.context import ActiveEndpoint, AppContext
-from desktop_app.gui.models.cells import cell_from_record
 from desktop_app.gui.worker import run_in_process
 
 SAMPLE_POLL_S = 0.5  # how often the server's /metrics timeline is read back while a sweep runs
@@ -44,6 +50,18 @@ class SweepForm:
     unique_prompts: bool = True
     time_budget_s: str = ""  # empty: no limit
     scrape_metrics: bool = True
+    name: str = ""  # empty: the sweep names the run after its model, lengths and load
+    notes: str = ""
+    server_settings: str = ""  # "max-num-seqs=2, gpu-memory-utilization=0.91" (or one a line)
+
+
+def _server_settings(text: str) -> dict:
+    """The server settings typed as `key=value` pairs (commas or new lines between them);
+    raises InputError("server settings") naming the bad item."""
+    try:
+        return parse_user_settings(text)
+    except ValueError as exc:
+        raise InputError("server settings", str(exc)) from None
 
 
 def _single(values: list, field: str) -> object:
@@ -66,10 +84,11 @@ def _parse_fields(form: SweepForm) -> tuple[dict, dict[str, str]]:
         "cell_time_budget_s": lambda t: (
             _single(parse_float_list(t, "time budget per cell"), "time budget per cell")
             if t.strip() else None),
+        "server_settings": _server_settings,
     }
     texts = {"input_tokens": form.input_tokens, "concurrency": form.concurrency,
              "output_tokens": form.output_tokens, "requests_per_cell": form.requests_per_cell,
-             "cell_time_budget_s": form.time_budget_s}
+             "cell_time_budget_s": form.time_budget_s, "server_settings": form.server_settings}
     for name, parse in parsers.items():
         try:
             values[name] = parse(texts[name])
@@ -93,7 +112,8 @@ def form_errors(form: SweepForm) -> dict[str, str]:
 def _config(form: SweepForm, values: dict, endpoint: EndpointConfig) -> SweepConfig:
     return SweepConfig(
         endpoint=dataclasses.replace(endpoint, api=form.api), warmup=form.warmup,
-        unique_prompts=form.unique_prompts, scrape_metrics=form.scrape_metrics, **values)
+        unique_prompts=form.unique_prompts, scrape_metrics=form.scrape_metrics,
+        name=form.name.strip(), notes=form.notes.strip(), **values)
 
 
 def build_config(form: SweepForm, endpoint: ActiveEndpoint) -> SweepConfig:
@@ -111,29 +131,22 @@ def build_config(form: SweepForm, endpoint: ActiveEndpoint) -> SweepConfig:
     return sweep
 
 
-@dataclass(frozen=True)
-class StoredSweep:
-    """A sweep read back from the store: its run, cells (sweep order) and /metrics timeline.
-
-    The diagnosis is not stored with a run, so there are no findings here."""
-
-    run: RunRecord
-    cells: list[CellResult]
-    samples: list[MetricSample]
-
-
-def _sample(row: dict) -> MetricSample:
-    return MetricSample(t_s=row["t_s"], running=row.get("running"), waiting=row.get("waiting"),
-                        kv_cache_usage=row.get("kv_cache_usage"),
-                        preemptions=row.get("preemptions"))
+def default_run_name(form: SweepForm, endpoint: ActiveEndpoint | None) -> str | None:
+    """The name the sweep `form` describes gets when none is typed (the sweep's own rule),
+    or None while the form is incomplete or there is no endpoint."""
+    if endpoint is None:
+        return None
+    try:
+        config = build_config(form, endpoint)
+    except ValueError:
+        return None
+    return config.default_name()
 
 
-def read_stored_sweep(store: Store, run_id: int) -> StoredSweep:
-    """Blocking read of a stored sweep (call it in a thread)."""
-    run = store.get_run(run_id)
-    cells = [cell_from_record(c) for c in store.cells(run_id)]
-    samples = [_sample(row) for row in store.metric_samples(run_id)]
-    return StoredSweep(run, cells, samples)
+def read_stored_sweep(store: Store, run_id: int) -> ThroughputRun:
+    """Blocking read of a stored sweep (call it in a thread): `throughput.records.load_sweep`,
+    the one reader every view of a sweep uses, with its kept (or rebuilt) diagnosis."""
+    return load_sweep(store, run_id)
 
 
 class ThroughputController(QObject):
@@ -146,7 +159,7 @@ class ThroughputController(QObject):
     sweep_finished = Signal(object)  # SweepResult
     sweep_cancelled = Signal()
     sweep_failed = Signal(str)
-    run_loaded = Signal(object)  # StoredSweep
+    run_loaded = Signal(object)  # ThroughputRun (throughput.records)
     load_failed = Signal(str)
 
     def __init__(self, context: AppContext, parent: QObject | None = None) -> None:
@@ -197,7 +210,7 @@ class ThroughputController(QObject):
         return self.load_task
 
     async def _load(self, run_id: int) -> None:
-        def read() -> StoredSweep:
+        def read() -> ThroughputRun:
             with self._context.open_store() as store:
                 return read_stored_sweep(store, run_id)
 
@@ -288,8 +301,8 @@ class ThroughputController(QObject):
             await asyncio.sleep(SAMPLE_POLL_S)
             if self.run_id is None:
                 continue  # the sweep's progress names its run once it is stored
-            rows = await asyncio.to_thread(store.metric_samples, self.run_id)
+            rows = await asyncio.to_thread(sample_rows, store, self.run_id)
             if len(rows) > seen:
-                self.samples_received.emit([_sample(r) for r in rows[seen:]])
+                self.samples_received.emit([sample_from_row(r) for r in rows[seen:]])
                 seen = len(rows)
 

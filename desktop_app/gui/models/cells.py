@@ -1,4 +1,7 @@
-"""The cell table of a throughput sweep: a Qt model over CellResult records (formatting here)."""
+"""The cell table of a throughput sweep: a Qt model over CellResult records (formatting here).
+
+A stored sweep's cells come from `throughput.records.load_sweep` (its `StoredCell.result`).
+"""
 
 from __future__ import annotations
 
@@ -12,9 +15,9 @@ from PySide6.QtCore import (
     Qt,
 )
 
-from desktop_app.core.metrics import CellSummary, Distribution
-from desktop_app.core.store import CellRecord
-from desktop_app.core.throughput.types import CellResult, CellSpec, ClientLoad
+from desktop_app.core.metrics import Distribution
+from desktop_app.core.runs import load_label
+from desktop_app.core.throughput.types import CellResult
 from desktop_app.gui.i18n import translate
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -144,10 +147,8 @@ class CellTableModel(QAbstractTableModel):
             case 0:
                 return str(spec.input_tokens)
             case 1:
-                if spec.concurrency is not None:
-                    return str(spec.concurrency)
                 # An imported run may record neither (AIPerf's CSV, vLLM at rate inf).
-                return f"{spec.request_rate:g}/s" if spec.request_rate is not None else "?"
+                return load_label(spec.concurrency, spec.request_rate)
             case 2:
                 return str(spec.output_tokens)
             case 3:
@@ -168,38 +169,3 @@ class CellTableModel(QAbstractTableModel):
                 return _fmt(s.output_tps, ".1f")
             case _:
                 return self._notes(row)
-
-
-def _distribution(d: dict | None) -> Distribution | None:
-    return None if d is None else Distribution(**d)
-
-
-def cell_from_record(record: CellRecord) -> CellResult:
-    """A stored cell back as a CellResult (no per-request timings: the store keeps those apart).
-
-    Cells a sweep never finished (no stored summary) come back with zero requests.
-    """
-    spec = CellSpec(record.input_tokens or 0, record.output_tokens or 0, 0,
-                    concurrency=record.concurrency, request_rate=record.request_rate)
-    d = dict(record.summary or {})
-    summary = CellSummary(
-        count=d.get("count", 0), ok=d.get("ok", 0),
-        failures_by_class=d.get("failures_by_class") or {},
-        ttft_s=_distribution(d.get("ttft_s")), prefill_tps=_distribution(d.get("prefill_tps")),
-        decode_tps=_distribution(d.get("decode_tps")), tpot_s=_distribution(d.get("tpot_s")),
-        itl_s=_distribution(d.get("itl_s")), e2e_s=_distribution(d.get("e2e_s")),
-        wall_s=d.get("wall_s"), output_tps=d.get("output_tps"),
-        effective_prefill_tps=d.get("effective_prefill_tps"),
-        effective_decode_tps=d.get("effective_decode_tps"),
-        prompt_tokens=d.get("prompt_tokens", 0), completion_tokens=d.get("completion_tokens", 0),
-    )
-    load = d.get("client_load")
-    # A cell the sweep never reached (pending) or left running counts as cancelled.
-    status = record.status if record.status in ("completed", "time_budget") else "cancelled"
-    return CellResult(
-        spec=spec, summary=summary, timings=(),
-        client_load=ClientLoad(**load) if load else None,
-        prefill_change=d.get("prefill_change"), decode_change=d.get("decode_change"),
-        goodput=d.get("goodput"), token_mismatches=d.get("token_mismatches", 0),
-        status=status,
-    )

@@ -1,13 +1,13 @@
 """The SQL evaluation's questions as a table: one row per question and epoch, with its verdicts.
 
 `QuestionRow` is the frozen record both a live run (`ItemResult`) and a stored run
-(`sql_questions` rows) are turned into; `QuestionTableModel` shows them, `QuestionFilterModel`
+(`StoredQuestion`, from `sqleval.records.load_eval`) are turned into; `QuestionTableModel` shows them, `QuestionFilterModel`
 sorts and filters them by verdict.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -21,11 +21,13 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor
 
+from desktop_app.core.runs import PassCount, pass_count
 from desktop_app.core.sqleval.export import failure_class
 from desktop_app.core.sqleval.types import JUDGE_MODES, TIERS
 from desktop_app.gui.i18n import translate
 
 if TYPE_CHECKING:
+    from desktop_app.core.sqleval.records import StoredQuestion
     from desktop_app.core.sqleval.runner import ItemResult
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -58,36 +60,50 @@ class QuestionRow:
                    "completed", item.row_id)
 
     @classmethod
-    def from_stored(cls, row: dict[str, Any]) -> QuestionRow:
-        """A row from `Store.sql_questions` (verdicts_json as runner.py documents it)."""
-        stored = (row.get("verdicts_json") or {}).get("verdicts") or {}
-        return cls(row["question_id"], row.get("tier") or "", row.get("epoch") or 0,
-                   {j: bool(v.get("passed")) for j, v in stored.items()},
-                   row.get("failure_class"), row.get("steps") or 0,
-                   (row.get("prompt_tokens") or 0) + (row.get("completion_tokens") or 0),
-                   row.get("seconds") or 0.0, row.get("status") or "", row.get("id"))
+    def from_stored(cls, question: StoredQuestion) -> QuestionRow:
+        """A row from a stored question (`sqleval.records.load_eval`); a question the run
+        never finished has no verdicts."""
+        return cls(question.question_id, question.tier, question.epoch, question.passed,
+                   question.failure_class, question.step_count, question.tokens,
+                   question.seconds, question.status, question.row_id)
+
+    @property
+    def judged(self) -> bool:
+        """Finished and judged (as `StoredQuestion.judged`)."""
+        return self.status == "completed" and bool(self.verdicts)
+
+    def outcome(self, judge: str) -> bool | None:
+        """Passed under `judge`; None when not judged (unfinished, or that judge not run), as
+        `StoredQuestion.outcome` says it."""
+        return self.verdicts.get(judge) if self.status == "completed" else None
+
+
+def rows_pass_count(rows: Iterable[QuestionRow], judge: str, tier: str | None = None
+                    ) -> PassCount:
+    """Passed / judged under `judge` (optionally in one tier), unfinished apart: the core's
+    `pass_count`, the rule every view of a run uses."""
+    return pass_count(r.outcome(judge) for r in rows if tier is None or r.tier == tier)
 
 
 @dataclass(frozen=True)
 class TierEffort:
-    """Per tier: questions, passes per judge, mean steps and tokens (for the tier chart)."""
+    """Per tier: the pass count per judge, and the mean steps and tokens of the judged
+    questions (for the tier chart)."""
 
     tier: str
-    questions: int
-    passed: dict[str, int] = field(hash=False)
+    passed: dict[str, PassCount] = field(hash=False)
     mean_steps: float
     mean_tokens: float
 
 
 def tier_effort(rows: Sequence[QuestionRow], judges: Sequence[str]) -> list[TierEffort]:
-    """Pass counts and mean effort per tier over the judged rows, in tier order."""
+    """Pass counts and mean effort per tier (tiers with a judged question), in tier order."""
     out = []
     for tier in TIERS:
-        group = [r for r in rows if r.tier == tier and r.verdicts]
+        group = [r for r in rows if r.tier == tier and r.judged]
         if group:
             n = len(group)
-            out.append(TierEffort(tier, n, {j: sum(r.verdicts.get(j, False) for r in group)
-                                            for j in judges},
+            out.append(TierEffort(tier, {j: rows_pass_count(rows, j, tier) for j in judges},
                                   sum(r.steps for r in group) / n,
                                   sum(r.tokens for r in group) / n))
     return out
@@ -138,9 +154,13 @@ class QuestionTableModel(QAbstractTableModel):
     def row_at(self, row: int) -> QuestionRow:
         return self._rows[row]
 
+    def pass_count(self, judge: str) -> PassCount:
+        """Passed / judged under `judge`, unfinished rows counted apart."""
+        return rows_pass_count(self._rows, judge)
+
     def passed(self, judge: str) -> int:
         """How many rows `judge` passed."""
-        return sum(r.verdicts.get(judge, False) for r in self._rows)
+        return self.pass_count(judge).passed
 
     def max_epoch(self) -> int:
         return max((r.epoch for r in self._rows), default=0)
@@ -209,14 +229,14 @@ class QuestionTableModel(QAbstractTableModel):
 FILTERS: dict[str, Any] = {
     QT_TRANSLATE_NOOP("QuestionFilterModel", "All questions"): lambda r: True,
     QT_TRANSLATE_NOOP("QuestionFilterModel", "Failed strict"):
-        lambda r: r.verdicts.get("strict") is False,
+        lambda r: r.outcome("strict") is False,
     QT_TRANSLATE_NOOP("QuestionFilterModel", "Fails strict but passes tolerant"):
-        lambda r: r.verdicts.get("strict") is False and r.verdicts.get("tolerant") is True,
+        lambda r: r.outcome("strict") is False and r.outcome("tolerant") is True,
     QT_TRANSLATE_NOOP("QuestionFilterModel", "Passed strict"):
-        lambda r: r.verdicts.get("strict") is True,
+        lambda r: r.outcome("strict") is True,
     QT_TRANSLATE_NOOP("QuestionFilterModel", "Failed every judge"):
-        lambda r: bool(r.verdicts) and not any(r.verdicts.values()),
-    QT_TRANSLATE_NOOP("QuestionFilterModel", "Not judged (cancelled)"): lambda r: not r.verdicts,
+        lambda r: r.judged and not any(r.verdicts.values()),
+    QT_TRANSLATE_NOOP("QuestionFilterModel", "Not judged (cancelled)"): lambda r: not r.judged,
 }
 
 

@@ -22,6 +22,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QColor
 
+from desktop_app.core.runs import load_label
 from desktop_app.core.store import CellRecord
 from desktop_app.gui.i18n import translate
 
@@ -40,7 +41,7 @@ def _num(value: Any, spec: str, scale: float = 1.0) -> str:
 def _cell_text(cell: CellRecord | None) -> str:
     if cell is None:
         return ""
-    load = f"c={cell.concurrency}" if cell.concurrency is not None else f"{cell.request_rate:g}/s"
+    load = load_label(cell.concurrency, cell.request_rate)
     return f"{cell.input_tokens} / {load} / {cell.output_tokens}"
 
 

@@ -1,15 +1,15 @@
 """Table models of the Runs page: the stored runs, and two or more runs aligned for comparison.
 
-Adapters only: they hold RunRecord / CellRecord / stored question rows as the store returns them
-and format them for display. Aligning means keying rows (a cell's input/load/output, a
-question's id) and looking each run's value up; nothing is recomputed from requests.
+Adapters only: they hold what the records modules read (`RunInfo`, `ThroughputRun` /
+`StoredCell`, `SqlRun` / `StoredQuestion`, and the comparison's `DimensionRow` s) and format it
+for display. Aligning means keying rows (a cell's input/load/output, a question's id) and
+looking each run's value up; nothing is recomputed here, and pass counts are `PassCount` s.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -22,9 +22,15 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QColor, QFont
 
+from desktop_app.core.compare import Comparison, DimensionRow
+from desktop_app.core.runs import PassCount, RunInfo, pass_count
+from desktop_app.core.sqleval.records import SqlRun, StoredQuestion
 from desktop_app.core.sqleval.types import TIERS
-from desktop_app.core.store import CellRecord, RunRecord
+from desktop_app.core.stats import Estimate
+from desktop_app.core.throughput.records import StoredCell, ThroughputRun
 from desktop_app.gui.i18n import status_text, translate
+from desktop_app.report.verdicts import render_row, row_label
+from desktop_app.report.verdicts import value_text as dim_value_text
 
 _Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()
@@ -41,7 +47,6 @@ def _bold() -> QFont:
     font = QFont()
     font.setBold(True)
     return font
-
 
 
 def format_started(iso: str | None) -> str:
@@ -66,13 +71,27 @@ def format_duration(seconds: float | None) -> str:
         hours=hours, minutes=f"{minutes:02d}")
 
 
-def run_label(run: RunRecord) -> str:
-    """A short name for a run in column headers and legends: '#12 model'."""
-    return f"#{run.id} {run.model or run.name or run.kind}"
+def duration_s(run: RunInfo) -> float | None:
+    """Wall time from start to end in seconds, or None while running."""
+    if not (run.started_at and run.ended_at):
+        return None
+    delta = datetime.fromisoformat(run.ended_at) - datetime.fromisoformat(run.started_at)
+    return delta.total_seconds()
+
+
+def run_tooltip(run: RunInfo) -> str:
+    """What a hover over a run says: its label (id and name), its note, its error."""
+    lines = [run.label]
+    if run.notes:
+        lines.append(run.notes)
+    if run.error:
+        lines.append(run.error)
+    return "\n".join(lines)
 
 
 class RunsTableModel(QAbstractTableModel):
-    """Every stored run, one row each, newest first (the order the store lists them)."""
+    """Every stored run, one row each, newest first (the order the store lists them); a hover
+    shows the run's note."""
 
     HEADERS = ("Id", QT_TRANSLATE_NOOP("RunsTableModel", "Kind"),
                QT_TRANSLATE_NOOP("RunsTableModel", "Name"),
@@ -82,20 +101,21 @@ class RunsTableModel(QAbstractTableModel):
                QT_TRANSLATE_NOOP("RunsTableModel", "Model"),
                QT_TRANSLATE_NOOP("RunsTableModel", "Engine"),
                QT_TRANSLATE_NOOP("RunsTableModel", "Endpoint"))
+    COL_NAME = 2
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self._runs: list[RunRecord] = []
+        self._runs: list[RunInfo] = []
 
-    def set_runs(self, runs: Sequence[RunRecord]) -> None:
+    def set_runs(self, runs: Sequence[RunInfo]) -> None:
         self.beginResetModel()
         self._runs = list(runs)
         self.endResetModel()
 
-    def run_at(self, row: int) -> RunRecord:
+    def run_at(self, row: int) -> RunInfo:
         return self._runs[row]
 
-    def runs(self) -> list[RunRecord]:
+    def runs(self) -> list[RunInfo]:
         return list(self._runs)
 
     def row_of(self, run_id: int) -> int | None:
@@ -119,72 +139,66 @@ class RunsTableModel(QAbstractTableModel):
         run = self._runs[index.row()]
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return (str(run.id), status_text(run.kind), run.name, status_text(run.status),
-                    format_started(run.started_at
-                    or run.created_at), format_duration(run.duration_s), run.model or "",
-                    run.engine or "", run.endpoint_url or "")[column]
+            name = run.name + (" \u270e" if run.notes else "")  # a pencil: a note to hover for
+            return (str(run.id), status_text(run.kind), name, status_text(run.status),
+                    format_started(run.started_at), format_duration(duration_s(run)),
+                    run.model, run.engine, run.endpoint)[column]
         if role == Qt.ItemDataRole.ForegroundRole and column == 3:
             return STATUS_FG.get(run.status)
+        if role == Qt.ItemDataRole.FontRole and column == self.COL_NAME:
+            return _bold()  # the name is what tells runs apart
         if role == Qt.ItemDataRole.ToolTipRole:
-            return run.error if run.error else run.name or None
+            return run_tooltip(run)
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (0, 5):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
 
-# --------------------------------------------------------------------------- comparison data
+# --------------------------------------------------------------------------- throughput comparison
 
 
-@dataclass(frozen=True)
-class ComparisonData:
-    """Stored data of the runs to compare, read in one go: `cells` (throughput) or `questions`
-    (sql, rows as `Store.sql_questions` returns them) per run id."""
-
-    kind: str
-    runs: tuple[RunRecord, ...]
-    cells: dict[int, list[CellRecord]] = field(default_factory=dict, hash=False)
-    questions: dict[int, list[dict]] = field(default_factory=dict, hash=False)
-
-
-def _stat(summary: dict | None, key: str, stat: str) -> float | None:
-    dist = (summary or {}).get(key)
-    return dist.get(stat) if isinstance(dist, dict) else None
-
-
-def cell_key(cell: CellRecord) -> tuple:
+def cell_key(cell: StoredCell) -> tuple:
     """Rows of the throughput comparison are keyed by input tokens, load and output tokens."""
     load = cell.concurrency if cell.concurrency is not None else -(cell.request_rate or 0)
-    return (cell.input_tokens or 0, load, cell.output_tokens or 0)
+    return (cell.input_tokens, load, cell.output_tokens)
 
 
 def _load_text(key: tuple) -> str:
-    return f"c={key[1]}" if key[1] >= 0 else f"{-key[1]:g}/s"
+    return f"c={key[1]}" if key[1] >= 0 else f"{-key[1]:g} req/s"
+
+
+def interval_text(estimate: Estimate | None, spec: str, scale: float = 1.0) -> str:
+    """'[low – high]' of an estimate in display units, '' when it has no interval."""
+    if estimate is None or not estimate.has_interval:
+        return ""
+    return f"[{estimate.low * scale:{spec}} – {estimate.high * scale:{spec}}]"
 
 
 class ThroughputComparisonModel(QAbstractTableModel):
     """Throughput cells of several runs side by side: rows keyed by input/load/output, and per
-    run a group of prefill tok/s (mean), decode tok/s (mean) and TTFT p50 (ms)."""
+    run a group of prefill tok/s (mean), decode tok/s (mean) and TTFT p50 (ms); a hover shows
+    a value's 95 % interval."""
 
-    GROUP = (("prefill tok/s", "prefill_tps", "mean", 1, ".0f"),
-             ("decode tok/s", "decode_tps", "mean", 1, ".1f"),
-             ("TTFT p50 ms", "ttft_s", "p50", 1000, ".0f"))
+    GROUP = (("prefill tok/s", "prefill", 1, ".0f"),
+             ("decode tok/s", "decode", 1, ".1f"),
+             ("TTFT p50 ms", "ttft", 1000, ".0f"))
     KEYS = (QT_TRANSLATE_NOOP("CellTableModel", "input"),
             QT_TRANSLATE_NOOP("CellTableModel", "load"),
             QT_TRANSLATE_NOOP("CellTableModel", "output"))
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self._runs: tuple[RunRecord, ...] = ()
+        self._runs: tuple[ThroughputRun, ...] = ()
         self._keys: list[tuple] = []
-        self._cells: list[dict[int, CellRecord]] = []  # per row: run id -> cell
+        self._cells: list[dict[int, StoredCell]] = []  # per row: run id -> cell
 
-    def set_data(self, data: ComparisonData) -> None:
+    def set_runs(self, runs: Sequence[ThroughputRun]) -> None:
         self.beginResetModel()
-        self._runs = data.runs
-        by_key: dict[tuple, dict[int, CellRecord]] = {}
-        for run in data.runs:
-            for cell in data.cells.get(run.id, []):
-                by_key.setdefault(cell_key(cell), {})[run.id] = cell
+        self._runs = tuple(runs)
+        by_key: dict[tuple, dict[int, StoredCell]] = {}
+        for run in self._runs:
+            for cell in run.cells:
+                by_key.setdefault(cell_key(cell), {})[run.info.id] = cell
         self._keys = sorted(by_key)
         self._cells = [by_key[k] for k in self._keys]
         self.endResetModel()
@@ -197,25 +211,35 @@ class ThroughputComparisonModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.ToolTipRole and section >= len(self.KEYS):
+            return self._runs[(section - len(self.KEYS)) // len(self.GROUP)].info.label
+        if role != Qt.ItemDataRole.DisplayRole:
             return None
         if section < len(self.KEYS):
             return translate("CellTableModel", self.KEYS[section])
         run_index, metric = divmod(section - len(self.KEYS), len(self.GROUP))
-        return f"#{self._runs[run_index].id}\n{self.GROUP[metric][0]}"
+        return f"#{self._runs[run_index].info.id}\n{self.GROUP[metric][0]}"
 
-    def runs(self) -> tuple[RunRecord, ...]:
+    def runs(self) -> tuple[ThroughputRun, ...]:
         return self._runs
+
+    def cell_count(self, run_id: int) -> int:
+        """How many of the rows hold a cell of run `run_id` (finished or not)."""
+        return sum(run_id in cells for cells in self._cells)
+
+    def estimate(self, row: int, column: int) -> Estimate | None:
+        """The figure at (row, column) of a run's group, with its noise (stored units)."""
+        run_index, metric = divmod(column - len(self.KEYS), len(self.GROUP))
+        cell = self._cells[row].get(self._runs[run_index].info.id)
+        return None if cell is None else getattr(cell, self.GROUP[metric][1])
 
     def value(self, row: int, column: int) -> float | None:
         """The number shown at (row, column) of a run's group, in display units."""
-        run_index, metric = divmod(column - len(self.KEYS), len(self.GROUP))
-        cell = self._cells[row].get(self._runs[run_index].id)
-        if cell is None:
-            return None
-        _, key, stat, scale, _ = self.GROUP[metric]
-        number = _stat(cell.summary, key, stat)
-        return None if number is None else number * scale
+        estimate = self.estimate(row, column)
+        scale = self.GROUP[(column - len(self.KEYS)) % len(self.GROUP)][2]
+        return None if estimate is None else estimate.value * scale
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -226,8 +250,14 @@ class ThroughputComparisonModel(QAbstractTableModel):
             if column < len(self.KEYS):
                 return (str(key[0]), _load_text(key), str(key[2]))[column]
             number = self.value(row, column)
-            spec = self.GROUP[(column - len(self.KEYS)) % len(self.GROUP)][4]
+            spec = self.GROUP[(column - len(self.KEYS)) % len(self.GROUP)][3]
             return "—" if number is None else format(number, spec)
+        if role == Qt.ItemDataRole.ToolTipRole and column >= len(self.KEYS):
+            _, _, scale, spec = self.GROUP[(column - len(self.KEYS)) % len(self.GROUP)]
+            estimate = self.estimate(row, column)
+            interval = interval_text(estimate, spec, scale)
+            return (translate("ComparisonView", "95 % interval {interval}, {n} requests").format(
+                interval=interval, n=estimate.n) if interval else None)
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.BackgroundRole and column >= len(self.KEYS):
@@ -236,7 +266,7 @@ class ThroughputComparisonModel(QAbstractTableModel):
                 return QColor(0, 0, 0, 14)
         return None
 
-    def series(self) -> list[tuple[RunRecord, str, list[tuple[int, float]]]]:
+    def series(self) -> list[tuple[ThroughputRun, str, list[tuple[int, float]]]]:
         """For the chart: per run and load level (and output length when several), the points
         (input tokens, mean prefill tok/s), by input length."""
         out = []
@@ -244,8 +274,8 @@ class ThroughputComparisonModel(QAbstractTableModel):
         for run in self._runs:
             groups: dict[tuple, list[tuple[int, float]]] = {}
             for key, cells in zip(self._keys, self._cells):
-                cell = cells.get(run.id)
-                number = _stat(cell.summary, "prefill_tps", "mean") if cell else None
+                cell = cells.get(run.info.id)
+                number = cell.prefill_tps if cell else None
                 if number is not None:
                     groups.setdefault((key[1], key[2]), []).append((key[0], number))
             for (load, output), points in sorted(groups.items()):
@@ -259,42 +289,39 @@ class ThroughputComparisonModel(QAbstractTableModel):
 # --------------------------------------------------------------------------- SQL comparison
 
 
-def verdict_passed(row: dict, judge: str) -> bool | None:
-    """Whether `judge` passed a stored question row (None: not judged, e.g. it errored)."""
-    verdict = ((row.get("verdicts_json") or {}).get("verdicts") or {}).get(judge)
-    return None if verdict is None else bool(verdict.get("passed"))
-
-
-def _verdict_text(rows: list[dict], judge: str) -> str:
-    results = [verdict_passed(r, judge) for r in rows]
-    if len(results) == 1:
-        unjudged = status_text(rows[0].get("status") or "—")
-        return {True: "PASS", False: "FAIL", None: unjudged}[results[0]]
-    return f"{sum(bool(r) for r in results)}/{len(results)}"  # several epochs
+def _verdict_text(questions: list[StoredQuestion], judge: str) -> str:
+    if len(questions) == 1:
+        outcome = questions[0].outcome(judge)
+        if outcome is None:  # unfinished (or not judged by this judge): not a failure
+            return status_text(questions[0].status or "—")
+        return "PASS" if outcome else "FAIL"
+    return pass_count(q.outcome(judge) for q in questions).text  # several epochs
 
 
 class SqlComparisonModel(QAbstractTableModel):
     """SQL verdicts of several runs aligned by question id: one column per run reading
-    'strict / tolerant' (PASS/FAIL, or passes/epochs when a run has several epochs)."""
+    'strict / tolerant' (PASS/FAIL, passed/judged when a run has several epochs, the status of
+    a question a stopped run never finished)."""
 
     JUDGES = ("strict", "tolerant")
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self._runs: tuple[RunRecord, ...] = ()
+        self._runs: tuple[SqlRun, ...] = ()
         self._ids: list[str] = []
         self._tiers: dict[str, str] = {}
-        self._rows: dict[tuple[str, int], list[dict]] = {}  # (question id, run id) -> epochs
+        # (question id, run id) -> the question in each epoch
+        self._rows: dict[tuple[str, int], list[StoredQuestion]] = {}
 
-    def set_data(self, data: ComparisonData) -> None:
+    def set_runs(self, runs: Sequence[SqlRun]) -> None:
         self.beginResetModel()
-        self._runs = data.runs
+        self._runs = tuple(runs)
         self._rows = {}
         self._tiers = {}
-        for run in data.runs:
-            for row in data.questions.get(run.id, []):
-                self._rows.setdefault((row["question_id"], run.id), []).append(row)
-                self._tiers.setdefault(row["question_id"], row.get("tier") or "")
+        for run in self._runs:
+            for q in run.questions:
+                self._rows.setdefault((q.question_id, run.info.id), []).append(q)
+                self._tiers.setdefault(q.question_id, q.tier)
         tier_order = {t: i for i, t in enumerate(TIERS)}
         self._ids = sorted(self._tiers, key=lambda q: (tier_order.get(self._tiers[q], 99), q))
         self.endResetModel()
@@ -310,7 +337,7 @@ class SqlComparisonModel(QAbstractTableModel):
 
     def disagrees(self, row: int) -> bool:
         """Whether the runs' verdicts differ on this question."""
-        return len({self.cell_text(self._ids[row], r.id) for r in self._runs}) > 1
+        return len({self.cell_text(self._ids[row], r.info.id) for r in self._runs}) > 1
 
     def rowCount(self, parent: _Index = _ROOT) -> int:  # noqa: N802 - Qt override
         return 0 if parent.isValid() else len(self._ids)
@@ -324,7 +351,7 @@ class SqlComparisonModel(QAbstractTableModel):
             return None
         if section < 2:
             return (self.tr("question"), self.tr("tier"))[section]
-        return f"{run_label(self._runs[section - 2])}\nstrict / tolerant"
+        return f"{self._runs[section - 2].info.label}\nstrict / tolerant"
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -335,19 +362,20 @@ class SqlComparisonModel(QAbstractTableModel):
                 return qid
             if column == 1:
                 return self._tiers[qid]
-            return self.cell_text(qid, self._runs[column - 2].id)
+            return self.cell_text(qid, self._runs[column - 2].info.id)
         if role == Qt.ItemDataRole.FontRole and column == 0 and self.disagrees(index.row()):
             return _bold()  # the questions where the runs differ stand out
         if column < 2:
             return None
-        rows = self._rows.get((qid, self._runs[column - 2].id))
+        rows = self._rows.get((qid, self._runs[column - 2].info.id))
         if role == Qt.ItemDataRole.BackgroundRole and rows:
-            results = {verdict_passed(r, j) for r in rows for j in self.JUDGES}
+            results = {q.outcome(j) for q in rows for j in self.JUDGES} - {None}
+            if not results:
+                return None  # never judged: unfinished is not a failure
             return PASS_BG if results == {True} else FAIL_BG if True not in results else MIXED_BG
         if role == Qt.ItemDataRole.ToolTipRole and rows:
-            strict = ((rows[0].get("verdicts_json") or {}).get("verdicts") or {}).get("strict")
-            findings = (strict or {}).get("findings") or []
-            return findings[0].get("message") if findings else rows[0].get("stop_reason")
+            findings = rows[0].strict_findings
+            return findings[0] if findings else rows[0].stop_reason or None
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return int(Qt.AlignmentFlag.AlignCenter)
         return None
@@ -355,35 +383,27 @@ class SqlComparisonModel(QAbstractTableModel):
 
 class SqlTierSummaryModel(QAbstractTableModel):
     """Pass rate by tier per run: rows are tiers and 'all', per run a strict and a tolerant
-    column reading 'passed/total  rate' (epochs pooled)."""
+    column reading 'passed/judged  rate' (epochs pooled; `SqlRun.pass_count`, so unfinished
+    questions are counted apart, never as failures)."""
 
     JUDGES = SqlComparisonModel.JUDGES
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self._runs: tuple[RunRecord, ...] = ()
+        self._runs: tuple[SqlRun, ...] = ()
         self._tiers: list[str] = []
-        self._counts: dict[tuple[str, int, str], tuple[int, int]] = {}
 
-    def set_data(self, data: ComparisonData) -> None:
+    def set_runs(self, runs: Sequence[SqlRun]) -> None:
         self.beginResetModel()
-        self._runs = data.runs
-        counts: dict[tuple[str, int, str], list[int]] = {}
-        present = set()
-        for run in data.runs:
-            for row in data.questions.get(run.id, []):
-                present.add(row.get("tier") or "")
-                for tier in (row.get("tier") or "", "all"):
-                    for judge in self.JUDGES:
-                        c = counts.setdefault((tier, run.id, judge), [0, 0])
-                        c[0] += bool(verdict_passed(row, judge))
-                        c[1] += 1
+        self._runs = tuple(runs)
+        present = {q.tier for run in self._runs for q in run.questions}
         self._tiers = [t for t in TIERS if t in present] + sorted(present - set(TIERS)) + ["all"]
-        self._counts = {k: (v[0], v[1]) for k, v in counts.items()}
         self.endResetModel()
 
-    def counts(self, tier: str, run_id: int, judge: str) -> tuple[int, int]:
-        return self._counts.get((tier, run_id, judge), (0, 0))
+    def counts(self, tier: str, run_id: int, judge: str) -> PassCount:
+        """The pass count of run `run_id` under `judge` in `tier` ("all": every tier)."""
+        run = next(r for r in self._runs if r.info.id == run_id)
+        return run.pass_count(judge, None if tier == "all" else tier)
 
     def rowCount(self, parent: _Index = _ROOT) -> int:  # noqa: N802 - Qt override
         return 0 if parent.isValid() else len(self._tiers)
@@ -398,7 +418,7 @@ class SqlTierSummaryModel(QAbstractTableModel):
         if section == 0:
             return translate("SqlComparisonModel", "tier")
         run_index, judge = divmod(section - 1, len(self.JUDGES))
-        return f"#{self._runs[run_index].id}\n{self.JUDGES[judge]}"
+        return f"#{self._runs[run_index].info.id}\n{self.JUDGES[judge]}"
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -408,10 +428,100 @@ class SqlTierSummaryModel(QAbstractTableModel):
             if column == 0:
                 return translate("SqlComparisonModel", "all") if tier == "all" else tier
             run_index, judge = divmod(column - 1, len(self.JUDGES))
-            ok, total = self.counts(tier, self._runs[run_index].id, self.JUDGES[judge])
-            return f"{ok}/{total}  {ok / total:.0%}" if total else "—"
+            count = self.counts(tier, self._runs[run_index].info.id, self.JUDGES[judge])
+            return pass_count_text(count)
         if role == Qt.ItemDataRole.TextAlignmentRole and column > 0:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.FontRole and tier == "all":
             return _bold()
+        return None
+
+
+def pass_count_text(count: PassCount) -> str:
+    """'6/6  100%', with ', 3 unfinished' when a stopped run left questions unjudged; '—' when
+    nothing was judged and nothing left unfinished."""
+    text = f"{count.text}  {count.rate:.0%}" if count.judged else "—"
+    if count.unfinished:
+        text += translate("SqlComparisonModel", ", {count} unfinished").format(
+            count=count.unfinished)
+    return text
+
+
+# --------------------------------------------------------------------------- dimension rows
+
+
+WIN_BG = QColor("#d7f0d2")
+NA_FG = QColor("#888888")
+
+
+class DimensionRowsModel(QAbstractTableModel):
+    """The comparison's rows (`core.compare.dimension_rows`, as the PDF prints them): per
+    dimension each run's value with its 95 % interval, and the verdict in words, decided on
+    that noise (a winner only when the difference is real; its value is shaded)."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._runs: tuple = ()
+        self._rows: tuple = ()
+        self._lang = "en"
+
+    def set_comparison(self, comparison: Comparison, lang: str = "en") -> None:
+        """Show `comparison`'s rows in `lang` ("en" or "zh", the report's languages)."""
+        self.beginResetModel()
+        self._runs, self._rows, self._lang = comparison.runs, comparison.rows, lang
+        self.endResetModel()
+
+    def row(self, row: int) -> DimensionRow:
+        return self._rows[row]
+
+    def verdict_text(self, row: int) -> str:
+        return render_row(self._rows[row], self._runs, self._lang)
+
+    def value_text(self, row: int, run_index: int) -> str:
+        dim = self._rows[row]
+        return dim_value_text(dim, dim.values[run_index], self._lang)
+
+    def rowCount(self, parent: _Index = _ROOT) -> int:  # noqa: N802 - Qt override
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _Index = _ROOT) -> int:  # noqa: N802 - Qt override
+        return 0 if parent.isValid() else 2 + len(self._runs)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        last = self.columnCount() - 1
+        if role == Qt.ItemDataRole.ToolTipRole and 0 < section < last:
+            return run_tooltip(self._runs[section - 1].info)
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if section == 0:
+            return translate("DimensionRowsModel", "dimension")
+        if section == last:
+            return translate("DimensionRowsModel", "verdict (95 % intervals)")
+        return self._runs[section - 1].info.label
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        dim, column = self._rows[index.row()], index.column()
+        last = self.columnCount() - 1
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            if column == 0:
+                return row_label(dim, self._lang)
+            if column == last:
+                return self.verdict_text(index.row())
+            return self.value_text(index.row(), column - 1)
+        winner = dim.verdict.winner if dim.verdict.significant else None
+        if role == Qt.ItemDataRole.BackgroundRole and winner is not None and column == winner + 1:
+            return WIN_BG
+        if role == Qt.ItemDataRole.FontRole and (column == last and winner is not None
+                                                 or column == 0):
+            return _bold()
+        if role == Qt.ItemDataRole.ForegroundRole and 0 < column < last and not (
+                dim.values[column - 1].available):
+            return NA_FG
+        if role == Qt.ItemDataRole.TextAlignmentRole and 0 < column < last:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None

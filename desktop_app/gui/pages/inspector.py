@@ -1,9 +1,10 @@
 """The Inspector: one question of a stored SQL run, its agent steps and the judges' findings.
 
 `InspectorPage.show_question(run_id, question_row_id)` (also wired to
-`context.open_question_requested`) reads the stored question and steps, re-runs the gold and
-final SQL read-only in the sandbox to show both results side by side, and can re-judge at
-another tolerance without calling any model and without writing to the store.
+`context.open_question_requested`) asks its controller (`gui.controllers.inspector`) to read the
+stored question and steps and re-run the gold and final SQL read-only in the sandbox, and shows
+both results side by side; it can re-judge at another tolerance without calling any model and
+without writing to the store.
 
     python -m desktop_app.gui.pages.inspector [RUN_ID QUESTION_ROW_ID] [--screenshot PNG]
 
@@ -16,10 +17,9 @@ from __future__ import annotations
 import asyncio
 import html
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -31,24 +31,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.sqleval.export import question_from_snapshot
-from desktop_app.core.sqleval.judge import counterfactual, judge_all
-from desktop_app.core.sqleval.questions import QuestionSetError, load_question_set
-from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
-from desktop_app.core.sqleval.types import (
-    JUDGE_MODES,
-    JudgeFinding,
-    Question,
-    QueryResult,
-    Verdict,
-)
-from desktop_app.core.store import NotFoundError, Store
+from desktop_app.core.sqleval.types import JUDGE_MODES, JudgeFinding, Verdict
+from desktop_app.core.store import Store
 from desktop_app.gui.context import AppContext
+from desktop_app.gui.controllers.inspector import (
+    InspectorController,
+    QuestionDetail,
+    RejudgeOutcome,
+)
 from desktop_app.gui.i18n import status_text, translate
 from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.widgets.result_diff import ResultDiffTable
 from desktop_app.gui.widgets.sql_view import SqlView
-from desktop_app.gui.widgets.step_timeline import StepTimeline, TimelineStep
+from desktop_app.gui.widgets.step_timeline import StepTimeline
 
 KEY_TOLERANCE = "inspector/tolerance"
 KEY_SPLITTER = "inspector/splitter"
@@ -59,231 +54,6 @@ PASS_STYLE = "background: #d7f0dd; color: #14532d; border-radius: 4px; padding: 
 FAIL_STYLE = "background: #fbd9d5; color: #7f1d1d; border-radius: 4px; padding: 3px 8px;"
 MUTED_STYLE = "color: #5b5f66;"
 ERROR_STYLE = "color: #b3261e;"
-
-
-# --------------------------------------------------------------------------- what is shown
-
-
-@dataclass(frozen=True)
-class QuestionDetail:
-    """One stored question of a SQL run, as the Inspector shows it.
-
-    `gold` / `actual` are the gold and final SQL re-run in the sandbox (the database is
-    read-only, so they are what was judged); when the set's database is not available, `actual`
-    is the stored first rows and the notes say why. `verdicts` are the stored verdicts.
-    """
-
-    run_id: int
-    row_id: int
-    run_name: str
-    model: str
-    simulated: bool
-    question_id: str
-    tier: str
-    epoch: int
-    status: str
-    stop_reason: str
-    language: str
-    question: Question | None
-    question_text: str
-    gold_sql: str
-    final_sql: str | None
-    steps: tuple[TimelineStep, ...]
-    verdicts: dict[str, Verdict]
-    counterfactual: str
-    findings: tuple[JudgeFinding, ...]  # sqlglot's explanation of the final SQL
-    tolerance: float
-    ignore_names: bool
-    rejudged: bool
-    database: Path | None
-    sql_time_limit_s: float
-    gold: QueryResult | None
-    gold_note: str
-    actual: QueryResult | None
-    actual_note: str
-
-
-@dataclass(frozen=True)
-class RejudgeOutcome:
-    """New verdicts for a question at `tolerance`, computed without the model (not stored)."""
-
-    tolerance: float
-    verdicts: dict[str, Verdict]
-    counterfactual: str
-    gold: QueryResult
-    actual: QueryResult | None
-    actual_note: str
-
-
-class InspectorError(Exception):
-    """A question that cannot be shown or re-judged, with a sentence for the user."""
-
-
-def _finding(data: dict) -> JudgeFinding:
-    return JudgeFinding(str(data.get("code", "")), str(data.get("message", "")),
-                        tuple(tuple(c) for c in data.get("cells") or ()))
-
-
-def _verdicts(stored: dict) -> dict[str, Verdict]:
-    return {judge: Verdict(judge, bool(v.get("passed")),
-                           tuple(_finding(f) for f in v.get("findings") or ()),
-                           v.get("tolerance"))
-            for judge, v in (stored or {}).items()}
-
-
-def _stored_result(data: dict | None) -> QueryResult | None:
-    if not data or not data.get("columns"):
-        return None
-    return QueryResult(tuple(data["columns"]), tuple(tuple(r) for r in data.get("rows") or ()),
-                       data.get("total_rows"), bool(data.get("truncated")))
-
-
-def _run(sandbox: Sandbox, sql: str | None) -> tuple[QueryResult | None, str]:
-    if not sql:
-        return None, translate("InspectorPage", "no final SQL")
-    try:
-        return sandbox.run(sql), ""
-    except SandboxError as exc:
-        return None, str(exc)
-
-
-def read_question(db_path: Path, sets_dir: Path, cache_dir: Path, run_id: int,
-                  row_id: int) -> QuestionDetail:
-    """Read a stored question and its steps and re-run its gold and final SQL (blocking: call
-    it through asyncio.to_thread). Raises InspectorError for an unknown run or row."""
-    with Store.open(db_path) as store:
-        try:
-            record = store.get_run(run_id)
-        except NotFoundError:
-            raise InspectorError(translate("InspectorPage", "There is no run {run} in {path}.")
-                                 .format(run=run_id, path=db_path)) from None
-        if record.kind != "sql":
-            raise InspectorError(translate(
-                "InspectorPage", "Run {run} is a {kind} run, not a SQL evaluation.").format(
-                run=run_id, kind=status_text(record.kind)))
-        row = next((r for r in store.sql_questions(run_id) if r["id"] == row_id), None)
-        if row is None:
-            raise InspectorError(translate("InspectorPage", "Run {run} has no question row "
-                                           "{row}.").format(run=run_id, row=row_id))
-        steps = tuple(TimelineStep.from_row(s) for s in store.sql_steps(row_id))
-    config = record.config or {}
-    stored = row.get("verdicts_json") or {}
-    question = question_from_snapshot(stored.get("question"))
-    database, note = None, ""
-    try:
-        qset = load_question_set(config.get("set_path") or config.get("questions") or "sales-25",
-                                 sets_dir=sets_dir, cache_dir=cache_dir, check_gold=False)
-        if question is None:
-            question = next((q for q in qset.questions if q.id == row["question_id"]), None)
-        if question is not None:
-            database = qset.databases.get(question.database)
-    except (QuestionSetError, OSError) as exc:
-        note = translate("InspectorPage", "the question set cannot be loaded: {error}").format(
-            error=exc)
-    limit = float(config.get("sql_time_limit_s") or 5.0)
-    gold = actual = None
-    gold_note, actual_note = note or translate("InspectorPage", "not available"), ""
-    if database is not None and question is not None:
-        try:
-            with Sandbox(database, time_limit_s=limit) as sandbox:
-                gold, gold_note = _run(sandbox, question.gold_sql)
-                actual, actual_note = _run(sandbox, row.get("final_sql"))
-        except (SandboxError, OSError) as exc:
-            gold_note = translate("InspectorPage", "the database cannot be opened: {error}"
-                                  ).format(error=exc)
-            database = None
-    if database is None or question is None:
-        actual = _stored_result(row.get("result_json"))
-        actual_note = translate("InspectorPage", "as stored") if actual is not None else (
-            (row.get("result_json") or {}).get("error")
-            or translate("InspectorPage", "no result"))
-    language = config.get("language") or "en"
-    return QuestionDetail(
-        run_id, row_id, record.name, record.model or "",
-        (record.engine or "").startswith("simulated") or (record.model or "").startswith("sim/"),
-        row["question_id"], row.get("tier") or "", int(row.get("epoch") or 0),
-        row.get("status") or "", row.get("stop_reason") or "", language, question,
-        question.text(language) if question
-        else translate("InspectorPage", "(the question's text was not stored)"),
-        question.gold_sql if question else "", row.get("final_sql"), steps,
-        _verdicts(stored.get("verdicts")), stored.get("counterfactual") or "",
-        tuple(_finding(f) for f in stored.get("findings") or ()),
-        float(stored.get("tolerance") or config.get("tolerance") or 1e-6),
-        bool(stored.get("ignore_names")), bool(stored.get("rejudged")), database, limit,
-        gold, gold_note, actual, actual_note)
-
-
-def rejudge_question(detail: QuestionDetail, tolerance: float) -> RejudgeOutcome:
-    """Run the gold and final SQL again and judge under every judge at `tolerance`, without
-    the model and without writing to the store (blocking: call it through asyncio.to_thread)."""
-    if detail.question is None or detail.database is None:
-        raise InspectorError(translate("InspectorPage", "Cannot re-judge: the question's "
-                                       "database is not available."))
-    with Sandbox(detail.database, time_limit_s=detail.sql_time_limit_s) as sandbox:
-        gold, gold_error = _run(sandbox, detail.question.gold_sql)
-        actual, error = _run(sandbox, detail.final_sql)
-    if gold is None:
-        raise InspectorError(translate("InspectorPage", "Cannot re-judge: the gold SQL failed: "
-                                       "{error}").format(error=gold_error))
-    verdicts = judge_all(detail.question, gold, actual, modes=JUDGE_MODES,
-                         final_sql=detail.final_sql, error=error or None,
-                         stop_reason=detail.stop_reason or "submitted", tolerance=tolerance,
-                         ignore_names=detail.ignore_names)
-    return RejudgeOutcome(tolerance, verdicts, counterfactual(verdicts), gold, actual, error)
-
-
-# --------------------------------------------------------------------------- the controller
-
-
-class InspectorController(QObject):
-    """Owns the task that reads a question or re-judges it, and reports the outcome as signals."""
-
-    loaded = Signal(object)  # QuestionDetail
-    load_failed = Signal(str)
-    rejudged = Signal(object)  # RejudgeOutcome
-    rejudge_failed = Signal(str)
-
-    def __init__(self, context: AppContext, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._context = context
-        self.task: asyncio.Task | None = None
-
-    def load(self, run_id: int, row_id: int) -> asyncio.Task:
-        """Read question row `row_id` of run `run_id` (cancels what was running)."""
-        return self._start(self._load(run_id, row_id))
-
-    def rejudge(self, detail: QuestionDetail, tolerance: float) -> asyncio.Task:
-        """Judge `detail` again at `tolerance` (cancels what was running)."""
-        return self._start(self._rejudge(detail, tolerance))
-
-    def cancel(self) -> None:
-        if self.task is not None and not self.task.done():
-            self.task.cancel()
-
-    def _start(self, coro) -> asyncio.Task:
-        self.cancel()
-        self.task = asyncio.ensure_future(coro)
-        return self.task
-
-    async def _load(self, run_id: int, row_id: int) -> None:
-        c = self._context
-        try:
-            detail = await asyncio.to_thread(read_question, c.db_path, c.sets_dir, c.cache_dir,
-                                             run_id, row_id)
-        except Exception as exc:  # noqa: BLE001 - shown to the user as is
-            self.load_failed.emit(str(exc) if isinstance(exc, InspectorError)
-                                  else f"{type(exc).__name__}: {exc}")
-            return
-        self.loaded.emit(detail)
-
-    async def _rejudge(self, detail: QuestionDetail, tolerance: float) -> None:
-        try:
-            outcome = await asyncio.to_thread(rejudge_question, detail, tolerance)
-        except Exception as exc:  # noqa: BLE001 - shown to the user as is
-            self.rejudge_failed.emit(str(exc) if isinstance(exc, InspectorError)
-                                     else f"{type(exc).__name__}: {exc}")
-            return
-        self.rejudged.emit(outcome)
 
 
 # --------------------------------------------------------------------------- the page
@@ -332,13 +102,14 @@ class InspectorPage(QWidget):
     """One question of a stored SQL run: its text, the agent's steps, and the judges' panel."""
 
     def __init__(self, context: AppContext, settings: Settings | None = None,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *,
+                 controller: InspectorController | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("page_inspector")
         self._context = context
         self._settings = settings or Settings()
         self.detail: QuestionDetail | None = None
-        self.controller = InspectorController(context, self)
+        self.controller = controller or InspectorController(context, self)
         self.controller.loaded.connect(self._on_controller_loaded)
         self.controller.load_failed.connect(self._on_controller_load_failed)
         self.controller.rejudged.connect(self._on_controller_rejudged)
@@ -544,13 +315,14 @@ async def build_demo_run(db_path: Path, sets_dir: Path, cache_dir: Path,
     run id and each question id's row id."""
     from desktop_app.core.endpoint.types import EndpointConfig
     from desktop_app.core.simulator.launcher import start_simulator
+    from desktop_app.core.sqleval.records import load_eval
     from desktop_app.core.sqleval.runner import EvalConfig, run_eval
 
     with start_simulator("instant") as sim, Store.open(db_path) as store:
         config = EvalConfig(EndpointConfig(sim.url, model="sim/seed-reference"),
                             question_ids=question_ids)
         result = await run_eval(config, store, sets_dir=sets_dir, cache_dir=cache_dir)
-        rows = {r["question_id"]: r["id"] for r in store.sql_questions(result.run_id)}
+        rows = {q.question_id: q.row_id for q in load_eval(store, result.run_id).questions}
     return result.run_id, rows
 
 

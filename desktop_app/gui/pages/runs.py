@@ -34,13 +34,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.store import RUN_STATUSES, RunRecord, Store
+from desktop_app.core.compare import Comparison
+from desktop_app.core.runs import RunInfo
+from desktop_app.core.store import RUN_STATUSES, Store
+from desktop_app.core.throughput.records import request_rows_by_id
 from desktop_app.core.throughput.resume import RESUMABLE
 from desktop_app.gui.context import AppContext
 from desktop_app.gui.controllers.runs import RequestsView, RunFilters, RunsController
 from desktop_app.gui.i18n import status_text
 from desktop_app.gui.models.requests import RequestsTableModel
-from desktop_app.gui.models.runs import ComparisonData, RunsTableModel, run_label
+from desktop_app.gui.models.runs import RunsTableModel
 from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.widgets.column_fit import ColumnFitter
 from desktop_app.gui.widgets.comparison import ComparisonView
@@ -91,12 +94,13 @@ class RequestBrowser(QWidget):
         layout.addWidget(self.view, 1)
 
     def show_requests(self, view: RequestsView, store: Store | None) -> None:
-        fetch = store.requests_by_id if store is not None else None
+        fetch = (None if store is None
+                 else lambda ids: request_rows_by_id(store, ids))  # read lazily, a page at a time
         self.model.set_requests(view.ids, fetch, view.cells)
         text = (self.tr("{run}: {count} failed requests (warm-ups included), in sweep order")
                 if view.errors_only else
                 self.tr("{run}: {count} requests (warm-ups included), in sweep order"))
-        self.title.setText(text.format(run=run_label(view.run), count=f"{len(view.ids):,}"))
+        self.title.setText(text.format(run=view.run.label, count=f"{len(view.ids):,}"))
 
 
 class RunsPage(QWidget):
@@ -223,7 +227,7 @@ class RunsPage(QWidget):
         self.splitter.addWidget(self.detail)
         self.splitter.setStretchFactor(0, 2)
         self.splitter.setStretchFactor(1, 3)
-        self.splitter.setSizes([260, 380])
+        self.splitter.setSizes([200, 520])  # a comparison needs the room more than the list
 
         layout = QVBoxLayout(self)
         layout.addWidget(heading)
@@ -267,7 +271,7 @@ class RunsPage(QWidget):
         return RunFilters(pick(self.kind_combo), pick(self.status_combo),
                           pick(self.endpoint_combo), pick(self.model_combo), since, until)
 
-    def selected_runs(self) -> list[RunRecord]:
+    def selected_runs(self) -> list[RunInfo]:
         rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
         return [self.model.run_at(r) for r in rows]
 
@@ -302,7 +306,7 @@ class RunsPage(QWidget):
     def _on_context_run_finished(self, run_id: int, kind: str) -> None:
         self.refresh()
 
-    def _on_controller_runs_loaded(self, runs: list[RunRecord], endpoints: list[str],
+    def _on_controller_runs_loaded(self, runs: list[RunInfo], endpoints: list[str],
                                    models: list[str]) -> None:
         selected = [r.id for r in self.selected_runs()]
         self._set_choices(self.endpoint_combo, endpoints)
@@ -350,8 +354,8 @@ class RunsPage(QWidget):
                 count=len(run_ids)))
             self.controller.compare(run_ids)
 
-    def _on_controller_comparison_loaded(self, data: ComparisonData) -> None:
-        self.comparison.show_comparison(data)
+    def _on_controller_comparison_loaded(self, comparison: Comparison) -> None:
+        self.comparison.show_comparison(comparison, report_language())
         self.detail.setCurrentWidget(self.comparison)
         self.status_label.setText(self.tr("{count} run(s)").format(count=self.model.rowCount()))
 
@@ -366,7 +370,7 @@ class RunsPage(QWidget):
         runs = self.selected_runs()
         if not runs:
             return
-        names = "\n".join(f"  {run_label(r)}  {r.name}" for r in runs[:8])
+        names = "\n".join(f"  {r.label}" for r in runs[:8])
         more = (self.tr("\n  … and {count} more").format(count=len(runs) - 8)
                 if len(runs) > 8 else "")
         answer = QMessageBox.question(

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QScrollArea,
@@ -41,6 +42,7 @@ from desktop_app.gui.controllers.sqleval import (
     SqlEvalController,
     StoredSqlRun,
     config_from_form,
+    default_run_name,
 )
 from desktop_app.gui.i18n import status_text, translate
 from desktop_app.gui.models.questions import (
@@ -198,8 +200,33 @@ class SqlAgentPage(QWidget):
         self.language_combo.addItem(self.tr("English"), "en")
         self.language_combo.addItem(self.tr("Chinese"), "zh")
         self.language_combo.setToolTip(self.tr("The language the questions are asked in"))
+        self.name_edit = QLineEdit("")
+        self.name_edit.setToolTip(self.tr("How the Runs page, comparisons and reports name this "
+                                          "run; empty: the name shown in grey"))
+        self.notes_edit = QPlainTextEdit()
+        self.notes_edit.setTabChangesFocus(True)
+        self.notes_edit.setPlaceholderText(self.tr("What is special about this run (optional)"))
+        margins = self.notes_edit.contentsMargins()
+        self.notes_edit.setFixedHeight(
+            3 * self.notes_edit.fontMetrics().lineSpacing() + margins.top() + margins.bottom()
+            + 2 * int(self.notes_edit.document().documentMargin()) + 6)  # 3 lines, no scroll bar
+        self.server_settings_edit = QLineEdit("")
+        self.server_settings_edit.setPlaceholderText(
+            self.tr("e.g. max-num-seqs=2, gpu-memory-utilization=0.91"))
+        self.server_settings_edit.setToolTip(self.tr(
+            "key=value pairs, separated by commas. Settings the server reports are read "
+            "automatically; type here only those it does not report."))
         run = QGroupBox(self.tr("Run"))
-        rform = QFormLayout(run)
+        # Name, note and settings take the group's width, their labels above them.
+        identity = QFormLayout()
+        identity.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
+        identity.addRow(self.tr("Name"), self.name_edit)
+        identity.addRow(self.tr("Note"), self.notes_edit)
+        identity.addRow(self.tr("Server settings"), self.server_settings_edit)
+        rform = QFormLayout()
+        rcolumn = QVBoxLayout(run)
+        rcolumn.addLayout(identity)
+        rcolumn.addLayout(rform)
         rform.addRow(self.tr("Concurrency"), self.concurrency_edit)
         rform.addRow(self.tr("Epochs"), self.epochs_edit)
         rform.addRow(self.tr("Retries"), self.retries_edit)
@@ -224,10 +251,11 @@ class SqlAgentPage(QWidget):
             "model": self.model_combo, "tolerance": self.tolerance_edit,
             "max steps": self.max_steps_edit, "max tokens": self.max_tokens_edit,
             "time limit": self.time_limit_edit, "concurrency": self.concurrency_edit,
-            "epochs": self.epochs_edit, "retries": self.retries_edit}
+            "epochs": self.epochs_edit, "retries": self.retries_edit,
+            "server settings": self.server_settings_edit}
         for edit in (self.ids_edit, self.tolerance_edit, self.max_steps_edit, self.max_tokens_edit,
                      self.time_limit_edit, self.concurrency_edit, self.epochs_edit,
-                     self.retries_edit):
+                     self.retries_edit, self.server_settings_edit):
             edit.textChanged.connect(self._on_form_changed)
         for box in (*self.tier_boxes.values(), *self.judge_boxes.values(),
                     *self.strategy_boxes.values()):
@@ -329,7 +357,9 @@ class SqlAgentPage(QWidget):
             max_steps=self.max_steps_edit.text(), max_tokens=self.max_tokens_edit.text(),
             time_limit_s=self.time_limit_edit.text(),
             concurrency=self.concurrency_edit.text(), epochs=self.epochs_edit.text(),
-            retries=self.retries_edit.text(), language=str(self.language_combo.currentData()))
+            retries=self.retries_edit.text(), language=str(self.language_combo.currentData()),
+            name=self.name_edit.text(), notes=self.notes_edit.toPlainText(),
+            server_settings=self.server_settings_edit.text())
 
     def _validate(self):
         """The config the form describes, or None after showing which field is wrong."""
@@ -344,8 +374,10 @@ class SqlAgentPage(QWidget):
             widget = self._field_widgets.get(exc.field)
             if widget is not None:
                 widget.setStyleSheet(_INVALID_STYLE)
+            self.name_edit.setPlaceholderText(self.tr("default: the model and question set"))
             return None
         self.error_label.setText("")
+        self.name_edit.setPlaceholderText(default_run_name(config))
         return config
 
     def _update_start(self) -> None:
@@ -400,8 +432,11 @@ class SqlAgentPage(QWidget):
                            (self.time_limit_edit, form.time_limit_s),
                            (self.concurrency_edit, form.concurrency),
                            (self.epochs_edit, form.epochs),
-                           (self.retries_edit, form.retries)):
+                           (self.retries_edit, form.retries),
+                           (self.name_edit, form.name),
+                           (self.server_settings_edit, form.server_settings)):
             edit.setText(str(text))
+        self.notes_edit.setPlainText(str(form.notes))
         self.language_combo.setCurrentIndex(max(self.language_combo.findData(form.language), 0))
 
     # ------------------------------------------------------------------ actions
@@ -540,11 +575,16 @@ class SqlAgentPage(QWidget):
             self.model_combo.setCurrentText(stored.model)
 
     def _update_summary(self, judges) -> None:
-        n = self.model.rowCount()
-        parts = [f"{j} {self.model.passed(j)}/{n}" for j in judges]
+        # passed / judged per judge (the rule of every view); questions a stopped run never
+        # finished are counted apart, never as failures.
+        counts = {j: self.model.pass_count(j) for j in judges}
+        parts = [f"{j} {c.text}" for j, c in counts.items()]
+        unfinished = max((c.unfinished for c in counts.values()), default=0)
+        if unfinished:
+            parts[-1] += self.tr("; {count} unfinished").format(count=unfinished)
         note = self.tr("   (SIMULATED persona: not a model's score)") if self._simulated else ""
         self.summary_label.setText(self.tr("Passed: {counts}").format(counts=", ".join(parts))
-                                   + note if n else "")
+                                   + note if self.model.rowCount() else "")
 
     # ------------------------------------------------------------------ context events
 

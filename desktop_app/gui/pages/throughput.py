@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QFrame,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QSplitter,
     QTableView,
@@ -35,14 +37,15 @@ from PySide6.QtWidgets import (
 from desktop_app.core.endpoint.types import MetricSample
 from desktop_app.core.throughput.diagnosis import unreliable_cells
 from desktop_app.core.throughput.export import findings_text
+from desktop_app.core.throughput.records import ThroughputRun
 from desktop_app.core.throughput.sweep import SweepProgress, SweepResult
 from desktop_app.core.throughput.types import CellResult
 from desktop_app.gui.context import ActiveEndpoint, AppContext
 from desktop_app.gui.controllers.throughput import (
-    StoredSweep,
     SweepForm,
     ThroughputController,
     build_config,
+    default_run_name,
     form_errors,
 )
 from desktop_app.gui.i18n import status_text, translate
@@ -97,6 +100,7 @@ class ThroughputPage(QWidget):
         self.columns.fit()
         for edit in self._edits.values():
             edit.textChanged.connect(self._on_form_changed)
+        self.run_name.textChanged.connect(self._on_form_changed)
         self.warmup.valueChanged.connect(self._on_form_changed)
         self.start_button.clicked.connect(self._on_start_clicked)
         self.stop_button.clicked.connect(self.controller.stop)
@@ -118,7 +122,6 @@ class ThroughputPage(QWidget):
 
     def _build_form(self) -> QWidget:
         box = QGroupBox(self.tr("Sweep"))
-        box.setFixedWidth(300)
         layout = QFormLayout(box)
         layout.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
         self._edits: dict[str, QLineEdit] = {}
@@ -172,10 +175,8 @@ class ThroughputPage(QWidget):
         self.form_error.setStyleSheet(_ERROR_STYLE)
         self.form_error.setWordWrap(True)
         self.form_error.hide()
-        layout.addRow(self.form_error)
         self.endpoint_label = QLabel()
         self.endpoint_label.setWordWrap(True)
-        layout.addRow(self.endpoint_label)
         self.start_button = QPushButton(self.tr("Start"))
         self.start_button.setDefault(True)
         self.stop_button = QPushButton(self.tr("Stop"))
@@ -183,7 +184,58 @@ class ThroughputPage(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.start_button)
         buttons.addWidget(self.stop_button)
-        layout.addRow(buttons)
+        inner = QWidget()
+        column = QVBoxLayout(inner)
+        column.setContentsMargins(0, 0, 4, 0)
+        column.addWidget(box)
+        column.addWidget(self._build_run_box())
+        column.addWidget(self.form_error)
+        column.addWidget(self.endpoint_label)
+        column.addLayout(buttons)
+        column.addStretch(1)
+        # In a scroll area: the form is taller than a short window.
+        scroll = QScrollArea()
+        scroll.setWidget(inner)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setFixedWidth(300 + scroll.verticalScrollBar().sizeHint().width() + 4)
+        return scroll
+
+    def _build_run_box(self) -> QGroupBox:
+        """Name, note and server settings: what tells this run apart from the others."""
+        box = QGroupBox(self.tr("Run"))
+        layout = QFormLayout(box)
+        layout.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
+        self.run_name = QLineEdit()
+        self.run_name.setToolTip(self.tr("How the Runs page, comparisons and reports name this "
+                                         "run; empty: the name shown in grey"))
+        layout.addRow(self.tr("Name"), self.run_name)
+        self.run_notes = QPlainTextEdit()
+        self.run_notes.setTabChangesFocus(True)
+        self.run_notes.setPlaceholderText(self.tr("What is special about this run (optional)"))
+        margins = self.run_notes.contentsMargins()
+        self.run_notes.setFixedHeight(
+            3 * self.run_notes.fontMetrics().lineSpacing() + margins.top() + margins.bottom()
+            + 2 * int(self.run_notes.document().documentMargin()) + 6)  # 3 lines, no scroll bar
+        layout.addRow(self.tr("Note"), self.run_notes)
+        self.server_settings = QLineEdit()
+        self.server_settings.setPlaceholderText(
+            self.tr("e.g. max-num-seqs=2, gpu-memory-utilization=0.91"))
+        self.server_settings.setToolTip(self.tr(
+            "key=value pairs, separated by commas. Settings the server reports are read "
+            "automatically; type here only those it does not report."))
+        error = QLabel()
+        error.setStyleSheet(_ERROR_STYLE)
+        error.setWordWrap(True)
+        error.hide()
+        column = QVBoxLayout()
+        column.setSpacing(1)
+        column.addWidget(self.server_settings)
+        column.addWidget(error)
+        layout.addRow(self.tr("Server settings"), column)
+        self._edits["server settings"], self._errors["server settings"] = (
+            self.server_settings, error)
         return box
 
     def _build_results(self) -> QWidget:
@@ -249,7 +301,9 @@ class ThroughputPage(QWidget):
             output_tokens=self.output_tokens.text(),
             requests_per_cell=self.requests_per_cell.text(), warmup=self.warmup.value(),
             api=self.api.currentText(), unique_prompts=self.unique_prompts.isChecked(),
-            time_budget_s=self.time_budget.text(), scrape_metrics=self.scrape_metrics.isChecked())
+            time_budget_s=self.time_budget.text(), scrape_metrics=self.scrape_metrics.isChecked(),
+            name=self.run_name.text(), notes=self.run_notes.toPlainText(),
+            server_settings=self.server_settings.text())
 
     def _restore_form(self) -> None:
         form = SweepForm()
@@ -268,6 +322,9 @@ class ThroughputPage(QWidget):
         self.api.setCurrentText(form.api)
         self.unique_prompts.setChecked(bool(form.unique_prompts))
         self.scrape_metrics.setChecked(bool(form.scrape_metrics))
+        self.run_name.setText(str(form.name))
+        self.run_notes.setPlainText(str(form.notes))
+        self.server_settings.setText(str(form.server_settings))
         self._on_form_changed()
 
     def _on_form_changed(self, *_args) -> None:
@@ -277,7 +334,13 @@ class ThroughputPage(QWidget):
             label.setVisible(bool(label.text()))
         self.form_error.setText("\n".join(errors.values()))
         self.form_error.setVisible(bool(errors))
+        self._update_default_name()
         self._update_buttons()
+
+    def _update_default_name(self) -> None:
+        name = default_run_name(self.form(), self.context.endpoint)
+        self.run_name.setPlaceholderText(
+            name or self.tr("default: the model, prompt lengths and load"))
 
     def _form_ok(self) -> bool:
         return not self.form_error.text() and not any(e.text() for e in self._errors.values())
@@ -293,6 +356,7 @@ class ThroughputPage(QWidget):
             self.tr("Endpoint: {endpoint}").format(endpoint=endpoint.label) if endpoint
             else translate("ThroughputPage", NO_ENDPOINT_HINT))
         self.endpoint_label.setStyleSheet("" if endpoint else "color: #8a5a00;")
+        self._update_default_name()
         self._update_buttons()
 
     # ---- running
@@ -328,7 +392,7 @@ class ThroughputPage(QWidget):
         self.status_label.setStyleSheet("")
 
     def _on_controller_running_changed(self, running: bool) -> None:
-        for edit in self._edits.values():
+        for edit in (*self._edits.values(), self.run_name, self.run_notes):
             edit.setReadOnly(running)
         self._update_buttons(running)  # the task is still finishing when it says it stopped
 
@@ -399,22 +463,30 @@ class ThroughputPage(QWidget):
         self._on_controller_running_changed(True)
         return True
 
-    def show_stored(self, stored: StoredSweep) -> None:
-        """Show a sweep read back from the store (its diagnosis is not stored)."""
-        self._show_cells(stored.cells, stored.samples)
-        self.findings.setPlainText(self.tr(
-            "Run {run} ({status}). The diagnosis is made when a sweep finishes and is not kept "
-            "in the results store; export the run's JSON from the command line, or run the "
-            "sweep again, to read it.").format(run=stored.run.id,
-                                               status=status_text(stored.run.status)))
+    def show_stored(self, stored: ThroughputRun) -> None:
+        """Show a sweep read back from the store (`throughput.records.load_sweep`): its cells,
+        charts and timeline, and its diagnosis as kept when the sweep ended; a run without one
+        (older, imported) shows the diagnosis rebuilt from its stored requests, and says so."""
+        info = stored.info
+        self._show_cells(stored.results(), list(stored.samples), stored.unreliable())
+        text = findings_text(stored.findings)
+        if not stored.diagnosis_kept:
+            note = (self.tr("The diagnosis could not be rebuilt from the stored run: {error}")
+                    .format(error=stored.diagnosis_error) if stored.diagnosis_error else
+                    self.tr("This run's diagnosis was not kept when it ended (an older or "
+                            "imported run): it is rebuilt here from the stored requests."))
+            text = note if stored.diagnosis_error else f"{note}\n\n{text}"
+        self.findings.setPlainText(text)
         self.status_label.setStyleSheet("")
         self.status_label.setText(self.tr("Run {run}: {name} ({status}, {cells} cells)").format(
-            run=stored.run.id, name=stored.run.name, status=status_text(stored.run.status),
+            run=info.id, name=info.name, status=status_text(info.status),
             cells=len(stored.cells)))
 
-    def _show_cells(self, cells: list[CellResult], samples: list[MetricSample]) -> None:
+    def _show_cells(self, cells: list[CellResult], samples: list[MetricSample],
+                    unreliable: set[int] | None = None) -> None:
         self._clear()
-        self.model.set_cells(cells, unreliable_cells(cells))
+        self.model.set_cells(cells, unreliable_cells(cells) if unreliable is None
+                             else unreliable)
         self.columns.fit()
         self._plot_cells(cells)
         self._samples = list(samples)

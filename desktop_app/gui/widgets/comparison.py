@@ -1,10 +1,13 @@
-"""Two or more stored runs side by side: aligned tables, and for throughput an overlaid chart."""
+"""Two or more stored runs of one kind side by side: the comparison's rows (each value with its
+95 % interval, the verdict in words), then the aligned cells or questions, and for throughput an
+overlaid chart."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QHeaderView,
     QLabel,
     QSplitter,
     QStackedWidget,
@@ -15,15 +18,14 @@ from PySide6.QtWidgets import (
 
 import pyqtgraph as pg  # after PySide6 (desktop_app.gui set PYQTGRAPH_QT_LIB)
 
-from desktop_app.gui.i18n import status_text
-from desktop_app.gui.settings import Settings, declare
+from desktop_app.core.compare import Comparison
 from desktop_app.gui.models.runs import (
-    ComparisonData,
+    DimensionRowsModel,
     SqlComparisonModel,
     SqlTierSummaryModel,
     ThroughputComparisonModel,
-    run_label,
 )
+from desktop_app.gui.settings import Settings, declare
 
 # One colour per run, the same in the chart and its legend; distinct on a white background.
 RUN_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
@@ -33,7 +35,8 @@ _DASHES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine,
 _SYMBOLS = ("o", "t", "s", "d", "+", "x")
 KEY_THROUGHPUT_SPLITTER = "runs/compare_throughput_splitter"
 KEY_SQL_SPLITTER = "runs/compare_sql_splitter"
-declare(KEY_THROUGHPUT_SPLITTER, KEY_SQL_SPLITTER)
+KEY_ROWS_SPLITTER = "runs/compare_rows_splitter"
+declare(KEY_THROUGHPUT_SPLITTER, KEY_SQL_SPLITTER, KEY_ROWS_SPLITTER)
 
 
 def _table(model) -> QTableView:
@@ -56,14 +59,23 @@ def _fit(view: QTableView) -> None:
 
 
 class ComparisonView(QWidget):
-    """Shows stored runs of one kind aligned: throughput cells with a prefill-vs-prompt-length
-    chart, or SQL verdicts per question with pass rates by tier."""
+    """Shows stored runs of one kind compared: the dimension rows with their verdicts on top,
+    below them throughput cells with a prefill-vs-prompt-length chart, or SQL verdicts per
+    question with pass rates by tier."""
 
     def __init__(self, parent: QWidget | None = None, *,
                  settings: Settings | None = None) -> None:
         super().__init__(parent)
         self.title = QLabel(self.tr("Select two or more runs of one kind and press Compare."))
         self.title.setWordWrap(True)
+        self.rows_model = DimensionRowsModel(self)
+        self.rows_view = _table(self.rows_model)
+        self.rows_view.setWordWrap(True)  # verdicts are sentences
+        self.rows_view.horizontalHeader().setStretchLastSection(True)
+        # Wrapped verdicts: each row as tall as its text at the columns' current widths (a
+        # few dozen rows at most, so fitting them on every resize costs nothing).
+        self.rows_view.verticalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents)
         self.throughput_model = ThroughputComparisonModel(self)
         self.sql_model = SqlComparisonModel(self)
         self.tier_model = SqlTierSummaryModel(self)
@@ -76,7 +88,9 @@ class ComparisonView(QWidget):
         self.plot.setLabel("left", self.tr("prefill"), units="tok/s")
         self.plot.setTitle(self.tr("Prefill throughput vs prompt length"), color="#333",
                            size="10pt")
-        self.legend = self.plot.addLegend(offset=(8, 8), labelTextColor="#222")
+        # On a light backdrop: run names make the entries long, and they may cross a line.
+        self.legend = self.plot.addLegend(offset=(8, 8), labelTextColor="#222",
+                                          brush=(255, 255, 255, 210), pen="#ccc")
         throughput = QSplitter(Qt.Orientation.Horizontal)
         throughput.addWidget(self.cells_view)
         throughput.addWidget(self.plot)
@@ -106,25 +120,40 @@ class ComparisonView(QWidget):
         self.stack.addWidget(QWidget())
         self.stack.addWidget(throughput)
         self.stack.addWidget(sql)
+        self.rows_splitter = QSplitter(Qt.Orientation.Vertical)
+        self.rows_splitter.addWidget(self.rows_view)
+        self.rows_splitter.addWidget(self.stack)
+        self.rows_splitter.setStretchFactor(0, 1)
+        self.rows_splitter.setStretchFactor(1, 1)
+        self.rows_splitter.setSizes([300, 300])
+        if settings is not None:
+            settings.track(KEY_ROWS_SPLITTER, self.rows_splitter)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
-        layout.addWidget(self.stack, 1)
+        layout.addWidget(self.rows_splitter, 1)
         self._curves: list[pg.PlotDataItem] = []
+        self.shown: Comparison | None = None  # what show_comparison showed last
 
-    def show_comparison(self, data: ComparisonData) -> None:
-        """Show `data` (runs of one kind, read from the store)."""
-        names = ", ".join(run_label(r) for r in data.runs)
-        if data.kind == "throughput":
-            self.throughput_model.set_data(data)
+    def show_comparison(self, comparison: Comparison, lang: str = "en") -> None:
+        """Show `comparison` (runs of one kind, read through the records modules); the rows'
+        words in `lang` ("en" or "zh")."""
+        self.shown = comparison
+        names = ", ".join(r.info.label for r in comparison.runs)
+        self.rows_model.set_comparison(comparison, lang)
+        self._fit_rows()
+        if comparison.throughput:
+            self.throughput_model.set_runs(comparison.throughput)
             self._draw_chart()
             _fit(self.cells_view)
             self.stack.setCurrentIndex(1)
-            self.title.setText(self.tr("Comparing throughput runs {names}: means of prefill and "
-                                       "decode, median TTFT, per cell.").format(names=names))
-        elif data.kind == "sql":
-            self.sql_model.set_data(data)
-            self.tier_model.set_data(data)
+            self.title.setText(self.tr(
+                "Comparing throughput runs {names}: a winner only where the 95 % intervals do "
+                "not overlap. Below, every cell: means of prefill and decode, median TTFT "
+                "(hover for its interval).").format(names=names))
+        else:
+            self.sql_model.set_runs(comparison.sql)
+            self.tier_model.set_runs(comparison.sql)
             _fit(self.verdicts_view)
             _fit(self.tiers_view)
             self.stack.setCurrentIndex(2)
@@ -132,10 +161,16 @@ class ComparisonView(QWidget):
             self.title.setText(self.tr("Comparing SQL runs {names}: {count} questions, {differ} "
                                        "with different verdicts (in bold).").format(
                 names=names, count=self.sql_model.rowCount(), differ=differ))
-        else:
-            self.stack.setCurrentIndex(0)
-            self.title.setText(self.tr("Runs of kind {kind} cannot be compared yet.").format(
-                kind=repr(status_text(data.kind))))
+
+    def _fit_rows(self) -> None:
+        view = self.rows_view
+        header = view.horizontalHeader()
+        view.resizeColumnsToContents()
+        last = self.rows_model.columnCount() - 1
+        for column in range(last):  # the verdict column takes what is left
+            header.resizeSection(column, min(header.sectionSize(column),
+                                             260 if column == 0 else 340))
+        header.setMinimumHeight(header.sizeHint().height())
 
     def _draw_chart(self) -> None:
         # A comparison is drawn once per request, so the curves are rebuilt rather than updated.
@@ -143,18 +178,18 @@ class ComparisonView(QWidget):
             self.plot.removeItem(curve)
         self._curves.clear()
         self.legend.clear()
-        run_ids = [r.id for r in self.throughput_model.runs()]
+        run_ids = [r.info.id for r in self.throughput_model.runs()]
         loads: list[str] = []
         for run, load, points in self.throughput_model.series():
             if load not in loads:
                 loads.append(load)
             n = loads.index(load)
-            colour = RUN_COLOURS[run_ids.index(run.id) % len(RUN_COLOURS)]
+            colour = RUN_COLOURS[run_ids.index(run.info.id) % len(RUN_COLOURS)]
             pen = pg.mkPen(colour, width=2, style=_DASHES[n % len(_DASHES)])
             curve = self.plot.plot([p[0] for p in points], [p[1] for p in points], pen=pen,
                                    symbol=_SYMBOLS[n % len(_SYMBOLS)], symbolSize=7,
                                    symbolBrush=colour, symbolPen=colour,
-                                   name=f"{run_label(run)} {load}")
+                                   name=f"{run.info.label} {load}")
             self._curves.append(curve)
         self.plot.enableAutoRange()
 

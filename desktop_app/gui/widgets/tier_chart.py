@@ -9,8 +9,9 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
 import pyqtgraph as pg  # after PySide6, so it binds to it
 
+from desktop_app.core.runs import PassCount
 from desktop_app.core.sqleval.types import JUDGE_MODES, TIERS
-from desktop_app.gui.models.questions import QuestionRow, tier_effort
+from desktop_app.gui.models.questions import QuestionRow, rows_pass_count, tier_effort
 
 JUDGE_COLORS = {"strict": "#b3261e", "tolerant": "#e8a317", "full": "#1b7f3b"}
 _EFFORT_COLOR = "#3465a4"
@@ -35,8 +36,9 @@ def _plot(title: str, left: str) -> pg.PlotWidget:  # title: already translated
 
 
 class TierChart(QWidget):
-    """Three bar charts by tier: pass rate (%) for each judge side by side, mean tokens and mean
-    steps per question. Feed it rows with `set_rows`; it redraws at most 10 times a second."""
+    """Three bar charts by tier: pass rate (%) for each judge side by side (passed / judged:
+    questions a stopped run never finished are not failures), mean tokens and mean steps per
+    judged question. Feed it rows with `set_rows`; it redraws at most 10 times a second."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -103,6 +105,12 @@ class TierChart(QWidget):
         self._rows.append(row)
         self._dirty = True
 
+    def pass_counts(self) -> dict[str, dict[str, PassCount]]:
+        """Per tier with a question, per judge shown: the pass count its bar is the rate of
+        (unfinished questions apart, never failures)."""
+        tiers = [t for t in TIERS if any(r.tier == t for r in self._rows)]
+        return {t: {j: rows_pass_count(self._rows, j, t) for j in self.judges} for t in tiers}
+
     def redraw(self) -> None:
         """Draw the buffered rows now (the timer calls this when they changed)."""
         self._dirty = False
@@ -111,7 +119,7 @@ class TierChart(QWidget):
         for judge, bars in self.pass_bars.items():
             shown = judge in self.judges
             bars.setVisible(shown)
-            heights = [100.0 * s.passed[judge] / s.questions for s in stats] if shown else []
+            heights = [100.0 * (s.passed[judge].rate or 0.0) for s in stats] if shown else []
             bars.setOpts(x=[v + self._offsets[judge] for v in x] if shown else [], height=heights)
         self.token_bars.setOpts(x=x, height=[s.mean_tokens for s in stats])
         self.step_bars.setOpts(x=x, height=[s.mean_steps for s in stats])
