@@ -15,6 +15,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
 
 SCALE = 2.2  # image pixels per document pixel: 640 px wide prints at about 210 dpi
 WIDTH, HEIGHT = 640, 290
+LEGEND_NAME_MAX = 300  # document pixels: a longer legend entry (a run's name) is elided
 _STYLES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine,
            Qt.PenStyle.DashDotLine)
 PALETTE = ["#1f6fb2", "#d9541e", "#2a9d4b", "#8e44ad", "#c0392b", "#b8860b", "#16a085",
@@ -98,13 +99,19 @@ class _Canvas:
         self.p.setPen(QColor(color))
         self.p.drawText(rect, flags, s)
 
-    def width_of(self, s: str, px: float = 10) -> float:
-        return QFontMetricsF(_font(self.families, px)).horizontalAdvance(s)
+    def width_of(self, s: str, px: float = 10, bold: bool = False) -> float:
+        return QFontMetricsF(_font(self.families, px, bold)).horizontalAdvance(s)
+
+    def elide(self, s: str, width: float, px: float = 10, bold: bool = False) -> str:
+        """`s` cut to `width` with an ellipsis at the end (a run's long name in a legend)."""
+        return QFontMetricsF(_font(self.families, px, bold)).elidedText(
+            s, Qt.TextElideMode.ElideRight, width)
 
     def legend(self, items: list[tuple[str, str, int, bool]], top: float) -> None:
         """(name, color, line style, box) entries in rows from `top`, wrapped to the width."""
         x, y = 60.0, top
         for name, color, style, box in items:
+            name = self.elide(name, LEGEND_NAME_MAX, 9)
             w = 26 + self.width_of(name, 9) + 14
             if x + w > self.width - 10:
                 x, y = 60.0, y + 14
@@ -121,7 +128,7 @@ class _Canvas:
     def legend_rows(self, items: list[tuple[str, str, int, bool]]) -> int:
         x, rows = 60.0, 1
         for name, *_ in items:
-            w = 26 + self.width_of(name, 9) + 14
+            w = 26 + self.width_of(self.elide(name, LEGEND_NAME_MAX, 9), 9) + 14
             if x + w > self.width - 10:
                 x, rows = 60.0, rows + 1
             x += w
@@ -135,7 +142,8 @@ class _Canvas:
 def _frame(c: _Canvas, title: str, legend_items, x_label: str, y_label: str,
            y2_label: str | None) -> QRectF:
     """Title, axis labels and legend; returns the plot rectangle."""
-    c.text(QRectF(0, 4, c.width, 18), Qt.AlignmentFlag.AlignHCenter, title, 12, bold=True)
+    c.text(QRectF(0, 4, c.width, 18), Qt.AlignmentFlag.AlignHCenter,
+           c.elide(title, c.width - 20, 12, bold=True), 12, bold=True)
     rows = c.legend_rows(legend_items) if legend_items else 0
     legend_h = rows * 14 + 4 if rows else 0
     right = 52 if y2_label else 16

@@ -28,7 +28,7 @@ def _per_length(comp: Comparison, attr: str) -> list[Series]:
             pts = tuple((c.input_tokens, getattr(c, attr)) for c in run.cells
                         if c.concurrency == conc and getattr(c, attr) is not None)
             if pts:
-                name = (f"#{run.info.id} c={conc}" if many else f"c={conc}")
+                name = (f"{run.info.label} c={conc}" if many else f"c={conc}")
                 series.append(Series(name, pts, _color(concs.index(conc)), style=k))
     return series
 
@@ -59,7 +59,7 @@ def throughput_figures(comp: Comparison, lang: str) -> list[Figure]:
                 if vals:
                     pts.append((conc, fmean(vals) * 100))
             if pts:
-                series.append(Series(f"#{run.info.id} {text(lang, label)}", tuple(pts),
+                series.append(Series(f"{run.info.label} {text(lang, label)}", tuple(pts),
                                      _color(2 * k + j), style=j))
     title = text(lang, "chart_change")
     out.append((title, line_chart(title, text(lang, "axis_concurrency"),
@@ -73,9 +73,9 @@ def throughput_figures(comp: Comparison, lang: str) -> list[Figure]:
 def _timeline(run: ThroughputRun, lang: str) -> Figure:
     samples = [s for s in run.samples if s.running is not None or s.waiting is not None]
     if not samples:
-        return text(lang, "chart_timeline_none", run=f"#{run.info.id}"), None
+        return text(lang, "chart_timeline_none", run=run.info.label), None
     if not any(s.running or s.waiting for s in samples):
-        return text(lang, "chart_timeline_idle", run=f"#{run.info.id}", n=len(samples)), None
+        return text(lang, "chart_timeline_idle", run=run.info.label, n=len(samples)), None
     series = [
         Series(text(lang, "series_running"),
                tuple((s.t_s, s.running) for s in samples if s.running is not None), PALETTE[0]),
@@ -85,7 +85,7 @@ def _timeline(run: ThroughputRun, lang: str) -> Figure:
     kv = tuple((s.t_s, s.kv_cache_usage) for s in samples if s.kv_cache_usage is not None)
     if kv:
         series.append(Series(text(lang, "series_kv"), kv, PALETTE[2], style=1, right=True))
-    title = text(lang, "chart_timeline", run=f"#{run.info.id}")
+    title = text(lang, "chart_timeline", run=run.info.label)
     return title, line_chart(title, text(lang, "axis_time"), text(lang, "axis_requests"), series,
                              FONT_FAMILIES[lang], log_x=False, integer_y=True, time_x=True,
                              y2_label=text(lang, "axis_kv") if kv else None)
@@ -105,7 +105,7 @@ def sql_figures(comp: Comparison, lang: str) -> list[Figure]:
                 continue
             vals = tuple((s.by_tier[t][0] / s.by_tier[t][1]) if t in s.by_tier and
                          s.by_tier[t][1] else None for t in tiers)
-            bars.append(Bars(f"#{run.info.id} {text(lang, f'judge_name_{judge}')}", vals,
+            bars.append(Bars(f"{run.info.label} {text(lang, f'judge_name_{judge}')}", vals,
                              _color(k)))
             k += 1
     title = text(lang, "chart_pass_tier")
@@ -117,7 +117,7 @@ def sql_figures(comp: Comparison, lang: str) -> list[Figure]:
                        for t in tiers)
         compl = tuple(run.tiers[t].mean_completion_tokens if t in run.tiers else None
                       for t in tiers)
-        bars.append(Bars(f"#{run.info.id}", prompt, _color(k), stack=compl))
+        bars.append(Bars(run.info.label, prompt, _color(k), stack=compl))
     title = text(lang, "chart_tokens_tier")
     out.append((title, bar_chart(title, groups, bars, text(lang, "axis_tokens"), fam,
                                  na=text(lang, "na"))))

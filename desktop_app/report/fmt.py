@@ -1,12 +1,15 @@
-"""Numbers, dimension labels, cell values and verdicts in the report's language."""
+"""Numbers, cell values with their intervals, run settings and configurations in the report's
+language (the verdicts' words are `desktop_app.report.verdicts`)."""
 
 from __future__ import annotations
 
 from html import escape
 
-from desktop_app.core.compare import DimensionRow, DimValue, RowVerdict
-from desktop_app.core.compare.dimensions import NOT_COMPARABLE
+from desktop_app.core.compare import DimensionRow, DimValue
+from desktop_app.core.endpoint.server_settings import USER_PREFIX
+from desktop_app.core.runs import RunInfo
 from desktop_app.report.strings import text
+from desktop_app.report.verdicts import value_text
 
 
 def num(v: float) -> str:
@@ -42,58 +45,34 @@ def value_of(unit: str, v: float) -> str:
     return num(v)
 
 
-def row_label(lang: str, row: DimensionRow) -> str:
-    """The row's dimension name, e.g. 'Prefill change at 4 concurrent'."""
-    params = dict(row.params)
-    if "judge" in params:
-        params["judge"] = text(lang, f"judge_name_{params['judge']}")
-    if "tier" in params:
-        params["tier"] = text(lang, f"tier_{params['tier']}")
-    return text(lang, f"row_{row.key}", **params)
-
-
-def code_label(lang: str, code: str, detail: dict) -> str:
-    key = f"code_{code}"
-    try:
-        return text(lang, key, cap=detail.get("cap") or "?")
-    except KeyError:
-        return code.replace("_", " ")
-
-
 def cell_html(lang: str, row: DimensionRow, v: DimValue) -> str:
-    """One run's value in a row, with its detail in a smaller second line."""
+    """One run's value in a row as `verdicts.value_text` writes it (with its 95 % interval and
+    the client-bound mark), the details in a smaller second line: the number of observations,
+    passed/judged details, the diagnosis' doubts."""
     if not v.available:
         return f'<span style="color:#888">{text(lang, "na")}</span>'
     d = v.detail
     small: list[str] = []
-    if row.key == "bottleneck":
-        main = code_label(lang, v.text, d) if v.text != "none" else text(lang, "none_found")
-        if d.get("doubts"):
-            small.append(text(lang, "doubt", codes=", ".join(d["doubts"])))
-        return _two(escape(main), small)
-    if row.key == "failure_classes":
-        classes = d.get("classes") or []
-        main = ", ".join(f"{c} ×{n}" for c, n in classes) or text(lang, "none_found")
-        return _two(escape(main), small)
-    main = value_of(row.unit, v.value)
-    if row.key in ("prefill_c1",) and "min" in d and d["min_tokens"] != d["max_tokens"]:
-        lo_n, hi_n = sorted((d["min_tokens"], d["max_tokens"]))
-        small.append(text(lang, "range", lo=num(d["min"]), hi=num(d["max"]), lo_n=lo_n,
-                          hi_n=hi_n))
-    if row.key == "decode_c1" and "loaded_min" in d:
-        small.append(text(lang, "under_load", lo=num(d["loaded_min"]), hi=num(d["loaded_max"])))
-    if row.key == "ttft_longest":
-        small.append(text(lang, "at_tokens", n=d.get("tokens")))
-        if "top_ttft_s" in d:
-            small.append(text(lang, "at_top", v=secs(d["top_ttft_s"]), c=d["top_concurrency"]))
-    if row.key in ("pass_rate", "tier_pass_rate"):
-        main += f" ({d['passed']}/{d['total']})"
+    if row.key == "bottleneck" and d.get("doubts"):
+        small.append(text(lang, "doubt", codes=", ".join(d["doubts"])))
+    elif row.key in ("pass_rate", "tier_pass_rate"):
         if "tolerant_passed" in d:
             small.append(text(lang, "tolerant_short", n=d["tolerant_passed"]))
-    if row.key == "tier_tokens":
-        small.append(text(lang, "prompt_completion", p=num(d["prompt"]), c=num(d["completion"])))
-    if d.get("lengths_differ") or d.get("lengths_note"):
-        small.append(text(lang, "lengths_differ"))
+        if d.get("unfinished"):
+            small.append(text(lang, "unfinished", n=d["unfinished"]))
+        if d.get("epochs"):
+            e = d["epochs"]
+            small.append(text(lang, "epochs_spread", lo=pct(e["min"]), hi=pct(e["max"]),
+                              n=len(e["rates"])))
+    elif row.key not in ("bottleneck", "failure_classes"):
+        if v.n:
+            small.append(text(lang, "n_obs", n=f"{v.n:,}"))
+        if row.key == "tier_tokens" and "prompt" in d:
+            small.append(text(lang, "prompt_completion", p=num(d["prompt"]),
+                              c=num(d["completion"])))
+    main = escape(value_text(row, v, lang))
+    if v.client_bound:  # the mark value_text adds, made to stand out
+        main = f'<span style="color:#a04000">{main}</span>'
     return _two(main, small)
 
 
@@ -103,34 +82,130 @@ def _two(main: str, small: list[str]) -> str:
     return f'{main}<br/><span style="font-size:7pt;color:#555">{escape("; ".join(small))}</span>'
 
 
-def verdict_text(lang: str, row: DimensionRow, labels: list[str]) -> str:
-    """The row's verdict in words, from the core's structured verdict."""
-    v: RowVerdict = row.verdict
-    if v.status == "n/a":
-        have = [i for i, x in enumerate(row.values) if x.available]
-        if v.text == NOT_COMPARABLE:
-            return text(lang, "v_na_lengths")
-        if row.key in ("bottleneck", "failure_classes"):
-            return text(lang, "v_na_kind")
-        if len(have) == 1:
-            return text(lang, "v_na_one", w=labels[have[0]])
-        return text(lang, "v_na_none")
-    if row.key == "bottleneck":
-        same = len({x.text for x in row.values if x.text is not None}) == 1
-        return text(lang, "v_same_bottleneck" if same else "v_diff_bottleneck")
-    if row.key == "failure_classes":
-        d = row.values[v.winner].detail
-        share = pct(d["failures"] / max(d["questions"], 1))
-        return text(lang, "v_fewest_failures", w=labels[v.winner], share=share)
-    best, second = row.values[v.winner].value, row.values[v.runner_up].value
-    a, b = value_of(row.unit, best), value_of(row.unit, second)
-    if v.status == "tie":
-        return text(lang, "v_tie", a=a, b=b)
-    if v.diff_kind == "points":
-        by = text(lang, "by_points", x=f"{abs(best - second) * 100:.0f}")
-    elif v.better == "higher":
-        by = (text(lang, "by_higher", x=pct(best / second - 1)) if second
-              else text(lang, "by_higher", x="∞"))
+# --------------------------------------------------------------------------- the cover
+
+
+def setting_value(v: object) -> str:
+    """A server setting's value as the engine's flags write it (true/false, 0.9, 2048)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+def settings_groups(lang: str, info: RunInfo) -> list[tuple[str, list[str]]]:
+    """A run's server settings as (heading, ["key = value", ...]): those read from the server
+    first, then those the user entered; [] when the run recorded none. A value the user entered
+    that the server contradicted (stored as "user:<key>") is shown beside the server's."""
+    settings, source = info.settings, info.settings_source
+    server, user = [], []
+    for key, value in settings.items():
+        if key.startswith(USER_PREFIX):
+            base = key.removeprefix(USER_PREFIX)
+            user.append(text(lang, "settings_contradicted", name=base, value=setting_value(value),
+                             server=setting_value(settings.get(base, "?"))))
+        elif source.get(key) == "user":
+            user.append(f"{key} = {setting_value(value)}")
+        else:  # "server", or a record from before sources were kept
+            server.append(f"{key} = {setting_value(value)}")
+    return [(text(lang, h), items) for h, items in (("settings_server", server),
+                                                     ("settings_user", user)) if items]
+
+
+def _plain(v: object) -> str:
+    """A configured number as typed: 2,048 tokens, 0.5 requests/s (never "64.0")."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return f"{v:,}"
+    if isinstance(v, float):
+        return f"{v:,.0f}" if v == int(v) and abs(v) >= 1000 else f"{v:g}"
+    return str(v)
+
+
+def _list(values: object) -> str:
+    if isinstance(values, list | tuple):
+        return ", ".join(_plain(v) for v in values)
+    return _plain(values)
+
+
+def _duration(seconds: float) -> str:
+    """A configured limit: "600 s", "1.5 s", "250 ms"."""
+    return f"{seconds:g}{NBSP}s" if seconds >= 1 else f"{seconds * 1000:g}{NBSP}ms"
+
+
+def config_phrases(lang: str, kind: str, cfg: dict) -> list[str]:
+    """What a run was asked to do, in words: the choices that shape its figures, defaults that
+    nobody chose left out (a sweep's unique prompts, /metrics scraping, temperature 0)."""
+    cfg = cfg if isinstance(cfg, dict) else {}
+    out: list[str] = []
+
+    def add(key: str, **kw) -> None:
+        out.append(text(lang, key, **kw))
+
+    if kind == "throughput":
+        if cfg.get("imported_from"):
+            add("cfg_imported", tool=cfg["imported_from"], file=cfg.get("file") or "?")
+            if cfg.get("missing"):
+                add("cfg_missing", v=_list(cfg["missing"]))
+        if cfg.get("input_tokens"):
+            add("cfg_lengths", v=_list(cfg["input_tokens"]))
+        if cfg.get("output_tokens"):
+            add("cfg_output", v=_list(cfg["output_tokens"]))
+        if cfg.get("request_rates"):
+            add("cfg_rates", v=_list(cfg["request_rates"]))
+        elif cfg.get("concurrency"):
+            add("cfg_concurrency", v=_list(cfg["concurrency"]))
+        if cfg.get("requests_per_cell"):
+            add("cfg_requests", n=cfg["requests_per_cell"])
+        elif "requests_per_cell" in cfg and not cfg.get("request_rates"):
+            add("cfg_requests_default")
+        if cfg.get("warmup"):
+            add("cfg_warmup", n=cfg["warmup"])
+        if cfg.get("cell_time_budget_s"):
+            add("cfg_budget", v=_duration(cfg["cell_time_budget_s"]))
+        if cfg.get("unique_prompts") is False:
+            add("cfg_same_prompts")
+        if cfg.get("scrape_metrics") is False:
+            add("cfg_no_metrics")
+        targets = [f"{name} {_duration(cfg[k])}" for name, k in (("TTFT", "ttft_target_s"),
+                                                             ("TPOT", "tpot_target_s"))
+                   if cfg.get(k)]
+        if targets:
+            add("cfg_goodput", v=", ".join(targets))
+        if cfg.get("ignore_eos") is not None:
+            add("cfg_ignore_eos", v=setting_value(cfg["ignore_eos"]))
     else:
-        by = text(lang, "by_lower", x=pct(1 - best / second)) if second else ""
-    return text(lang, "v_win", w=labels[v.winner], a=a, b=b, by=by)
+        if cfg.get("set_name") or cfg.get("questions"):
+            add("cfg_questions", v=cfg.get("set_name") or cfg["questions"])
+        if cfg.get("tiers"):
+            add("cfg_tiers", v=", ".join(text(lang, f"tier_{t}") for t in cfg["tiers"]))
+        if cfg.get("question_ids"):
+            ids = list(cfg["question_ids"])
+            add("cfg_ids", v=", ".join(ids[:8]) + (" ..." if len(ids) > 8 else ""))
+        if cfg.get("judges"):
+            add("cfg_judges", v=", ".join(text(lang, f"judge_name_{j}") for j in cfg["judges"]))
+        if cfg.get("tolerance") is not None:
+            add("cfg_tolerance", v=f"{cfg['tolerance']:g}")
+        if cfg.get("ignore_names"):
+            add("cfg_ignore_names")
+        if cfg.get("strategies"):
+            add("cfg_strategies", v=_list(cfg["strategies"]))
+        if cfg.get("max_steps"):
+            add("cfg_steps", n=cfg["max_steps"])
+        if cfg.get("max_tokens"):
+            add("cfg_max_tokens", n=_plain(cfg["max_tokens"]))
+        if cfg.get("time_limit_s"):
+            add("cfg_time_limit", v=_duration(cfg["time_limit_s"]))
+        if cfg.get("concurrency"):
+            add("cfg_sql_concurrency", n=cfg["concurrency"])
+        if cfg.get("epochs", 1) != 1:
+            add("cfg_epochs", n=cfg["epochs"])
+        if cfg.get("language") in ("en", "zh"):
+            add("cfg_language", v=text(lang, f"lang_{cfg['language']}"))
+        if cfg.get("tool_mode") in ("native", "text"):
+            add("cfg_tool_mode", v=text(lang, f"tool_{cfg['tool_mode']}"))
+        if cfg.get("retries"):
+            add("cfg_retries", n=cfg["retries"])
+    if cfg.get("temperature"):
+        add("cfg_temperature", v=f"{cfg['temperature']:g}")
+    return out

@@ -1,10 +1,12 @@
 """The comparison PDF: `write_comparison_pdf(store, run_ids, path, lang)`.
 
-The sections (cover, side-by-side table, speed and quality together, charts, diagnosis, failed
-questions, appendix) are HTML laid out by a QTextDocument in document pixels (96 per inch),
-charts are QImages painted at about 210 dpi, and every page is drawn with QPainter onto a
-QPdfWriter (A4), which embeds the fonts it uses. The PDF is written to a temporary file beside
-`path` and renamed over it at the end, so a failure never leaves a half-written file.
+The sections (cover with each run's note and server settings, what differs between the runs,
+the side-by-side table with intervals and verdicts, speed and quality together, charts,
+diagnosis, failed questions, appendix with the methods) are HTML laid out by a QTextDocument
+in document pixels (96 per inch), charts are QImages painted at about 210 dpi, and every page
+is drawn with QPainter onto a QPdfWriter (A4), which embeds the fonts it uses. The PDF is
+written to a temporary file beside `path` and renamed over it at the end, so a failure never
+leaves a half-written file.
 
 Works headless: without a QGuiApplication one is created, on the offscreen platform when no
 display is set. Threads: it works on the GUI thread (0.4-1 s) or in a QThread; in a plain Python

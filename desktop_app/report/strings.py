@@ -20,9 +20,60 @@ EN = {
     "col_model": "Model", "col_engine": "Engine", "col_status": "Status",
     "col_started": "Started (UTC)",
     "kind_throughput": "throughput", "kind_sql": "SQL evaluation",
-    "settings": "Run settings (from each run's stored configuration)",
-    "server_settings": "server settings",
-    "server_not_recorded": "server settings not recorded with the run",
+    "settings": "The runs: notes, configuration and server settings",
+    "run_note": "Note",
+    "run_config_tp": "Sweep",
+    "run_config_sql": "Evaluation",
+    "settings_server": "Server settings read from the server",
+    "settings_user": "Server settings entered by the user",
+    "settings_none": "Server settings: not recorded with this run",
+    "settings_contradicted": "{name} = {value} (the server reported {server})",
+    "cfg_lengths": "prompt lengths {v} tokens",
+    "cfg_output": "output {v} tokens",
+    "cfg_concurrency": "concurrency {v}",
+    "cfg_rates": "open loop at {v} requests/s",
+    "cfg_requests": "{n} requests per cell",
+    "cfg_requests_default": "max(4 × concurrency, 8) requests per cell",
+    "cfg_warmup": "{n} warm-up requests",
+    "cfg_budget": "at most {v} per cell",
+    "cfg_same_prompts": "the same prompt for every request of a length (prefix cache can hit)",
+    "cfg_no_metrics": "/metrics not scraped",
+    "cfg_temperature": "temperature {v}",
+    "cfg_ignore_eos": "ignore_eos {v}",
+    "cfg_goodput": "goodput targets: {v}",
+    "cfg_imported": "imported from {tool}: {file}",
+    "cfg_missing": "not in the file: {v}",
+    "cfg_questions": "question set {v}",
+    "cfg_tiers": "tiers {v}",
+    "cfg_ids": "questions {v}",
+    "cfg_judges": "judges {v}",
+    "cfg_tolerance": "numeric tolerance {v}",
+    "cfg_ignore_names": "column names not compared",
+    "cfg_strategies": "strategies {v}",
+    "cfg_steps": "at most {n} steps",
+    "cfg_max_tokens": "at most {n} tokens",
+    "cfg_time_limit": "at most {v} per question",
+    "cfg_sql_concurrency": "{n} questions at once",
+    "cfg_epochs": "{n} epochs",
+    "cfg_language": "questions in {v}",
+    "cfg_tool_mode": "tool calls: {v}",
+    "cfg_retries": "{n} retries of a failed call",
+    "lang_en": "English", "lang_zh": "Chinese",
+    "tool_native": "native", "tool_text": "in the text",
+    "differs": "What differs between these runs",
+    "differs_intro": "The server settings recorded with the runs that are not the same in every "
+                     "run, named as the engine spells them (vLLM's names). Values marked "
+                     "(user) were entered by the user; the others were read from the server.",
+    "differs_same": "The recorded server settings are identical in every run.",
+    "differs_none": "No run recorded server settings, so none can be compared.",
+    "col_setting": "Setting",
+    "not_recorded": "not recorded",
+    "mark_user": "(user)",
+    "n_obs": "n = {n}",
+    "status_completed": "completed", "status_cancelled": "cancelled", "status_failed": "failed",
+    "status_running": "running", "status_interrupted": "interrupted",
+    "unfinished": "{n} unfinished, not counted",
+    "epochs_spread": "{lo}-{hi} over {n} epochs",
     "judges": "Judge definitions",
     "judge_strict": "strict (the reference harness's): row count, column count, column names "
                     "(case-sensitive) and the first row must all match, compared as text.",
@@ -37,48 +88,18 @@ EN = {
     "table": "Side by side",
     "table_tp": "Speed (throughput runs)",
     "table_sql": "Quality (SQL evaluation runs)",
-    "table_intro": "One row per dimension, one column per run; the last column says which run "
-                   "wins and by how much. n/a: the run did not measure it (never guessed).",
+    "table_intro": "One row per dimension, one column per run: each value with its 95 % "
+                   "interval [low – high] and n, the requests (or questions) behind it. The "
+                   "last column names a winner only when the difference is outside the noise "
+                   "(the appendix says how); client-bound values are shown but never ranked. "
+                   "n/a: the run did not measure it (never guessed).",
     "col_dimension": "Dimension", "col_verdict": "Verdict",
     "na": "n/a",
-    "row_prefill_c1": "Prefill, 1 concurrent (tok/s)",
-    "row_prefill_change": "Prefill change at {concurrency} concurrent",
-    "row_decode_c1": "Decode, 1 concurrent (tok/s)",
-    "row_ttft_longest": "TTFT at the longest prompt",
-    "row_bottleneck": "Main bottleneck",
-    "row_pass_rate": "{judge} pass rate",
-    "row_tier_pass_rate": "Strict pass rate, {tier}",
-    "row_tier_steps": "Mean steps, {tier}",
-    "row_tier_tokens": "Mean tokens, {tier}",
-    "row_failure_classes": "Main failure classes",
     "judge_name_strict": "Strict", "judge_name_tolerant": "Tolerant", "judge_name_full": "Full",
     "tier_trivial": "trivial", "tier_easy": "easy", "tier_medium": "medium", "tier_hard": "hard",
-    "range": "{lo}-{hi} over {lo_n}-{hi_n} tokens",
-    "under_load": "{lo}-{hi} under load",
-    "at_tokens": "at {n} tokens",
-    "at_top": "{v} at {c} concurrent",
     "tolerant_short": "tolerant {n}",
     "prompt_completion": "{p} + {c}",
-    "none_found": "none found",
     "doubt": "(measurement doubtful: {codes})",
-    "v_win": "{w} wins: {a} vs {b} ({by})",
-    "v_tie": "About even: {a} vs {b}",
-    "v_na_none": "n/a: no run measured this",
-    "v_na_one": "n/a: only {w} measured this",
-    "v_na_kind": "n/a: fewer than two runs of this kind",
-    "v_na_lengths": "Not comparable: the runs measured different prompt lengths",
-    "v_same_bottleneck": "The same bottleneck in every run",
-    "v_diff_bottleneck": "Different bottlenecks",
-    "v_fewest_failures": "Fewest strict failures: {w} ({share})",
-    "by_higher": "{x} higher", "by_lower": "{x} lower", "by_points": "{x} points",
-    "lengths_differ": "runs measured different prompt lengths",
-    "code_concurrency_cap": "concurrency cap ({cap} running)",
-    "code_kv_cache_pressure": "KV-cache pressure",
-    "code_prefill_drop_under_concurrency": "prefill slows under concurrency (queueing)",
-    "code_decode_slows_with_batch": "decode slows as the batch grows",
-    "code_failures": "failed requests",
-    "code_prefill_slows_with_length": "prefill slows with prompt length",
-    "code_none": "none found",
     "capacity": "Speed and quality together",
     "capacity_intro": "One SQL task costs several requests and thousands of tokens, so capacity "
                       "is planned in tasks: each configuration pairs a throughput run with a "
@@ -138,8 +159,43 @@ EN = {
     "failed_none": "Run {run}: every question passed the strict judge.",
     "failed_more": "... and {n} more failed questions in run {run}.",
     "q_class": "class", "q_verdicts": "verdicts", "q_why": "why",
-    "appendix": "Appendix: metric definitions",
+    "severity_info": "info", "severity_warning": "warning", "severity_problem": "problem",
+    "appendix": "Appendix: methods and metric definitions",
     "appendix_intro": "The definitions every number in this summary uses.",
+    "methods": "How the report decides that runs differ",
+    "method_interval": "Interval: every speed figure carries a 95 % bootstrap percentile "
+                       "interval. The requests of the cell are resampled with replacement 2,000 "
+                       "times, the statistic is taken of each resample, and the interval runs "
+                       "from the 2.5th to the 97.5th percentile of those values. The statistic "
+                       "is the median for TTFT and the mean for prefill and decode tok/s per "
+                       "request. The resampling is seeded from the data, so the same stored run "
+                       "always prints the same interval; n is the number of requests behind "
+                       "the figure, and a figure from a single request has no interval.",
+    "method_winner": "Winner: a run wins a row only when its interval and the runner-up's do "
+                     "not overlap. Otherwise the row says the runs are about even (within "
+                     "noise), however large the gap between the two values looks. Two 95 % "
+                     "intervals that just fail to overlap mean a difference at about the 0.6 % "
+                     "level: the report would rather call a row even than name a winner in the "
+                     "noise.",
+    "method_average": "Averages over prompt lengths: a row that averages cells of several "
+                      "prompt lengths (prefill and decode at 1 concurrent, the changes under "
+                      "load) averages their values and, separately, their lower and upper "
+                      "bounds. The mean of the bounds is wider than an interval of the mean "
+                      "would be: conservative, it makes a winner harder to name.",
+    "method_mcnemar": "Paired pass rates: two SQL runs judged on the same questions (and "
+                      "epochs) are compared question by question. Only the discordant "
+                      "questions count: b that A passed and B failed, c the other way (\"B "
+                      "fixes c, breaks b\"). The exact McNemar test gives the two-sided "
+                      "p-value min(1, 2 × P[Binomial(b + c, 1/2) ≤ min(b, c)]); the "
+                      "difference is significant when p < 0.05.",
+    "method_wilson": "Unpaired pass rates: runs not judged on the same questions get a 95 % "
+                     "Wilson score interval for each pass rate, and a winner only when the "
+                     "intervals do not overlap.",
+    "method_client_bound": "Client-bound cells: a cell whose latencies the load generator "
+                           "itself may have inflated (its event loop ran late, or it used "
+                           "nearly a whole CPU core) is marked in the table and never wins or "
+                           "loses a row.",
+    "metric_defs": "Metric definitions",
     "capacity_model": "Capacity model",
     "capacity_model_text": "For each agent step s of each question (its stored prompt tokens "
                            "p and completion tokens k) at concurrency c: time = p / prefill "
@@ -185,9 +241,59 @@ ZH = {
     "col_model": "模型", "col_engine": "推理引擎", "col_status": "状态",
     "col_started": "开始时间 (UTC)",
     "kind_throughput": "吞吐测试", "kind_sql": "SQL 答题评测",
-    "settings": "运行配置（取自每次运行保存的配置）",
-    "server_settings": "服务端参数",
-    "server_not_recorded": "运行未记录服务端参数",
+    "settings": "各次运行：备注、配置与服务端参数",
+    "run_note": "备注",
+    "run_config_tp": "扫描配置",
+    "run_config_sql": "评测配置",
+    "settings_server": "从服务端读取的参数",
+    "settings_user": "用户填写的服务端参数",
+    "settings_none": "服务端参数：本次运行未记录",
+    "settings_contradicted": "{name} = {value}（服务端报告为 {server}）",
+    "cfg_lengths": "提示长度 {v} token",
+    "cfg_output": "输出 {v} token",
+    "cfg_concurrency": "并发 {v}",
+    "cfg_rates": "开环，每秒 {v} 个请求",
+    "cfg_requests": "每单元 {n} 个请求",
+    "cfg_requests_default": "每单元 max(4 × 并发, 8) 个请求",
+    "cfg_warmup": "{n} 个预热请求",
+    "cfg_budget": "每单元最多 {v}",
+    "cfg_same_prompts": "同一长度的请求使用相同提示（可命中前缀缓存）",
+    "cfg_no_metrics": "未采集 /metrics",
+    "cfg_temperature": "温度 {v}",
+    "cfg_ignore_eos": "ignore_eos {v}",
+    "cfg_goodput": "goodput 目标：{v}",
+    "cfg_imported": "导入自 {tool}：{file}",
+    "cfg_missing": "文件中缺少：{v}",
+    "cfg_questions": "题集 {v}",
+    "cfg_tiers": "难度 {v}",
+    "cfg_ids": "题目 {v}",
+    "cfg_judges": "判定 {v}",
+    "cfg_tolerance": "数值容差 {v}",
+    "cfg_ignore_names": "不比较列名",
+    "cfg_strategies": "策略 {v}",
+    "cfg_steps": "最多 {n} 步",
+    "cfg_max_tokens": "最多 {n} token",
+    "cfg_time_limit": "每题最多 {v}",
+    "cfg_sql_concurrency": "同时 {n} 道题",
+    "cfg_epochs": "{n} 轮",
+    "cfg_language": "题目语言：{v}",
+    "cfg_tool_mode": "工具调用：{v}",
+    "cfg_retries": "失败调用重试 {n} 次",
+    "lang_en": "英文", "lang_zh": "中文",
+    "tool_native": "原生", "tool_text": "文本内",
+    "differs": "各运行之间的差异",
+    "differs_intro": "各运行记录的服务端参数中取值不同的项，参数名按推理引擎的写法（vLLM 的名称）。"
+                     "标有（用户）的值由用户填写，其余从服务端读取。",
+    "differs_same": "各运行记录的服务端参数完全相同。",
+    "differs_none": "没有运行记录服务端参数，无从比较。",
+    "col_setting": "参数",
+    "not_recorded": "未记录",
+    "mark_user": "（用户）",
+    "n_obs": "n = {n}",
+    "status_completed": "已完成", "status_cancelled": "已取消", "status_failed": "失败",
+    "status_running": "运行中", "status_interrupted": "已中断",
+    "unfinished": "{n} 道未完成，不计入",
+    "epochs_spread": "{n} 轮之间 {lo}-{hi}",
     "judges": "判定标准",
     "judge_strict": "严格（参考评测口径）：行数、列数、列名（区分大小写）和首行都必须一致，按字符串比较。",
     "judge_tolerant": "容差：同样的结构检查，然后逐行逐位置比较；数值在题目要求的取整之后，"
@@ -199,48 +305,16 @@ ZH = {
     "table": "对比总表",
     "table_tp": "速度（吞吐测试）",
     "table_sql": "质量（SQL 答题评测）",
-    "table_intro": "每行一个维度，每列一次运行；最后一列说明哪次运行胜出、领先多少。"
-                   "n/a 表示该运行未测量此项（绝不臆测）。",
+    "table_intro": "每行一个维度，每列一次运行：每个数值附 95 % 区间 [下限 – 上限] 和 n（其所依据的"
+                   "请求数或题数）。只有差异超出噪声范围时，最后一列才给出胜者（方法见附录）；"
+                   "受客户端限制的数值照常列出，但不参与排名。n/a 表示该运行未测量此项（绝不臆测）。",
     "col_dimension": "维度", "col_verdict": "结论",
     "na": "n/a",
-    "row_prefill_c1": "Prefill 单并发 (tok/s)",
-    "row_prefill_change": "{concurrency} 并发 Prefill 变化",
-    "row_decode_c1": "Decode 单并发 (tok/s)",
-    "row_ttft_longest": "最长提示下的 TTFT",
-    "row_bottleneck": "主要瓶颈",
-    "row_pass_rate": "{judge}通过率",
-    "row_tier_pass_rate": "严格通过率（{tier}）",
-    "row_tier_steps": "平均步数（{tier}）",
-    "row_tier_tokens": "平均 Token（{tier}）",
-    "row_failure_classes": "主要失败类型",
     "judge_name_strict": "严格", "judge_name_tolerant": "容差", "judge_name_full": "完整",
     "tier_trivial": "trivial", "tier_easy": "easy", "tier_medium": "medium", "tier_hard": "hard",
-    "range": "{lo_n}-{hi_n} token 区间 {lo}-{hi}",
-    "under_load": "并发下 {lo}-{hi}",
-    "at_tokens": "{n} token",
-    "at_top": "{c} 并发 {v}",
     "tolerant_short": "容差 {n}",
     "prompt_completion": "{p} + {c}",
-    "none_found": "未发现",
     "doubt": "（测量存疑：{codes}）",
-    "v_win": "{w} 胜出：{a} 对 {b}（{by}）",
-    "v_tie": "基本持平：{a} 对 {b}",
-    "v_na_none": "n/a：没有运行测量此项",
-    "v_na_one": "n/a：仅 {w} 测量了此项",
-    "v_na_kind": "n/a：此类运行不足两次",
-    "v_na_lengths": "无法比较：各运行测量的提示长度不同",
-    "v_same_bottleneck": "各运行瓶颈相同",
-    "v_diff_bottleneck": "各运行瓶颈不同",
-    "v_fewest_failures": "严格判定失败最少：{w}（{share}）",
-    "by_higher": "高 {x}", "by_lower": "低 {x}", "by_points": "{x} 个百分点",
-    "lengths_differ": "各运行测量的提示长度不同",
-    "code_concurrency_cap": "并发上限（最多 {cap} 个同时运行）",
-    "code_kv_cache_pressure": "KV Cache 紧张",
-    "code_prefill_drop_under_concurrency": "并发下 Prefill 变慢（排队）",
-    "code_decode_slows_with_batch": "批次变大时 Decode 变慢",
-    "code_failures": "请求失败",
-    "code_prefill_slows_with_length": "提示变长时 Prefill 变慢",
-    "code_none": "未发现",
     "capacity": "速度与质量结合",
     "capacity_intro": "一道 SQL 题需要多次请求、数千 token，因此容量要按任务数规划：每个配置由同一端点、"
                       "同一模型的一次吞吐测试和一次 SQL 评测组成。",
@@ -280,7 +354,7 @@ ZH = {
     "axis_kv": "KV Cache %", "axis_rate": "通过率 %", "axis_tokens": "每题 token",
     "axis_per_hour": "每小时正确答案数",
     "series_running": "运行中", "series_waiting": "排队", "series_kv": "KV Cache",
-    "series_prefill": "prefill", "series_decode": "decode", "series_prompt": "提示",
+    "series_prefill": "Prefill", "series_decode": "Decode", "series_prompt": "提示",
     "series_completion": "生成",
     "charts_sql": "SQL 评测图表",
     "charts_sql_none": "本节跳过：对比的运行中没有 SQL 评测。",
@@ -290,13 +364,36 @@ ZH = {
     "diagnosis": "诊断结论",
     "diagnosis_none": "运行 {run}：未发现明显问题。",
     "suggestion": "建议",
-    "english_only": "（诊断与判定细节由程序以英文生成，原文照录。）",
+    "english_only": "（说明、诊断与判定细节由程序以英文生成，原文照录。）",
     "failed": "失败题目（前若干道）",
     "failed_none": "运行 {run}：所有题目均通过严格判定。",
     "failed_more": "……运行 {run} 另有 {n} 道失败题。",
     "q_class": "类型", "q_verdicts": "判定", "q_why": "原因",
-    "appendix": "附录：指标定义",
+    "severity_info": "提示", "severity_warning": "警告", "severity_problem": "问题",
+    "appendix": "附录：方法与指标定义",
     "appendix_intro": "本摘要中每个数字所用的定义。",
+    "methods": "如何判定运行之间有差异",
+    "method_interval": "区间：每个速度数字都带有 95 % 自助法（bootstrap）百分位区间。对单元内的请求"
+                       "有放回地重抽样 2000 次，对每次重抽样计算统计量，区间为这些值的第 2.5 到第 "
+                       "97.5 百分位。TTFT 取中位数，单请求 Prefill 与 Decode tok/s 取平均值。重抽样的"
+                       "随机种子由数据本身决定，因此同一次保存的运行总是给出相同的区间；n 为该数字所依据"
+                       "的请求数，只有一个请求的数字没有区间。",
+    "method_winner": "胜出：只有当一次运行的区间与第二名的区间不重叠时，它才在该行胜出；否则该行写明"
+                     "两者大致持平（在噪声范围内），无论两个数值看起来相差多少。两个 95 % 区间恰好"
+                     "不重叠，约相当于 0.6 % 显著性水平上的差异：本报告宁可判为持平，也不在噪声中"
+                     "指定胜者。",
+    "method_average": "跨提示长度平均：对多个提示长度的单元取平均的行（单并发 Prefill 与 Decode、"
+                      "并发下的变化）分别对数值、区间下界和区间上界取平均。上下界的平均比平均值本身"
+                      "的区间更宽，是保守的做法，使胜者更难产生。",
+    "method_mcnemar": "配对通过率：在相同题目（及轮次）上判定的两次 SQL 评测逐题比较，只有结果不一致"
+                      "的题目计入：b 为 A 通过而 B 未通过的题数，c 为反之（“B 修正 c 题，"
+                      "破坏 b 题”）。精确 McNemar 检验给出双侧 p 值 min(1, 2 × P[Binomial(b + c, "
+                      "1/2) ≤ min(b, c)])；p < 0.05 时差异显著。",
+    "method_wilson": "非配对通过率：未在相同题目上判定的运行，各自的通过率使用 95 % Wilson 区间，"
+                     "只有区间不重叠时才有胜者。",
+    "method_client_bound": "受客户端限制的单元：若压测客户端本身可能拉高了某单元的延迟（其事件循环"
+                           "滞后，或几乎占满一个 CPU 核），该单元在表中标出，且永不参与胜负。",
+    "metric_defs": "指标定义",
     "capacity_model": "容量模型",
     "capacity_model_text": "对每道题的每个智能体步骤 s（保存的提示 token p 与生成 token k），在并发 c 下："
                            "耗时 = p / prefill tok/s(c, 最接近的已测提示长度) + (k - 1) / decode "

@@ -59,6 +59,19 @@ def store_ids(tmp_path_factory, qapp):
 
 
 @pytest.fixture(scope="module")
+def capped_id(store_ids):
+    """A sweep of the `fast-capped` server (max_num_seqs 2; `fast` has 16), with a note."""
+    db = store_ids[0]
+    sweep = None
+    with Store.open(db) as store, start_simulator("fast-capped") as sim:
+        sweep = SweepConfig(EndpointConfig(sim.url, model="sim/careful"), input_tokens=(256,),
+                            concurrency=(1, 2), output_tokens=(16,), requests_per_cell=4,
+                            warmup=1, metrics_interval_s=0.05, name="capped sweep",
+                            notes="same server, max_num_seqs lowered to 2")
+        return asyncio.run(run_sweep(sweep, store)).run_id
+
+
+@pytest.fixture(scope="module")
 def pdfs(store_ids, tmp_path_factory):
     from desktop_app.report import write_comparison_pdf
 
@@ -78,6 +91,29 @@ def _text(pdf: Path) -> str:
     return " ".join(out.split())
 
 
+def _flat(text: str) -> str:
+    """Text without white space and hyphens: pdftotext breaks a wrapped table cell's lines
+    apart and joins a word hyphenated at a line end ("fast-\ncapped" reads "fastcapped")."""
+    return "".join(text.split()).replace("-", "")
+
+
+def _reads(flat: str, phrase: str, slack: int = 4) -> bool:
+    """`phrase` reads in `flat` (see _flat) in order, allowing the lines of the table cells
+    beside it to come in between (pdftotext reads a table row line by line across its cells)."""
+    want = _flat(phrase)
+    head = want[:5]
+    start = flat.find(head)
+    while start != -1:
+        i, j, end = start, 0, min(len(flat), start + len(want) * slack)
+        while i < end and j < len(want):
+            j += flat[i] == want[j]
+            i += 1
+        if j == len(want):
+            return True
+        start = flat.find(head, start + 1)
+    return False
+
+
 def _pages(pdf: Path) -> int:
     info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
     return int(next(line.split()[-1] for line in info.stdout.splitlines()
@@ -90,7 +126,8 @@ def test_english_pdf_has_every_section_and_the_measured_numbers(pdfs, store_ids)
     for heading in ("Comparison summary", "What was compared", "Judge definitions",
                     "Side by side", "Speed (throughput runs)", "Quality (SQL evaluation runs)",
                     "Speed and quality together", "Throughput charts", "SQL evaluation charts",
-                    "Diagnosis findings", "Top failed questions", "Appendix: metric definitions",
+                    "Diagnosis findings", "Top failed questions",
+                    "Appendix: methods and metric definitions", "exact McNemar test",
                     "Users don't wait", "Answers usable as they are"):
         assert heading in text, heading
     db, fast, instant = store_ids
@@ -120,7 +157,7 @@ def test_chinese_pdf_renders_chinese_headings(pdfs):
     _, zh = pdfs
     text = _text(zh)
     for heading in ("对比评测摘要", "对比对象", "判定标准", "对比总表", "速度与质量结合",
-                    "吞吐图表", "SQL 评测图表", "诊断结论", "附录：指标定义", "用户不等待"):
+                    "吞吐图表", "SQL 评测图表", "诊断结论", "附录：方法与指标定义", "用户不等待"):
         assert heading in text, heading
     fonts = subprocess.run(["pdffonts", str(zh)], capture_output=True, text=True).stdout
     assert "WenQuanYi" in fonts and " yes " in fonts  # a CJK font, embedded
@@ -221,3 +258,82 @@ def test_the_pdf_is_readable_by_others_as_the_umask_allows(tmp_path):
     finally:
         os.umask(old)
     assert stat.S_IMODE(out.stat().st_mode) == 0o644
+
+
+@pytest.fixture(scope="module")
+def capped_pdfs(store_ids, capped_id, tmp_path_factory):
+    """The English and Chinese PDFs of the fast sweep against the fast-capped one."""
+    from desktop_app.report import write_comparison_pdf
+
+    db, fast, _ = store_ids
+    out = tmp_path_factory.mktemp("capped")
+    with Store.open(db) as store:
+        comp = compare(store, [fast[0], capped_id])
+        en = write_comparison_pdf(store, [fast[0], capped_id], out / "en.pdf", "en")
+        zh = write_comparison_pdf(store, [fast[0], capped_id], out / "zh.pdf", "zh")
+    return comp, en, zh
+
+
+def test_a_capped_server_shows_what_differs_and_each_verdict_in_words(capped_pdfs):
+    from desktop_app.report.verdicts import render_row, row_label
+
+    comp, en, _ = capped_pdfs
+    text = _text(en)
+    fast, capped = comp.runs
+    assert comp.settings_differ["max_num_seqs"] == {fast.info.id: 16, capped.info.id: 2}
+    # The differs table comes before the dimension rows, one column per run.
+    differs = text[text.index("What differs between these runs"):text.index("Speed (throughput")]
+    assert "max_num_seqs 16 2" in differs
+    # The cover: names, the note, the settings read from the server, no Python reprs.
+    for words in (fast.info.label, capped.info.label, "same server, max_num_seqs lowered to 2",
+                  "Server settings read from the server", "max_num_seqs = 2",
+                  "max_num_seqs = 16", "prompt lengths 256 tokens"):
+        assert words in text, words
+    assert "=True" not in text and "unique_prompts" not in text
+    # Every row: its name, and its verdict as report/verdicts.py words it.
+    flat = _flat(text)
+    for row in comp.rows:
+        assert _reads(flat, row_label(row, "en")), row.key
+        assert _reads(flat, render_row(row, comp.runs, "en")), row.key
+    # Values carry their intervals and observation counts.
+    prefill = next(r for r in comp.rows if r.key == "prefill").values[0]
+    assert prefill.estimate.has_interval and f"n = {prefill.n}" in text
+    assert "bootstrap percentile interval" in text  # the appendix states the method
+
+
+def test_the_chinese_pdf_says_the_verdicts_in_chinese(capped_pdfs):
+    from desktop_app.report.verdicts import render_row
+
+    comp, _, zh = capped_pdfs
+    flat = _flat(_text(zh))
+    assert "各运行之间的差异" in flat and "从服务端读取的参数" in flat
+    for row in comp.rows:
+        assert _reads(flat, render_row(row, comp.runs, "zh")), row.key
+    assert any(word in flat for word in ("胜出", "大致持平（在噪声范围内）", "受客户端限制"))
+    assert "自助法" in flat and "Serversettings" not in flat
+
+
+def test_settings_read_and_typed_are_told_apart_and_identical_settings_said_so():
+    from desktop_app.core.compare import Comparison, ThroughputRun
+    from desktop_app.core.runs import RunInfo
+    from desktop_app.report.fmt import settings_groups
+    from desktop_app.report.sections import differs
+
+    def run(run_id: int, settings: dict, source: dict) -> ThroughputRun:
+        info = RunInfo(run_id, "throughput", f"run {run_id}", "http://x", "m", "vllm",
+                       "completed", "2026-01-01T00:00:00", "", {
+                           "server_settings": settings, "server_settings_source": source})
+        return ThroughputRun(info, ())
+
+    a = run(1, {"max_num_seqs": 2, "user:max_num_seqs": 4, "quantization": "fp8"},
+            {"max_num_seqs": "server", "user:max_num_seqs": "user", "quantization": "user"})
+    groups = dict(settings_groups("en", a.info))
+    assert groups["Server settings read from the server"] == ["max_num_seqs = 2"]
+    assert groups["Server settings entered by the user"] == [
+        "max_num_seqs = 4 (the server reported 2)", "quantization = fp8"]
+    assert settings_groups("en", run(2, {}, {}).info) == []
+    same = Comparison(runs=(a, run(3, a.info.settings, a.info.settings_source)), rows=())
+    assert "The recorded server settings are identical in every run." in differs(same, "en")
+    assert "各运行记录的服务端参数完全相同。" in differs(same, "zh")
+    none = Comparison(runs=(run(4, {}, {}), run(5, {}, {})), rows=())
+    assert "No run recorded server settings" in differs(none, "en")
