@@ -6,9 +6,10 @@ Frozen dataclasses, no behaviour: the modules beside this one produce them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from desktop_app.core.endpoint.server_settings import ServerSettings
+if TYPE_CHECKING:  # the settings reader pulls in httpx, which the app's start-up defers
+    from desktop_app.core.endpoint.server_settings import ServerSettings
 
 Api = Literal["chat", "completions"]
 Engine = Literal["vllm", "sglang", "llamacpp", "llamacpp-python", "ollama", "tgi", "unknown"]

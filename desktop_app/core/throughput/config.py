@@ -88,6 +88,13 @@ class SweepConfig:
                         specs.append(CellSpec(n_in, n_out, n, concurrency=conc))
         return specs
 
+    def default_name(self) -> str:
+        """The name a run of this sweep gets when none is given: model, lengths and loads."""
+        sizes = ",".join(str(n) for n in self.input_tokens)
+        load = (",".join(f"{r:g} req/s" for r in self.request_rates) if self.open_loop
+                else "c=" + ",".join(str(c) for c in self.concurrency))
+        return f"{self.endpoint.model} {sizes} tokens {load}"
+
     def to_json(self) -> dict:
         """The config as stored with the run: everything but the API key."""
         data = dataclasses.asdict(self)

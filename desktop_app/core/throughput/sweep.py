@@ -247,7 +247,7 @@ async def run_sweep(
         elif store is not None:
             run.restart_clock()  # the run's clock starts as it is stored (its started_at)
             run_id = await asyncio.to_thread(
-                store.create_run, "throughput", name=config.name or _default_name(config, info),
+                store.create_run, "throughput", name=config.name or config.default_name(),
                 endpoint_url=config.endpoint.base_url, model=config.endpoint.model,
                 engine=("simulated " if info.simulated else "") + info.engine,
                 config={**config.to_json(),
@@ -502,13 +502,6 @@ def cell_summary_json(cell: CellResult) -> dict:
     return {**s, "prefill_change": cell.prefill_change, "decode_change": cell.decode_change,
             "goodput": cell.goodput, "token_mismatches": cell.token_mismatches,
             "client_load": load, "status": cell.status}
-
-
-def _default_name(config: SweepConfig, info: EndpointInfo) -> str:
-    sizes = ",".join(str(n) for n in config.input_tokens)
-    load = (",".join(f"{r:g}/s" for r in config.request_rates) if config.open_loop
-            else "c=" + ",".join(str(c) for c in config.concurrency))
-    return f"{config.endpoint.model} {sizes} tokens {load}"
 
 
 def _iso_now() -> str:
