@@ -12,7 +12,8 @@ the PDF appendix quote them):
 * **Different** (`differ`): the two intervals do not overlap. This is deliberately conservative
   (two 95 % intervals that just fail to overlap mean a difference at about the 0.6 % level):
   a comparison that hands on a verdict would rather say "about even" than name a winner in the
-  noise.
+  noise. A comparison also asks for at least :data:`MIN_EFFECT` (10 %, or 10 percentage points
+  for a change) before it names a winner.
 * **Exact McNemar test** (`mcnemar_exact`): for two runs judged on the same questions, only the
   discordant questions count: ``b`` that A passed and B failed, ``c`` the other way. Under "no
   difference" each discordant question is a fair coin, so the two-sided p-value is
@@ -32,6 +33,12 @@ import numpy as np
 BOOTSTRAP_RESAMPLES = 2000
 CONFIDENCE = 0.95
 ALPHA = 0.05
+# The smallest difference a comparison calls real even outside both intervals: a run's
+# interval sees the noise within that run, not the drift between two runs of one server (a
+# busy core, a different moment). bench/identical_runs.py measured identical simulator sweeps
+# with non-overlapping intervals 0.3 % apart (decode) and 5.9 % apart (prefill) while another
+# process held a core; docs/COMPARE.md.
+MIN_EFFECT = 0.10
 
 Statistic = Literal["mean", "median"]
 

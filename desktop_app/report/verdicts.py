@@ -40,6 +40,8 @@ EN = {
     "v_win_wilson": "{w} wins: {figures} ({by}, outside both 95 % Wilson intervals)",
     "v_win_paired": "{w} wins: {figures}; {pair}",
     "v_within_noise": "about even (within noise): {figures}",
+    "v_below_min_effect": "about even: {figures} differ by less than the {min} % that two runs "
+                          "of one server drift apart",
     "v_within_noise_paired": "about even (within noise): {figures}; {pair}",
     "v_no_interval": "cannot tell: {figures}, but no spread was recorded for one of them",
     "v_not_comparable_lengths": "not comparable: the runs measured different prompt lengths",
@@ -83,6 +85,7 @@ ZH = {
     "v_win_wilson": "{w} 胜出：{figures}（{by}，超出双方的 95 % Wilson 置信区间）",
     "v_win_paired": "{w} 胜出：{figures}；{pair}",
     "v_within_noise": "大致持平（在噪声范围内）：{figures}",
+    "v_below_min_effect": "大致持平：{figures} 的差距小于同一服务端两次运行之间的 {min} % 波动",
     "v_within_noise_paired": "大致持平（在噪声范围内）：{figures}；{pair}",
     "v_no_interval": "无法判断：{figures}，但其中一方没有记录离散程度",
     "v_not_comparable_lengths": "无法比较：各运行测量的提示长度不同",
@@ -256,6 +259,9 @@ def render_row(row: DimensionRow, runs: Sequence, lang: str = "en") -> str:
             return _t(lang, "v_win_paired", w=w, figures=figures, pair=pair)
         key = "v_win_wilson" if v.method == "wilson" else "v_win"
         return _t(lang, key, w=w, figures=figures, by=_by(row, lang))
+    if code == "below_min_effect":
+        return _t(lang, "v_below_min_effect", figures=_pair_figures(row, lang),
+                  min=f"{p['min_effect'] * 100:.0f}")
     if code == "no_interval":
         return _t(lang, "v_no_interval", figures=_pair_figures(row, lang))
     if code == "client_bound":

@@ -1,65 +1,82 @@
-"""The comparison's dimension rows, verdicts, n/a handling and the capacity arithmetic, on
-summaries built by hand (expected figures worked out by hand in the comments)."""
+"""The comparison's dimension rows, verdicts on noise, n/a handling, what differs between runs
+and the capacity arithmetic, on runs built by hand (expected figures worked out in the
+comments). The noise rules on real simulator sweeps and the McNemar test are in
+test_compare_noise.py."""
+
+import dataclasses
 
 import pytest
 
 from desktop_app.core.compare import (
-    CellPoint,
-    QuestionRow,
     RunInfo,
     SqlRun,
     StepTokens,
+    StoredCell,
+    StoredQuestion,
     ThroughputRun,
     capacity,
     capacity_verdicts,
     dimension_rows,
     pair_runs,
+    settings_differ,
 )
-from desktop_app.core.sqleval.export import JudgeSummary, TierStats
-from desktop_app.core.throughput.types import Finding
+from desktop_app.core.metrics import CellSummary
+from desktop_app.core.sqleval.export import summarize
+from desktop_app.core.sqleval.types import Verdict
+from desktop_app.core.stats import Estimate, point
+from desktop_app.core.throughput.types import CellResult, CellSpec, Finding
+from desktop_app.report.verdicts import render_row, row_label, value_text
 
 URL = "http://gpu-box:8000"
 
 
-def info(run_id, kind, model="m", url=URL, name=""):
-    return RunInfo(run_id, kind, name, url, model, "vllm", "completed", "2026-12-01T10:00:00",
-                   "2026-12-01T10:05:00", {})
+def info(run_id, kind, model="m", url=URL, name="", engine="vllm", settings=None):
+    config = {"server_settings": settings} if settings is not None else {}
+    return RunInfo(run_id, kind, name, url, model, engine, "completed", "2026-12-01T10:00:00",
+                   "2026-12-01T10:05:00", config)
 
 
-def cell(n, c, prefill, decode, ttft=None, change=None):
-    return CellPoint(n, c, 64, 8, 8, ttft, prefill, decode, change, None)
+def est(value, spread=0.05, n=16, method="bootstrap-mean"):
+    """A figure with an interval of +-`spread` (relative) around it."""
+    if value is None:
+        return None
+    return Estimate(value, value * (1 - spread), value * (1 + spread), n, method)
 
 
-def tp_run(run_id, cells, model="m", findings=(), url=URL):
-    return ThroughputRun(info(run_id, "throughput", model, url), tuple(cells), (),
+def cell(n, c, prefill, decode, ttft=None, change=None, spread=0.05, client_bound=False,
+         out=64, estimates=True):
+    """A finished cell: `n` prompt tokens at concurrency `c`, figures with +-`spread`
+    intervals (`estimates=False`: figures without intervals, as an imported file gives)."""
+    summary = CellSummary(8, 8, {}, None, None, None, None, None, None, None, None, None, None)
+    result = CellResult(CellSpec(n, out, 8, concurrency=c), summary, (), prefill_change=change)
+    make = (lambda v, m="bootstrap-mean": est(v, spread, method=m)) if estimates else (
+        lambda v, m=None: None if v is None else point(v, 8))
+    return StoredCell(0, 0, "completed", None, None, result, client_bound=client_bound,
+                      ttft=make(ttft, "bootstrap-median"), prefill=make(prefill),
+                      decode=make(decode))
+
+
+def tp_run(run_id, cells, model="m", findings=(), url=URL, **kw):
+    return ThroughputRun(info(run_id, "throughput", model, url, **kw), tuple(cells), (),
                          tuple(findings))
 
 
-def question(qid, tier, steps, strict, tolerant, seconds=1.0, failure=None):
-    return QuestionRow(qid, tier, 0, f"text {qid}", "", {"strict": strict, "tolerant": tolerant},
-                       failure, (), (), "", tuple(StepTokens(p, k, 0.1) for p, k in steps),
-                       len(steps), sum(p for p, _ in steps), sum(k for _, k in steps), seconds)
+def question(qid, tier, steps, strict, tolerant=None, seconds=1.0, failure=None, epoch=0):
+    verdicts = {"strict": Verdict("strict", strict)}
+    if tolerant is not None:
+        verdicts["tolerant"] = Verdict("tolerant", tolerant)
+    return StoredQuestion(
+        0, qid, tier, epoch, "completed", "submitted", f"text {qid}", "", verdicts,
+        failure_class=failure, steps=tuple(StepTokens(p, k, 0.1) for p, k in steps),
+        step_count=len(steps), prompt_tokens=sum(p for p, _ in steps),
+        completion_tokens=sum(k for _, k in steps), seconds=seconds)
 
 
-def sql_run(run_id, questions, model="m", url=URL):
-    """A SqlRun whose summary is counted from `questions` the way summarize would."""
-    summary = {}
-    for judge in ("strict", "tolerant"):
-        by_tier = {}
-        for q in questions:
-            ok, n = by_tier.get(q.tier, (0, 0))
-            by_tier[q.tier] = (ok + q.passed[judge], n + 1)
-        summary[judge] = JudgeSummary(judge, sum(q.passed[judge] for q in questions),
-                                      len(questions), by_tier)
-    tiers = {}
-    for tier in ("trivial", "easy", "medium", "hard"):
-        qs = [q for q in questions if q.tier == tier]
-        if qs:
-            tiers[tier] = TierStats(tier, len(qs), sum(q.step_count for q in qs) / len(qs),
-                                    sum(q.prompt_tokens for q in qs) / len(qs),
-                                    sum(q.completion_tokens for q in qs) / len(qs), 1.0)
-    return SqlRun(info(run_id, "sql", model, url), ("strict", "tolerant"), 1e-6, summary, tiers,
-                  tuple(questions))
+def sql_run(run_id, questions, model="m", url=URL, judges=("strict", "tolerant"), **kw):
+    """A SqlRun whose summaries are counted from `questions` as the loader counts them."""
+    items = [q.item() for q in questions if q.judged]
+    return SqlRun(info(run_id, "sql", model, url, **kw), judges, 1e-6, tuple(questions),
+                  *summarize(items, judges))
 
 
 def by_key(rows, key, **params):
@@ -67,16 +84,16 @@ def by_key(rows, key, **params):
                                                         for k, v in params.items()))
 
 
-# --------------------------------------------------------------------------- dimension rows
+# --------------------------------------------------------------------------- throughput rows
 
 
 A = tp_run(1, [cell(1000, 1, 500.0, 25.0, ttft=2.0), cell(4000, 1, 400.0, 20.0, ttft=10.0),
-               cell(1000, 2, 325.0, 18.0, change=-0.35), cell(4000, 2, 240.0, 15.0,
-                                                                change=-0.40)],
+               cell(1000, 2, 325.0, 18.0, ttft=3.0, change=-0.35),
+               cell(4000, 2, 240.0, 15.0, ttft=16.0, change=-0.40)],
            findings=[Finding("ttft_linear", "info", "linear"),
-                     Finding("concurrency_cap", "problem", "queue", {"cap": 2})])
+                     Finding("concurrency_cap", "problem", "queue", {"cap": 2})], name="tp first")
 B = tp_run(2, [cell(1000, 1, 600.0, 30.0, ttft=1.5), cell(4000, 1, 600.0, 30.0, ttft=6.0),
-               cell(1000, 4, 300.0, 12.0, change=-0.5),
+               cell(1000, 4, 300.0, 12.0, ttft=4.0, change=-0.5),
                cell(4000, 4, 300.0, 10.0, ttft=20.0, change=-0.5)])
 S1 = sql_run(3, [question("t1", "trivial", [(1000, 51)], True, True),
                  question("h1", "hard", [(1000, 51), (3000, 26)], False, True,
@@ -86,74 +103,170 @@ S2 = sql_run(4, [question("t1", "trivial", [(500, 11)], True, True),
                  question("h1", "hard", [(800, 11), (900, 11)], True, True)])
 
 
-def test_throughput_rows_compare_the_runs_and_say_who_wins_by_how_much():
+def test_a_difference_outside_both_intervals_wins_and_says_by_how_much():
     rows = dimension_rows([A, B, S1])
-    prefill = by_key(rows, "prefill_c1")
-    # A: mean of 500 and 400 = 450; B: 600. B is 600 / 450 - 1 = 33 % faster.
-    assert [v.value for v in prefill.values[:2]] == [450.0, 600.0]
-    assert prefill.verdict.status == "win" and prefill.verdict.winner == 1
-    assert prefill.verdict.diff == pytest.approx(600 / 450 - 1)
-    assert "#2 wins" in prefill.verdict.text and "33 %" in prefill.verdict.text
-    detail = prefill.values[0].detail
-    assert detail["min"] == 400.0 and detail["max_tokens"] == 1000
-    ttft = by_key(rows, "ttft_longest")
-    # The longest length both measured at 1 concurrent is 4000: A 10 s, B 6 s (lower wins).
-    assert [v.value for v in ttft.values[:2]] == [10.0, 6.0] and ttft.verdict.winner == 1
-    # Beside it, the TTFT at the run's highest concurrency, where that cell has one.
-    assert "top_ttft_s" not in ttft.values[0].detail
-    assert ttft.values[1].detail == {"tokens": 4000, "top_concurrency": 4, "top_ttft_s": 20.0,
-                                     "lengths_differ": False}
+    prefill = by_key(rows, "prefill", concurrency=1)
+    # A: mean of 500 and 400 = 450, interval [mean of lows, mean of highs] = [427.5, 472.5];
+    # B: 600 [570, 630]. No overlap: B wins by 600 / 450 - 1 = 33 %.
+    a, b = prefill.values[0], prefill.values[1]
+    assert (a.value, a.low, a.high, a.n) == (450.0, 427.5, 472.5, 32)
+    assert (b.value, b.low, b.high) == (600.0, 570.0, 630.0)
+    v = prefill.verdict
+    assert (v.status, v.code, v.winner, v.runner_up, v.significant) == ("win", "win", 1, 0, True)
+    assert v.method == "bootstrap-mean" and v.diff == pytest.approx(600 / 450 - 1)
+    assert render_row(prefill, [A, B, S1]) == (
+        "#2 wins: 600 vs 450 tok/s (33 % higher, outside both 95 % intervals)")
+    assert render_row(prefill, [A, B, S1], "zh") == (
+        "#2 胜出：600 对 450 tok/s（高 33 %，超出双方的 95 % 置信区间）")
+    assert value_text(prefill, a) == "450 tok/s [428 – 472]"
+    assert row_label(prefill) == "Prefill at 1 concurrent (mean tok/s per request)"
+    ttft = by_key(rows, "ttft", concurrency=1)
+    # TTFT, lower wins: A 6 s [5.7, 6.3] (mean of 2 and 10), B 3.75 s [3.5625, 3.9375].
+    assert ttft.verdict.winner == 1 and ttft.verdict.method == "bootstrap-median"
+    assert render_row(ttft, [A, B, S1]) == (
+        "#2 wins: 3.75 vs 6.00 s (38 % lower, outside both 95 % intervals)")
 
 
-def test_a_run_without_a_dimension_is_na_never_guessed():
+def test_a_difference_under_the_minimum_effect_never_wins_even_outside_both_intervals():
+    # Decode 328 [327.7, 328.3] vs 327 [326.7, 327.3]: the intervals do not overlap, but
+    # 0.3 % is less than two runs of one server drift apart (bench/identical_runs.py).
+    a = tp_run(7, [cell(1000, 1, 600.0, 328.0, spread=0.001)])
+    b = tp_run(8, [cell(1000, 1, 600.0, 327.0, spread=0.001)])
+    decode = by_key(dimension_rows([a, b]), "decode", concurrency=1)
+    v = decode.verdict
+    assert (v.status, v.code, v.winner, v.significant) == ("tie", "below_min_effect", None,
+                                                           False)
+    assert render_row(decode, [a, b]).startswith("about even: 328 vs 327 tok/s differ by less")
+    assert "10 %" in render_row(decode, [a, b], "zh")
+    c = tp_run(9, [cell(1000, 1, 600.0, 290.0, spread=0.001)])  # 13 % apart
+    assert by_key(dimension_rows([a, c]), "decode", concurrency=1).verdict.winner == 0
+
+
+def test_overlapping_intervals_are_about_even_whatever_the_figures():
+    wide = tp_run(5, [cell(1000, 1, 560.0, 29.0, spread=0.10), cell(4000, 1, 560.0, 29.0,
+                                                                       spread=0.10)])
+    rows = dimension_rows([B, wide])
+    prefill = by_key(rows, "prefill", concurrency=1)
+    # 600 [570, 630] against 560 [504, 616]: 7 % apart, and inside the noise.
+    v = prefill.verdict
+    assert (v.status, v.code, v.winner, v.significant) == ("tie", "within_noise", None, False)
+    assert (v.leader, v.runner_up) == (0, 1)
+    assert render_row(prefill, [B, wide]) == "about even (within noise): 600 vs 560 tok/s"
+    assert render_row(prefill, [B, wide], "zh") == "大致持平（在噪声范围内）：600 对 560 tok/s"
+    same = dimension_rows([B, tp_run(6, B.cells)])
+    assert all(r.verdict.winner is None for r in same)
+
+
+def test_rows_exist_for_the_concurrencies_the_runs_share():
     rows = dimension_rows([A, B, S1])
-    c2 = by_key(rows, "prefill_change", concurrency=2)
-    c4 = by_key(rows, "prefill_change", concurrency=4)
-    # Concurrency 2 only in A (mean of -0.35 and -0.40), 4 only in B.
-    assert c2.values[0].value == pytest.approx(-0.375) and not c2.values[1].available
-    assert c2.verdict.status == "n/a" and "only #1" in c2.verdict.text
-    assert not c4.values[0].available and c4.values[1].value == -0.5
-    # The SQL run has no throughput figure at all, and the sweeps no pass rate.
-    assert not any(r.values[2].available for r in rows
-                   if r.key in ("prefill_c1", "decode_c1", "ttft_longest", "bottleneck"))
+    # A measured 1 and 2, B 1 and 4: only 1 is common; no row for 2 or 4.
+    assert {r.params.get("concurrency") for r in rows if r.group == "throughput"} == {1, None}
+    assert [r.key for r in rows if r.group == "throughput"] == [
+        "prefill", "ttft", "decode", "bottleneck"]
+    # The SQL run has no throughput figure, and the sweeps no pass rate.
+    assert not any(r.values[2].available for r in rows if r.group == "throughput")
     strict = by_key(rows, "pass_rate", judge="strict")
     assert not strict.values[0].available and strict.values[2].value == pytest.approx(1 / 3)
-    assert strict.verdict.status == "n/a"
+    assert strict.verdict.code == "only_one" and strict.verdict.params == {"run": 2}
+    assert render_row(strict, [A, B, S1]) == "n/a: only #3 measured this"
+    # A single sweep gets its own concurrencies (each n/a: nothing to compare with).
+    alone = dimension_rows([A])
+    assert [r.params["concurrency"] for r in alone if r.key == "prefill"] == [1, 2]
+
+
+def test_prefill_change_interval_comes_from_the_cells_bounds():
+    C = tp_run(7, [cell(1000, 1, 500.0, 25.0, ttft=2.0), cell(1000, 2, 300.0, 20.0, ttft=3.0,
+                                                                  change=-0.4)])
+    D = tp_run(8, [cell(1000, 1, 500.0, 25.0, ttft=2.0), cell(1000, 2, 320.0, 20.0, ttft=3.0,
+                                                                  change=-0.36)])
+    row = by_key(dimension_rows([C, D]), "prefill_change", concurrency=2)
+    c = row.values[0]
+    # low = 285 / 525 - 1, high = 315 / 475 - 1: wider than either cell's own interval.
+    assert c.value == -0.4
+    assert (c.low, c.high) == pytest.approx((285 / 525 - 1, 315 / 475 - 1))
+    assert row.verdict.code == "within_noise" and row.verdict.params["diff_kind"] == "points"
+    assert render_row(row, [C, D]) == "about even (within noise): -36 % vs -40 %"
+
+
+def test_figures_at_different_prompt_lengths_are_not_ranked():
+    short = tp_run(30, [cell(512, 1, 800.0, 30.0, ttft=0.2)])
+    long = tp_run(31, [cell(4096, 1, 700.0, 28.0, ttft=5.0)])
+    rows = dimension_rows([short, long])
+    ttft = by_key(rows, "ttft", concurrency=1)
+    assert [v.detail["lengths"] for v in ttft.values] == [[512], [4096]]
+    assert ttft.verdict.code == "not_comparable_lengths" and ttft.verdict.status == "n/a"
+    assert render_row(ttft, [short, long]) == (
+        "not comparable: the runs measured different prompt lengths")
+    # Only the lengths both measured count: 1000 here, not A's 4000 cell.
+    one = tp_run(32, [cell(1000, 1, 600.0, 30.0, ttft=1.5)])
+    assert by_key(dimension_rows([A, one]), "prefill", concurrency=1).values[0].value == 500.0
+
+
+def test_figures_without_an_interval_cannot_win():
+    imported = tp_run(33, [cell(1000, 1, 9000.0, 30.0, ttft=0.1, estimates=False)])
+    one = tp_run(34, [cell(1000, 1, 600.0, 30.0, ttft=1.5)])
+    row = by_key(dimension_rows([imported, one]), "prefill", concurrency=1)
+    assert row.verdict.code == "no_interval" and row.verdict.winner is None
+    assert row.values[0].estimate.method == "none"
 
 
 def test_bottleneck_is_the_most_telling_server_finding():
-    rows = dimension_rows([A, B])
-    row = by_key(rows, "bottleneck")
+    row = by_key(dimension_rows([A, B]), "bottleneck")
     assert row.values[0].text == "concurrency_cap" and row.values[0].detail["cap"] == 2
     assert row.values[1].text == "none"
-    assert row.verdict.status == "info" and "different" in row.verdict.text
+    assert row.verdict.status == "info" and row.verdict.code == "different_bottlenecks"
+    assert render_row(row, [A, B]) == (
+        "different bottlenecks: #1 tp first concurrency cap (2 running); #2 none found")
+
+
+# --------------------------------------------------------------------------- SQL rows
 
 
 def test_sql_rows_pass_rates_per_tier_effort_and_failure_classes():
     rows = dimension_rows([S1, S2])
     strict = by_key(rows, "pass_rate", judge="strict")
-    # S1 passes 1 of 3 strict, S2 2 of 2: S2 wins by 100 - 33 = 67 points.
-    assert strict.verdict.winner == 1 and strict.verdict.diff_kind == "points"
-    assert "67 points" in strict.verdict.text
+    # Same questions t1, h1 (h2 only in S1): paired on those two, S2 fixes h1, breaks none:
+    # one discordant question is no evidence (p = 1).
+    assert strict.verdict.method == "mcnemar-exact" and strict.verdict.code == "within_noise"
+    assert strict.verdict.params["fixes"] == 1 and strict.verdict.params["breaks"] == 0
     tolerant = by_key(rows, "pass_rate", judge="tolerant")
     assert [v.value for v in tolerant.values] == [pytest.approx(2 / 3), 1.0]
     hard = by_key(rows, "tier_pass_rate", tier="hard")
-    assert hard.values[0].detail == {"passed": 0, "total": 2, "tolerant_passed": 1}
+    assert {k: hard.values[0].detail[k] for k in ("passed", "total", "tolerant_passed")} == {
+        "passed": 0, "total": 2, "tolerant_passed": 1}
     steps = by_key(rows, "tier_steps", tier="hard")
-    # S1 hard: 2 and 1 steps -> 1.5; S2 hard: 2 steps. Fewer steps win.
-    assert [v.value for v in steps.values] == [1.5, 2.0] and steps.verdict.winner == 0
+    # S1 hard: 2 and 1 steps -> 1.5; S2 hard: one question, 2 steps (no interval).
+    assert [v.value for v in steps.values] == [1.5, 2.0]
+    assert steps.verdict.code == "no_interval"
     tokens = by_key(rows, "tier_tokens", tier="hard")
     # S1 hard: (1000 + 51 + 3000 + 26 + 2000 + 11) / 2 = 3044.
     assert tokens.values[0].value == pytest.approx(3044.0)
     classes = by_key(rows, "failure_classes")
     assert classes.values[0].detail["classes"] == [("column_names", 1), ("rounding_only", 1)]
-    assert classes.values[1].text == "none" and classes.verdict.winner == 1
-    assert not any(r.key == "prefill_c1" for r in rows)  # no sweep, no speed rows
+    assert classes.values[1].text == "none" and classes.verdict.params["run"] == 1
+    assert classes.verdict.winner is None  # informational, not a contest
+    assert not any(r.group == "throughput" for r in rows)  # no sweep, no speed rows
 
 
-def test_equal_figures_are_a_tie():
-    rows = dimension_rows([B, tp_run(5, B.cells)])
-    assert by_key(rows, "prefill_c1").verdict.status == "tie"
+# --------------------------------------------------------------------------- what differs
+
+
+def test_settings_differ_lists_only_what_is_not_the_same_everywhere():
+    one = info(1, "throughput", settings={"max_num_seqs": 16, "block_size": 16,
+                                          "simulator_profile": "fast"})
+    two = info(2, "throughput", model="m2", settings={"max_num_seqs": 2, "block_size": 16})
+    three = info(3, "sql", settings={"max_num_seqs": 16, "block_size": 16,
+                                     "enable_prefix_caching": True})
+    assert settings_differ([one, two, three]) == {
+        "model": {1: "m", 2: "m2", 3: "m"},
+        "enable_prefix_caching": {1: None, 2: None, 3: True},
+        "max_num_seqs": {1: 16, 2: 2, 3: 16}}
+    assert settings_differ([one, one]) == {} and settings_differ([one]) == {}
+    sim = [info(i, "throughput", url=f"http://127.0.0.1:{port}", engine="simulated vllm",
+                settings={"simulator_profile": p}) for i, port, p in
+           ((1, 40001, "fast"), (2, 40002, "fast-capped"))]
+    # The random ports do not differ in what counts: the profiles do.
+    assert settings_differ(sim) == {"endpoint": {1: "simulator:fast", 2: "simulator:fast-capped"}}
 
 
 # --------------------------------------------------------------------------- capacity
@@ -182,6 +295,12 @@ def test_capacity_in_tasks_worked_by_hand():
     assert cap.prompt_tokens_per_step == pytest.approx(2800 / 3)
 
 
+def test_capacity_reads_the_first_output_length_of_a_prompt_length():
+    longer = cell(1000, 1, 50.0, 2.5, out=512)  # a second output length, 10 x slower
+    tp = tp_run(15, [cell(1000, 1, 500.0, 25.0), longer])
+    assert capacity(tp, SQL).point(1).seconds_per_task == pytest.approx(4.5)
+
+
 def test_cost_per_correct_answer_per_judge_and_tier():
     costs = {(c.judge, c.tier): c for c in capacity(TP, SQL).costs}
     # All tokens: 1051 + 1026 + 811 = 2888; seconds 14. Strict passed 1, tolerant 2.
@@ -194,8 +313,8 @@ def test_cost_per_correct_answer_per_judge_and_tier():
 
 def test_a_point_without_decode_says_why_instead_of_guessing():
     instant = tp_run(12, [cell(1000, 1, 9000.0, None), cell(1000, 4, 8000.0, None)])
-    point = capacity(instant, SQL).point(1)
-    assert point.tasks_per_hour is None and "decode not measured" in point.reason
+    point_ = capacity(instant, SQL).point(1)
+    assert point_.tasks_per_hour is None and "decode not measured" in point_.reason
 
 
 def test_pairs_need_the_same_endpoint_and_model():
@@ -206,6 +325,20 @@ def test_pairs_need_the_same_endpoint_and_model():
     assert len(notes) == 2 and "#13" in notes[0] and "same endpoint and model" in notes[0]
     same_url_slash = sql_run(15, SQL.questions, url=URL + "/")
     assert pair_runs([TP, same_url_slash])[0]
+
+
+def test_simulator_runs_pair_on_the_profile_not_the_random_port():
+    def on(port, profile):
+        return dict(url=f"http://127.0.0.1:{port}", engine="simulated vllm",
+                    settings={"simulator_profile": profile}, model="sim/careful")
+
+    tp = tp_run(50, TP.cells, **on(40001, "fast"))
+    same_profile = sql_run(51, SQL.questions, **on(40777, "fast"))
+    other_profile = sql_run(52, SQL.questions, **on(40001, "fast-capped"))
+    pairs, notes = pair_runs([tp, same_profile, other_profile])
+    # A new port per start, the same server: paired. The same port, another profile: not.
+    assert [(t.info.id, s.info.id) for t, s in pairs] == [(50, 51)]
+    assert len(notes) == 1 and "#52" in notes[0] and "simulator:fast-capped" in notes[0]
 
 
 def test_verdicts_name_the_winner_per_success_criterion():
@@ -227,22 +360,10 @@ def test_verdicts_name_the_winner_per_success_criterion():
     assert per_hour.winner == 0
 
 
-def test_figures_at_different_prompt_lengths_are_not_ranked():
-    short = tp_run(30, [cell(512, 1, 800.0, 30.0, ttft=0.2)])
-    long = tp_run(31, [cell(4096, 1, 700.0, 28.0, ttft=5.0)])
-    rows = dimension_rows([short, long])
-    ttft = by_key(rows, "ttft_longest")
-    assert [v.detail["tokens"] for v in ttft.values] == [512, 4096]
-    assert ttft.verdict.status == "n/a" and "different prompt lengths" in ttft.verdict.text
-    assert by_key(rows, "prefill_c1").verdict.status == "n/a"
-
-
 def test_simulator_personas_pair_with_the_swept_server_unless_their_own_model_was_swept():
     def sim(run):
         i = run.info
-        return type(run)(**{**run.__dict__, "info": RunInfo(
-            i.id, i.kind, i.name, i.endpoint, i.model, "simulated vllm", i.status,
-            i.started_at, i.ended_at, i.config)})
+        return dataclasses.replace(run, info=dataclasses.replace(i, engine="simulated vllm"))
 
     careful_tp = sim(tp_run(40, TP.cells, model="sim/careful"))
     server_tp = sim(tp_run(41, TP.cells, model="sim/llama-sim-8b"))

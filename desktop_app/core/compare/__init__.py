@@ -3,7 +3,9 @@
 Qt-free; the PDF report (`desktop_app.report`) and the GUI's Runs page both read these.
 
 - `load_run(store, run_id)`: a stored run as a :class:`ThroughputRun` or :class:`SqlRun`.
-- `dimension_rows(runs)`: one :class:`DimensionRow` per dimension, a value per run, a verdict.
+- `dimension_rows(runs)`: one :class:`DimensionRow` per dimension, a value per run with its
+  95 % interval, and a verdict decided on that noise (codes; words in `report.verdicts`).
+- `settings_differ(infos)`: the identity fields and server settings not the same in every run.
 - `pair_runs(runs)`, `capacity(tp, sql)`, `capacity_verdicts(caps)`: speed and quality together
   (cost per correct answer, correct answers per hour at each measured concurrency).
 - `compare(store, run_ids)`: all of the above at once, as a :class:`Comparison`.
@@ -20,26 +22,30 @@ from desktop_app.core.compare.capacity import (
     pair_runs,
 )
 from desktop_app.core.compare.dimensions import (
+    VERDICT_CODES,
     DimensionRow,
     DimValue,
     RowVerdict,
     dimension_rows,
     run_label,
+    wilson,
 )
 from desktop_app.core.compare.load import (
-    CellPoint,
-    QuestionRow,
     RunInfo,
     SqlRun,
     StepTokens,
+    StoredCell,
+    StoredQuestion,
     ThroughputRun,
     load_run,
 )
 from desktop_app.core.compare.session import Comparison, CompareError, compare
+from desktop_app.core.compare.settings import settings_differ
 
 __all__ = [
-    "Capacity", "CapacityPoint", "CellPoint", "CompareError", "Comparison", "Cost",
-    "CriterionVerdict", "DimValue", "DimensionRow", "QuestionRow", "RowVerdict", "RunInfo",
-    "SqlRun", "StepTokens", "ThroughputRun", "capacity", "capacity_verdicts", "compare",
-    "cost_per_correct", "dimension_rows", "load_run", "pair_runs", "run_label",
+    "VERDICT_CODES", "Capacity", "CapacityPoint", "CompareError", "Comparison", "Cost",
+    "CriterionVerdict", "DimValue", "DimensionRow", "RowVerdict", "RunInfo", "SqlRun",
+    "StepTokens", "StoredCell", "StoredQuestion", "ThroughputRun", "capacity",
+    "capacity_verdicts", "compare", "cost_per_correct", "dimension_rows", "load_run",
+    "pair_runs", "run_label", "settings_differ", "wilson",
 ]

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Literal
 
-from desktop_app.core.compare.load import SqlRun, ThroughputRun
+from desktop_app.core.compare.load import SqlRun, StoredCell, ThroughputRun
 from desktop_app.core.sqleval.types import TIERS
 
 __all__ = ["CapacityPoint", "Cost", "Capacity", "CriterionVerdict", "pair_runs", "capacity",
@@ -96,9 +96,10 @@ class CriterionVerdict:
 
 
 def pair_runs(runs: list) -> tuple[list[tuple[ThroughputRun, SqlRun]], list[str]]:
-    """(throughput, SQL) pairs of the same endpoint and model (on the built-in simulator, any
+    """(throughput, SQL) pairs of the same server and model (on the built-in simulator, any
     persona of the simulated server that was swept), and a note (English) for each SQL run that
-    has no such partner while throughput runs are present."""
+    has no such partner while throughput runs are present. The server is `RunInfo.target_key`:
+    a simulator's profile (its port is random per start), else the endpoint URL."""
     tps = [r for r in runs if isinstance(r, ThroughputRun)]
     pairs, notes = [], []
     for sql in (r for r in runs if isinstance(r, SqlRun)):
@@ -108,20 +109,20 @@ def pair_runs(runs: list) -> tuple[list[tuple[ThroughputRun, SqlRun]], list[str]
                  or [tp for tp in tps if _same_target(tp, sql)])
         pairs += [(tp, sql) for tp in mates]
         if tps and not mates:
-            notes.append(f"SQL run #{sql.info.id} ({sql.info.model} at {sql.info.endpoint}) has "
-                         "no throughput run of the same endpoint and model here")
+            notes.append(f"SQL run #{sql.info.id} ({sql.info.model} at {sql.info.target_key}) "
+                         "has no throughput run of the same endpoint and model here")
     return pairs, notes
 
 
 def _same_model(tp: ThroughputRun, sql: SqlRun) -> bool:
-    return (tp.info.endpoint.rstrip("/") == sql.info.endpoint.rstrip("/")
+    return (tp.info.target_key == sql.info.target_key
             and bool(tp.info.model) and tp.info.model == sql.info.model)
 
 
 def _same_target(tp: ThroughputRun, sql: SqlRun) -> bool:
     # The built-in simulator serves its SQL personas (sim/careful, ...) from the one engine
     # that served the sweep, at the sweep's speed: the model name picks a script, not weights.
-    return (tp.info.endpoint.rstrip("/") == sql.info.endpoint.rstrip("/")
+    return (tp.info.target_key == sql.info.target_key
             and tp.info.engine.startswith("simulated") and sql.info.model.startswith("sim/"))
 
 
@@ -146,7 +147,10 @@ def _nearest(lengths: list[int], p: int) -> int:
 
 
 def _point(tp: ThroughputRun, sql: SqlRun, conc: int) -> CapacityPoint:
-    cells = {c.input_tokens: c for c in tp.cells if c.concurrency == conc}
+    cells: dict[int, StoredCell] = {}
+    for c in tp.closed_loop_cells:  # the first output length of each prompt length
+        if c.concurrency == conc:
+            cells.setdefault(c.input_tokens, c)
     pre = sorted(n for n, c in cells.items() if c.prefill_tps)
     dec = sorted(n for n, c in cells.items() if c.decode_tps)
     questions = [q for q in sql.questions if q.steps]

@@ -1,43 +1,92 @@
-"""The side-by-side table: one row per dimension, one value per run, a verdict in words.
+"""The side-by-side table: one row per dimension, one value per run with its noise, a verdict
+decided on that noise. No words: the verdict is a code with its figures, and
+`desktop_app.report.verdicts` says it in English or Chinese (docs/COMPARE.md).
 
-`dimension_rows(runs)` takes summaries from `load.load_run` (throughput and SQL runs in any mix)
-and returns :class:`DimensionRow` s in the order of the seed reports: prefill at 1 concurrent,
-prefill change at each higher concurrency, decode, TTFT at the longest prompt, the main
-bottleneck, then strict and tolerant pass rates, pass rate per tier, mean steps and tokens per
-tier, and the main failure classes. A run that lacks a dimension (a SQL run in a throughput row,
-a tier it did not ask) gets an empty :class:`DimValue`: shown as n/a, never guessed.
+`dimension_rows(runs)` takes runs from `load.load_run` (throughput and SQL runs in any mix) and
+returns :class:`DimensionRow` s in this order:
 
-Where runs measured different prompt lengths, the throughput rows average over the lengths every
-run measured (`detail["lengths"]`); with none in common each run's own lengths are used and the
-row says so (`detail["lengths_differ"]`).
+* throughput, for each concurrency at least two sweeps measured (every concurrency of the only
+  sweep when there is one): prefill (mean tok/s per request), then the prefill change against
+  1 concurrent, TTFT (median), decode (mean tok/s per request), then the main bottleneck;
+* SQL: pass rate per judge, strict pass rate per tier, mean steps and tokens per question per
+  tier, the main failure classes.
+
+A run that lacks a dimension (a SQL run in a throughput row, a tier it did not ask) gets an
+empty :class:`DimValue`: shown as n/a, never guessed.
+
+How a row is decided (:class:`RowVerdict`): the best run against the runner-up, and a winner
+only when the difference is real:
+
+* throughput and effort rows: each value is an :class:`~desktop_app.core.stats.Estimate` with a
+  bootstrap interval; real means the two intervals do not overlap (`stats.differ`) and the
+  values are at least `stats.MIN_EFFECT` apart (10 %, or 10 points for a change). A sweep's
+  figure at one concurrency is the average over the prompt lengths every sweep measured there;
+  its interval is [mean of the lows, mean of the highs]: wider than the average's own interval,
+  so conservative. The prefill change's interval comes from the cells' bounds the same way
+  (low = low at c / high at 1 - 1, high = high at c / low at 1 - 1).
+* a run whose value rests on a client-bound cell is shown, marked (`detail["client_bound"]`),
+  and never ranked;
+* pass rates: two runs judged on common (question, epoch) pairs get an exact McNemar test on
+  the discordant pairs of the common ones; runs with no question in common get Wilson
+  intervals and the non-overlap rule.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from statistics import fmean
+from statistics import NormalDist, fmean
 from typing import Literal
 
 from desktop_app.core.compare.load import SqlRun, ThroughputRun
-from desktop_app.core.sqleval.types import TIERS
+from desktop_app.core.sqleval.types import JUDGE_MODES, TIERS
+from desktop_app.core.stats import (
+    ALPHA,
+    CONFIDENCE,
+    MIN_EFFECT,
+    Estimate,
+    bootstrap,
+    differ,
+    mcnemar_exact,
+)
+from desktop_app.core.throughput.records import StoredCell
 
-__all__ = ["BOTTLENECK_CODES", "NOT_COMPARABLE", "DimValue", "RowVerdict", "DimensionRow",
-           "dimension_rows", "run_label", "TIE_RELATIVE", "TIE_POINTS"]
+__all__ = ["BOTTLENECK_CODES", "VERDICT_CODES", "DimValue", "RowVerdict",
+           "DimensionRow", "dimension_rows", "run_label", "wilson"]
 
 # Server-side findings that name a bottleneck, most telling first; measurement findings
 # (client_bound, token_count_mismatch) say the numbers are doubtful, not where time goes.
 BOTTLENECK_CODES = ("concurrency_cap", "kv_cache_pressure", "prefill_drop_under_concurrency",
                     "decode_slows_with_batch", "failures", "prefill_slows_with_length")
-TIE_RELATIVE = 0.02  # rates within 2 % of each other are a tie: run-to-run noise is that large
-TIE_POINTS = 0.005  # pass rates within half a percentage point
+
+# Every code a RowVerdict can carry (desktop_app.report.verdicts words each one).
+VERDICT_CODES = (
+    "win",  # a real difference: outside both intervals, or McNemar p < ALPHA
+    "within_noise",  # the best and the runner-up are about even
+    "below_min_effect",  # outside both intervals, but closer than stats.MIN_EFFECT
+    "no_interval",  # a value without a spread (an imported figure): cannot tell
+    "not_comparable_lengths",  # the sweeps share no prompt length at this concurrency
+    "client_bound",  # fewer than two values left once client-bound ones are set aside
+    "only_one",  # one run has the figure
+    "none",  # no run has it
+    "same_bottleneck", "different_bottlenecks",  # the bottleneck row (informational)
+    "fewest_failures",  # the failure-class row (informational)
+)
+
+Better = Literal["higher", "lower"]
 
 
 @dataclass(frozen=True)
 class DimValue:
-    """One run's value in a row: `value` (a number in the row's unit) and/or `text` (a code for
-    the non-numeric rows); `detail` holds the figures a cell shows beside it. Empty = n/a."""
+    """One run's value in a row: `value` (a number in the row's unit) with its `estimate`
+    (value, 95 % interval, observations, method; None for a figure without one) and/or `text`
+    (a code, for the bottleneck and failure-class rows). `detail` holds the figures shown
+    beside it; `detail["client_bound"]` is True when the value rests on a client-bound cell
+    (shown, never ranked). Empty = n/a."""
 
     value: float | None = None
+    estimate: Estimate | None = None
     text: str | None = None
     detail: dict = field(default_factory=dict, hash=False)
 
@@ -45,197 +94,252 @@ class DimValue:
     def available(self) -> bool:
         return self.value is not None or self.text is not None
 
+    @property
+    def low(self) -> float | None:
+        return None if self.estimate is None else self.estimate.low
+
+    @property
+    def high(self) -> float | None:
+        return None if self.estimate is None else self.estimate.high
+
+    @property
+    def n(self) -> int | None:
+        return None if self.estimate is None else self.estimate.n
+
+    @property
+    def client_bound(self) -> bool:
+        return bool(self.detail.get("client_bound"))
+
 
 @dataclass(frozen=True)
 class RowVerdict:
-    """Which run wins a row. `status`: "win", "tie", "n/a" (fewer than two runs have the value)
-    or "info" (not comparable, e.g. bottlenecks). `diff` is relative (0.1 = 10 % better) for
-    `diff_kind` "relative", percentage points as a fraction (0.1 = 10 points) for "points".
-    `text` is the verdict in English."""
+    """Who wins a row, decided on noise; a code and figures, never words.
+
+    `status`: "win" (a real difference), "tie" (about even), "n/a" (cannot be decided) or
+    "info" (not a contest: bottlenecks, failure classes). `code` is one of
+    :data:`VERDICT_CODES`; `params` the figures its words need (e.g. "best", "second", "diff",
+    "fixes", "breaks", "p_value", "run", "runs"). `winner` is the index of the winning run,
+    only when `significant`; `leader` the better-looking of the two compared (a tie too) and
+    `runner_up` the other. `method` says how significance was decided: "bootstrap-mean",
+    "bootstrap-median", "mcnemar-exact", "wilson" or "none". `diff` is relative (0.1 = 10 %
+    better) for `diff_kind` "relative", percentage points as a fraction for "points"."""
 
     status: Literal["win", "tie", "n/a", "info"]
-    text: str
+    code: str
+    params: dict = field(default_factory=dict, hash=False)
     winner: int | None = None
     runner_up: int | None = None
+    leader: int | None = None
+    significant: bool = False
+    method: str = "none"
     diff: float | None = None
     diff_kind: Literal["relative", "points"] = "relative"
-    better: Literal["higher", "lower"] | None = None
+    better: Better | None = None
 
 
 @dataclass(frozen=True)
 class DimensionRow:
-    """One dimension: `key` (stable, e.g. "prefill_change" with params {"concurrency": 2}),
-    `label` in English, `unit` ("tok/s", "s", "fraction", "steps", "tokens", ""), one value per
-    run in the order given, and the verdict."""
+    """One dimension: `key` (stable: "prefill", "ttft", "decode", "prefill_change",
+    "bottleneck", "pass_rate", "tier_pass_rate", "tier_steps", "tier_tokens",
+    "failure_classes"), `params` (e.g. {"concurrency": 4}, {"judge": "strict"},
+    {"tier": "hard"}), `unit` ("tok/s", "s", "change", "fraction", "steps", "tokens", ""), one
+    value per run in the order given, the verdict, which way is better, and the `group`
+    ("throughput" or "sql") the row belongs to."""
 
     key: str
-    label: str
     unit: str
     values: tuple[DimValue, ...]
     verdict: RowVerdict
     params: dict = field(default_factory=dict, hash=False)
+    better: Better | None = None
+    group: Literal["throughput", "sql"] = "throughput"
 
 
-def run_label(run: ThroughputRun | SqlRun) -> str:
-    """How verdicts name a run: '#12' plus its name when it has one."""
-    return f"#{run.info.id}" + (f" {run.info.name}" if run.info.name else "")
+def run_label(run) -> str:
+    """How verdicts name a run: '#12' plus its name when it has one (RunInfo.label)."""
+    return run.info.label
 
 
-# --------------------------------------------------------------------------- verdicts
+# --------------------------------------------------------------------------- statistics
 
 
-def _fmt(value: float, unit: str) -> str:
-    if unit == "fraction":
-        return f"{value * 100:.0f} %"
-    if unit == "change":
-        return f"{value * 100:+.0f} %"
-    if unit == "s":
-        return f"{value:.2f} s" if value >= 1 else f"{value * 1000:.0f} ms"
-    if unit in ("tok/s", "tokens"):
-        return f"{value:,.0f} {unit}" if value >= 100 else f"{value:.1f} {unit}"
-    return f"{value:.1f} {unit}".strip()
+def wilson(passed: int, n: int, confidence: float = CONFIDENCE) -> Estimate | None:
+    """`passed` of `n` as a rate (0..1) with its Wilson score interval; None when n = 0."""
+    if n <= 0:
+        return None
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    p = passed / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return Estimate(p, max(0.0, centre - half), min(1.0, centre + half), n, "wilson")
 
 
-NOT_COMPARABLE = "not comparable: the runs measured different prompt lengths"
+def _average(estimates: Sequence[Estimate]) -> Estimate:
+    """The average of figures over prompt lengths, with the conservative interval [mean of
+    lows, mean of highs]; without an interval when any figure has none."""
+    if len(estimates) == 1:
+        return estimates[0]
+    methods = {e.method for e in estimates}
+    method = methods.pop() if len(methods) == 1 and all(e.has_interval for e in estimates) \
+        else "none"
+    return Estimate(fmean(e.value for e in estimates), fmean(e.low for e in estimates),
+                    fmean(e.high for e in estimates), sum(e.n for e in estimates), method)
 
 
-def verdict(values: tuple[DimValue, ...], labels: list[str], unit: str,
-            better: Literal["higher", "lower"], points: bool = False) -> RowVerdict:
-    """Who wins among the runs with a value: the best against the runner-up, in words. Values
-    taken at different prompt lengths (`detail["lengths_differ"]`) are not ranked."""
-    have = [(i, v.value) for i, v in enumerate(values) if v.value is not None]
+# --------------------------------------------------------------------------- deciding a row
+
+
+PairTest = Callable[[int, int], tuple[bool, int | None, str, dict]]
+
+
+def _decide(values: Sequence[DimValue], better: Better, *, points: bool = False,
+            pair_test: PairTest | None = None) -> RowVerdict:
+    """The best value against the runner-up (module doc). `pair_test(i, j)` replaces the
+    interval rule: (significant, winner index or None, method, params)."""
     kind = "points" if points else "relative"
+    have = [(i, v) for i, v in enumerate(values) if v.value is not None]
     if not have:
-        return RowVerdict("n/a", "n/a: no run measured this", better=better, diff_kind=kind)
+        return RowVerdict("n/a", "none", better=better, diff_kind=kind)
     if len(have) == 1:
-        return RowVerdict("n/a", f"n/a: only {labels[have[0][0]]} measured this",
-                          better=better, diff_kind=kind)
-    if any(values[i].detail.get("lengths_differ") for i, _ in have):
-        return RowVerdict("n/a", NOT_COMPARABLE, better=better, diff_kind=kind)
-    ranked = sorted(have, key=lambda iv: iv[1], reverse=better == "higher")
+        return RowVerdict("n/a", "only_one", {"run": have[0][0]}, better=better, diff_kind=kind)
+    if any(v.detail.get("lengths_differ") for _, v in have):
+        return RowVerdict("n/a", "not_comparable_lengths", better=better, diff_kind=kind)
+    bound = [i for i, v in have if v.client_bound]
+    ranked = sorted(((i, v) for i, v in have if not v.client_bound),
+                    key=lambda iv: iv[1].value, reverse=better == "higher")
+    if len(ranked) < 2:
+        return RowVerdict("n/a", "client_bound", {"runs": bound}, better=better, diff_kind=kind)
     (w, best), (r, second) = ranked[0], ranked[1]
     if points:
-        diff = abs(best - second)
-        tie = diff < TIE_POINTS
-        by = f"{diff * 100:.0f} points"
+        diff = best.value - second.value if better == "higher" else second.value - best.value
+    elif second.value:
+        diff = (best.value / second.value - 1 if better == "higher"
+                else 1 - best.value / second.value)
     else:
-        base = second if better == "higher" else best
-        diff = abs(best - second) / abs(base) if base else None
-        tie = diff is not None and diff < TIE_RELATIVE
-        if diff is None:
-            by = "from zero"
-        elif better == "lower" and second:
-            by = f"{abs(second - best) / abs(second) * 100:.0f} % lower"
-        else:
-            by = f"{diff * 100:.0f} % {'higher' if better == 'higher' else 'lower'}"
-    figures = f"{_fmt(best, unit)} vs {_fmt(second, unit)}"
-    if tie:
-        return RowVerdict("tie", f"about even: {figures}", w, r, diff, kind, better)
-    return RowVerdict("win", f"{labels[w]} wins: {figures} ({by})", w, r, diff, kind, better)
+        diff = None
+    params = {"best": best.value, "second": second.value, "diff": diff, "diff_kind": kind,
+              "better": better, "client_bound": bound}
+    common = dict(runner_up=r, leader=w, diff=diff, diff_kind=kind, better=better)
+    if pair_test is not None:
+        significant, winner, method, extra = pair_test(w, r)
+        params.update(extra)
+        if significant:
+            if winner == r:  # runs judged on partly different questions: the pairs decide
+                params.update(best=second.value, second=best.value,
+                              diff=None if diff is None else -diff)
+                common.update(leader=r, runner_up=w, diff=params["diff"])
+            return RowVerdict("win", "win", params, winner=winner, significant=True,
+                              method=method, **common)
+        return RowVerdict("tie", "within_noise", params, method=method, **common)
+    a, b = best.estimate, second.estimate
+    if a is None or b is None or not (a.has_interval and b.has_interval):
+        return RowVerdict("n/a", "no_interval", params, **common)
+    method = a.method if a.method == b.method else "none"
+    if differ(a, b):
+        if diff is not None and abs(diff) < MIN_EFFECT:
+            # Real within each run, but smaller than two runs of one server drift apart.
+            params["min_effect"] = MIN_EFFECT
+            return RowVerdict("tie", "below_min_effect", params, method=method, **common)
+        return RowVerdict("win", "win", params, winner=w, significant=True, method=method,
+                          **common)
+    return RowVerdict("tie", "within_noise", params, method=method, **common)
 
 
 # --------------------------------------------------------------------------- throughput rows
 
 
-def _common_lengths(runs: list[ThroughputRun], concurrency: int) -> tuple[list[int] | None, bool]:
-    sets = [{c.input_tokens for c in r.cells if c.concurrency == concurrency} for r in runs]
-    sets = [s for s in sets if s]
-    if not sets:
-        return None, False
-    common = set.intersection(*sets)
-    return (sorted(common), False) if common else (None, len(sets) > 1)
+Shape = tuple[int, int]  # (input tokens, output tokens)
+Figure = tuple[Estimate, tuple[StoredCell, ...]]  # a figure and the cells it rests on
 
 
-def _avg(run: ThroughputRun, concurrency: int, lengths: list[int] | None, attr: str
-         ) -> tuple[float | None, list[int]]:
-    cells = [c for c in run.cells if c.concurrency == concurrency
-             and (lengths is None or c.input_tokens in lengths)
-             and getattr(c, attr) is not None]
-    if not cells:
-        return None, []
-    return fmean(getattr(c, attr) for c in cells), sorted({c.input_tokens for c in cells})
+def _cells_at(run: ThroughputRun, concurrency: int) -> dict[Shape, StoredCell]:
+    out: dict[Shape, StoredCell] = {}
+    for c in run.closed_loop_cells:
+        if c.concurrency == concurrency:
+            out.setdefault((c.input_tokens, c.output_tokens), c)
+    return out
 
 
-def _throughput_rows(runs: list, labels: list[str]) -> list[DimensionRow]:
+def _metric(attr: str) -> Callable[[ThroughputRun, int], dict[Shape, Figure]]:
+    def figures(run: ThroughputRun, concurrency: int) -> dict[Shape, Figure]:
+        return {shape: (getattr(c, attr), (c,)) for shape, c in _cells_at(run, concurrency).items()
+                if getattr(c, attr) is not None}
+    return figures
+
+
+def _change(run: ThroughputRun, concurrency: int) -> dict[Shape, Figure]:
+    """Prefill change at `concurrency` against 1 per shape: the cell's own figure (one home),
+    the interval from the two cells' bounds (module doc)."""
+    ones = _cells_at(run, 1)
+    out = {}
+    for shape, c in _cells_at(run, concurrency).items():
+        one = ones.get(shape)
+        if c.prefill_change is None or one is None or c.prefill is None or one.prefill is None:
+            continue
+        a, b = c.prefill, one.prefill
+        if a.has_interval and b.has_interval and b.low > 0 and b.high > 0:
+            est = Estimate(c.prefill_change, a.low / b.high - 1, a.high / b.low - 1,
+                           min(a.n, b.n), a.method)
+        else:
+            est = Estimate(c.prefill_change, c.prefill_change, c.prefill_change,
+                           min(a.n, b.n), "none")
+        out[shape] = (est, (c, one))
+    return out
+
+
+def _figure_row(runs: Sequence, key: str, concurrency: int, unit: str, better: Better,
+                figures: Callable[[ThroughputRun, int], dict[Shape, Figure]]) -> DimensionRow:
+    per = {i: figures(r, concurrency) for i, r in enumerate(runs)
+           if isinstance(r, ThroughputRun)}
+    present = [set(f) for f in per.values() if f]
+    common = set.intersection(*present) if present else set()
+    lengths_differ = len(present) > 1 and not common
+    vals = []
+    for i, r in enumerate(runs):
+        own = per.get(i)
+        if not own:
+            vals.append(DimValue())
+            continue
+        shapes = sorted(common if common else own)
+        est = _average([own[s][0] for s in shapes])
+        bound = sorted({s[0] for s in shapes for c in own[s][1] if c.client_bound})
+        vals.append(DimValue(est.value, est, detail={
+            "lengths": sorted({s[0] for s in shapes}),
+            "output_tokens": sorted({s[1] for s in shapes}),
+            "lengths_differ": lengths_differ, "client_bound": bool(bound),
+            "client_bound_lengths": bound}))
+    values = tuple(vals)
+    return DimensionRow(key, unit, values, _decide(values, better, points=unit == "change"),
+                        {"concurrency": concurrency}, better, "throughput")
+
+
+def _concurrencies(tps: Sequence[ThroughputRun]) -> list[int]:
+    counts: dict[int, int] = {}
+    for r in tps:
+        for c in {c.concurrency for c in r.closed_loop_cells}:
+            counts[c] = counts.get(c, 0) + 1
+    need = 2 if len(tps) > 1 else 1
+    return sorted(c for c, n in counts.items() if n >= need)
+
+
+def _throughput_rows(runs: Sequence) -> list[DimensionRow]:
     tps = [r for r in runs if isinstance(r, ThroughputRun)]
     if not tps:
         return []
-    rows = []
-    # Prefill at 1 concurrent.
-    lengths, differ = _common_lengths(tps, 1)
-    vals = []
-    for r in runs:
-        if not isinstance(r, ThroughputRun):
-            vals.append(DimValue())
-            continue
-        mean, used = _avg(r, 1, lengths, "prefill_tps")
-        per = {c.input_tokens: c.prefill_tps for c in r.cells
-               if c.concurrency == 1 and c.prefill_tps is not None}
-        detail = {"lengths": used, "lengths_differ": differ}
-        if per:
-            lo, hi = min(per, key=per.get), max(per, key=per.get)
-            detail.update(min=per[lo], min_tokens=lo, max=per[hi], max_tokens=hi)
-        vals.append(DimValue(mean, detail=detail))
-    rows.append(DimensionRow("prefill_c1", "Prefill at 1 concurrent (mean tok/s per request)",
-                             "tok/s", tuple(vals), verdict(tuple(vals), labels, "tok/s", "higher")))
-    # Prefill change at each higher concurrency.
-    for conc in sorted({c for r in tps for c in r.concurrencies() if c > 1}):
-        lengths, differ = _common_lengths(tps, conc)
-        vals = []
-        for r in runs:
-            if not isinstance(r, ThroughputRun):
-                vals.append(DimValue())
-                continue
-            mean, used = _avg(r, conc, lengths, "prefill_change")
-            # A ratio to the run's own 1-concurrent figure: comparable across prompt lengths.
-            vals.append(DimValue(mean, detail={"lengths": used, "lengths_note": differ}))
-        rows.append(DimensionRow(
-            "prefill_change", f"Prefill change at {conc} concurrent vs 1", "change", tuple(vals),
-            verdict(tuple(vals), labels, "change", "higher", points=True), {"concurrency": conc}))
-    # Decode at 1 concurrent, with the range under load beside it.
-    lengths, differ = _common_lengths(tps, 1)
-    vals = []
-    for r in runs:
-        if not isinstance(r, ThroughputRun):
-            vals.append(DimValue())
-            continue
-        mean, used = _avg(r, 1, lengths, "decode_tps")
-        loaded = [c.decode_tps for c in r.cells if c.concurrency > 1 and c.decode_tps is not None]
-        detail = {"lengths": used, "lengths_differ": differ}
-        if loaded:
-            detail.update(loaded_min=min(loaded), loaded_max=max(loaded))
-        vals.append(DimValue(mean, detail=detail))
-    rows.append(DimensionRow("decode_c1", "Decode at 1 concurrent (mean tok/s per request)",
-                             "tok/s", tuple(vals), verdict(tuple(vals), labels, "tok/s", "higher")))
-    rows.append(_ttft_row(runs, tps, labels))
-    rows.append(_bottleneck_row(runs, labels))
+    levels = _concurrencies(tps)
+    rows = [_figure_row(runs, "prefill", c, "tok/s", "higher", _metric("prefill"))
+            for c in levels]
+    rows += [_figure_row(runs, "prefill_change", c, "change", "higher", _change)
+             for c in levels if c > 1]
+    rows += [_figure_row(runs, "ttft", c, "s", "lower", _metric("ttft")) for c in levels]
+    rows += [_figure_row(runs, "decode", c, "tok/s", "higher", _metric("decode"))
+             for c in levels]
+    rows.append(_bottleneck_row(runs))
     return rows
 
 
-def _ttft_row(runs: list, tps: list[ThroughputRun], labels: list[str]) -> DimensionRow:
-    lengths, differ = _common_lengths(tps, 1)
-    vals = []
-    for r in runs:
-        if not isinstance(r, ThroughputRun):
-            vals.append(DimValue())
-            continue
-        own = sorted({c.input_tokens for c in r.cells if c.concurrency == 1})
-        at = (lengths or own or [None])[-1]
-        cell = r.cell(at, 1) if at is not None else None
-        if cell is None or cell.ttft_s is None:
-            vals.append(DimValue())
-            continue
-        top = max(r.concurrencies())
-        loaded = r.cell(at, top)
-        detail = {"tokens": at, "lengths_differ": differ}
-        if top > 1 and loaded is not None and loaded.ttft_s is not None:
-            detail.update(top_concurrency=top, top_ttft_s=loaded.ttft_s)
-        vals.append(DimValue(cell.ttft_s, detail=detail))
-    return DimensionRow("ttft_longest", "TTFT at the longest prompt, 1 concurrent (mean)", "s",
-                        tuple(vals), verdict(tuple(vals), labels, "s", "lower"))
-
-
-def _bottleneck_row(runs: list, labels: list[str]) -> DimensionRow:
+def _bottleneck_row(runs: Sequence) -> DimensionRow:
     vals = []
     for r in runs:
         if not isinstance(r, ThroughputRun):
@@ -249,92 +353,132 @@ def _bottleneck_row(runs: list, labels: list[str]) -> DimensionRow:
             vals.append(DimValue(text=main.code, detail={
                 "message": main.message, "severity": main.severity, "doubts": doubts,
                 "cap": main.evidence.get("cap")}))
-    texts = [(i, v.text) for i, v in enumerate(vals) if v.text is not None]
+    texts = {i: v.text for i, v in enumerate(vals) if v.text is not None}
     if len(texts) < 2:
-        v = RowVerdict("n/a", "n/a: fewer than two throughput runs")
-    elif len({t for _, t in texts}) == 1:
-        v = RowVerdict("info", f"the same bottleneck in every run: {texts[0][1]}")
+        v = RowVerdict("n/a", "only_one" if texts else "none",
+                       {"run": next(iter(texts))} if texts else {})
+    elif len(set(texts.values())) == 1:
+        v = RowVerdict("info", "same_bottleneck", {"bottleneck": next(iter(texts.values()))})
     else:
-        v = RowVerdict("info", "different bottlenecks: " + "; ".join(
-            f"{labels[i]} {t}" for i, t in texts))
-    return DimensionRow("bottleneck", "Main bottleneck (diagnosis)", "", tuple(vals), v)
+        v = RowVerdict("info", "different_bottlenecks", {"bottlenecks": texts})
+    return DimensionRow("bottleneck", "", tuple(vals), v, {}, None, "throughput")
 
 
 # --------------------------------------------------------------------------- SQL rows
 
 
-def _sql_rows(runs: list, labels: list[str]) -> list[DimensionRow]:
+def _outcomes(run: SqlRun, judge: str, tier: str | None) -> dict[tuple[str, int], bool]:
+    return {(q.question_id, q.epoch): o for q in run.questions
+            if (tier is None or q.tier == tier) and (o := q.outcome(judge)) is not None}
+
+
+def _mcnemar(runs: Sequence, judge: str, tier: str | None) -> PairTest | None:
+    """The paired test for two runs with (question, epoch) pairs in common (None when a row's
+    runs never share one: then Wilson intervals decide)."""
+    def test(i: int, j: int) -> tuple[bool, int | None, str, dict]:
+        a, b = sorted((i, j))  # A is the run given first, B the other: "B fixes 13, breaks 0"
+        oa, ob = _outcomes(runs[a], judge, tier), _outcomes(runs[b], judge, tier)
+        keys = oa.keys() & ob.keys()
+        fixes = sum(1 for k in keys if ob[k] and not oa[k])
+        breaks = sum(1 for k in keys if oa[k] and not ob[k])
+        p = mcnemar_exact(fixes, breaks)
+        significant = p < ALPHA and fixes != breaks
+        winner = (b if fixes > breaks else a) if significant else None
+        return significant, winner, "mcnemar-exact", {
+            "a": a, "b": b, "fixes": fixes, "breaks": breaks, "p_value": p, "paired": len(keys)}
+
     sqls = [r for r in runs if isinstance(r, SqlRun)]
-    if not sqls:
-        return []
-    rows = []
-    judges = [j for j in ("strict", "tolerant", "full") if any(j in r.summary for r in sqls)]
-    for judge in judges:
-        vals = []
-        for r in runs:
-            s = r.summary.get(judge) if isinstance(r, SqlRun) else None
-            vals.append(DimValue(s.passed / s.total, detail={"passed": s.passed, "total": s.total})
-                        if s is not None and s.total else DimValue())
-        rows.append(DimensionRow("pass_rate", f"{judge.capitalize()} pass rate", "fraction",
-                                 tuple(vals), verdict(tuple(vals), labels, "fraction", "higher",
-                                                      points=True), {"judge": judge}))
-    tiers = [t for t in TIERS if any(t in r.tiers for r in sqls)]
-    for tier in tiers:
-        vals = []
-        for r in runs:
-            s = r.summary.get("strict") if isinstance(r, SqlRun) else None
-            if s is None or tier not in s.by_tier:
-                vals.append(DimValue())
-                continue
-            ok, n = s.by_tier[tier]
-            detail = {"passed": ok, "total": n}
-            tol = r.summary.get("tolerant")
-            if tol is not None and tier in tol.by_tier:
-                detail["tolerant_passed"] = tol.by_tier[tier][0]
-            vals.append(DimValue(ok / n if n else None, detail=detail))
-        rows.append(DimensionRow("tier_pass_rate", f"Strict pass rate, {tier}", "fraction",
-                                 tuple(vals), verdict(tuple(vals), labels, "fraction", "higher",
-                                                      points=True), {"tier": tier}))
-    for tier in tiers:
-        steps, tokens = [], []
-        for r in runs:
-            t = r.tiers.get(tier) if isinstance(r, SqlRun) else None
-            if t is None:
-                steps.append(DimValue())
-                tokens.append(DimValue())
-                continue
-            steps.append(DimValue(t.mean_steps, detail={"questions": t.questions}))
-            tokens.append(DimValue(t.mean_prompt_tokens + t.mean_completion_tokens, detail={
-                "prompt": t.mean_prompt_tokens, "completion": t.mean_completion_tokens}))
-        rows.append(DimensionRow("tier_steps", f"Mean steps per question, {tier}", "steps",
-                                 tuple(steps), verdict(tuple(steps), labels, "steps", "lower"),
-                                 {"tier": tier}))
-        rows.append(DimensionRow("tier_tokens", f"Mean tokens per question, {tier}", "tokens",
-                                 tuple(tokens), verdict(tuple(tokens), labels, "tokens", "lower"),
-                                 {"tier": tier}))
+    keysets = [set(_outcomes(r, judge, tier)) for r in sqls]
+    if len(keysets) >= 2 and all(ka & kb for n, ka in enumerate(keysets)
+                                 for kb in keysets[n + 1:]):
+        return test
+    return None
+
+
+def _pass_row(runs: Sequence, judge: str, tier: str | None) -> DimensionRow:
+    vals = []
+    for r in runs:
+        count = r.pass_count(judge, tier) if isinstance(r, SqlRun) else None
+        if count is None or not count.judged:
+            vals.append(DimValue())
+            continue
+        detail = {"passed": count.passed, "total": count.judged, "unfinished": count.unfinished,
+                  "client_bound": False}
+        if tier is not None and judge == "strict" and "tolerant" in r.judges:
+            tol = r.pass_count("tolerant", tier)
+            if tol.judged:
+                detail["tolerant_passed"] = tol.passed
+        spread = r.spread.get(judge) if tier is None else None
+        if spread is not None and len(spread.rates) > 1:
+            detail["epochs"] = {"rates": list(spread.rates), "mean": spread.mean,
+                                "std": spread.std, "min": spread.min, "max": spread.max}
+        est = wilson(count.passed, count.judged)
+        vals.append(DimValue(est.value, est, detail=detail))
+    values = tuple(vals)
+    verdict = _decide(values, "higher", points=True, pair_test=_mcnemar(runs, judge, tier))
+    key, params = ("pass_rate", {"judge": judge}) if tier is None else (
+        "tier_pass_rate", {"judge": judge, "tier": tier})
+    return DimensionRow(key, "fraction", values, verdict, params, "higher", "sql")
+
+
+def _effort_row(runs: Sequence, key: str, tier: str, unit: str,
+                of: Callable[[object], float]) -> DimensionRow:
+    vals = []
+    for r in runs:
+        qs = [q for q in r.judged if q.tier == tier] if isinstance(r, SqlRun) else []
+        est = bootstrap([of(q) for q in qs], "mean") if qs else None
+        if est is None:
+            vals.append(DimValue())
+            continue
+        detail = {"questions": len(qs), "client_bound": False}
+        if key == "tier_tokens":
+            detail.update(prompt=fmean(q.prompt_tokens for q in qs),
+                          completion=fmean(q.completion_tokens for q in qs))
+        vals.append(DimValue(est.value, est, detail=detail))
+    values = tuple(vals)
+    return DimensionRow(key, unit, values, _decide(values, "lower"), {"tier": tier}, "lower",
+                        "sql")
+
+
+def _failure_row(runs: Sequence) -> DimensionRow:
     vals = []
     for r in runs:
         if not isinstance(r, SqlRun):
             vals.append(DimValue())
             continue
-        classes = r.failure_classes()[:3]
-        vals.append(DimValue(text=", ".join(c for c, _ in classes) or "none", detail={
-            "classes": classes, "failures": sum(n for _, n in r.failure_classes()),
-            "questions": len(r.questions)}))
+        classes = r.failure_classes()
+        vals.append(DimValue(text=", ".join(c for c, _ in classes[:3]) or "none", detail={
+            "classes": classes[:3], "failures": sum(n for _, n in classes),
+            "questions": len(r.judged)}))
     present = [(i, v) for i, v in enumerate(vals) if v.text is not None]
     if len(present) < 2:
-        v = RowVerdict("n/a", "n/a: fewer than two SQL runs")
+        v = RowVerdict("n/a", "only_one" if present else "none",
+                       {"run": present[0][0]} if present else {})
     else:
-        share = [(i, v.detail["failures"] / max(v.detail["questions"], 1)) for i, v in present]
-        fewest = min(share, key=lambda iv: iv[1])
-        v = RowVerdict("info", f"fewest strict failures: {labels[fewest[0]]} "
-                       f"({fewest[1] * 100:.0f} % of its questions)", fewest[0])
-    rows.append(DimensionRow("failure_classes", "Main failure classes (strict)", "",
-                             tuple(vals), v))
+        shares = [(i, v.detail["failures"] / max(v.detail["questions"], 1)) for i, v in present]
+        i, share = min(shares, key=lambda iv: iv[1])
+        v = RowVerdict("info", "fewest_failures", {"run": i, "share": share}, leader=i)
+    return DimensionRow("failure_classes", "", tuple(vals), v, {}, None, "sql")
+
+
+def _sql_rows(runs: Sequence) -> list[DimensionRow]:
+    sqls = [r for r in runs if isinstance(r, SqlRun)]
+    if not sqls:
+        return []
+    judges = [j for j in JUDGE_MODES if any(r.pass_count(j).judged for r in sqls)]
+    rows = [_pass_row(runs, j, None) for j in judges]
+    tiers = [t for t in TIERS if any(q.tier == t for r in sqls for q in r.judged)]
+    if "strict" in judges:
+        rows += [_pass_row(runs, "strict", t) for t in tiers]
+    for tier in tiers:
+        rows.append(_effort_row(runs, "tier_steps", tier, "steps", lambda q: q.step_count))
+        rows.append(_effort_row(runs, "tier_tokens", tier, "tokens", lambda q: q.tokens))
+    rows.append(_failure_row(runs))
     return rows
 
 
-def dimension_rows(runs: list[ThroughputRun | SqlRun]) -> list[DimensionRow]:
-    """Every dimension row for `runs` (in the given order); see the module doc. Pure."""
-    labels = [run_label(r) for r in runs]
-    return _throughput_rows(runs, labels) + _sql_rows(runs, labels)
+def dimension_rows(runs: Sequence[ThroughputRun | SqlRun]) -> list[DimensionRow]:
+    """Every dimension row for `runs` (in the given order); see the module doc. Pure (the
+    bootstrap is seeded from the data)."""
+    runs = list(runs)
+    return _throughput_rows(runs) + _sql_rows(runs)

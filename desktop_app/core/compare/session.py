@@ -13,6 +13,7 @@ from desktop_app.core.compare.capacity import (
 )
 from desktop_app.core.compare.dimensions import DimensionRow, dimension_rows
 from desktop_app.core.compare.load import RunInfo, SqlRun, ThroughputRun, load_run
+from desktop_app.core.compare.settings import settings_differ
 from desktop_app.core.store import NotFoundError, Store
 
 __all__ = ["CompareError", "Comparison", "compare"]
@@ -27,13 +28,15 @@ class Comparison:
     """Runs in the order asked, their dimension rows, and the capacity configurations.
 
     `notes` (English) say what was skipped and why: runs of a kind no section reads, SQL runs
-    without a throughput partner of the same endpoint and model."""
+    without a throughput partner of the same endpoint and model. `settings_differ` is what is
+    not the same in every run ({setting: {run id: value}}, see `compare.settings`)."""
 
     runs: tuple[ThroughputRun | SqlRun, ...]
     rows: tuple[DimensionRow, ...]
     capacities: tuple[Capacity, ...] = ()
     verdicts: tuple[CriterionVerdict, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    settings_differ: dict[str, dict[int, object]] = field(default_factory=dict, hash=False)
 
     @property
     def throughput(self) -> list[ThroughputRun]:
@@ -67,4 +70,5 @@ def compare(store: Store, run_ids: list[int]) -> Comparison:
     pairs, pair_notes = pair_runs(runs)
     caps = [capacity(tp, sql) for tp, sql in pairs]
     return Comparison(tuple(runs), tuple(dimension_rows(runs)), tuple(caps),
-                      tuple(capacity_verdicts(caps)) if caps else (), tuple(notes + pair_notes))
+                      tuple(capacity_verdicts(caps)) if caps else (), tuple(notes + pair_notes),
+                      settings_differ([r.info for r in runs]))

@@ -1,0 +1,189 @@
+"""`throughline compare`: the comparison's rows in a terminal, or as JSON, headless.
+
+    throughline compare --runs 3,4[,...] [--lang en|zh] [--json OUT] [--db PATH]
+
+Prints what differs between the runs (identity and recorded server settings), then the same
+rows the comparison PDF has: the dimension, each run's value with its 95 % interval, and the
+verdict, decided on noise (docs/COMPARE.md). `--json OUT` also writes them as JSON (`-` for
+stdout instead of the table). Bad input (unknown run ids, fewer than two runs, an unknown
+language, a database that does not exist) is one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import unicodedata
+from pathlib import Path
+
+from desktop_app.core.parsing import InputError
+
+LANGS = ("en", "zh")
+LANG_ENV = "THROUGHLINE_LANG"
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register the `compare` subcommand."""
+    p = sub.add_parser(
+        "compare", help="compare two or more stored runs in the terminal (or as JSON)",
+        description="Set two or more stored runs side by side: what differs between them, "
+        "then every dimension with each run's value and 95 % interval and a verdict that "
+        "names a winner only outside the noise (docs/COMPARE.md).")
+    p.add_argument("--runs", required=True, metavar="ID,ID[,...]",
+                   help="run ids to compare, as `throughline runs` lists them")
+    p.add_argument("--lang", default=None, choices=list(LANGS),
+                   help=f"language of the words (default: ${LANG_ENV}, else en)")
+    p.add_argument("--json", type=Path, default=None, metavar="OUT",
+                   help="also write the comparison as JSON to OUT (- for stdout, no table)")
+    # Not `--db`'s own dest: a subcommand's default would overwrite the top-level --db.
+    p.add_argument("--db", dest="compare_db", default=argparse.SUPPRESS, metavar="PATH",
+                   help="results database (also accepted before `compare`)")
+
+
+def _lang(args: argparse.Namespace) -> str:
+    lang = args.lang or os.environ.get(LANG_ENV) or "en"
+    if lang not in LANGS:
+        raise InputError("--lang", f"{LANG_ENV}={lang!r} is not one of {', '.join(LANGS)}")
+    return lang
+
+
+def comparison_json(comp, lang: str) -> dict:
+    """The comparison as the JSON `--json` writes (fields in docs/COMPARE.md)."""
+    from desktop_app.report.verdicts import render_row, row_label
+
+    runs = list(comp.runs)
+    ids = [r.info.id for r in runs]
+    out_runs = [{"id": r.info.id, "name": r.info.name, "kind": r.info.kind,
+                 "model": r.info.model, "endpoint": r.info.endpoint, "engine": r.info.engine,
+                 "simulated": r.info.simulated, "status": r.info.status} for r in runs]
+    rows = []
+    for row in comp.rows:
+        v = row.verdict
+        values = []
+        for i, x in enumerate(row.values):
+            if not x.available:
+                continue
+            values.append({"run": ids[i], "value": x.value if x.value is not None else x.text,
+                           "low": x.low, "high": x.high, "n": x.n,
+                           "client_bound": x.client_bound})
+        rows.append({
+            "dimension": row.key, "params": row.params, "label": row_label(row, lang),
+            "unit": row.unit, "group": row.group, "values": values,
+            "winner": ids[v.winner] if v.winner is not None else None,
+            "significant": v.significant, "method": v.method, "status": v.status,
+            "code": v.code, "text": render_row(row, runs, lang)})
+    return {"runs": out_runs,
+            "settings_differ": {k: {str(run_id): val for run_id, val in per.items()}
+                                for k, per in comp.settings_differ.items()},
+            "rows": rows}
+
+
+# --------------------------------------------------------------------------- the table
+
+
+def _width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * (width - _width(text))
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(_width(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(_pad(c, w) for c, w in zip(header, widths)).rstrip(),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(_pad(c, w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    return "\n".join(lines)
+
+
+_WORDS = {
+    "en": {"differs": "What differs between the runs",
+           "same": "Nothing recorded differs (identity and server settings are the same in "
+                   "every run).",
+           "setting": "setting", "dimension": "dimension", "verdict": "verdict",
+           "notes": "Notes", "speed": "Speed (throughput runs)",
+           "quality": "Quality (SQL evaluation runs)"},
+    "zh": {"differs": "各运行之间的差异", "same": "记录的身份信息与服务端参数在各运行中完全相同。",
+           "setting": "参数", "dimension": "维度", "verdict": "结论", "notes": "说明",
+           "speed": "速度（吞吐测试）", "quality": "质量（SQL 答题评测）"},
+}
+
+
+def _setting(v: object) -> str:
+    """A setting's value as the engine's flags write it; "—" for not recorded."""
+    if v is None:
+        return "—"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def comparison_text(comp, lang: str) -> str:
+    """The settings-differ table, then the rows (speed, then quality), as plain text."""
+    from desktop_app.report.verdicts import render_row, row_label, value_text
+
+    w = _WORDS[lang]
+    runs = list(comp.runs)
+    heads = [r.info.label for r in runs]
+    out = [w["differs"]]
+    if comp.settings_differ:
+        out.append(_table([w["setting"], *heads], [
+            [k, *(_setting(per.get(r.info.id)) for r in runs)]
+            for k, per in comp.settings_differ.items()]))
+    else:
+        out.append(w["same"])
+    for group, title in (("throughput", w["speed"]), ("sql", w["quality"])):
+        rows = [r for r in comp.rows if r.group == group]
+        if not rows:
+            continue
+        cols = [i for i, r in enumerate(runs) if any(row.values[i].available for row in rows)]
+        out += ["", title, _table(
+            [w["dimension"], *(heads[i] for i in cols), w["verdict"]],
+            [[row_label(row, lang), *(value_text(row, row.values[i], lang) for i in cols),
+              render_row(row, runs, lang)] for row in rows])]
+    if comp.notes:
+        out += ["", w["notes"], *(f"- {n}" for n in comp.notes)]
+    return "\n".join(out)
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    """Print the comparison (and write its JSON); returns 0, or raises InputError (turned
+    into one line, exit 2)."""
+    from desktop_app.cli_report import parse_run_ids
+    from desktop_app.core.compare import CompareError, compare
+    from desktop_app.core.store import Store, StoreError, resolve_db_path
+
+    if getattr(args, "compare_db", None):
+        os.environ["THROUGHLINE_DB"] = str(Path(args.compare_db).expanduser().resolve())
+    lang = _lang(args)
+    ids = parse_run_ids(args.runs)
+    db = resolve_db_path(None)
+    if not Path(db).is_file():
+        raise InputError("--db", f"no results database at {db}")
+    try:
+        with Store.open(db) as store:
+            comp = compare(store, ids)
+    except StoreError as exc:
+        raise InputError("--db", str(exc)) from None
+    except CompareError as exc:
+        raise InputError("--runs", str(exc)) from None
+    if len(comp.runs) < 2:
+        raise InputError("--runs", "fewer than two of these runs are throughput sweeps or SQL "
+                         "evaluations")
+    if args.json is not None:
+        data = json.dumps(comparison_json(comp, lang), ensure_ascii=False, indent=2,
+                          default=str)
+        if str(args.json) == "-":
+            sys.stdout.write(data + "\n")
+            return 0
+        try:
+            args.json.write_text(data + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise InputError("--json", f"cannot write {args.json}: {exc.strerror}") from None
+    print(comparison_text(comp, lang))
+    if args.json is not None:
+        print(f"\nWrote {args.json}")
+    return 0
