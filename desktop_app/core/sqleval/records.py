@@ -12,18 +12,32 @@ never counted as a failure (:func:`desktop_app.core.runs.pass_count`).
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_app.core.runs import PassCount, RunInfo, pass_count, run_info
-from desktop_app.core.sqleval.export import EpochSpread, JudgeSummary, TierStats, summarize
+from desktop_app.core.sqleval.export import (
+    EpochSpread,
+    JudgeSummary,
+    TierStats,
+    question_from_snapshot,
+    summarize,
+)
 from desktop_app.core.sqleval.runner import ItemResult
-from desktop_app.core.sqleval.types import JUDGE_MODES, JudgeFinding, QuestionOutcome, Verdict
+from desktop_app.core.sqleval.types import (
+    JUDGE_MODES,
+    JudgeFinding,
+    Question,
+    QuestionOutcome,
+    Verdict,
+)
 from desktop_app.core.store import Store
 
-__all__ = ["StepTokens", "StoredQuestion", "SqlRun", "load_eval", "question_from_row", "question_rows", "step_rows",
+__all__ = ["JudgedWith", "StepTokens", "StoredQuestion", "StoredStep", "StoredToolCall",
+           "step_from_row", "steps_of", "SqlRun", "load_eval", "question_from_row", "question_rows", "stored_question", "step_rows",
            "verdicts_from_stored"]
 
 
@@ -34,6 +48,55 @@ class StepTokens:
     prompt_tokens: int
     completion_tokens: int
     latency_s: float
+
+
+@dataclass(frozen=True)
+class StoredToolCall:
+    """One tool call as stored: its name, arguments (raw JSON text), what the model saw back
+    (possibly truncated, as the model saw it) and the tool's error."""
+
+    name: str
+    arguments: str
+    result: str
+    truncated: bool = False
+    error: str | None = None
+
+    @property
+    def sql(self) -> str | None:
+        """The `sql` argument of run_sql / submit_answer, when the arguments hold one."""
+        try:
+            args = json.loads(self.arguments) if self.arguments else {}
+        except (TypeError, ValueError):
+            return None
+        sql = args.get("sql") if isinstance(args, dict) else None
+        return sql if isinstance(sql, str) else None
+
+
+@dataclass(frozen=True)
+class StoredStep:
+    """One model call of the agent: the assistant's text, its tool calls, harness messages sent
+    before it (nudges, validate-retry feedback), tokens, latency (seconds) and the step's
+    error."""
+
+    index: int
+    text: str
+    calls: tuple[StoredToolCall, ...]
+    harness_notes: tuple[str, ...]
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    error: str | None
+
+
+@dataclass(frozen=True)
+class JudgedWith:
+    """What a question was judged with: the question as it stood (None if not stored), the
+    numeric tolerance, whether column names were ignored, and whether it was re-judged."""
+
+    question: Question | None
+    tolerance: float | None
+    ignore_names: bool
+    rejudged: bool
 
 
 @dataclass(frozen=True)
@@ -63,6 +126,7 @@ class StoredQuestion:
     result: dict = field(default_factory=dict, hash=False)
     started_at: str | None = None
     ended_at: str | None = None
+    judged_with: JudgedWith | None = field(default=None, hash=False, compare=False)
 
     @property
     def judged(self) -> bool:
@@ -172,6 +236,41 @@ def verdicts_from_stored(stored: dict | None) -> dict[str, Verdict]:
     return out
 
 
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def step_from_row(row: dict) -> StoredStep:
+    """A stored `sql_steps` row (shape in `sqleval.export.step_row`) as a StoredStep."""
+    reply = row.get("reply_json") if isinstance(row.get("reply_json"), dict) else {}
+    args = row.get("tool_args_json") if isinstance(row.get("tool_args_json"), list) else []
+    results = row.get("tool_result_json")
+    results = [r for r in results if isinstance(r, dict)] if isinstance(results, list) else []
+    by_id = {r.get("id"): r for r in results}
+    calls = []
+    for i, arg in enumerate(a for a in args if isinstance(a, dict)):
+        res = by_id.get(arg.get("id")) or (results[i] if i < len(results) else {})
+        calls.append(StoredToolCall(str(arg.get("name") or "?"), _text(arg.get("arguments")),
+                                    _text(res.get("result")), bool(res.get("truncated")),
+                                    res.get("error")))
+    request = row.get("request_json") if isinstance(row.get("request_json"), dict) else {}
+    new = request.get("new") if isinstance(request.get("new"), list) else []
+    notes = tuple(_text(m.get("content")) for m in new
+                  if isinstance(m, dict) and m.get("role") == "user"
+                  and (row.get("step_index") or 0) > 0)
+    return StoredStep(int(row.get("step_index") or 0), _text(reply.get("content")), tuple(calls),
+                      notes, int(row.get("prompt_tokens") or 0),
+                      int(row.get("completion_tokens") or 0), float(row.get("latency_s") or 0.0),
+                      row.get("error"))
+
+
+def steps_of(store: Store, question_row_id: int) -> tuple[StoredStep, ...]:
+    """One stored question's agent steps, typed, in order."""
+    return tuple(step_from_row(s) for s in step_rows(store, question_row_id))
+
+
 def question_from_row(row: dict, steps: Iterable[dict] = ()) -> StoredQuestion:
     """A ``Store.sql_questions`` row (and optionally its ``Store.sql_steps``) as a
     StoredQuestion."""
@@ -192,7 +291,10 @@ def question_from_row(row: dict, steps: Iterable[dict] = ()) -> StoredQuestion:
         prompt_tokens=row.get("prompt_tokens") or 0,
         completion_tokens=row.get("completion_tokens") or 0, seconds=row.get("seconds") or 0.0,
         final_sql=row.get("final_sql") or "", result=result if isinstance(result, dict) else {},
-        started_at=row.get("started_at"), ended_at=row.get("ended_at"))
+        started_at=row.get("started_at"), ended_at=row.get("ended_at"),
+        judged_with=JudgedWith(question_from_snapshot(q) if q else None,
+                               stored.get("tolerance"), bool(stored.get("ignore_names")),
+                               bool(stored.get("rejudged"))) if stored else None)
 
 
 def question_rows(store: Store, run_id: int) -> list[dict[str, Any]]:
@@ -202,8 +304,15 @@ def question_rows(store: Store, run_id: int) -> list[dict[str, Any]]:
 
 
 def step_rows(store: Store, question_row_id: int) -> list[dict[str, Any]]:
-    """One question's agent steps exactly as stored (``*_json`` decoded), in order."""
+    """One question's agent steps exactly as stored (``*_json`` decoded), in order: for the
+    exports; views read `steps_of`."""
     return store.sql_steps(question_row_id)
+
+
+def stored_question(store: Store, run_id: int, row_id: int) -> StoredQuestion | None:
+    """One stored question of a run by its row id, typed (None if the run has no such row)."""
+    row = next((r for r in question_rows(store, run_id) if r["id"] == row_id), None)
+    return None if row is None else question_from_row(row)
 
 
 def load_eval(store: Store, run_id: int, *, steps: bool = False) -> SqlRun:

@@ -14,10 +14,9 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from desktop_app.core.runs import run_info
-from desktop_app.core.sqleval.export import question_from_snapshot
 from desktop_app.core.sqleval.judge import counterfactual, judge_all
 from desktop_app.core.sqleval.questions import QuestionSetError, load_question_set
-from desktop_app.core.sqleval.records import question_from_row, question_rows, step_rows
+from desktop_app.core.sqleval.records import StoredStep, stored_question, steps_of
 from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
 from desktop_app.core.sqleval.types import (
     JUDGE_MODES,
@@ -29,7 +28,6 @@ from desktop_app.core.sqleval.types import (
 from desktop_app.core.store import NotFoundError, Store
 from desktop_app.gui.context import AppContext
 from desktop_app.gui.i18n import status_text, translate
-from desktop_app.gui.widgets.step_timeline import TimelineStep
 
 __all__ = ["InspectorController", "InspectorError", "QuestionDetail", "RejudgeOutcome",
            "read_question", "rejudge_question"]
@@ -59,7 +57,7 @@ class QuestionDetail:
     question_text: str
     gold_sql: str
     final_sql: str | None
-    steps: tuple[TimelineStep, ...]
+    steps: tuple[StoredStep, ...]
     verdicts: dict[str, Verdict]
     counterfactual: str
     findings: tuple[JudgeFinding, ...]  # sqlglot's explanation of the final SQL
@@ -120,17 +118,14 @@ def read_question(db_path: Path, sets_dir: Path, cache_dir: Path, run_id: int,
             raise InspectorError(translate(
                 "InspectorPage", "Run {run} is a {kind} run, not a SQL evaluation.").format(
                 run=run_id, kind=status_text(info.kind)))
-        row = next((r for r in question_rows(store, run_id) if r["id"] == row_id), None)
-        if row is None:
+        stored = stored_question(store, run_id, row_id)
+        if stored is None:
             raise InspectorError(translate("InspectorPage", "Run {run} has no question row "
                                            "{row}.").format(run=run_id, row=row_id))
-        steps = tuple(TimelineStep.from_row(s) for s in step_rows(store, row_id))
-    stored = question_from_row(row)
-    # What re-judging needs beyond the typed question: the judged question's snapshot and the
-    # settings it was judged with (sqleval.records does not type these yet).
-    judged_with: dict[str, Any] = row.get("verdicts_json") or {}
+        steps = steps_of(store, row_id)
+    judged_with = stored.judged_with
     config = info.config
-    question = question_from_snapshot(judged_with.get("question"))
+    question = judged_with.question if judged_with else None
     database, note = None, ""
     try:
         qset = load_question_set(config.get("set_path") or config.get("questions") or "sales-25",
@@ -167,8 +162,9 @@ def read_question(db_path: Path, sets_dir: Path, cache_dir: Path, run_id: int,
         else translate("InspectorPage", "(the question's text was not stored)"),
         question.gold_sql if question else "", final_sql, steps, dict(stored.verdicts),
         stored.counterfactual, stored.findings,
-        float(judged_with.get("tolerance") or config.get("tolerance") or 1e-6),
-        bool(judged_with.get("ignore_names")), bool(judged_with.get("rejudged")), database,
+        float((judged_with and judged_with.tolerance) or config.get("tolerance") or 1e-6),
+        bool(judged_with and judged_with.ignore_names),
+        bool(judged_with and judged_with.rejudged), database,
         limit, gold, gold_note, actual, actual_note)
 
 

@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase
@@ -19,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.core.sqleval.records import StoredStep, StoredToolCall
 from desktop_app.gui.widgets.result_diff import ResultGrid, ResultTableModel
 from desktop_app.gui.widgets.sql_view import SqlView
 
@@ -28,68 +27,9 @@ _RULE = re.compile(r"^-+(?:-\+-+)*$")  # the line under a result table's header
 ERROR_STYLE = "color: #b3261e;"
 
 
-@dataclass(frozen=True)
-class ToolCallView:
-    """One tool call as stored: its name, arguments (raw JSON text), what the model saw back."""
-
-    name: str
-    arguments: str
-    result: str
-    truncated: bool = False
-    error: str | None = None
-
-    @property
-    def sql(self) -> str | None:
-        """The `sql` argument of run_sql / submit_answer, when the arguments hold one."""
-        try:
-            args = json.loads(self.arguments) if self.arguments else {}
-        except (TypeError, ValueError):
-            return None
-        sql = args.get("sql") if isinstance(args, dict) else None
-        return sql if isinstance(sql, str) else None
-
-
-@dataclass(frozen=True)
-class TimelineStep:
-    """One model call: the assistant's text, its tool calls, harness messages sent before it
-    (nudges, validate-retry feedback), tokens, latency (seconds) and the step's error."""
-
-    index: int
-    text: str
-    calls: tuple[ToolCallView, ...]
-    harness_notes: tuple[str, ...]
-    prompt_tokens: int
-    completion_tokens: int
-    latency_s: float
-    error: str | None
-
-    @classmethod
-    def from_row(cls, row: dict) -> TimelineStep:
-        """From a stored `sql_steps` row (shape in export.step_row)."""
-        reply = row.get("reply_json") or {}
-        args = row.get("tool_args_json") or []
-        results = row.get("tool_result_json") or []
-        by_id = {r.get("id"): r for r in results}
-        calls = []
-        for i, arg in enumerate(args):
-            res = by_id.get(arg.get("id")) or (results[i] if i < len(results) else {})
-            calls.append(ToolCallView(arg.get("name") or "?", _text(arg.get("arguments")),
-                                      res.get("result") or "", bool(res.get("truncated")),
-                                      res.get("error")))
-        new = (row.get("request_json") or {}).get("new") or []
-        notes = tuple(_text(m.get("content")) for m in new
-                      if isinstance(m, dict) and m.get("role") == "user"
-                      and row.get("step_index", 0) > 0)
-        return cls(int(row.get("step_index") or 0), _text(reply.get("content")), tuple(calls),
-                   notes, int(row.get("prompt_tokens") or 0),
-                   int(row.get("completion_tokens") or 0), float(row.get("latency_s") or 0.0),
-                   row.get("error"))
-
-
-def _text(value) -> str:
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+# The stored step as the records read it; the timeline shows it as it is.
+ToolCallView = StoredToolCall
+TimelineStep = StoredStep
 
 
 def parse_result_table(text: str) -> tuple[ResultGrid, str] | None:
