@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop_app.core.store import RunRecord
+from desktop_app.core.store.tables import RunRecord
 
 __all__ = ["RunInfo", "run_info", "is_simulated", "load_label", "PassCount", "pass_count"]
 

@@ -428,7 +428,13 @@ ZH = {
 STRINGS = {"en": EN, "zh": ZH}
 
 
-def text(lang: str, key: str, **values) -> str:
-    """The entry `key` in `lang` (English when a language lacks it), formatted with `values`."""
-    template = STRINGS.get(lang, EN).get(key, EN[key])
+def lookup(strings: dict[str, dict[str, str]], lang: str, key: str, **values) -> str:
+    """The entry `key` of a {language: {key: template}} catalogue in `lang` (English when a
+    language lacks it), formatted with `values`."""
+    template = strings.get(lang, strings["en"]).get(key, strings["en"][key])
     return template.format(**values) if values else template
+
+
+def text(lang: str, key: str, **values) -> str:
+    """The entry `key` of the report's words in `lang`, formatted with `values`."""
+    return lookup(STRINGS, lang, key, **values)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from desktop_app.core.compare.dimensions import DimensionRow, DimValue
+from desktop_app.report.strings import lookup
 
 __all__ = ["LANGS", "bottleneck_name", "number", "render_row", "row_label", "value_text"]
 
@@ -117,8 +118,7 @@ STRINGS = {"en": EN, "zh": ZH}
 
 
 def _t(lang: str, key: str, **values) -> str:
-    template = STRINGS.get(lang, EN).get(key, EN[key])
-    return template.format(**values) if values else template
+    return lookup(STRINGS, lang, key, **values)
 
 
 def _label(run) -> str:

@@ -12,6 +12,12 @@ Two ways in:
   at least every 0.25 s, so a killed process loses at most the last second of results and the event
   loop never waits on the disk.
 
+The rows come back as :class:`~desktop_app.core.store.tables.RunRecord` and
+:class:`~desktop_app.core.store.tables.CellRecord` and dicts, which only the records modules
+(``core/throughput/records.py``, ``core/sqleval/records.py``, ``core/runs.py``) and the writers
+read; everything else reads their typed results (docs/ARCHITECTURE.md; an import-linter
+contract and tests/core/test_records_boundary.py keep it so).
+
 Secrets never reach the file: run configurations, endpoint URLs and error messages pass through
 :mod:`desktop_app.core.redact` first.
 """
@@ -20,7 +26,6 @@ from desktop_app.core.store.errors import NotFoundError, StoreError
 from desktop_app.core.store.locations import default_db_path, resolve_db_path, utc_now_iso
 from desktop_app.core.store.schema import DEFAULT_BUSY_TIMEOUT_S, MIGRATIONS, SCHEMA_VERSION
 from desktop_app.core.store.store import FINAL_STATUSES, RUN_STATUSES, Store
-from desktop_app.core.store.tables import CellRecord, RunRecord
 from desktop_app.core.store.writer import RunWriter
 
 __all__ = [
@@ -29,9 +34,7 @@ __all__ = [
     "MIGRATIONS",
     "RUN_STATUSES",
     "SCHEMA_VERSION",
-    "CellRecord",
     "NotFoundError",
-    "RunRecord",
     "RunWriter",
     "Store",
     "StoreError",

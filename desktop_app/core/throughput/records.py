@@ -27,7 +27,8 @@ from desktop_app.core.endpoint.types import MetricSample
 from desktop_app.core.metrics import CellSummary, Distribution, RequestTiming, request_metrics
 from desktop_app.core.runs import RunInfo, load_label, run_info
 from desktop_app.core.stats import Estimate, bootstrap, point
-from desktop_app.core.store import CellRecord, Store
+from desktop_app.core.store import Store
+from desktop_app.core.store.tables import CellRecord
 from desktop_app.core.throughput.checks import unreliable_cells
 from desktop_app.core.throughput.diagnosis import diagnose
 from desktop_app.core.throughput.types import CellResult, CellSpec, ClientLoad, Finding

@@ -33,7 +33,8 @@ from desktop_app.core.endpoint.client import make_client
 from desktop_app.core.endpoint.discovery import discover
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo, MetricSample
 from desktop_app.core.runs import run_info
-from desktop_app.core.store import NotFoundError, RunRecord, Store
+from desktop_app.core.store import NotFoundError, Store
+from desktop_app.core.store.tables import RunRecord
 from desktop_app.core.throughput.config import SweepConfig
 from desktop_app.core.throughput.records import (
     StoredCell,

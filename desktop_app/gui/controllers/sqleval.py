@@ -19,7 +19,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from desktop_app.core.endpoint.client import EndpointError
-from desktop_app.core.endpoint.server_settings import parse_user_settings
+from desktop_app.core.endpoint.server_settings import user_settings
 from desktop_app.core.parsing import InputError, parse_int_list
 from desktop_app.core.runs import run_info
 from desktop_app.core.sqleval.questions import QuestionSetError, load_question_set
@@ -95,15 +95,6 @@ def parse_question_ids(text: str, known: Collection[str] | None = None,
     return ids
 
 
-def _server_settings(text: str) -> dict:
-    """The server settings typed as `key=value` pairs (commas or new lines between them);
-    raises InputError("server settings") naming the bad item."""
-    try:
-        return parse_user_settings(text)
-    except ValueError as exc:
-        raise InputError("server settings", str(exc)) from None
-
-
 def default_run_name(config: EvalConfig) -> str:
     """The name the evaluation `config` gets when none is typed: its model and question set
     (a set folder by its folder's name)."""
@@ -138,7 +129,7 @@ def config_from_form(form: FormValues, context: AppContext, *,
         epochs=_one_int(form.epochs, "epochs"), language=form.language,
         retries=_one_int(form.retries, "retries", optional=True, min_value=0) or 0,
         name=form.name.strip(), notes=form.notes.strip(),
-        server_settings=_server_settings(form.server_settings))
+        server_settings=user_settings(form.server_settings, "server settings"))
     result.validate()
     return result
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop_app.core.endpoint.server_settings import parse_user_settings
+from desktop_app.core.endpoint.server_settings import user_settings
 from desktop_app.core.endpoint.types import EndpointConfig
 from desktop_app.core.metrics import RequestTiming, summarize_cell
 from desktop_app.core.parsing import InputError, parse_float_list, parse_int_list
@@ -55,15 +55,6 @@ class SweepForm:
     server_settings: str = ""  # "max-num-seqs=2, gpu-memory-utilization=0.91" (or one a line)
 
 
-def _server_settings(text: str) -> dict:
-    """The server settings typed as `key=value` pairs (commas or new lines between them);
-    raises InputError("server settings") naming the bad item."""
-    try:
-        return parse_user_settings(text)
-    except ValueError as exc:
-        raise InputError("server settings", str(exc)) from None
-
-
 def _single(values: list, field: str) -> object:
     if len(values) != 1:
         raise InputError(field, "give one value")
@@ -84,7 +75,7 @@ def _parse_fields(form: SweepForm) -> tuple[dict, dict[str, str]]:
         "cell_time_budget_s": lambda t: (
             _single(parse_float_list(t, "time budget per cell"), "time budget per cell")
             if t.strip() else None),
-        "server_settings": _server_settings,
+        "server_settings": lambda t: user_settings(t, "server settings"),
     }
     texts = {"input_tokens": form.input_tokens, "concurrency": form.concurrency,
              "output_tokens": form.output_tokens, "requests_per_cell": form.requests_per_cell,

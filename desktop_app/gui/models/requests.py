@@ -23,7 +23,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor
 
 from desktop_app.core.runs import load_label
-from desktop_app.core.store import CellRecord
+from desktop_app.core.throughput.records import StoredCell
 from desktop_app.gui.i18n import translate
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -38,7 +38,7 @@ def _num(value: Any, spec: str, scale: float = 1.0) -> str:
     return format(int(value), spec) if spec == "d" else format(value * scale, spec)
 
 
-def _cell_text(cell: CellRecord | None) -> str:
+def _cell_text(cell: StoredCell | None) -> str:
     if cell is None:
         return ""
     load = load_label(cell.concurrency, cell.request_rate)
@@ -51,7 +51,7 @@ def _warmup() -> str:
 
 # (header, how a stored row becomes text); times shown in ms, rates in tokens/s. Headers are
 # translated where shown (context "RequestsTableModel").
-COLUMNS: tuple[tuple[str, Callable[[dict, CellRecord | None], str]], ...] = (
+COLUMNS: tuple[tuple[str, Callable[[dict, StoredCell | None], str]], ...] = (
     (QT_TRANSLATE_NOOP("RequestsTableModel", "cell (in / load / out)"),
      lambda r, c: _cell_text(c) if c else str(r.get("cell_id") or "")),
     (QT_TRANSLATE_NOOP("RequestsTableModel", "seq"),
@@ -86,12 +86,12 @@ class RequestsTableModel(QAbstractTableModel):
         super().__init__(parent)
         self._ids: list[int] = []
         self._fetch: Fetch | None = None
-        self._cells: Mapping[int, CellRecord] = {}
+        self._cells: Mapping[int, StoredCell] = {}
         self._pages: OrderedDict[int, list[dict[str, Any]]] = OrderedDict()
         self.pages_read = 0  # how many page reads happened (tests and the status line)
 
     def set_requests(self, ids: Sequence[int], fetch: Fetch | None,
-                     cells: Sequence[CellRecord] = ()) -> None:
+                     cells: Sequence[StoredCell] = ()) -> None:
         """Show the requests with these ids (in this order), reading rows through `fetch`;
         `cells` name each request's cell."""
         self.beginResetModel()
