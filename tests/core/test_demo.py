@@ -8,6 +8,8 @@ import pytest
 
 from desktop_app import cli
 from desktop_app.core import demo
+from desktop_app.core.compare import compare
+from desktop_app.core.store import Store
 
 
 @pytest.fixture
@@ -30,15 +32,21 @@ def test_demo_writes_runs_pdf_and_exports_and_never_overwrites(small_demo, tmp_p
     with sqlite3.connect(out / "results.db") as db:
         runs = db.execute("SELECT kind, status, name FROM runs ORDER BY id").fetchall()
     assert [(k, s) for k, s, _ in runs] == [("throughput", "completed")] * 2 + [
-        ("sql", "completed")] * 2
-    assert {name for *_, name in runs} == {"demo: fast server", "demo: fast-capped server",
-                                          "demo: sim/careful", "demo: sim/seed-reference"}
+        ("sql", "completed")] * 3
+    assert {name for *_, name in runs} == {
+        "demo: fast server", "demo: fast-capped server", "demo: sim/careful on fast",
+        "demo: sim/seed-reference on fast", "demo: sim/seed-reference on fast-capped"}
+    with Store.open(out / "results.db") as store:
+        comp = compare(store, [1, 2, 3, 4, 5])
+    # Every sweep plans capacity in tasks with a SQL run of its own server: none drops out.
+    assert {c.throughput_id for c in comp.capacities} == {1, 2}
+    assert not [n for n in comp.notes if "no SQL run" in n]
     pdf = out / "comparison.pdf"
     assert pdf.read_bytes().startswith(b"%PDF") and pdf.stat().st_size > 10_000
     exported = sorted(p.name for p in (out / "exports").rglob("*") if p.is_file())
     assert any(name.endswith("-requests.csv") for name in exported)
     assert any(name.endswith("-steps.csv") for name in exported)
-    assert sum(name.endswith(".json") for name in exported) == 4
+    assert sum(name.endswith(".json") for name in exported) == 5
 
     before = pdf.stat().st_mtime_ns
     assert cli.main(["demo", "--out", str(out)]) == 2

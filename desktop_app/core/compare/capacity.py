@@ -98,7 +98,8 @@ class CriterionVerdict:
 def pair_runs(runs: list) -> tuple[list[tuple[ThroughputRun, SqlRun]], list[str]]:
     """(throughput, SQL) pairs of the same server and model (on the built-in simulator, any
     persona of the simulated server that was swept), and a note (English) for each SQL run that
-    has no such partner while throughput runs are present. The server is `RunInfo.target_key`:
+    has no such partner while throughput runs are present, and for each throughput run left
+    without a SQL partner while SQL runs are present. The server is `RunInfo.target_key`:
     a simulator's profile (its port is random per start), else the endpoint URL."""
     tps = [r for r in runs if isinstance(r, ThroughputRun)]
     pairs, notes = [], []
@@ -111,6 +112,12 @@ def pair_runs(runs: list) -> tuple[list[tuple[ThroughputRun, SqlRun]], list[str]
         if tps and not mates:
             notes.append(f"SQL run #{sql.info.id} ({sql.info.model} at {sql.info.target_key}) "
                          "has no throughput run of the same endpoint and model here")
+    paired = {id(tp) for tp, _ in pairs}
+    if any(isinstance(r, SqlRun) for r in runs):
+        # Said, not silently dropped: a sweep left out of capacity in tasks.
+        notes += [f"throughput run #{tp.info.id} ({tp.info.model} at {tp.info.target_key}) has "
+                  "no SQL run of the same endpoint and model here, so no capacity in tasks"
+                  for tp in tps if id(tp) not in paired]
     return pairs, notes
 
 
