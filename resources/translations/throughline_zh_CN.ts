@@ -137,6 +137,10 @@
         <translation>选择两个或更多同类运行，然后点击“比较”。</translation>
     </message>
     <message>
+        <source>The recorded server settings are the same in every run.</source>
+        <translation>各运行记录的服务端参数完全相同。</translation>
+    </message>
+    <message>
         <source>prompt length</source>
         <translation>提示长度</translation>
     </message>
@@ -1034,6 +1038,21 @@
     <message>
         <source>Endpoint</source>
         <translation>端点</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDifferModel</name>
+    <message>
+        <source>what differs</source>
+        <translation>差异项</translation>
+    </message>
+    <message>
+        <source>not recorded</source>
+        <translation>未记录</translation>
+    </message>
+    <message>
+        <source>{value} (typed)</source>
+        <translation>{value}（手动填写）</translation>
     </message>
 </context>
 <context>

@@ -332,3 +332,29 @@ def test_the_page_opens_on_an_empty_store(qt_loop, qtbot, tmp_path):
         assert not page.compare_button.isEnabled() and not page.delete_button.isEnabled()
     finally:
         page.shutdown()
+
+
+def test_the_comparison_says_first_what_differs_between_the_runs(qtbot):
+    from desktop_app.core.compare import Comparison, dimension_rows, settings_differ
+    from desktop_app.gui.widgets.comparison import ComparisonView
+    from tests.core.test_compare import cell, tp_run
+
+    fast = tp_run(1, [cell(1000, 1, 600.0, 30.0)], name="fast",
+                  settings={"max_num_seqs": 16, "gpu_memory_utilization": 0.9})
+    capped = tp_run(2, [cell(1000, 1, 590.0, 30.0)], name="capped",
+                    settings={"max_num_seqs": 2, "gpu_memory_utilization": 0.9})
+    view = ComparisonView()
+    qtbot.addWidget(view)
+    runs = (fast, capped)
+    view.show_comparison(Comparison(runs, tuple(dimension_rows(runs)),
+                                    settings_differ=settings_differ([r.info for r in runs])))
+    model = view.differ_model
+    assert model.settings() == ["max_num_seqs"]  # the same memory setting is not a difference
+    assert [model.index(0, c).data() for c in range(3)] == ["max_num_seqs", "16", "2"]
+    assert model.headerData(2, Qt.Orientation.Horizontal) == "#2 capped"
+    assert not view.differ_view.isHidden() and view.same_label.isHidden()
+    same = (fast, tp_run(3, [cell(1000, 1, 600.0, 30.0)], name="again",
+                         settings={"max_num_seqs": 16, "gpu_memory_utilization": 0.9}))
+    view.show_comparison(Comparison(same, tuple(dimension_rows(same)),
+                                    settings_differ=settings_differ([r.info for r in same])))
+    assert view.differ_view.isHidden() and not view.same_label.isHidden()

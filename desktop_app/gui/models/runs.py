@@ -454,6 +454,55 @@ WIN_BG = QColor("#d7f0d2")
 NA_FG = QColor("#888888")
 
 
+class SettingsDifferModel(QAbstractTableModel):
+    """What differs between the compared runs (`Comparison.settings_differ`): one row per
+    setting, named as the engine spells it, one column per run; shown above the verdicts, so a
+    reader sees what was changed before what it did."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._runs: tuple = ()
+        self._items: list[tuple[str, dict]] = []
+
+    def set_comparison(self, comparison: Comparison) -> None:
+        self.beginResetModel()
+        self._runs = comparison.runs
+        self._items = list(comparison.settings_differ.items())
+        self.endResetModel()
+
+    def settings(self) -> list[str]:
+        return [name for name, _ in self._items]
+
+    def rowCount(self, parent: _Index = _ROOT) -> int:  # noqa: N802 - Qt override
+        return 0 if parent.isValid() else len(self._items)
+
+    def columnCount(self, parent: _Index = _ROOT) -> int:  # noqa: N802 - Qt override
+        return 0 if parent.isValid() else 1 + len(self._runs)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if section == 0:
+            return translate("SettingsDifferModel", "what differs")
+        return self._runs[section - 1].info.label
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or role not in (Qt.ItemDataRole.DisplayRole,
+                                               Qt.ItemDataRole.ToolTipRole):
+            return None
+        name, values = self._items[index.row()]
+        if index.column() == 0:
+            return name
+        run = self._runs[index.column() - 1].info
+        value = values.get(run.id)
+        if value is None:
+            return translate("SettingsDifferModel", "not recorded")
+        if run.settings_source.get(name) == "user":
+            return translate("SettingsDifferModel", "{value} (typed)").format(value=value)
+        return str(value)
+
+
 class DimensionRowsModel(QAbstractTableModel):
     """The comparison's rows (`core.compare.dimension_rows`, as the PDF prints them): per
     dimension each run's value with its 95 % interval, and the verdict in words, decided on

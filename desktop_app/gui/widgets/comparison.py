@@ -21,6 +21,7 @@ import pyqtgraph as pg  # after PySide6 (desktop_app.gui set PYQTGRAPH_QT_LIB)
 from desktop_app.core.compare import Comparison
 from desktop_app.gui.models.runs import (
     DimensionRowsModel,
+    SettingsDifferModel,
     SqlComparisonModel,
     SqlTierSummaryModel,
     ThroughputComparisonModel,
@@ -68,6 +69,12 @@ class ComparisonView(QWidget):
         super().__init__(parent)
         self.title = QLabel(self.tr("Select two or more runs of one kind and press Compare."))
         self.title.setWordWrap(True)
+        self.differ_model = SettingsDifferModel(self)
+        self.differ_view = _table(self.differ_model)
+        self.differ_view.horizontalHeader().setStretchLastSection(True)
+        self.same_label = QLabel(self.tr("The recorded server settings are the same in every "
+                                         "run."))
+        self.same_label.hide()
         self.rows_model = DimensionRowsModel(self)
         self.rows_view = _table(self.rows_model)
         self.rows_view.setWordWrap(True)  # verdicts are sentences
@@ -131,6 +138,8 @@ class ComparisonView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
+        layout.addWidget(self.same_label)
+        layout.addWidget(self.differ_view)
         layout.addWidget(self.rows_splitter, 1)
         self._curves: list[pg.PlotDataItem] = []
         self.shown: Comparison | None = None  # what show_comparison showed last
@@ -140,6 +149,8 @@ class ComparisonView(QWidget):
         words in `lang` ("en" or "zh")."""
         self.shown = comparison
         names = ", ".join(r.info.label for r in comparison.runs)
+        self.differ_model.set_comparison(comparison)
+        self._fit_differ()
         self.rows_model.set_comparison(comparison, lang)
         self._fit_rows()
         if comparison.throughput:
@@ -161,6 +172,17 @@ class ComparisonView(QWidget):
             self.title.setText(self.tr("Comparing SQL runs {names}: {count} questions, {differ} "
                                        "with different verdicts (in bold).").format(
                 names=names, count=self.sql_model.rowCount(), differ=differ))
+
+    def _fit_differ(self) -> None:
+        # As tall as its few rows: what differs is read first, then the verdicts below.
+        view, rows = self.differ_view, self.differ_model.rowCount()
+        self.same_label.setVisible(rows == 0)
+        view.setVisible(rows > 0)
+        if rows:
+            view.resizeColumnsToContents()
+            height = view.horizontalHeader().height() + 2 * view.frameWidth()
+            height += sum(view.rowHeight(r) for r in range(rows))
+            view.setFixedHeight(height)
 
     def _fit_rows(self) -> None:
         view = self.rows_view
