@@ -165,3 +165,57 @@ def test_a_sweep_keeps_its_diagnosis_and_its_export_carries_it(tmp_path):
     assert doc["diagnosis"]["kept"] is True
     assert [f["code"] for f in doc["diagnosis"]["findings"]] == [f.code for f in result.findings]
     assert doc["run"]["server_settings"]["simulator_profile"] == "instant"
+
+
+def _interrupted_sweep(store: Store) -> int:
+    """A sweep stopped by a crash after its first cell: 1 of 2 cells finished (6 requests)."""
+    run_id = store.create_run("throughput", name="crashed", model="m",
+                              config={"input_tokens": [128]})
+    writer = store.writer()
+    done = store.add_cell(run_id, cell_index=0, input_tokens=128, output_tokens=8,
+                          concurrency=1, status="completed")
+    store.add_cell(run_id, cell_index=1, input_tokens=128, output_tokens=8, concurrency=4,
+                   status="running")
+    t0 = 1_700_000_000.0
+    for seq in range(6):
+        writer.add_request({"run_id": run_id, "cell_id": done, "seq": seq, "sent_at": t0 + seq,
+                            "ttft_s": 0.05 + 0.001 * seq, "e2e_s": 0.2, "prompt_tokens": 128,
+                            "completion_tokens": 8, "prefill_tps": 128 / (0.05 + 0.001 * seq),
+                            "decode_tps": 40.0})
+    writer.close()
+    store.update_cell(done, summary={"count": 6, "ok": 6, "failures_by_class": {},
+                                     "ttft_s": {"n": 6, "mean": 0.0525, "p50": 0.0525,
+                                                "p90": 0.055, "p99": 0.055, "min": 0.05,
+                                                "max": 0.055}})
+    store.finish_run(run_id, "interrupted")
+    return run_id
+
+
+def test_an_interrupted_sweep_and_a_cancelled_sql_run_read_the_same_in_compare_and_the_pdf(
+        tmp_path, monkeypatch, capsys, qapp):
+    db = tmp_path / "r.db"
+    with Store.open(db) as store:
+        sql_id = _cancelled_sql_run(store)
+        other = _cancelled_sql_run(store)
+        sweep_id = _interrupted_sweep(store)
+        sweep = load_sweep(store, sweep_id)
+        assert [c.requests for c in sweep.cells] == [6, 0]
+        assert [c.load_label for c in sweep.cells] == ["c=1", "c=4"]
+        assert overview(store, sweep.info).cells_finished == 1
+    monkeypatch.setenv("THROUGHLINE_DB", str(db))
+    assert main(["runs"]) == 0
+    assert "1/2 cells c=1,c=4" in capsys.readouterr().out
+    out = tmp_path / "cmp.json"
+    assert main(["compare", "--runs", f"{sql_id},{other}", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text(encoding="utf-8"))["rows"]
+    strict = next(r for r in rows if r["dimension"] == "pass_rate"
+                  and r["params"].get("judge") == "strict")
+    assert [(v["value"], v["n"]) for v in strict["values"]] == [(pytest.approx(5 / 6), 6)] * 2
+    pdf = tmp_path / "r.pdf"
+    assert main(["report", "--runs", f"{sql_id},{other},{sweep_id}", "--pdf", str(pdf)]) == 0
+    capsys.readouterr()
+    import subprocess
+
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    assert "5/6" in text and "crashed" in text
