@@ -7,6 +7,7 @@ from typing import Literal
 
 from desktop_app.core.endpoint.types import MetricSample
 from desktop_app.core.metrics import CellSummary, RequestTiming
+from desktop_app.core.runs import load_label
 
 
 @dataclass(frozen=True)
@@ -22,13 +23,8 @@ class CellSpec:
 
     @property
     def load_label(self) -> str:
-        """"c=4", "2 req/s", or "load unknown" for an imported result that does not say
-        (AIPerf's CSV, vLLM at rate inf without a concurrency cap)."""
-        if self.concurrency is not None:
-            return f"c={self.concurrency}"
-        if self.request_rate is not None:
-            return f"{self.request_rate:g} req/s"
-        return "load unknown"
+        """"c=4", "2 req/s", or "load unknown" (`desktop_app.core.runs.load_label`)."""
+        return load_label(self.concurrency, self.request_rate)
 
     @property
     def label(self) -> str:

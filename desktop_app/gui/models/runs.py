@@ -23,7 +23,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont
 
 from desktop_app.core.compare import Comparison, DimensionRow
-from desktop_app.core.runs import PassCount, RunInfo, pass_count
+from desktop_app.core.runs import PassCount, RunInfo, load_label, pass_count
 from desktop_app.core.sqleval.records import SqlRun, StoredQuestion
 from desktop_app.core.sqleval.types import TIERS
 from desktop_app.core.stats import Estimate
@@ -158,13 +158,21 @@ class RunsTableModel(QAbstractTableModel):
 
 
 def cell_key(cell: StoredCell) -> tuple:
-    """Rows of the throughput comparison are keyed by input tokens, load and output tokens."""
-    load = cell.concurrency if cell.concurrency is not None else -(cell.request_rate or 0)
+    """Rows of the throughput comparison are keyed by input tokens, load and output tokens;
+    the load is (0, concurrency), (1, rate) or (2, 0) when unknown, so closed-loop cells sort
+    first and an unknown load is never mistaken for one."""
+    if cell.concurrency is not None:
+        load = (0, cell.concurrency)
+    elif cell.request_rate is not None:
+        load = (1, cell.request_rate)
+    else:
+        load = (2, 0)
     return (cell.input_tokens, load, cell.output_tokens)
 
 
-def _load_text(key: tuple) -> str:
-    return f"c={key[1]}" if key[1] >= 0 else f"{-key[1]:g} req/s"
+def _load_text(load: tuple) -> str:
+    kind, value = load
+    return load_label(value if kind == 0 else None, value if kind == 1 else None)
 
 
 def interval_text(estimate: Estimate | None, spec: str, scale: float = 1.0) -> str:
@@ -248,7 +256,7 @@ class ThroughputComparisonModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             key = self._keys[row]
             if column < len(self.KEYS):
-                return (str(key[0]), _load_text(key), str(key[2]))[column]
+                return (str(key[0]), _load_text(key[1]), str(key[2]))[column]
             number = self.value(row, column)
             spec = self.GROUP[(column - len(self.KEYS)) % len(self.GROUP)][3]
             return "—" if number is None else format(number, spec)
@@ -279,7 +287,7 @@ class ThroughputComparisonModel(QAbstractTableModel):
                 if number is not None:
                     groups.setdefault((key[1], key[2]), []).append((key[0], number))
             for (load, output), points in sorted(groups.items()):
-                name = _load_text((0, load))
+                name = _load_text(load)
                 if len(outputs) > 1:
                     name += f" out={output}"
                 out.append((run, name, points))
