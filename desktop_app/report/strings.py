@@ -176,12 +176,14 @@ EN = {
                      "noise), however large the gap between the two values looks. Two 95 % "
                      "intervals that just fail to overlap mean a difference at about the 0.6 % "
                      "level: the report would rather call a row even than name a winner in the "
-                     "noise.",
+                     "noise. The two values must also be at least 10 % apart (10 percentage "
+                     "points for a change): two runs of one server drift apart by that much, "
+                     "which no interval of a single run can show.",
     "method_average": "Averages over prompt lengths: a row that averages cells of several "
-                      "prompt lengths (prefill and decode at 1 concurrent, the changes under "
-                      "load) averages their values and, separately, their lower and upper "
-                      "bounds. The mean of the bounds is wider than an interval of the mean "
-                      "would be: conservative, it makes a winner harder to name.",
+                      "prompt lengths averages their values; the cells' requests are "
+                      "independent, so the interval's half-widths add in quadrature (the "
+                      "square root of the sum of the cells' squared half-widths, divided by the "
+                      "number of cells; the lower and upper sides apart).",
     "method_mcnemar": "Paired pass rates: two SQL runs judged on the same questions (and "
                       "epochs) are compared question by question. Only the discordant "
                       "questions count: b that A passed and B failed, c the other way (\"B "
@@ -381,10 +383,11 @@ ZH = {
     "method_winner": "胜出：只有当一次运行的区间与第二名的区间不重叠时，它才在该行胜出；否则该行写明"
                      "两者大致持平（在噪声范围内），无论两个数值看起来相差多少。两个 95 % 区间恰好"
                      "不重叠，约相当于 0.6 % 显著性水平上的差异：本报告宁可判为持平，也不在噪声中"
-                     "指定胜者。",
-    "method_average": "跨提示长度平均：对多个提示长度的单元取平均的行（单并发 Prefill 与 Decode、"
-                      "并发下的变化）分别对数值、区间下界和区间上界取平均。上下界的平均比平均值本身"
-                      "的区间更宽，是保守的做法，使胜者更难产生。",
+                     "指定胜者。两个数值还必须至少相差 10 %（变化量为 10 个百分点）：同一服务端的两次运行"
+                     "之间就会漂移这么多，单次运行的区间无法反映这一点。",
+    "method_average": "跨提示长度平均：对多个提示长度的单元取平均的行对数值取平均；各单元的请求相互"
+                      "独立，因此区间半宽按平方和合成（各单元半宽平方和的平方根除以单元数，上下两侧"
+                      "分别计算）。",
     "method_mcnemar": "配对通过率：在相同题目（及轮次）上判定的两次 SQL 评测逐题比较，只有结果不一致"
                       "的题目计入：b 为 A 通过而 B 未通过的题数，c 为反之（“B 修正 c 题，"
                       "破坏 b 题”）。精确 McNemar 检验给出双侧 p 值 min(1, 2 × P[Binomial(b + c, "

@@ -106,11 +106,16 @@ S2 = sql_run(4, [question("t1", "trivial", [(500, 11)], True, True),
 def test_a_difference_outside_both_intervals_wins_and_says_by_how_much():
     rows = dimension_rows([A, B, S1])
     prefill = by_key(rows, "prefill", concurrency=1)
-    # A: mean of 500 and 400 = 450, interval [mean of lows, mean of highs] = [427.5, 472.5];
-    # B: 600 [570, 630]. No overlap: B wins by 600 / 450 - 1 = 33 %.
+    # A: mean of 500 [475, 525] and 400 [380, 420] = 450, half-widths in quadrature:
+    # sqrt(25^2 + 20^2) / 2 = 16.0 -> [434.0, 466.0]; B: 600 [570, 630]. No overlap: B wins
+    # by 600 / 450 - 1 = 33 %.
     a, b = prefill.values[0], prefill.values[1]
-    assert (a.value, a.low, a.high, a.n) == (450.0, 427.5, 472.5, 32)
-    assert (b.value, b.low, b.high) == (600.0, 570.0, 630.0)
+    assert (a.value, a.n) == (450.0, 32)
+    assert (a.low, a.high) == (pytest.approx(450 - 1025 ** 0.5 / 2),
+                               pytest.approx(450 + 1025 ** 0.5 / 2))
+    # B: two cells of 600 [570, 630]: sqrt(2 x 30^2) / 2 = 21.2 -> [578.8, 621.2].
+    assert (b.value, b.low, b.high) == (600.0, pytest.approx(600 - 450 ** 0.5),
+                                        pytest.approx(600 + 450 ** 0.5))
     v = prefill.verdict
     assert (v.status, v.code, v.winner, v.runner_up, v.significant) == ("win", "win", 1, 0, True)
     assert v.method == "bootstrap-mean" and v.diff == pytest.approx(600 / 450 - 1)
@@ -118,7 +123,7 @@ def test_a_difference_outside_both_intervals_wins_and_says_by_how_much():
         "#2 wins: 600 vs 450 tok/s (33 % higher, outside both 95 % intervals)")
     assert render_row(prefill, [A, B, S1], "zh") == (
         "#2 胜出：600 对 450 tok/s（高 33 %，超出双方的 95 % 置信区间）")
-    assert value_text(prefill, a) == "450 tok/s [428 – 472]"
+    assert value_text(prefill, a) == "450 tok/s [434 – 466]"
     assert row_label(prefill) == "Prefill at 1 concurrent (mean tok/s per request)"
     ttft = by_key(rows, "ttft", concurrency=1)
     # TTFT, lower wins: A 6 s [5.7, 6.3] (mean of 2 and 10), B 3.75 s [3.5625, 3.9375].

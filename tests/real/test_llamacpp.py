@@ -37,6 +37,12 @@ async def test_discovery_recognises_llamacpp_with_its_tokenizer_and_metrics(real
     assert info.has_metrics
     assert not info.simulated
     assert info.models
+    # Its settings are read from /props, not typed: 2 slots (NP=2), and the context.
+    settings = info.server_settings
+    assert settings is not None, "no settings read"
+    assert settings.values.get("max_num_seqs") == 2, settings
+    assert settings.engine_names.get("max_num_seqs") == "total_slots"
+    assert settings.values.get("max_model_len"), settings
 
 
 @pytest.mark.asyncio

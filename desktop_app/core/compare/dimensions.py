@@ -21,8 +21,8 @@ only when the difference is real:
   bootstrap interval; real means the two intervals do not overlap (`stats.differ`) and the
   values are at least `stats.MIN_EFFECT` apart (10 %, or 10 points for a change). A sweep's
   figure at one concurrency is the average over the prompt lengths every sweep measured there;
-  its interval is [mean of the lows, mean of the highs]: wider than the average's own interval,
-  so conservative. The prefill change's interval comes from the cells' bounds the same way
+  its interval adds the cells' half-widths in quadrature (their requests are independent). The
+  prefill change's interval comes from the cells' bounds
   (low = low at c / high at 1 - 1, high = high at c / low at 1 - 1).
 * a run whose value rests on a client-bound cell is shown, marked (`detail["client_bound"]`),
   and never ranked;
@@ -176,15 +176,21 @@ def wilson(passed: int, n: int, confidence: float = CONFIDENCE) -> Estimate | No
 
 
 def _average(estimates: Sequence[Estimate]) -> Estimate:
-    """The average of figures over prompt lengths, with the conservative interval [mean of
-    lows, mean of highs]; without an interval when any figure has none."""
+    """The average of figures over prompt lengths. The cells' requests are independent, so
+    their errors add in quadrature: the interval's lower half-width is sqrt(sum of the cells'
+    lower half-widths squared) / k, the upper likewise (each side kept apart, as a bootstrap
+    interval need not be symmetric). Without an interval when any figure has none."""
     if len(estimates) == 1:
         return estimates[0]
+    k = len(estimates)
+    value = fmean(e.value for e in estimates)
     methods = {e.method for e in estimates}
-    method = methods.pop() if len(methods) == 1 and all(e.has_interval for e in estimates) \
-        else "none"
-    return Estimate(fmean(e.value for e in estimates), fmean(e.low for e in estimates),
-                    fmean(e.high for e in estimates), sum(e.n for e in estimates), method)
+    if len(methods) != 1 or not all(e.has_interval for e in estimates):
+        return Estimate(value, value, value, sum(e.n for e in estimates), "none")
+    below = math.sqrt(sum((e.value - e.low) ** 2 for e in estimates)) / k
+    above = math.sqrt(sum((e.high - e.value) ** 2 for e in estimates)) / k
+    return Estimate(value, value - below, value + above, sum(e.n for e in estimates),
+                    methods.pop())
 
 
 # --------------------------------------------------------------------------- deciding a row
