@@ -6,7 +6,7 @@ would) and reports, per compared dimension, the relative difference between the 
 whether the verdict named a winner: with the client-bound marks as measured, and with them
 cleared (what the noise rule alone would say). The figures go in docs/COMPARE.md.
 
-    .venv/bin/python bench/identical_runs.py [PAIRS] [PROMPT_TOKENS]
+    .venv/bin/python bench/identical_runs.py [PAIRS] [PROMPT_TOKENS[,PROMPT_TOKENS...]]
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from desktop_app.core.throughput.config import SweepConfig
 from desktop_app.core.throughput.sweep import run_sweep
 
 
-async def _sweep(store: Store, url: str, tokens: int) -> int:
-    config = SweepConfig(EndpointConfig(url, model="sim/llama-sim-8b"), input_tokens=(tokens,),
+async def _sweep(store: Store, url: str, tokens: tuple[int, ...]) -> int:
+    config = SweepConfig(EndpointConfig(url, model="sim/llama-sim-8b"), input_tokens=tokens,
                          concurrency=(1, 4), output_tokens=(32,), requests_per_cell=16,
                          warmup=1)
     return (await run_sweep(config, store)).run_id
@@ -39,7 +39,7 @@ def _clear(run):
 
 def main() -> None:
     pairs = int(sys.argv[1]) if len(sys.argv) > 1 else 6
-    tokens = int(sys.argv[2]) if len(sys.argv) > 2 else 256
+    tokens = tuple(int(t) for t in (sys.argv[2] if len(sys.argv) > 2 else "256").split(","))
     wins = {"measured": 0, "cleared": 0}
     rows_seen = 0
     diffs: list[float] = []
@@ -65,7 +65,7 @@ def main() -> None:
                               f"{[round(v.value, 4) for v in row.values]} "
                               f"diff {row.verdict.diff:+.3f}")
     diffs.sort()
-    print(f"{pairs} pairs of identical 'fast' sweeps, {tokens}-token prompts, c=1 and 4: "
+    print(f"{pairs} pairs of identical 'fast' sweeps, prompts of {tokens} tokens, c=1 and 4: "
           f"{rows_seen} compared rows; winners named: {wins['measured']} as measured, "
           f"{wins['cleared']} with client-bound marks cleared")
     if diffs:
