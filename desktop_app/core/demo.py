@@ -49,9 +49,9 @@ class DemoRuns:
 async def run_demo(store: Store, *, sets_dir: Path, cache_dir: Path,
                    say: Callable[[str], None] = lambda line: None) -> DemoRuns:
     """Start one simulator per profile in SERVERS, sweep each, evaluate both personas on the
-    first and CAPPED_PERSONA on the second, and return the run ids. `sets_dir` and `cache_dir` are run_eval's (bundled question
-    sets, databases built from code). `say` gets one line per step. Cancelling stops the run in
-    progress (stored as cancelled) and the simulators."""
+    first and CAPPED_PERSONA on the second, and return the run ids. `sets_dir` and `cache_dir`
+    are run_eval's (bundled question sets, databases built from code). `say` gets one line per
+    step. Cancelling stops the run in progress (stored as cancelled) and the simulators."""
     sweeps: dict[str, int] = {}
     sql: dict[tuple[str, str], int] = {}
     simulators = [start_simulator(profile) for profile in SERVERS]

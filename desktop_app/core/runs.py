@@ -1,4 +1,5 @@
-"""What every view says about a run, decided once: who it is, what it ran on, its load, its pass rate.
+"""What every view says about a run, decided once: who it is, what it ran on, its load, its
+pass rate.
 
 A view (Runs page, SQL Agent page, Inspector, PDF, exports, ``throughline runs``, ``compare``)
 never formats these itself; when two views can disagree, they will.

@@ -36,9 +36,9 @@ from desktop_app.core.sqleval.types import (
 )
 from desktop_app.core.store import Store
 
-__all__ = ["JudgedWith", "StepTokens", "StoredQuestion", "StoredStep", "StoredToolCall",
-           "step_from_row", "steps_of", "SqlRun", "load_eval", "question_from_row", "question_rows", "stored_question", "step_rows",
-           "verdicts_from_stored"]
+__all__ = ["JudgedWith", "SqlRun", "StepTokens", "StoredQuestion", "StoredStep",
+           "StoredToolCall", "eval_from", "load_eval", "question_from_row", "question_rows",
+           "step_from_row", "step_rows", "steps_of", "stored_question", "verdicts_from_stored"]
 
 
 @dataclass(frozen=True)

@@ -33,8 +33,10 @@ from desktop_app.core.throughput.checks import unreliable_cells
 from desktop_app.core.throughput.diagnosis import diagnose
 from desktop_app.core.throughput.types import CellResult, CellSpec, ClientLoad, Finding
 
-__all__ = ["StoredCell", "ThroughputRun", "cell_result", "findings_from_json", "load_sweep",
-           "iter_request_rows", "request_ids", "request_record", "request_rows_by_id", "sample_from_row", "sample_rows", "save_diagnosis", "finding_to_json", "summary_from_json", "sweep_from", "timing_from_row"]
+__all__ = ["StoredCell", "ThroughputRun", "cell_result", "finding_to_json", "findings_from_json",
+           "iter_request_rows", "load_sweep", "request_ids", "request_record",
+           "request_rows_by_id", "sample_from_row", "sample_rows", "save_diagnosis",
+           "summary_from_json", "sweep_from", "timing_from_row"]
 
 FINISHED_CELL = ("completed", "time_budget")
 _DIST_STATS = ("n", "mean", "p50", "p90", "p99", "min", "max")
