@@ -4,8 +4,10 @@ tolerant, full), for results of 10, 1,000 and 10,000 rows.
 Builds a throwaway SQLite table (id, region, price) in a temp folder; the gold query and the
 answer select the same rows. Two answers per size: an exact match (the common case of a correct
 answer: every judge is one list comparison) and the same rows without the ROUND the question asks
-for (the per-cell path: every price differs from the gold until it is rounded, and strict's
-failing verdict carries the sqlglot explanation). Times are wall milliseconds per answer, median
+for (every price differs from the gold until it is rounded: full rounds the whole column as SQLite
+does, asking SQLite itself for the ~1 % of prices at a tie, and strict's failing verdict carries
+the sqlglot explanation). The judge caches SQLite's answers per value; the cache is emptied
+before every repeat, so each repeat costs what judging a new answer costs. Times are wall milliseconds per answer, median
 and p99 over `--repeats` runs; the query, the three judges and the sqlglot explanation (only
 computed when a judge fails: `judge_all(..., final_sql=...)` adds it) are timed separately.
 
@@ -27,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from desktop_app.core.sqleval.explain import explain_sql  # noqa: E402
+from desktop_app.core.sqleval import rounding as rounding_module  # noqa: E402
 from desktop_app.core.sqleval.judge import judge_all  # noqa: E402
 from desktop_app.core.sqleval.sandbox import Sandbox  # noqa: E402
 from desktop_app.core.sqleval.types import Question  # noqa: E402
@@ -65,6 +68,7 @@ def measure(box: Sandbox, n: int, answer: str, repeats: int) -> dict:
     times: dict[str, list[float]] = {"query": [], "judge": [], "explain": []}
     verdicts = None
     for _ in range(repeats):
+        rounding_module._ROUNDED.clear()  # a new answer: no rounding cached
         t0 = time.perf_counter()
         actual = box.run(sql)
         t1 = time.perf_counter()

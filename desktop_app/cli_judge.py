@@ -47,7 +47,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ignore-names", action="store_true",
                    help="the full judge ignores column names")
     p.add_argument("--tolerance", type=float, default=1e-6, metavar="X",
-                   help="numeric tolerance of tolerant and full (default 1e-6, relative above 1)")
+                   help="numeric tolerance of tolerant and full (default 1e-6; relative above 1, "
+                   "absolute below). The rounding the question requires (--round) is applied "
+                   "BEFORE the tolerance, so a tolerance of 0, 1e-2 or 1 can all give the same "
+                   "verdict")
     p.add_argument("--json", type=Path, metavar="OUT", help="write the verdict as JSON")
     p.add_argument("--time-limit", type=float, default=5.0, metavar="S",
                    help="seconds each query may run (default 5)")

@@ -22,6 +22,12 @@ from desktop_app.cli_common import (
 from desktop_app.core.parsing import InputError
 
 
+TOLERANCE_HELP = (
+    "numeric tolerance of the tolerant and full judges (default 1e-6; relative above 1, "
+    "absolute below). The rounding the question requires is applied BEFORE the tolerance, so a "
+    "tolerance of 0, 1e-2 or 1 can all give the same count")
+
+
 def _names(text: str | None, flag: str, known: tuple[str, ...]) -> tuple[str, ...]:
     """A comma list of names from `known`; InputError naming `flag` for anything else."""
     if text is None:
@@ -57,8 +63,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--ids", metavar="LIST", help="only these question ids, e.g. t01,h03")
     ev.add_argument("--judge", metavar="LIST", default="strict,tolerant,full",
                     help="judges to summarise (default: all three)")
-    ev.add_argument("--tolerance", type=float, default=1e-6, metavar="X",
-                    help="numeric tolerance of the tolerant and full judges (default 1e-6)")
+    ev.add_argument("--tolerance", type=float, default=1e-6, metavar="X", help=TOLERANCE_HELP)
     ev.add_argument("--ignore-names", action="store_true",
                     help="the full judge ignores column names")
     ev.add_argument("--strategy", metavar="LIST",
@@ -96,7 +101,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "again, e.g. at another tolerance; the new verdicts replace the stored ones.")
     r.add_argument("run_id", type=int, metavar="RUN_ID")
     r.add_argument("--judge", metavar="LIST", default="strict,tolerant,full")
-    r.add_argument("--tolerance", type=float, default=1e-6, metavar="X")
+    r.add_argument("--tolerance", type=float, default=1e-6, metavar="X", help=TOLERANCE_HELP)
     r.add_argument("--ignore-names", action="store_true")
     r.add_argument("--json", type=Path, metavar="OUT", help="write every verdict as JSON")
 

@@ -1,37 +1,42 @@
 """The three judges of an answer, each a verdict with named findings, and the counterfactual.
 
 - strict (the reference harness's): row count, column count, column names (case-sensitive) and
-  the FIRST row, every value compared as its canonical text (`canonical`). Order-sensitive, as the
-  reference was: its first row depends on the row order.
-- tolerant: strict's structure checks (column names case-insensitive), then EVERY row, position by
-  position, numbers equal within the tolerance after the question's rounding (SQLite's ROUND, half
-  away from zero) is applied to the answer (the gold query rounds as its question says); text
-  exactly; 3 equals 3.0. Still structure-based: the same rows in another order fail with
-  `order_only` (strict would compare another first row anyway).
+  the FIRST row, every value compared as its canonical text (`canonical`; NULL equals only NULL,
+  never the text 'NULL'). Order-sensitive, as the reference was: its first row depends on the
+  row order.
+- tolerant: strict with its number comparisons relaxed, and nothing more: the same row count,
+  column count, column names (case-insensitive) and FIRST row; a cell passes when strict would
+  pass it or when it is a number (or text spelling one) equal within the tolerance after the
+  question's rounding (SQLite's own ROUND) is applied to the answer; 3 equals 3.0. So nothing
+  passes strict and fails tolerant. Every row is full's job.
 - full (test-suite-sql-eval style): every row as a multiset (duplicates count), the order checked
   only when the question asks for one or the gold query has a top-level ORDER BY, the same numeric
   comparison as tolerant, column names optional (`ignore_names`, this judge only).
 
 Numbers a and b (gold) are equal when abs(a - b) <= tol * max(1, |b|): absolute near zero,
-relative for large values. A value within 1e-2 (same formula) but not within the tolerance is a
-`rounding_only` difference. A number spelled as text (printf('%.2f', x)) compares as that number
-in tolerant and full. Results truncated at the sandbox's row cap are compared on the rows present;
-row counts use `total_rows` when known.
+relative for large values. A differing number is `rounding_only` when the answer, rounded to the
+decimals the question requires for its column (else to the decimals the gold shows: 12.35 -> 2,
+3.0 -> 0), equals the gold; any other difference is a `value_mismatch` (a SUM off by 0.28 % is
+wrong, not rounded). Results truncated at the sandbox's row cap are compared on the rows present;
+row counts use `total_rows` when known. A passing verdict on a gold that returned no rows or only
+NULLs carries a `degenerate_gold` finding (the pass proves little). Findings show values with
+`shown`: NULL bare, the text 'NULL' and the empty string '' quoted.
 
-Every judge is pure and cheap on an exact match (one list comparison); rounding runs column-wise
-(numpy for all-float columns) and the per-cell path only on rows that still differ. `judge_all`
-shares that work across the judges. Safe to call from `asyncio.to_thread`.
+Rounding is SQLite's exactly (`rounding.sqlite_round`): numpy away from ties, SQLite itself (an in-memory
+connection per thread, cached per value) near a tie and for odd cases. Every judge is pure and
+cheap on an exact match (one list comparison); rounding runs column-wise and the per-cell path
+only on rows that still differ. `judge_all` shares that work across the judges. Safe to call
+from `asyncio.to_thread`.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
+from operator import itemgetter
 
-import numpy as np
-
+from desktop_app.core.sqleval.rounding import _round_column, sqlite_round
 from desktop_app.core.sqleval.types import (
     JUDGE_MODES,
     JudgeFinding,
@@ -41,10 +46,8 @@ from desktop_app.core.sqleval.types import (
     Verdict,
 )
 
-ROUNDING_ONLY_WITHIN = 1e-2  # a difference this small (scaled like the tolerance) is rounding
 MAX_CELLS = 10  # differing cells listed in a finding
 _MAX_GREEDY = 500  # unmatched rows beyond this are not paired up one by one (O(n^2))
-_NO_FRACTION = 4503599627370496.0  # 2**52: SQLite leaves larger values unrounded
 
 
 def canonical(value) -> str:
@@ -59,52 +62,14 @@ def canonical(value) -> str:
     return str(value)
 
 
-def sqlite_round(value: float | int, decimals: int) -> float:
-    """ROUND(value, decimals) as SQLite computes it: half away from zero on the value's shortest
-    decimal form (2.675 -> 2.68, where Python's round gives 2.67), always a float."""
-    n = max(0, int(decimals))
-    return float(value) if n > 15 else _round_one(float(value), n)
-
-
-def _round_column(values, decimals: int) -> tuple:
-    """SQLite's ROUND on every float of `values` (other values unchanged). Away from a tie,
-    floor(|x| * 10^n + 0.5) / 10^n is exact (an exact integer over an exact power of ten,
-    correctly rounded); near a tie the shortest decimal form decides, as in SQLite. A column of
-    floats only goes through numpy, the rest value by value."""
-    n = max(0, int(decimals))
-    if n > 15 or not values:
-        return tuple(values)
-    if set(map(type, values)) == {float}:
-        x = np.asarray(values, dtype=np.float64)
-        if n == 0:  # SQLite: (double)(sqlite_int64)(r +/- 0.5), truncating toward zero
-            out = np.trunc(x + np.where(x >= 0, 0.5, -0.5))
-        else:
-            scale = 10.0**n
-            scaled = np.abs(x) * scale
-            out = np.copysign(np.floor(scaled + 0.5) / scale, x)
-            slow = (np.abs(scaled - np.floor(scaled) - 0.5) <= 1e-6) | (scaled >= 1e12)
-            for i in np.flatnonzero(slow).tolist():
-                out[i] = _round_slow(values[i], n)
-        huge = np.abs(x) > _NO_FRACTION
-        out = np.where(huge | ~np.isfinite(x), x, out)
-        return tuple(out.tolist())
-    return tuple(_round_one(v, n) if type(v) is float else v for v in values)
-
-
-def _round_one(x: float, n: int) -> float:
-    if not -_NO_FRACTION <= x <= _NO_FRACTION:
-        return x  # huge, inf or nan: SQLite leaves them
-    if n == 0:
-        return float(int(x + (0.5 if x >= 0 else -0.5)))
-    scale = 10.0**n
-    scaled = abs(x) * scale
-    if scaled < 1e12 and abs(scaled - math.floor(scaled) - 0.5) > 1e-6:
-        return math.copysign(math.floor(scaled + 0.5) / scale, x)
-    return _round_slow(x, n)
-
-
-def _round_slow(x: float, n: int) -> float:
-    return float(Decimal(repr(x)).quantize(Decimal(1).scaleb(-n), rounding=ROUND_HALF_UP))
+def shown(value) -> str:
+    """A value as findings show it: like `canonical`, except that text which could be read as
+    something else is quoted: the text 'NULL' (NULL itself is bare), the empty string '' and
+    text with spaces at either end."""
+    if isinstance(value, str) and (value.strip().upper() == "NULL" or value != value.strip()
+                                   or not value):
+        return "'" + value.replace("'", "''") + "'"
+    return canonical(value)
 
 
 def _number(value) -> float | None:
@@ -182,6 +147,8 @@ def _no_result(final_sql: str | None, error, stop_reason: str) -> JudgeFinding:
         code = classify_error(error)
         what = {"timeout": "The final query timed out", "refused": "The final query was refused",
                 "sql_error": "The final query failed"}[code]
+        if code == "sql_error" and "syntax error" in str(error).lower():
+            what = "The final query has a syntax error"  # SQLite's message follows
         return JudgeFinding(code, f"{what}. {error}")
     if stop_reason == "step_budget":
         return JudgeFinding("step_budget", "Stopped at the step budget without an answer.")
@@ -259,6 +226,13 @@ def _round_plan(question: Question, columns: tuple[str, ...]) -> dict[int, int]:
     return plan
 
 
+def _transpose(rows) -> list[list]:
+    """The columns of `rows` as lists (itemgetter per column: faster than zip(*rows))."""
+    if not rows:
+        return []
+    return [list(map(itemgetter(i), rows)) for i in range(len(rows[0]))]
+
+
 class _Pair:
     """A gold and an actual result with the work the judges share done once (judge_all asks
     three judges about the same pair). The question's rounding is applied to the actual only
@@ -277,10 +251,9 @@ class _Pair:
         return self._memo("same", lambda: self.gold.rows == self.actual.rows)
 
     def _columns(self) -> tuple[list, list]:
-        """(gold columns, actual columns with the planned ones rounded), as tuples."""
+        """(gold columns, actual columns with the planned ones rounded), as lists."""
         def compute():
-            gold = list(zip(*self.gold.rows)) if self.gold.rows else []
-            actual = list(zip(*self.actual.rows)) if self.actual.rows else []
+            gold, actual = _transpose(self.gold.rows), _transpose(self.actual.rows)
             for i, n in self.plan.items():
                 if i < len(actual):
                     actual[i] = _round_column(actual[i], n)
@@ -308,13 +281,39 @@ class _Pair:
 
 # --- values ------------------------------------------------------------------------------------
 
-def _cell_kind(g, a, n: int | None, tol: float, strict: bool) -> str | None:
-    """None when equal, else "rounding", "format" (same number, other text) or "value"."""
-    if strict:
-        if canonical(g) == canonical(a):
+def _strict_equal(g, a) -> bool:
+    """Strict's cell comparison: the same canonical text, and NULL only equals NULL (never the
+    text 'NULL')."""
+    return canonical(g) == canonical(a) and (g is None) == (a is None)
+
+
+def _shown_decimals(g) -> int | None:
+    """The decimals a gold number shows (12.35 -> 2, 3.0 -> 0, the text '7.50' -> 2); None for an
+    integer, text that is no number, or a number in exponent form."""
+    if isinstance(g, float):
+        text = repr(g)
+        if not math.isfinite(g) or "e" in text:
             return None
-    elif g == a:  # 3 == 3.0; "1" != 1 goes on to the numeric comparison
-        return None
+        fraction = text.partition(".")[2]
+        return 0 if fraction == "0" else len(fraction)
+    if isinstance(g, str) and _number(g) is not None and "e" not in g.lower():
+        return len(g.strip().partition(".")[2])
+    return None
+
+
+def _rounding_decimals(g, n: int | None) -> int | None:
+    """The decimals "only rounding differs" rounds the answer to: the question's for this
+    column, else the ones the gold shows."""
+    return n if n is not None else _shown_decimals(g)
+
+
+def _cell_kind(g, a, n: int | None, tol: float, strict: bool) -> str | None:
+    """None when equal, else "rounding" (rounded to the question's decimals, or the gold's when
+    the question sets none, the answer equals the gold), "format" (same number, other text) or
+    "value". Outside strict, a cell strict calls equal is equal, so tolerant never fails what
+    strict passes."""
+    if _strict_equal(g, a) or (not strict and g == a):
+        return None  # g == a: 3 == 3.0; "1" != 1 goes on to the numeric comparison
     gn, an = _number(g), _number(a)
     if gn is None or an is None or (isinstance(g, str) and isinstance(a, str)):
         return "value"
@@ -323,7 +322,10 @@ def _cell_kind(g, a, n: int | None, tol: float, strict: bool) -> str | None:
         if strict:  # unrounded where the question rounds is rounding, even if only float noise
             return "rounding" if an_r != an or not _close(an, gn, tol) else "format"
         return None
-    return "rounding" if _close(an_r, gn, ROUNDING_ONLY_WITHIN) else "value"
+    d = _rounding_decimals(g, n)
+    if d is not None and d != n and _close(sqlite_round(an, d), gn, tol):
+        return "rounding"
+    return "value"
 
 
 def _value_finding(diffs: list, total: int, columns, plan: dict[int, int]) -> JudgeFinding:
@@ -331,19 +333,23 @@ def _value_finding(diffs: list, total: int, columns, plan: dict[int, int]) -> Ju
     0-based in `cells`, 1-based in the message; a column-name finding uses row -1)."""
     kinds = {d[4] for d in diffs}
     cols = ", ".join(dict.fromkeys(columns[d[1]] for d in diffs))
-    cells = tuple((r, columns[c], canonical(g), canonical(a))
+    cells = tuple((r, columns[c], shown(g), shown(a))
                   for r, c, g, a, _ in diffs[:MAX_CELLS])
     r0, c0, g0, a0, _ = diffs[0]
-    got = f"got {canonical(a0)}, expected {canonical(g0)}"
+    got = f"got {shown(a0)}, expected {shown(g0)}"
     example = f"Row {r0 + 1} {columns[c0]}: {got}"
     more = f" ({_plural(total, 'cell')} differ)" if total > 1 else ""
     if kinds <= {"rounding", "format"} and "rounding" in kinds:
-        n = plan.get(c0)
-        a_num = _number(a0)
+        r1, c1, g1, a1, _ = next(d for d in diffs if d[4] == "rounding")
+        n = plan.get(c1)
+        got = f"got {shown(a1)}, expected {shown(g1)}"
+        a_num = _number(a1)
         if n is not None and a_num is not None and sqlite_round(a_num, n) != a_num:
-            detail = f"ROUND(x, {n}) missing on {columns[c0]}: {got}"
+            detail = f"ROUND(x, {n}) missing on {columns[c1]}: {got}"
         else:
-            detail = f"Within {ROUNDING_ONLY_WITHIN:g}. {example}"
+            how = "as the question asks" if n is not None else "as the gold shows"
+            detail = (f"Rounded to {_plural(_rounding_decimals(g1, n), 'decimal')} {how}, the "
+                      f"answer equals the gold. Row {r1 + 1} {columns[c1]}: {got}")
         return JudgeFinding("rounding_only", f"Only rounding differs in {cols}. {detail}{more}.",
                             cells)
     if kinds == {"format"}:
@@ -415,28 +421,29 @@ def _multiset_equal(rg: list, ra: list, tol: float) -> bool:
 
 def _compare_values(mode, question: Question, pair: _Pair, tol: float, ordered: bool
                     ) -> list[JudgeFinding]:
+    """Value findings. strict and tolerant compare the FIRST row only (the reference's check;
+    tolerant with its number comparisons relaxed); full compares every row."""
     gold, actual, plan, columns = pair.gold, pair.actual, pair.plan, pair.gold.columns
-    if mode == "strict":
-        diffs, total = _positional(gold.rows, actual.rows, plan, tol, True, limit=1)
+    if mode in ("strict", "tolerant"):
+        diffs, total = _positional(gold.rows, actual.rows, plan, tol, mode == "strict", limit=1)
         if diffs and any(d[4] == "value" for d in diffs) and pair.multiset_equal(tol):
-            return [JudgeFinding("order_only", "Only the row order differs. The first row is "
-                                 "another of the right rows; strict compares the first row.")]
+            return [JudgeFinding("order_only", f"Only the row order differs. The first row is "
+                                 f"another of the right rows; {mode} compares the first row.")]
         return [_value_finding(diffs, total, columns, plan)] if diffs else []
     if pair.rounded_equal():
         return []
     diffs, total = [], 0
-    if mode == "tolerant" or ordered:
+    if ordered:
         rg, ra = pair.rounded()
         diffs, total = _positional(gold.rows, actual.rows, plan, tol, False,
                                    skip=lambda r: rg[r] == ra[r])
         if not diffs:
             return []
     if pair.multiset_equal(tol):
-        if not diffs:  # full, unordered
+        if not diffs:  # unordered
             return []
-        why = "the question asks for an order" if question.order_matters else (
-            "the gold query orders its rows" if gold_orders(question.gold_sql)
-            else "tolerant compares rows position by position")
+        why = ("the question asks for an order" if question.order_matters
+               else "the gold query orders its rows")
         return [JudgeFinding("order_only", f"Only the row order differs. The answer has the "
                              f"right rows in another order; {why}.")]
     if not diffs:  # unordered mismatch: show the first differing rows after sorting both sides
@@ -491,7 +498,23 @@ def _verdict(mode, question, gold, actual, final_sql, error, stop_reason, tolera
     if comparable:
         found += _compare_values(mode, question, pair, tolerance,
                                  mode == "full" and order_required(question))
-    return Verdict(mode, not found, tuple(found), tol)
+    passed = not found
+    if passed:
+        found += _degenerate_gold(gold)
+    return Verdict(mode, passed, tuple(found), tol)
+
+
+def _degenerate_gold(gold: QueryResult) -> list[JudgeFinding]:
+    """A note for a PASSING verdict whose gold returned no rows or only NULLs: then any empty
+    (or all-NULL) answer passes, whatever its SQL does."""
+    if _count(gold) == 0:
+        what = "returned no rows"
+    elif not gold.truncated and all(v is None for row in gold.rows for v in row):
+        what = "returned only NULLs"
+    else:
+        return []
+    return [JudgeFinding("degenerate_gold", f"The gold query {what}, so the pass proves little. "
+                         "Any answer with the same columns and nothing in them passes.")]
 
 
 def _with_explanation(verdict: Verdict, final_sql, question, extra) -> Verdict:

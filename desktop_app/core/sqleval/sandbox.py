@@ -6,7 +6,8 @@ Layers, each enough on its own for the common cases and together for the hostile
    ATTACH is limited to 0 databases and extension loading is off;
 2. the statement is checked before SQLite sees it: at most `max_sql_chars` characters, exactly one
    statement (a trailing semicolon or comment is fine), and it must start with SELECT, WITH,
-   VALUES, EXPLAIN or PRAGMA;
+   VALUES, EXPLAIN or PRAGMA; statements that write are refused by their first word, and any
+   other first word (a typo: "SELEC") is reported with SQLite's own syntax error, an SqlError;
 3. an authorizer denies, at prepare time, everything that writes (INSERT, UPDATE, DELETE,
    CREATE*, DROP*, ALTER, REINDEX, ANALYZE), ATTACH/DETACH (which also stops VACUUM INTO),
    transactions and savepoints, PRAGMAs outside a read-only list, and `load_extension()`;
@@ -56,7 +57,8 @@ class SqlTimeout(SandboxError):
 
 
 class SqlError(SandboxError):
-    """SQLite reported an error (syntax, no such table or column, ...)."""
+    """SQLite reported an error (syntax, no such table or column, ...); `str()` is SQLite's own
+    message, e.g. `near "SELEC": syntax error`."""
 
 
 def split_statements(sql: str) -> list[str]:
@@ -117,8 +119,18 @@ def _leading_keyword(statement: str) -> str:
     return statement[i:j].upper() if j > i else statement[i : i + 1]
 
 
+class _UnknownLead(Exception):
+    """A statement starting with a word no query starts with; `Sandbox.run` turns it into
+    SQLite's own error (a typo is a syntax error, not a refusal)."""
+
+    def __init__(self, statement: str, lead: str) -> None:
+        super().__init__(statement)
+        self.statement, self.lead = statement, lead
+
+
 def _check_statement(sql: str, max_sql_chars: int) -> str:
-    """The single statement to run, or SqlRefused/SqlError with the reason it cannot run."""
+    """The single statement to run, or SqlRefused/SqlError with the reason it cannot run, or
+    _UnknownLead when its first word starts no statement (SQLite then says what is wrong)."""
     if len(sql) > max_sql_chars:
         raise SqlRefused(
             f"statement refused: {len(sql):,} characters long; the limit is {max_sql_chars:,}"
@@ -140,10 +152,9 @@ def _check_statement(sql: str, max_sql_chars: int) -> str:
             f"refused: {len(statements)} statements in one string; send one query at a time"
         )
     if lead not in _ALLOWED_LEADS:
-        raise SqlRefused(
-            f"{lead or 'statement'} refused: only SELECT, WITH, VALUES, EXPLAIN and read-only "
-            "PRAGMAs can run"
-        )
+        # No SQLite statement starts with any other word ("SELEC ...", "(SELECT 1)"): the
+        # Sandbox asks SQLite for its own syntax error (_unknown_lead).
+        raise _UnknownLead(statements[0], lead)
     return statements[0]
 
 
@@ -240,9 +251,32 @@ class Sandbox:
         Rows beyond the cap are counted for at most `count_time_s` seconds and `count_limit`
         rows; when counting is cut short, `total_rows` is None. `elapsed_s` is wall seconds.
         """
-        statement = _check_statement(sql, self.max_sql_chars)
+        try:
+            statement = _check_statement(sql, self.max_sql_chars)
+        except _UnknownLead as unknown:
+            with self._lock:
+                raise self._unknown_lead_locked(unknown) from None
         with self._lock:
             return self._run_locked(statement)
+
+    def _unknown_lead_locked(self, unknown: _UnknownLead) -> SandboxError:
+        """SQLite's own error for a statement with an unknown first word (`near "SELEC": syntax
+        error`), found by compiling it under EXPLAIN (compiled, never run; the authorizer still
+        applies). Should SQLite compile it after all, it stays refused."""
+        self._denial = None
+        self._deadline = time.monotonic() + self.time_limit_s
+        try:
+            self._conn.execute("EXPLAIN " + unknown.statement).close()
+        except sqlite3.Error as exc:
+            return self._translate(exc)
+        except sqlite3.Warning as exc:
+            return SqlRefused(f"refused: {exc}")
+        finally:
+            self._deadline = float("inf")
+        return SqlRefused(
+            f"{unknown.lead or 'statement'} refused: only SELECT, WITH, VALUES, EXPLAIN and "
+            "read-only PRAGMAs can run"
+        )
 
     def _run_locked(self, statement: str) -> QueryResult:
         started = time.monotonic()

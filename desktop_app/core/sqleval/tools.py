@@ -2,8 +2,9 @@
 
 `execute_tool` never raises for anything the model did wrong: invalid JSON arguments, an unknown
 tool, a missing argument, a SQL error or a refused statement all come back as text for the model
-("Error: no such column: x") and are recorded in the `ToolCallRecord.error` of the step. Only
-programming errors and cancellation escape.
+(a SQL error in SQLite's own words: "Error: no such column: x", 'Error: near "SELEC": syntax
+error') and are recorded in the `ToolCallRecord.error` of the step. Only programming errors and
+cancellation escape.
 
 It blocks on SQLite (through the sandbox, bounded by its time limit): the agent loop calls it
 through `asyncio.to_thread`.

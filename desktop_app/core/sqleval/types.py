@@ -35,6 +35,7 @@ FINDING_CODES = (
     "sql_error", "timeout", "step_budget", "no_answer", "empty_result", "row_count",
     "column_count", "column_names", "order_only", "duplicates_only", "rounding_only",
     "value_mismatch", "missing_round", "alias_differs", "window_frame", "refused",
+    "degenerate_gold",  # on a pass: the gold returned no rows or only NULLs
 )
 
 # Prompt strategies (the seeds' "quality first" knobs), each a toggle stored with the run.
