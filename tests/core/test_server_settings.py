@@ -248,4 +248,4 @@ async def test_a_stored_sweep_records_the_settings_and_resumes_with_the_users(ca
     json.dumps(stored)  # plain JSON all the way down
     again = sweep_config_from_json(stored, EndpointConfig(capped_sim.url))
     assert again.server_settings == config.server_settings
-    assert again.server_settings_source == {} and again.notes == config.notes
+    assert again.notes == config.notes

@@ -56,17 +56,6 @@ class SweepConfig:
     # Server settings the user typed (`parse_user_settings`): recorded with the run beside what
     # the server reports (`merge_settings`); never sent anywhere.
     server_settings: dict = field(default_factory=dict)
-    # Only in a stored record: where each value of the merged `server_settings` came from.
-    # A config rebuilt from one (resume) gets back just the user-typed settings.
-    server_settings_source: dict = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if self.server_settings_source:
-            from desktop_app.core.endpoint.server_settings import user_settings_from_stored
-
-            object.__setattr__(self, "server_settings", user_settings_from_stored(
-                self.server_settings, self.server_settings_source))
-            object.__setattr__(self, "server_settings_source", {})
 
     @property
     def open_loop(self) -> bool:

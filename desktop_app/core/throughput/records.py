@@ -18,9 +18,9 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import closing
-from pathlib import Path
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from desktop_app.core.endpoint.types import MetricSample
@@ -371,7 +371,8 @@ def sample_rows(store: Store, run_id: int) -> list[dict[str, Any]]:
 
 def load_sweep(store: Store, run_id: int, *, requests: bool = True) -> ThroughputRun:
     """The stored sweep `run_id`, typed (see the module doc). `requests=False` skips the
-    per-request rows (no intervals, a diagnosis only if one was kept): for quick views.
+    per-request rows and the /metrics timeline (cells only: no intervals, a diagnosis only if one
+    was kept): for lists and quick views.
 
     Raises NotFoundError for an unknown id, ValueError for a run of another kind. Blocking
     (SQLite): call it in a thread from the GUI.
@@ -387,10 +388,10 @@ def sweep_from(store: Store, info: RunInfo, *, requests: bool = True,
     """`load_sweep` for a run whose identity is already read; `chunks=True` also rebuilds every
     request's chunk times (resume needs them)."""
     records = store.cells(info.id)
-    sample_rows = store.metric_samples(info.id)
-    samples = tuple(sample_from_row(r) for r in sample_rows)
+    rows = sample_rows(store, info.id) if requests else []
+    samples = tuple(sample_from_row(r) for r in rows)
     samples_by_cell: dict[int | None, list[MetricSample]] = {}
-    for row, sample in zip(sample_rows, samples):
+    for row, sample in zip(rows, samples):
         samples_by_cell.setdefault(row.get("cell_id"), []).append(sample)
     by_cell: dict[int | None, list[RequestTiming]] = {}
     origin = _epoch(info.started_at) or 0.0
@@ -415,9 +416,3 @@ def sweep_from(store: Store, info: RunInfo, *, requests: bool = True,
     else:
         findings = ()
     return ThroughputRun(info, cells, samples, findings, kept is not None, error)
-
-
-# Kept for the field list docs/ARCHITECTURE.md points at.
-STORED_SUMMARY_FIELDS = (*_DISTRIBUTIONS, *_SCALARS, "count", "ok", "failures_by_class",
-                         "prompt_tokens", "completion_tokens", "prefill_change", "decode_change",
-                         "goodput", "token_mismatches", "client_load", "status")

@@ -31,6 +31,7 @@ from typing import Any
 
 from desktop_app.core.endpoint.client import make_client
 from desktop_app.core.endpoint.discovery import discover
+from desktop_app.core.endpoint.server_settings import user_settings_from_stored
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo, MetricSample
 from desktop_app.core.runs import run_info
 from desktop_app.core.store import NotFoundError, Store
@@ -68,6 +69,11 @@ def sweep_config_from_json(data: dict[str, Any], endpoint: EndpointConfig) -> Sw
     fields = {f.name for f in dataclasses.fields(SweepConfig)}
     data = dict(data)
     stored_ep = data.pop("endpoint", None) or {}
+    # The run stored the settings merged with what the server reported; the sweep gets back
+    # only what the user typed (the server is asked again when it resumes).
+    merged = data.pop("server_settings", None) or {}
+    source = data.pop("server_settings_source", None) or {}
+    data["server_settings"] = user_settings_from_stored(merged, source) if source else merged
     unknown = set(data) - fields
     if unknown or "input_tokens" not in data:
         raise ResumeError(f"the stored configuration is not a sweep's (keys: {sorted(data)})")

@@ -140,16 +140,7 @@ class ThroughputPage(QWidget):
             edit = QLineEdit()
             edit.setPlaceholderText(tip)
             edit.setToolTip(tip)
-            error = QLabel()
-            error.setStyleSheet(_ERROR_STYLE)
-            error.setWordWrap(True)
-            error.hide()
-            column = QVBoxLayout()
-            column.setSpacing(1)
-            column.addWidget(edit)
-            column.addWidget(error)
-            layout.addRow(label, column)
-            self._edits[field], self._errors[field] = edit, error
+            self._add_checked_field(layout, field, label, edit)
         self.input_tokens = self._edits["input tokens"]
         self.concurrency = self._edits["concurrency"]
         self.output_tokens = self._edits["output tokens"]
@@ -225,18 +216,23 @@ class ThroughputPage(QWidget):
         self.server_settings.setToolTip(self.tr(
             "key=value pairs, separated by commas. Settings the server reports are read "
             "automatically; type here only those it does not report."))
+        self._add_checked_field(layout, "server settings", self.tr("Server settings"),
+                                self.server_settings)
+        return box
+
+    def _add_checked_field(self, layout: QFormLayout, field: str, label: str,
+                           edit: QLineEdit) -> None:
+        """A form row: the field, and under it the error that names what is wrong with it."""
         error = QLabel()
         error.setStyleSheet(_ERROR_STYLE)
         error.setWordWrap(True)
         error.hide()
         column = QVBoxLayout()
         column.setSpacing(1)
-        column.addWidget(self.server_settings)
+        column.addWidget(edit)
         column.addWidget(error)
-        layout.addRow(self.tr("Server settings"), column)
-        self._edits["server settings"], self._errors["server settings"] = (
-            self.server_settings, error)
-        return box
+        layout.addRow(label, column)
+        self._edits[field], self._errors[field] = edit, error
 
     def _build_results(self) -> QWidget:
         self.progress = QProgressBar()
