@@ -27,11 +27,14 @@ def api_key_from_env(args: argparse.Namespace) -> str | None:
 def checked_base_url(base_url: str) -> str:
     """The --base-url, normalised; InputError naming the flag when it is not a usable URL."""
     from desktop_app.core.endpoint.discovery import validate_base_url
+    from desktop_app.core.redact import redact_text, remember_url_secrets
 
+    # A `user:password@` URL's credentials are blanked in everything printed or written.
+    remember_url_secrets(base_url)
     try:
         return validate_base_url(base_url)
     except ValueError as exc:
-        raise InputError("--base-url", str(exc)) from None
+        raise InputError("--base-url", redact_text(str(exc))) from None
 
 
 def endpoint_or_simulator(stack: ExitStack, base_url: str | None, simulator: str | None) -> str:

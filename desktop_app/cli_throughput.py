@@ -37,8 +37,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     target.add_argument("--api-key-env", metavar="VAR",
                         help="environment variable holding the API key (never stored)")
     target.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
-    target.add_argument("--connect-timeout", type=float, default=10.0, metavar="S")
-    target.add_argument("--first-byte-timeout", type=float, default=600.0, metavar="S")
+    target.add_argument("--connect-timeout", type=float, metavar="S",
+                        help="seconds to connect (default 10)")
+    target.add_argument("--first-byte-timeout", type=float, metavar="S",
+                        help="longest silence: before the first byte and between reads "
+                        "(default 600)")
+    target.add_argument("--request-timeout", type=float, metavar="S",
+                        help="one request, start to end, at most (default 3600)")
     sweep = p.add_argument_group("sweep")
     sweep.add_argument("--config", type=Path, metavar="TOML", help="read the options from a file")
     sweep.add_argument("--input-tokens", metavar="LIST", help="prompt lengths, e.g. 512,2k")
@@ -49,7 +54,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     sweep.add_argument("--requests", type=int, metavar="N",
                        help="measured requests per cell (default max(4 x concurrency, 8))")
     sweep.add_argument("--warmup", type=int, metavar="N", help="warm-up requests (default 2)")
-    sweep.add_argument("--time-budget", type=float, metavar="S", help="seconds per cell at most")
+    sweep.add_argument("--time-budget", type=float, metavar="S",
+                       help="seconds per cell at most: requests still in flight then are cut")
     sweep.add_argument("--ttft-target", type=float, metavar="S", help="goodput: TTFT target")
     sweep.add_argument("--tpot-target", type=float, metavar="S", help="goodput: TPOT target")
     sweep.add_argument("--same-prompts", action="store_true",
@@ -71,6 +77,21 @@ def _option(args, raw: dict, attr: str, key: str, default=None):
     return raw.get(key, default)
 
 
+MAX_REQUESTS = 10_000_000  # per cell, and warm-up requests: more is a typo, not a benchmark
+MAX_SECONDS = 366 * 86400.0  # a timeout or budget beyond a year is a typo
+
+
+def _seconds(args, raw: dict, attr: str, key: str, default, flag: str) -> float:
+    """A time in seconds from a flag or the sweep file, finite and positive, else InputError
+    naming the flag (`--connect-timeout nan` is refused, not passed on to the HTTP client)."""
+    value = _option(args, raw, attr, key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+            0 < value <= MAX_SECONDS):
+        raise InputError(flag, f"{value!r:.40} must be a positive number of seconds "
+                         f"(at most {MAX_SECONDS:g})")
+    return float(value)
+
+
 def _ints(value, field: str) -> tuple[int, ...]:
     if isinstance(value, list):
         value = ",".join(str(v) for v in value)
@@ -89,8 +110,23 @@ def build_config(args: argparse.Namespace, base_url: str, model: str):
     endpoint = EndpointConfig(
         base_url=url, model=model, api=_option(args, raw, "api", "api", "chat"),
         api_key=api_key, verify_tls=not args.insecure and raw.get("verify_tls", True),
-        connect_timeout_s=args.connect_timeout, first_byte_timeout_s=args.first_byte_timeout,
+        connect_timeout_s=_seconds(args, raw, "connect_timeout", "connect_timeout_s", 10.0,
+                                   "--connect-timeout"),
+        first_byte_timeout_s=_seconds(args, raw, "first_byte_timeout", "first_byte_timeout_s",
+                                      600.0, "--first-byte-timeout"),
+        total_timeout_s=_seconds(args, raw, "request_timeout", "total_timeout_s", 3600.0,
+                                 "--request-timeout"),
     )
+    for attr, key, flag in (("time_budget", "cell_time_budget_s", "--time-budget"),
+                            ("ttft_target", "ttft_target_s", "--ttft-target"),
+                            ("tpot_target", "tpot_target_s", "--tpot-target")):
+        if _option(args, raw, attr, key) is not None:
+            _seconds(args, raw, attr, key, None, flag)
+    for attr, key, flag, top in (("requests", "requests_per_cell", "--requests", MAX_REQUESTS),
+                                 ("warmup", "warmup", "--warmup", MAX_REQUESTS)):
+        value = _option(args, raw, attr, key)
+        if value is not None and not 0 <= value <= top:
+            raise InputError(flag, f"{value!r:.40} is out of range (0 to {top:,})")
     rates = _option(args, raw, "request_rate", "request_rates")
     input_tokens = _option(args, raw, "input_tokens", "input_tokens")
     if input_tokens is None:
@@ -105,6 +141,7 @@ def build_config(args: argparse.Namespace, base_url: str, model: str):
         warmup=_option(args, raw, "warmup", "warmup", 2),
         cell_time_budget_s=_option(args, raw, "time_budget", "cell_time_budget_s"),
         ttft_target_s=_option(args, raw, "ttft_target", "ttft_target_s"),
+        metrics_interval_s=_option(args, raw, "metrics_interval", "metrics_interval_s", 0.5),
         tpot_target_s=_option(args, raw, "tpot_target", "tpot_target_s"),
         unique_prompts=not (args.same_prompts or raw.get("unique_prompts") is False),
         scrape_metrics=not (args.no_metrics or raw.get("scrape_metrics") is False),
@@ -150,6 +187,7 @@ def run_throughput(args: argparse.Namespace) -> int:
 async def _run(args: argparse.Namespace, base_url: str) -> int:
     from desktop_app.core.endpoint.client import make_client
     from desktop_app.core.endpoint.discovery import choose_model, discover
+    from desktop_app.core.redact import redact_url
     from desktop_app.core.store import Store, resolve_db_path
     from desktop_app.core.throughput.sweep import run_sweep
 
@@ -163,7 +201,7 @@ async def _run(args: argparse.Namespace, base_url: str) -> int:
         print(f"warning: model {config.endpoint.model!r} is not among the endpoint's models "
               f"({', '.join(info.models)}); this engine accepts it anyway", file=sys.stderr)
     label = "simulated " if info.simulated else ""
-    print(f"Endpoint {config.endpoint.v1_url}: {label}{info.engine} "
+    print(f"Endpoint {redact_url(config.endpoint.v1_url)}: {label}{info.engine} "
           f"{info.engine_version or ''}, model {config.endpoint.model}, tokenizer "
           f"{info.tokenizer or 'none (prompts calibrated)'}, /metrics "
           f"{'yes' if info.has_metrics else 'no'}", file=sys.stderr)

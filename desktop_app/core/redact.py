@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
-__all__ = ["is_secret_name", "redact_config", "redact_text", "redact_url", "remember_secret"]
+__all__ = ["is_secret_name", "redact_config", "redact_text", "redact_url", "remember_secret",
+           "remember_url_secrets"]
 
 # Keys this process was given (from the environment, the keyring, a form). Patterns catch
 # "sk-..." and "Bearer ..."; a key of any other shape is only caught by being known.
@@ -200,10 +201,12 @@ def redact_text(text: str) -> str:
     """
     if not text:
         return text
+    # URLs first: a `user:password@` is removed whole before a known password is blanked
+    # inside it (which would leave a URL urlsplit cannot read).
+    text = _URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)), text)
     for secret in _KNOWN_SECRETS:
         if secret in text:
             text = text.replace(secret, "[redacted]")
-    text = _URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)), text)
     text = _AUTH_IN_TEXT.sub(lambda m: f"{m.group(1)} [redacted]", text)
     text = _HEADER_IN_TEXT.sub(lambda m: f"{m.group(1)}{m.group(2)}[redacted]", text)
     return _KEYLIKE_IN_TEXT.sub("[redacted]", text)
@@ -216,3 +219,25 @@ def remember_secret(value: str | None) -> None:
     if value and len(value.strip()) >= _MIN_KNOWN_SECRET_LEN:
         _KNOWN_SECRETS.add(value.strip())
         _KNOWN_SECRETS.add(value)
+
+
+def remember_url_secrets(url: str | None) -> None:
+    """Remember the credentials of a `user:password@` URL (the password as typed and decoded,
+    and the `Basic` token an HTTP client builds from the pair) so :func:`redact_text` blanks them
+    wherever a server or a library echoes them back."""
+    if not url or "@" not in url:
+        return
+    try:
+        parts = urlsplit(url)
+        user, password = parts.username, parts.password
+    except ValueError:
+        return
+    if not password:
+        return
+    import base64
+    from urllib.parse import unquote
+
+    remember_secret(password)
+    remember_secret(unquote(password))
+    pair = f"{unquote(user or '')}:{unquote(password)}".encode("utf-8", "replace")
+    remember_secret(base64.b64encode(pair).decode("ascii"))

@@ -34,8 +34,17 @@ from http import HTTPStatus
 import httpx
 
 from desktop_app import __version__
+from desktop_app.core.endpoint import limits as _limits
+from desktop_app.core.endpoint.limits import (
+    LimitedTransport,
+    ResponseLimitError,
+    clean_text,
+    loads_limited,
+    with_limit,
+)
 from desktop_app.core.endpoint.sse import SSEParser
 from desktop_app.core.endpoint.types import EndpointConfig, StreamResult
+from desktop_app.core.redact import redact_text, redact_url, remember_secret, remember_url_secrets
 
 __all__ = ["EndpointError", "complete", "error_message", "make_client", "status_text",
            "stream_request"]
@@ -43,6 +52,12 @@ __all__ = ["EndpointError", "complete", "error_message", "make_client", "status_
 API_PATHS = {"chat": "/chat/completions", "completions": "/completions"}
 _SPARE_CONNECTIONS = 4  # beyond the run's concurrency: /metrics scrapes, /tokenize, discovery
 _WRITE_TIMEOUT_S = 60.0  # sending a request body; only a server that stopped reading hits it
+# usage.completion_tokens and the content chunks streamed disagree when one exceeds the other
+# by more than this factor plus this many tokens (a chunk may carry a few tokens; 100x cannot).
+USAGE_MARGIN_FACTOR = 2
+USAGE_MARGIN_TOKENS = 8
+# Codes a StreamResult's `flags` may carry (counted per cell; the diagnosis names them).
+PLAUSIBILITY_FLAGS = ("negative_usage", "absurd_usage", "usage_mismatch", "no_content")
 
 
 class EndpointError(Exception):
@@ -52,8 +67,9 @@ class EndpointError(Exception):
 
     def __init__(self, message: str, *, url: str | None = None,
                  status_code: int | None = None, retry_after_s: float | None = None) -> None:
-        super().__init__(message)
-        self.url = url
+        # Messages quote URLs and the server's own words: credentials never pass.
+        super().__init__(redact_text(clean_text(message)))
+        self.url = redact_url(url) if url else url
         self.status_code = status_code
         self.retry_after_s = retry_after_s
 
@@ -65,25 +81,36 @@ def make_client(config: EndpointConfig, concurrency: int) -> httpx.AsyncClient:
     the wait for the headers and for every later read, so also the longest silence mid-stream);
     pool (waiting for a free connection) = `first_byte_timeout_s`. The total per request is
     enforced by `stream_request`/`complete`. Sends `Authorization: Bearer` when `api_key` is set.
-    Raises EndpointError when TLS cannot be set up for an https:// URL.
+    Every body read through it is bounded by `limits.LimitedTransport` (sizes after decoding;
+    docs/RELIABILITY.md, "Hostile servers"); the key and a URL's credentials are remembered so
+    `redact_text` blanks them. Raises EndpointError when TLS cannot be set up for an https:// URL.
     """
     headers = {"User-Agent": f"throughline/{__version__}"}
     if config.api_key:
         headers["Authorization"] = f"Bearer {config.api_key}"
+    # Only encodings LimitedTransport decodes in bounded pieces (a gzip bomb is counted as it
+    # inflates, never inflated whole).
+    headers["Accept-Encoding"] = "gzip, deflate"
+    remember_url_secrets(config.base_url)
+    remember_secret(config.api_key)
     size = max(1, concurrency) + _SPARE_CONNECTIONS
+    limits = httpx.Limits(
+        max_connections=size,
+        max_keepalive_connections=size,
+        # Shorter than the common 5 s server keep-alive (llama.cpp's httplib, uvicorn): a
+        # connection the server is closing just as we reuse it fails with "Server
+        # disconnected without sending a response" (seen against llama.cpp's server).
+        keepalive_expiry=2.0,
+    )
+    verify = _tls_verify(config)
     return httpx.AsyncClient(
         headers=headers,
-        limits=httpx.Limits(
-            max_connections=size,
-            max_keepalive_connections=size,
-            # Shorter than the common 5 s server keep-alive (llama.cpp's httplib, uvicorn): a
-            # connection the server is closing just as we reuse it fails with "Server
-            # disconnected without sending a response" (seen against llama.cpp's server).
-            keepalive_expiry=2.0,
-        ),
+        limits=limits,
         timeout=httpx.Timeout(connect=config.connect_timeout_s, read=config.first_byte_timeout_s,
                               write=_WRITE_TIMEOUT_S, pool=config.first_byte_timeout_s),
-        verify=_tls_verify(config),
+        verify=verify,
+        # Every byte read passes the limits of `limits.py` (body sizes, decoded size).
+        transport=LimitedTransport(httpx.AsyncHTTPTransport(verify=verify, limits=limits)),
     )
 
 
@@ -106,10 +133,20 @@ def error_message(response: httpx.Response) -> str:
     Understands OpenAI's `{"error": {"message"}}`, `{"error": "..."}`, FastAPI's `{"detail"}`
     and `{"message"}`; otherwise the start of the body text.
     """
+    return error_text(response.content)
+
+
+def error_text(body: bytes) -> str:
+    """The server's own words from an error body (see `error_message`), at most 300 characters,
+    lone surrogates replaced; a body nested too deeply is quoted as text."""
     try:
-        data = response.json()
+        data = loads_limited(body)
     except ValueError:
-        return response.text.strip()[:300]
+        return clean_text(body[:1200].decode("utf-8", "replace").strip()[:300])
+    return clean_text(_error_words(data))
+
+
+def _error_words(data) -> str:
     if isinstance(data, dict):
         err = data.get("error", data)
         if isinstance(err, dict):
@@ -151,8 +188,8 @@ class _Stream:
     """What one streamed request has seen so far; `result()` turns it into a StreamResult."""
 
     __slots__ = ("chunk_times", "done", "error_class", "error_message", "finish_reason",
-                 "first_byte_ns", "parts", "queued_ns", "response_id", "retry_after_s", "sent_ns",
-                 "server_error", "status_code", "usage", "usage_asked")
+                 "first_byte_ns", "flags", "parts", "queued_ns", "response_id", "retry_after_s",
+                 "sent_ns", "server_error", "status_code", "text_chars", "usage", "usage_asked")
 
     def __init__(self, usage_asked: bool) -> None:
         self.usage_asked = usage_asked
@@ -170,10 +207,17 @@ class _Stream:
         self.error_class: str | None = None
         self.error_message: str | None = None
         self.retry_after_s: float | None = None
+        self.flags: list[str] = []  # plausibility codes (PLAUSIBILITY_FLAGS)
+        self.text_chars = 0  # streamed text kept so far (at most MAX_STREAM_TEXT_CHARS)
 
     def fail(self, error_class: str, message: str) -> None:
         if self.error_class is None:  # the first failure is the cause; later ones follow from it
-            self.error_class, self.error_message = error_class, message
+            # What a server sent back may echo credentials (an Authorization header, a URL).
+            self.error_class, self.error_message = error_class, redact_text(clean_text(message))
+
+    def flag(self, code: str) -> None:
+        if code not in self.flags:
+            self.flags.append(code)
 
     def on_event(self, data: str, now: int) -> None:
         """Account for one SSE payload that arrived at `now` (perf_counter_ns)."""
@@ -181,9 +225,10 @@ class _Stream:
             self.done = True
             return
         try:
-            obj = json.loads(data)
+            obj = loads_limited(data)
             if self.response_id is None:
-                self.response_id = obj.get("id")
+                rid = obj.get("id")
+                self.response_id = clean_text(rid)[:200] if isinstance(rid, str) else None
             usage = obj.get("usage")
             if usage:
                 self.usage = usage
@@ -199,7 +244,9 @@ class _Stream:
                 delta = choice.get("delta")
                 piece = delta.get("content") if delta is not None else choice.get("text")
                 if piece:
-                    self.parts.append(piece)
+                    if isinstance(piece, str) and self.text_chars < _limits.MAX_STREAM_TEXT_CHARS:
+                        self.parts.append(piece)
+                        self.text_chars += len(piece)
                     content = True
                 elif delta and (delta.get("reasoning_content") or delta.get("reasoning")
                                 or delta.get("tool_calls")):
@@ -209,6 +256,8 @@ class _Stream:
                     self.finish_reason = reason
             if content:
                 self.chunk_times.append(now)
+        except ResponseLimitError as exc:  # JSONTooDeep
+            self.fail("malformed_stream", f"{exc} in an SSE event")
         except (ValueError, AttributeError, TypeError):  # not JSON, or not the chunk's shape
             self.fail("malformed_stream", f"unparseable SSE data: {data[:120]!r}")
 
@@ -220,15 +269,26 @@ class _Stream:
             self.fail("stream_cut", "the stream ended without a finish_reason or [DONE] "
                       "(the server cut it)")
         usage = self.usage if isinstance(self.usage, dict) else {}
-        completion = usage.get("completion_tokens")
-        prompt = usage.get("prompt_tokens")
+        completion = self._count(usage.get("completion_tokens"))
+        prompt = self._count(usage.get("prompt_tokens"))
         details = usage.get("prompt_tokens_details")
-        cached = details.get("cached_tokens") if isinstance(details, dict) else None
+        cached = self._count(details.get("cached_tokens")) if isinstance(details, dict) else None
+        streamed = len(self.chunk_times)
+        if (self.status_code is not None and self.error_class is None and streamed == 0
+                and (self.done or self.finish_reason is not None)):
+            self.fail("no_content", "the stream completed without any content (no chunk carried "
+                      "text, reasoning or a tool call: choices null, missing or empty)")
+            self.flag("no_content")
         if isinstance(completion, int):
             source = "usage"
+            if (self.error_class is None and streamed
+                    and (completion > USAGE_MARGIN_FACTOR * streamed + USAGE_MARGIN_TOKENS
+                         or streamed > USAGE_MARGIN_FACTOR * completion + USAGE_MARGIN_TOKENS)):
+                self.flag("usage_mismatch")
         else:
             source, completion = "client", len(self.chunk_times)
-            if self.usage_asked and self.error_class is None:
+            if (self.usage_asked and self.error_class is None
+                    and not {"negative_usage", "absurd_usage"} & set(self.flags)):
                 # It completed, so its timings stand; the class only says the counts are ours.
                 self.error_class = "no_usage"
                 self.error_message = ("no usage in the stream although include_usage was asked: "
@@ -240,18 +300,34 @@ class _Stream:
             last_token_ns=times[-1] if times else None,
             chunk_times_ns=tuple(times), response_id=self.response_id,
             status_code=self.status_code,
-            prompt_tokens=prompt if isinstance(prompt, int) else None,
+            prompt_tokens=prompt,
             completion_tokens=completion, tokens_source=source,
-            cached_tokens=cached if isinstance(cached, int) else None,
-            finish_reason=self.finish_reason,
-            text="".join(p for p in self.parts if isinstance(p, str)),
+            cached_tokens=cached,
+            finish_reason=clean_text(self.finish_reason)[:40]
+            if isinstance(self.finish_reason, str) else None,
+            text="".join(self.parts),
             error_class=self.error_class, error_message=self.error_message,
-            retry_after_s=self.retry_after_s,
+            retry_after_s=self.retry_after_s, flags=tuple(self.flags),
         )
+
+    def _count(self, value) -> int | None:
+        """A usage count the figures can rest on, else None with the reason flagged: negative
+        counts and counts above MAX_PLAUSIBLE_TOKENS are impossible (the client's own count
+        is used instead)."""
+        if not isinstance(value, int) or isinstance(value, bool):
+            return None
+        if value < 0:
+            self.flag("negative_usage")
+            return None
+        if value > _limits.MAX_PLAUSIBLE_TOKENS:
+            self.flag("absurd_usage")
+            return None
+        return value
 
 
 async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body: dict, *,
-                         path: str | None = None, headers: dict | None = None) -> StreamResult:
+                         path: str | None = None, headers: dict | None = None,
+                         deadline: float | None = None) -> StreamResult:
     """POST one streamed completion and time it; never raises for a failed request.
 
     The URL is `config.v1_url` + `path` (default `/chat/completions` or `/completions` by
@@ -261,6 +337,13 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
     with a message; a stream without usage where usage was asked is `no_usage` but keeps all
     its timings (it completed: its TTFT and decode times are valid, only the token count is the
     client's). Cancelling the caller closes the connection at once and re-raises CancelledError.
+
+    `deadline` (a `time.perf_counter()` value, e.g. the end of a cell's time budget) cuts the
+    request there if it comes before the total timeout: it ends `timeout`, saying which limit.
+    What the server sends is bounded (`limits.py`): the decoded stream by MAX_STREAM_BYTES, a
+    line by MAX_SSE_LINE_BYTES, an event's JSON by MAX_JSON_DEPTH (each a `malformed_stream`
+    naming its error class), an error body is read to MAX_ERROR_BODY_BYTES only. Usage counts
+    that cannot be true are flagged (`StreamResult.flags`) and replaced by the client's count.
     """
     url = config.v1_url + (path or API_PATHS[config.api])
     body = {**body, "stream": True}
@@ -276,21 +359,29 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
             st.sent_ns = time.perf_counter_ns()
 
     request.extensions["trace"] = trace
+    with_limit(request, _limits.MAX_STREAM_BYTES, "stream")
+    shown = redact_url(url)
     response: httpx.Response | None = None
+    budget_s = config.total_timeout_s
+    by_deadline = False
+    if deadline is not None:
+        left = max(0.0, deadline - time.perf_counter())
+        if left < budget_s:
+            budget_s, by_deadline = left, True
     try:
-        async with asyncio.timeout(config.total_timeout_s):
+        async with asyncio.timeout(budget_s):
             st.sent_ns = st.queued_ns = time.perf_counter_ns()
             response = await client.send(request, stream=True)
             st.first_byte_ns = time.perf_counter_ns()
             st.status_code = response.status_code
             if not response.is_success:
-                await response.aread()
+                body_start = await _read_some(response, _limits.MAX_ERROR_BODY_BYTES)
                 st.retry_after_s = _retry_after_s(response.headers.get("retry-after"))
-                st.fail("http_status", f"HTTP {status_text(response.status_code)} from {url}: "
-                        f"{error_message(response)}")
+                st.fail("http_status", f"HTTP {status_text(response.status_code)} from {shown}: "
+                        f"{error_text(body_start)}")
             elif response.headers.get("content-type", "").startswith("application/json"):
-                await response.aread()
-                st.fail("malformed_stream", f"{url} answered JSON, not an event stream: "
+                await _read_some(response, _limits.MAX_ERROR_BODY_BYTES)
+                st.fail("malformed_stream", f"{shown} answered JSON, not an event stream: "
                         "does the server support stream: true?")
             else:
                 parser, on_event, clock = SSEParser(), st.on_event, time.perf_counter_ns
@@ -302,12 +393,18 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
                 for data in parser.close():
                     on_event(data, now)
     except TimeoutError:
-        st.fail("timeout", f"no complete answer within {config.total_timeout_s:g} s "
-                "(total timeout)")
+        if by_deadline:
+            st.fail("timeout", "cut at the cell's time budget before it finished "
+                    f"({len(st.chunk_times)} content chunks in)")
+        else:
+            st.fail("timeout", f"no complete answer within {config.total_timeout_s:g} s "
+                    "(total timeout)")
     except httpx.TimeoutException as exc:
-        st.fail("timeout", _timeout_message(exc, config, url))
+        st.fail("timeout", _timeout_message(exc, config, shown))
+    except ResponseLimitError as exc:  # SSELineTooLong, DecompressedTooLarge, ...
+        st.fail("malformed_stream", f"{exc} ({len(st.chunk_times)} content chunks in)")
     except (httpx.ConnectError, httpx.UnsupportedProtocol, httpx.ProxyError) as exc:
-        st.fail("connect", f"cannot connect to {url}: {exc or type(exc).__name__}")
+        st.fail("connect", f"cannot connect to {shown}: {exc or type(exc).__name__}")
     except httpx.TransportError as exc:  # ReadError, WriteError, RemoteProtocolError, ...
         if st.first_byte_ns is None:
             st.fail("stream_cut", f"the server closed the connection before answering ({exc})")
@@ -320,6 +417,21 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
         if response is not None:
             await response.aclose()  # also on CancelledError: drops the connection mid-stream
     return st.result()
+
+
+async def _read_some(response: httpx.Response, limit: int) -> bytes:
+    """The first `limit` bytes of a body (decoded); the rest is not read (the connection is
+    dropped when the response is closed)."""
+    pieces, size = [], 0
+    try:
+        async for chunk in response.aiter_bytes():
+            pieces.append(chunk)
+            size += len(chunk)
+            if size >= limit:
+                break
+    except ResponseLimitError:
+        pass
+    return b"".join(pieces)[:limit]
 
 
 def _timeout_message(exc: httpx.TimeoutException, config: EndpointConfig, url: str) -> str:
@@ -343,9 +455,11 @@ async def complete(client: httpx.AsyncClient, config: EndpointConfig, body: dict
     url = config.v1_url + (path or API_PATHS[config.api])
     body = {**body, "stream": False}
     body.pop("stream_options", None)
+    target = url
+    url = redact_url(url)  # what messages say (the request itself goes to the real URL)
     try:
         async with asyncio.timeout(config.total_timeout_s):
-            response = await client.post(url, json=body)
+            response = await client.post(target, json=body)
     except (TimeoutError, httpx.TimeoutException) as exc:
         message = (_timeout_message(exc, config, url) if isinstance(exc, httpx.TimeoutException)
                    else f"no answer from {url} within {config.total_timeout_s:g} s")
@@ -360,7 +474,7 @@ async def complete(client: httpx.AsyncClient, config: EndpointConfig, body: dict
                             status_code=response.status_code,
                             retry_after_s=_retry_after_s(response.headers.get("retry-after")))
     try:
-        data = response.json()
+        data = loads_limited(response.content)
     except ValueError:
         data = None
     if not isinstance(data, dict):

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import httpx
 
 from desktop_app.core.endpoint.client import EndpointError, status_text, error_message, make_client
+from desktop_app.core.endpoint import limits
+from desktop_app.core.endpoint.limits import JSONTooDeep, loads_limited, with_limit
 from desktop_app.core.endpoint.server_settings import ServerSettings, read_server_settings
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo, TokenizerKind
 from desktop_app.core.endpoint.urls import validate_base_url
@@ -71,7 +73,13 @@ async def _discover(config: EndpointConfig, client: httpx.AsyncClient) -> Endpoi
     t0 = time.perf_counter()
     response = await _get_models(client, config, url)
     latency_s = time.perf_counter() - t0
-    data = _json(response)
+    try:
+        data = loads_limited(response.content)
+    except JSONTooDeep as exc:
+        raise EndpointError(f"{url} answered a model list nested too deeply ({exc})", url=url,
+                            status_code=response.status_code) from None
+    except ValueError:
+        data = None
     listed = data.get("data") if isinstance(data, dict) else None
     if not isinstance(listed, list):
         raise EndpointError(f"{url} did not answer with a model list (no 'data' array): "
@@ -214,12 +222,38 @@ async def _get_models(client: httpx.AsyncClient, config: EndpointConfig, url: st
 
 
 async def _get(client: httpx.AsyncClient, url: str) -> _Answer | None:
-    """An optional GET: its answer, or None when the server could not be asked."""
+    """An optional GET: its answer, or None when the server could not be asked. A /metrics
+    body is read to `MAX_METRICS_BYTES` only (its start says which engine it is)."""
+    if url.endswith("/metrics"):
+        return await _get_start(client, url, limits.MAX_METRICS_BYTES)
     try:
         response = await client.get(url, timeout=_PROBE_TIMEOUT_S)
-    except httpx.HTTPError:
+    except httpx.HTTPError:  # ResponseTooLarge included
         return None
     return _Answer(response.status_code, _json(response), response.text)
+
+
+async def _get_start(client: httpx.AsyncClient, url: str, limit: int) -> _Answer | None:
+    pieces, size = [], 0
+    try:
+        async with asyncio.timeout(_PROBE_TIMEOUT_S):
+            request = with_limit(client.build_request("GET", url, timeout=_PROBE_TIMEOUT_S),
+                                 limit, "metrics")
+            response = await client.send(request, stream=True)
+            try:
+                async for chunk in response.aiter_bytes():
+                    pieces.append(chunk)
+                    size += len(chunk)
+                    if size >= limit:
+                        break
+            finally:
+                await response.aclose()
+    except limits.ResponseLimitError:
+        pass
+    except (httpx.HTTPError, TimeoutError):
+        return None
+    text = b"".join(pieces)[:limit].decode("utf-8", "replace")
+    return _Answer(response.status_code, None, text)
 
 
 async def _post(client: httpx.AsyncClient, url: str, body: dict) -> dict:
@@ -234,7 +268,7 @@ async def _post(client: httpx.AsyncClient, url: str, body: dict) -> dict:
 
 def _json(response: httpx.Response) -> object:
     try:
-        return response.json()
+        return loads_limited(response.content)  # JSONTooDeep is a ValueError
     except ValueError:
         return None
 

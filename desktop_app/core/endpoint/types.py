@@ -23,6 +23,7 @@ ERROR_CLASSES = (
     "stream_cut",  # the stream ended without a finish_reason / [DONE] (reset, server cut it)
     "malformed_stream",  # an SSE line or JSON the client could not parse
     "no_usage",  # asked for usage and none came: token counts are the client's own
+    "no_content",  # the stream completed but no chunk carried content (choices null/missing)
 )
 
 
@@ -42,7 +43,7 @@ class EndpointConfig:
     verify_tls: bool = True
     connect_timeout_s: float = 10.0
     first_byte_timeout_s: float = 600.0  # a 32k prompt behind a queue can take minutes
-    total_timeout_s: float = 3600.0
+    total_timeout_s: float = 3600.0  # one request, start to end (`--request-timeout`)
 
     @property
     def root_url(self) -> str:
@@ -104,6 +105,10 @@ class StreamResult:
     error_class: str | None = None
     error_message: str | None = None
     retry_after_s: float | None = None  # from a 429/503's Retry-After header
+    # Plausibility codes (client.PLAUSIBILITY_FLAGS): negative_usage and absurd_usage (the
+    # server's count was impossible, the client's stands), usage_mismatch (usage and the
+    # streamed chunks disagree beyond 2x + 8), no_content.
+    flags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

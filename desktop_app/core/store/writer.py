@@ -38,6 +38,26 @@ log = logging.getLogger(__name__)
 
 # --------------------------------------------------------------------------- the background writer
 
+_INT64 = 2**63
+
+
+def _storable(value: Any) -> Any:
+    """`value` as SQLite can hold it: integers beyond 64 bits and other unstorable values
+    become None, lone surrogates U+FFFD."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return value if -_INT64 <= value < _INT64 else None
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return value
+    if isinstance(value, (float, bytes)):
+        return value
+    return None
+
 
 @dataclass
 class _Flush:
@@ -286,6 +306,9 @@ class RunWriter:
             self._commit_one_by_one(batch)
         except sqlite3.Error as exc:
             self._record(exc)
+        except Exception:  # noqa: BLE001 - a value SQLite cannot hold (OverflowError, a lone
+            # surrogate's UnicodeEncodeError, ...): find the row, keep the others.
+            self._commit_one_by_one(batch)
 
     def _commit_one_by_one(self, batch: list[tuple[str, tuple]]) -> None:
         # One bad row (say, of a run deleted meanwhile) must not take its batch's good rows along.
@@ -300,5 +323,33 @@ class RunWriter:
                         sqlite3.ProgrammingError,
                     ) as exc:
                         self._record(exc)
+                    except sqlite3.Error:
+                        raise
+                    except Exception as exc:  # noqa: BLE001 - one bad value, not the run's end
+                        self._store_as_failed(sql, params, exc)
         except sqlite3.Error as exc:
             self._record(exc)
+
+    def _store_as_failed(self, sql: str, params: tuple, exc: Exception) -> None:
+        """A row with a value SQLite cannot hold (an integer past 64 bits, a lone surrogate):
+        a request row is stored failed, the values it could not hold left empty and the reason
+        in its error message; any other row is logged and skipped."""
+        reason = f"{type(exc).__name__}: {exc}"[:200]
+        if sql != _TP_REQUESTS.insert_sql:
+            log.error("results writer: a row could not be stored and was skipped: %s", reason)
+            return
+        values = [_storable(v) for v in params]
+        cols = _TP_REQUESTS.columns
+        i_class, i_msg = cols.index("error_class"), cols.index("error_message")
+        if values[i_class] is None:
+            values[i_class] = "malformed_stream"
+        values[i_msg] = (f"a value could not be stored ({reason}); it was left empty"
+                         + (f" ({values[i_msg]})" if values[i_msg] else ""))
+        try:
+            self._db.conn.execute(sql, tuple(values))
+        except sqlite3.Error:
+            raise
+        except Exception as again:  # noqa: BLE001
+            log.error("results writer: a request row could not be stored: %s", again)
+        else:
+            log.warning("results writer: a request stored as failed: %s", reason)

@@ -30,8 +30,18 @@ _FAILURE_HINTS = {
     "connect": "check the server is up and reachable",
     "http_status": "the server refused requests (429/503 mean overload: lower the load)",
     "stream_cut": "the server cut streams (llama-cpp-python does when a new request arrives)",
-    "malformed_stream": "the server's stream was not valid SSE/JSON",
+    "malformed_stream": "the server's stream was not valid SSE/JSON, or passed a size, line or "
+                        "nesting limit (the message names the limit's error class)",
     "no_usage": "token counts are the client's own: the server sent no usage",
+    "no_content": "the server completed streams without any content (choices null or missing)",
+}
+# What each plausibility code means, for the `implausible_counts` finding.
+_IMPLAUSIBLE_WORDS = {
+    "negative_usage": "negative token counts in usage",
+    "absurd_usage": "token counts in usage above 10,000,000",
+    "usage_mismatch": "usage.completion_tokens more than 2x + 8 away from the content chunks "
+                      "streamed",
+    "no_content": "streams that completed without any content",
 }
 
 
@@ -168,3 +178,31 @@ def goodput(cells: Sequence[CellResult]) -> Finding | None:
     suggestion = ("Loosen the targets, shorten the prompts, or serve this load with more capacity."
                   if none_ok else None)
     return Finding("goodput", "warning" if none_ok else "info", msg, evidence, suggestion)
+
+
+def implausible(cells: Sequence[CellResult]) -> Finding | None:
+    """Requests whose numbers could not be true (the client's plausibility flags): negative or
+    absurd usage (the client's own count was used instead), usage disagreeing with what
+    streamed (kept, but doubtful), streams with no content (failed as `no_content`)."""
+    bad = [(i, c) for i, c in enumerate(cells) if c.implausible]
+    if not bad:
+        return None
+    by_code: dict[str, int] = defaultdict(int)
+    parts = []
+    for _, c in bad:
+        for code, n in sorted(c.implausible.items()):
+            by_code[code] += n
+        parts.append(f"{c.spec.label}: " + ", ".join(
+            f"{n} {code}" for code, n in sorted(c.implausible.items())))
+    total = sum(by_code.values())
+    what = "; ".join(f"{by_code[code]} with {_IMPLAUSIBLE_WORDS.get(code, code)}"
+                     for code in sorted(by_code))
+    msg = (f"The server reported numbers that cannot be true in {total} request"
+           f"{'s' if total != 1 else ''}: {what} ({'; '.join(parts)}). Impossible counts were "
+           "replaced by the client's own (one token per content chunk); figures resting on a "
+           "disagreeing usage are doubtful.")
+    evidence = {"requests": total, "by_code": dict(sorted(by_code.items())),
+                "by_cell": {str(i): dict(sorted(c.implausible.items())) for i, c in bad}}
+    return Finding("implausible_counts", "problem", msg, evidence,
+                   "Check the server's usage reporting (and its streaming format) before "
+                   "trusting its token counts.")

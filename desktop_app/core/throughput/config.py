@@ -14,6 +14,9 @@ from desktop_app.core.redact import redact_url
 from desktop_app.core.throughput.types import CellSpec
 
 
+MAX_REQUESTS = 10_000_000  # per cell (and warm-up): more is a typo, not a benchmark
+
+
 def default_requests(concurrency: int) -> int:
     """The sweep's default number of measured requests in a closed-loop cell."""
     return max(4 * concurrency, 8)
@@ -28,7 +31,7 @@ class SweepConfig:
     `requests_per_cell` defaults to max(4 x concurrency, 8) (open loop: 8 x rate, at least 8).
     `warmup` requests are sent once before the first cell, at its shape, and excluded from every
     figure. `cell_time_budget_s` stops sending new requests in a cell after that many seconds
-    (those in flight finish). `unique_prompts=False` sends identical prompts per length, to
+    and cuts those still in flight at that moment (they end `timeout`). `unique_prompts=False` sends identical prompts per length, to
     measure prefix-cache hits. `ttft_target_s`/`tpot_target_s` define goodput: the share of
     requests meeting both. `ignore_eos=None` sends ignore_eos/min_tokens only to engines known
     to accept them.
@@ -101,8 +104,18 @@ class SweepConfig:
                     raise InputError("request rate", f"{rate!r} must be a positive number")
         else:
             _positive_ints(self.concurrency, "concurrency")
-        if self.requests_per_cell is not None and self.requests_per_cell < 1:
-            raise InputError("requests per cell", f"{self.requests_per_cell} must be at least 1")
+        if self.requests_per_cell is not None and not 1 <= self.requests_per_cell <= MAX_REQUESTS:
+            raise InputError("requests per cell", f"{self.requests_per_cell!r:.40} must be 1 to "
+                             f"{MAX_REQUESTS:,}")
+        if self.warmup > MAX_REQUESTS:
+            raise InputError("warm-up requests",
+                             f"{self.warmup!r:.40} is more than {MAX_REQUESTS:,}")
+        for name, value in (("connect timeout", self.endpoint.connect_timeout_s),
+                            ("first-byte timeout", self.endpoint.first_byte_timeout_s),
+                            ("request timeout", self.endpoint.total_timeout_s)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+                    value > 0 and math.isfinite(value)):
+                raise InputError(name, f"{value!r:.40} must be a positive number of seconds")
         if self.warmup < 0:
             raise InputError("warm-up requests", f"{self.warmup} must not be negative")
         for name, value in (

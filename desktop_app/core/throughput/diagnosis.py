@@ -14,6 +14,7 @@ is a normal case: the concurrency cap is then inferred from the client's own tim
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
@@ -25,6 +26,7 @@ from desktop_app.core.throughput.checks import (
     client_bound as _client_bound,
     failures as _failures,
     goodput as _goodput,
+    implausible as _implausible,
     token_mismatch as _token_mismatch,
     unreliable_cells,
 )
@@ -63,7 +65,7 @@ PREFILL_DROP_MIN = 0.10
 PREFILL_DROP_WARN = 0.30
 _SEVERITY_RANK = {"problem": 0, "warning": 1, "info": 2}
 _CODE_RANK = {code: i for i, code in enumerate((
-    "client_bound", "concurrency_cap", "kv_cache_pressure", "failures",
+    "client_bound", "implausible_counts", "concurrency_cap", "kv_cache_pressure", "failures",
     "prefill_drop_under_concurrency", "decode_slows_with_batch", "token_count_mismatch",
     "goodput", "prefill_slows_with_length", "ttft_linear"))}
 
@@ -98,7 +100,7 @@ def diagnose(
     findings = [
         cap, _kv_pressure(cells, engine, settings, kv_peak), _client_bound(cells),
         _failures(cells), _prefill_drop(cells, cap), _decode_slows(cells, cap),
-        _token_mismatch(cells), _goodput(cells), *_length_findings(cells),
+        _token_mismatch(cells), _implausible(cells), _goodput(cells), *_length_findings(cells),
     ]
     return sorted((f for f in findings if f is not None),
                   key=lambda f: (_SEVERITY_RANK[f.severity], _CODE_RANK.get(f.code, 99)))
@@ -197,8 +199,19 @@ def _span(c: CellResult) -> float:
     return max(ends) - min(t.sent_s for t in c.timings) if ends else 0.0
 
 
+def _finite(x: float | None) -> bool:
+    return x is not None and math.isfinite(x)
+
+
+def _gauges(s) -> bool:
+    """Whether a scrape has usable running and waiting gauges (finite: a stored run from before
+    the scraper dropped impossible values may hold inf or NaN)."""
+    return (_finite(s.running) and _finite(s.waiting)
+            and abs(s.running) < 1e12 and abs(s.waiting) < 1e12)
+
+
 def _kv_peak(cells: Sequence[CellResult]) -> float | None:
-    vals = [s.kv_cache_usage for c in cells for s in c.samples if s.kv_cache_usage is not None]
+    vals = [s.kv_cache_usage for c in cells for s in c.samples if _finite(s.kv_cache_usage)]
     return max(vals) if vals else None
 
 
@@ -206,14 +219,13 @@ def _kv_peak(cells: Sequence[CellResult]) -> float | None:
 
 def _cap_from_metrics(cells: Sequence[CellResult]) -> tuple[int, int, list[int]] | None:
     """(cap, most waiting, indices of the cells that queued) from the running/waiting gauges."""
-    samples = [s for c in cells for s in c.samples
-               if s.running is not None and s.waiting is not None]
+    samples = [s for c in cells for s in c.samples if _gauges(s)]
     if not samples:
         return None
     cap = int(round(max(s.running for s in samples)))
     queued, most_waiting = [], 0
     for i, c in enumerate(cells):
-        ss = [s for s in c.samples if s.running is not None and s.waiting is not None]
+        ss = [s for s in c.samples if _gauges(s)]
         at_cap = [s for s in ss if round(s.running) >= cap and s.waiting > 0]
         plateau = [s for s in ss if round(s.running) == cap]
         client_above = c.spec.concurrency is not None and c.spec.concurrency > cap
@@ -275,8 +287,7 @@ def _queue_share(cells: Sequence[CellResult], queued: list[int]) -> dict | None:
 def _concurrency_cap(cells, engine, settings, kv_peak) -> Finding | None:
     found, source = _cap_from_metrics(cells), "metrics"
     # Fall back to the client's timeline only when the scrapes cannot show a queue at all.
-    gauges = any(s.running is not None and s.waiting is not None
-                 for c in cells for s in c.samples)
+    gauges = any(_gauges(s) for c in cells for s in c.samples)
     if found is None and not gauges:
         found, source = _cap_from_timeline(cells), "client_timeline"
     if found is None:
@@ -323,10 +334,10 @@ def _preemptions_by_cell(cells: Sequence[CellResult]) -> dict[int, int]:
     """Preemption counter delta per cell: the cell's highest value minus the last value scraped
     before it (any cell's), so preemptions between two cells' scrapes are not lost."""
     series = sorted((s.t_s, s.preemptions)
-                    for c in cells for s in c.samples if s.preemptions is not None)
+                    for c in cells for s in c.samples if _finite(s.preemptions))
     out = {}
     for i, c in enumerate(cells):
-        mine = [s for s in c.samples if s.preemptions is not None]
+        mine = [s for s in c.samples if _finite(s.preemptions)]
         if not mine:
             continue
         first = min(s.t_s for s in mine)

@@ -48,6 +48,7 @@ def cell_json(index: int, cell: CellResult, unreliable: bool) -> dict:
         "decode_change_vs_c1": cell.decode_change,
         "goodput": cell.goodput,
         "token_mismatches": cell.token_mismatches,
+        "implausible": dict(cell.implausible),
         "client_load": dataclasses.asdict(cell.client_load) if cell.client_load else None,
         "latencies_unreliable": unreliable,
         "status": cell.status,

@@ -28,7 +28,8 @@ async def closed_loop(
 ) -> int:
     """Keep `concurrency` requests in flight until `requests` were sent; returns how many were.
 
-    `deadline` (a `time.perf_counter()` value) stops new requests after it; those in flight finish.
+    `deadline` (a `time.perf_counter()` value) stops new requests after it; `send` itself cuts
+    the requests in flight at it (the sweep passes the deadline to `stream_request`).
     """
     next_index = 0
 

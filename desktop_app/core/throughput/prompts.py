@@ -37,7 +37,10 @@ from typing import Literal
 
 import httpx
 
+from desktop_app.core.endpoint import limits
+from desktop_app.core.endpoint.limits import JSONTooDeep, clean_text, loads_limited
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo
+from desktop_app.core.redact import redact_text
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +48,9 @@ Method = Literal["tokenizer", "calibrated"]
 _PAD_PIECES = (" a", " I", " so", ",", ".")  # appended to close the last few tokens of a gap
 _TOKENIZE_BUDGET = 40  # /tokenize calls allowed to fit one length (cheap: milliseconds each)
 _CALIBRATE_BUDGET = 8  # 1-token completions allowed to fit one length (each a full prefill)
+# A filler word costs at least this share of a token on any real tokenizer: a server whose
+# counts say otherwise (0, or negative) cannot make the fitter build prompts beyond it.
+_MAX_WORDS_PER_TOKEN = 20
 
 
 # Filler: lowercase common English words. Every block of len(_WORDS) words is a fresh random
@@ -319,6 +325,7 @@ class PromptFactory:
             step = (target - tokens) / max(slope, 0.05)
             n += math.ceil(step) if step > 0 else math.floor(step)
             n = min(max(n, lo[0] + 1 if lo else 0), hi[0] - 1 if hi else n)
+            n = min(n, _MAX_WORDS_PER_TOKEN * target + 64)  # bounded memory, whatever counts say
         if lo is None:
             raise PromptError(
                 f"A prompt of {target} tokens is too short for this server: the shortest one "
@@ -400,8 +407,9 @@ class PromptFactory:
                 self.max_model_len = data["max_model_len"]
             count = data.get("count")
             if not isinstance(count, int):
-                count = len(data.get("tokens") or [])
-            return count
+                tokens = data.get("tokens")
+                count = len(tokens) if isinstance(tokens, list) else 0
+            return _plausible_count(count, target, "the tokenizer")
         if kind == "llamacpp":
             data = await self._post(f"{root}/tokenize", {"content": content}, "the tokenizer",
                                     target)
@@ -429,7 +437,7 @@ class PromptFactory:
         if not isinstance(usage.get("prompt_tokens"), int):
             raise PromptError(f"Could not build a prompt of {target} tokens: the server's answer "
                               f"has no usage.prompt_tokens to calibrate with.")
-        return usage["prompt_tokens"]
+        return _plausible_count(usage["prompt_tokens"], target, "the calibration request")
 
     async def _post(self, url: str, body: dict, what: str, target: int) -> dict:
         try:
@@ -442,20 +450,33 @@ class PromptFactory:
                 response = await self._client.post(url, json=body, headers=self._headers,
                                                    timeout=self._timeout)
         except httpx.HTTPError as exc:
-            raise PromptError(f"Could not build a prompt of {target} tokens: {what} at {url} "
-                              f"failed ({type(exc).__name__}: {exc}).") from exc
+            raise PromptError(redact_text(
+                f"Could not build a prompt of {target} tokens: {what} at {url} "
+                f"failed ({type(exc).__name__}: {exc}).")) from exc
         if response.status_code != 200:
-            raise PromptError(f"Could not build a prompt of {target} tokens: {what} at {url} "
-                              f"answered HTTP {response.status_code}: {response.text[:200]}")
+            raise PromptError(redact_text(clean_text(
+                f"Could not build a prompt of {target} tokens: {what} at {url} "
+                f"answered HTTP {response.status_code}: {response.text[:200]}")))
         try:
-            data = response.json()
+            data = loads_limited(response.content)
+        except JSONTooDeep as exc:
+            raise PromptError(redact_text(f"Could not build a prompt of {target} tokens: {what} "
+                                          f"at {url} answered {exc}.")) from None
         except ValueError as exc:
-            raise PromptError(f"Could not build a prompt of {target} tokens: {what} at {url} "
-                              f"did not answer JSON.") from exc
+            raise PromptError(redact_text(f"Could not build a prompt of {target} tokens: {what} "
+                                          f"at {url} did not answer JSON.")) from exc
         if not isinstance(data, dict):
             raise PromptError(f"Could not build a prompt of {target} tokens: {what} at {url} "
                               f"answered an unexpected shape.")
         return data
+
+
+def _plausible_count(count: int, target: int, what: str) -> int:
+    """A token count a prompt can rest on; PromptError for a negative or absurd one."""
+    if isinstance(count, bool) or not 0 <= count <= limits.MAX_PLAUSIBLE_TOKENS:
+        raise PromptError(f"Could not build a prompt of {target} tokens: {what} answered an "
+                          f"impossible token count ({count!r:.30}).")
+    return count
 
 
 async def _gather_limited(calls: list[Callable[[], Awaitable[int]]], limit: int) -> list[int]:

@@ -105,8 +105,16 @@ def cell_result(record: CellRecord, timings: Sequence[RequestTiming] = (),
         client_load=_client_load(d.get("client_load")),
         prefill_change=d.get("prefill_change"), decode_change=d.get("decode_change"),
         goodput=d.get("goodput"), token_mismatches=_int_or_none(d.get("token_mismatches")) or 0,
+        implausible=_implausible(d.get("implausible")),
         started_s=0.0 if started is None or origin is None else started - base,
         ended_s=0.0 if ended is None or origin is None else ended - base, status=status)
+
+
+def _implausible(value) -> dict[str, int]:
+    """A stored cell's plausibility counts ({} for cells stored before they were counted)."""
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): n for k, v in value.items() if (n := _int_or_none(v))}
 
 
 def timing_from_row(row: dict, origin: float, chunks: bool = True) -> RequestTiming:

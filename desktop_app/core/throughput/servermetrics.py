@@ -17,6 +17,8 @@ from collections.abc import Callable
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
+from desktop_app.core.endpoint import limits
+from desktop_app.core.endpoint.limits import with_limit
 from desktop_app.core.endpoint.types import EndpointConfig, MetricSample
 
 log = logging.getLogger(__name__)
@@ -43,17 +45,22 @@ _PREFIXES = tuple(sorted(_WANTED))
 def parse_metrics(text: str, t_s: float) -> MetricSample:
     """Map a Prometheus text body to a `MetricSample` taken at `t_s` (seconds since run start).
 
-    Unknown names give None fields; a body that is not Prometheus text gives an all-None sample
+    At most `limits.MAX_METRICS_LINES` wanted lines are parsed; impossible values (inf, NaN,
+    negative, absurd: `plausible_metric`) are dropped. Unknown names give None fields; a body that is not Prometheus text gives an all-None sample
     (logged at debug level), never an exception. `raw` holds each mapped source series by name,
     aggregated across its label sets.
     """
     lines = [line for line in text.splitlines() if line.startswith(_PREFIXES)]
+    if len(lines) > limits.MAX_METRICS_LINES:  # bounds the (pure Python) parser's time
+        log.debug("/metrics: %d wanted lines, only the first %d read", len(lines),
+                  limits.MAX_METRICS_LINES)
+        lines = lines[:limits.MAX_METRICS_LINES]
     raw: dict[str, float] = {}
     try:
         for family in text_string_to_metric_families("\n".join(lines) + "\n"):
             for sample in family.samples:
                 value = float(sample.value)
-                if sample.name not in _WANTED or math.isnan(value):
+                if sample.name not in _WANTED or not plausible_metric(sample.name, value):
                     continue
                 if sample.name in _FRACTIONS:
                     raw[sample.name] = max(raw.get(sample.name, value), value)
@@ -65,6 +72,22 @@ def parse_metrics(text: str, t_s: float) -> MetricSample:
     fields = {field: next((raw[name] for name in names if name in raw), None)
               for field, names in _SOURCES.items()}
     return MetricSample(t_s=t_s, raw=raw, **fields)
+
+
+# A gauge or counter of requests beyond this is not a real server's (no server runs a hundred
+# million requests at once); a KV-cache fraction is within 0..1 (a little over for rounding).
+MAX_PLAUSIBLE_COUNT = 1e8
+MAX_PLAUSIBLE_FRACTION = 1.5
+
+
+def plausible_metric(name: str, value: float) -> bool:
+    """Whether a scraped value can be true: finite, not negative, within range. Others (inf,
+    NaN, -3, 1e300) are dropped from the sample, logged at debug level, never used."""
+    top = MAX_PLAUSIBLE_FRACTION if name in _FRACTIONS else MAX_PLAUSIBLE_COUNT
+    ok = math.isfinite(value) and 0 <= value <= top
+    if not ok:
+        log.debug("/metrics: %s = %r ignored (impossible)", name, value)
+    return ok
 
 
 class MetricsScraper:
@@ -107,9 +130,11 @@ class MetricsScraper:
         while True:
             started = self._clock()
             try:
-                response = await self._client.get(self._url, headers=self._headers,
-                                                  timeout=self._timeout)
-            except httpx.HTTPError as exc:
+                request = self._client.build_request("GET", self._url, headers=self._headers,
+                                                     timeout=self._timeout)
+                with_limit(request, limits.MAX_METRICS_BYTES, "metrics")
+                response = await self._client.send(request)
+            except httpx.HTTPError as exc:  # MetricsTooLarge included
                 self._failed(f"{type(exc).__name__}: {exc}")
             else:
                 if response.status_code == 404 and self.available is None:
@@ -122,7 +147,10 @@ class MetricsScraper:
                     self.available = True
                     self.scrapes += 1
                     middle = (started + self._clock()) / 2
-                    on_sample(parse_metrics(response.text, middle - self.t0))
+                    # Off the event loop: even a capped body takes a while to parse.
+                    text = response.text
+                    sample = await asyncio.to_thread(parse_metrics, text, middle - self.t0)
+                    on_sample(sample)
             next_s += self.interval_s
             now = self._clock()
             if now > next_s:  # overran: skip to the next slot still ahead

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from desktop_app.core.endpoint.client import make_client, stream_request
+from desktop_app.core.endpoint.limits import clean_text
 from desktop_app.core.endpoint.discovery import choose_model, discover
 from desktop_app.core.endpoint.server_settings import stored_settings
 from desktop_app.core.endpoint.types import EndpointInfo, MetricSample, StreamResult
@@ -57,6 +58,7 @@ class RequestRecord:
     error_message: str | None = None
     status_code: int | None = None
     finish_reason: str | None = None
+    flags: tuple[str, ...] = ()  # plausibility codes (StreamResult.flags)
 
 
 @dataclass(frozen=True)
@@ -187,7 +189,15 @@ def to_timing(run: _Run, prompt_target: int, res: StreamResult, usage_expected: 
 
 def _store_row(run: _Run, run_id: int, cell_id: int | None, index: int, warmup: bool,
                target: int, res: StreamResult, timing: RequestTiming) -> dict:
+    """The request's `tp_requests` row. Every text is free of lone surrogates and every number
+    fits SQLite (the client already refused impossible counts); the writer still turns a row
+    it cannot store into a failed request instead of stopping (store/writer.py)."""
     m = request_metrics(timing)
+    return {k: clean_text(v) for k, v in _row_values(run, run_id, cell_id, index, warmup,
+                                                      target, res, timing, m).items()}
+
+
+def _row_values(run, run_id, cell_id, index, warmup, target, res, timing, m) -> dict:
     return {
         "run_id": run_id, "cell_id": cell_id, "seq": index, "warmup": int(warmup),
         "sent_at": run.t0_epoch + timing.sent_s,
@@ -374,7 +384,12 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
     timings: list[RequestTiming] = []
     samples: list[MetricSample] = []
     mismatches = 0
+    implausible: dict[str, int] = {}
     started = run.elapsed()
+    # The cell's time budget: no request starts after it, and those in flight are cut at it
+    # (they end `timeout`, saying so).
+    deadline = (time.perf_counter() + config.cell_time_budget_s
+                if config.cell_time_budget_s else None)
     if run.store is not None:
         await asyncio.to_thread(run.store.update_cell, cell_id, status="running",
                                 started_at=_iso_now())
@@ -390,9 +405,12 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
         nonlocal mismatches
         prompt = await prompts.prompt(spec.input_tokens, next(run.prompt_seq))
         res = await stream_request(client, config.endpoint,
-                                   request_body(config, info, prompt, spec.output_tokens))
+                                   request_body(config, info, prompt, spec.output_tokens),
+                                   deadline=deadline)
         timing = to_timing(run, spec.input_tokens, res, result.usage_expected)
         timings.append(timing)
+        for code in res.flags:
+            implausible[code] = implausible.get(code, 0) + 1
         if not check_prompt_tokens(spec.input_tokens, res.prompt_tokens):
             mismatches += 1
         run.run_done += 1
@@ -400,7 +418,8 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
         result.requests.append(RequestRecord(
             index, i, res.response_id, spec.input_tokens, res.prompt_tokens,
             res.completion_tokens, res.tokens_source, metrics.ttft_s, metrics.e2e_s,
-            timing.error_class, res.error_message, res.status_code, res.finish_reason))
+            timing.error_class, res.error_message, res.status_code, res.finish_reason,
+            res.flags))
         if run.writer is not None and result.run_id is not None:
             run.writer.add_request(_store_row(run, result.run_id, cell_id, i, False,
                                               spec.input_tokens, res, timing))
@@ -425,8 +444,6 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
     monitor = ClientLoadMonitor()
     monitor.start()
     progress(None)
-    deadline = (time.perf_counter() + config.cell_time_budget_s
-                if config.cell_time_budget_s else None)
     status = "completed"
     try:
         if spec.concurrency is not None:
@@ -435,8 +452,8 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
         else:
             sent = await open_loop(send, rate_per_s=spec.request_rate, requests=spec.requests,
                                    seed=config.seed + index, deadline=deadline)
-        if sent < spec.requests:
-            status = "time_budget"
+        if sent < spec.requests or (deadline is not None and time.perf_counter() >= deadline):
+            status = "time_budget"  # requests left unsent, or cut in flight at the budget
     except asyncio.CancelledError:
         status = "cancelled"
         raise
@@ -453,6 +470,7 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
         spec=spec, summary=summary, timings=tuple(timings), samples=tuple(samples),
         client_load=load, goodput=_goodput(config, timings), token_mismatches=mismatches,
         started_s=started, ended_s=run.elapsed(), status=status,
+        implausible=dict(sorted(implausible.items())),
     )
 
 
@@ -501,6 +519,7 @@ def cell_summary_json(cell: CellResult) -> dict:
     load = dataclasses.asdict(cell.client_load) if cell.client_load else None
     return {**s, "prefill_change": cell.prefill_change, "decode_change": cell.decode_change,
             "goodput": cell.goodput, "token_mismatches": cell.token_mismatches,
+            "implausible": dict(cell.implausible),
             "client_load": load, "status": cell.status}
 
 

@@ -56,6 +56,8 @@ class CellResult:
     fraction: -0.5 = half as fast; None without such a cell). `goodput` is the share of requests
     meeting the user's TTFT and TPOT targets (None without targets). `token_mismatches` counts
     requests whose server-reported prompt tokens differ from the target by more than 2 %.
+    `implausible` counts requests whose numbers were impossible, by code (the diagnosis's
+    `implausible_counts` finding names them).
     """
 
     spec: CellSpec
@@ -70,6 +72,9 @@ class CellResult:
     started_s: float = 0.0
     ended_s: float = 0.0
     status: Literal["completed", "cancelled", "time_budget"] = "completed"
+    # Requests whose numbers could not be true, by plausibility code (negative_usage,
+    # absurd_usage, usage_mismatch, no_content: `endpoint.client.PLAUSIBILITY_FLAGS`).
+    implausible: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

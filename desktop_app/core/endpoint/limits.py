@@ -1,0 +1,269 @@
+"""Limits on everything the client reads from a server, each with a named error.
+
+A server may misbehave (docs/RELIABILITY.md, "Hostile servers"): a gzip body that inflates a
+thousandfold, an SSE line of hundreds of megabytes, a JSON event nested 100,000 deep, a /metrics
+of 200 MB. Every byte the run's HTTP client reads passes through `LimitedTransport`, which
+decodes gzip/deflate itself in bounded pieces (so what is counted is the size *after*
+decoding, and no single read can inflate past `DECODE_PIECE_BYTES`) and raises once a body
+passes its limit. The module-level defaults below are read when a request is made, so a caller
+(a test) may lower them.
+
+Errors: every one is a `ResponseLimitError`, itself an `httpx.HTTPError`, so code that already
+treats a failed HTTP call as a failure (discovery's optional probes, the /metrics scraper,
+`complete`) stays correct; `JSONTooDeep` is also a `ValueError` ("not valid JSON").
+
+Limit (module default), what it bounds, and its error:
+
+* `MAX_BODY_BYTES` (16 MiB): a non-streamed body (`/v1/models`, probes, `complete`), after
+  decoding: `ResponseTooLarge`.
+* `MAX_STREAM_BYTES` (64 MiB): one streamed answer, after decoding: `DecompressedTooLarge`.
+* `MAX_ERROR_BODY_BYTES` (64 KiB): what is read of an error answer; the rest is dropped.
+* `MAX_SSE_LINE_BYTES` (4 MiB): one SSE line, and one event's data lines: `SSELineTooLong`.
+* `MAX_JSON_DEPTH` (64): nesting of any JSON document read: `JSONTooDeep`.
+* `MAX_METRICS_BYTES` (8 MiB): one /metrics body: `MetricsTooLarge`.
+* `MAX_METRICS_LINES` (20,000): wanted series lines handed to the Prometheus parser (the rest
+  ignored).
+* `MAX_STREAM_TEXT_CHARS` (1,000,000): streamed text kept per request (the rest counted only).
+* `MAX_PLAUSIBLE_TOKENS` (10,000,000): a usage count above it is impossible (flag
+  `absurd_usage`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from collections.abc import AsyncIterator
+
+import httpx
+
+__all__ = [
+    "DecompressedTooLarge", "JSONTooDeep", "LimitedTransport", "MetricsTooLarge",
+    "ResponseLimitError", "ResponseTooLarge", "SSELineTooLong", "clean_text", "loads_limited",
+    "mib",
+]
+
+MAX_BODY_BYTES = 16 * 1024 * 1024
+MAX_STREAM_BYTES = 64 * 1024 * 1024
+MAX_ERROR_BODY_BYTES = 64 * 1024
+MAX_SSE_LINE_BYTES = 4 * 1024 * 1024
+MAX_JSON_DEPTH = 64
+MAX_METRICS_BYTES = 8 * 1024 * 1024
+MAX_METRICS_LINES = 20_000
+MAX_STREAM_TEXT_CHARS = 1_000_000
+MAX_PLAUSIBLE_TOKENS = 10_000_000
+DECODE_PIECE_BYTES = 256 * 1024  # at most this much decoded output per decompress call
+
+# The request extension naming a request's decoded-size limit (bytes) and the error it raises.
+LIMIT_EXTENSION = "throughline_max_bytes"
+
+
+def mib(n: int) -> str:
+    return f"{n / 1048576:g} MiB" if n >= 1048576 else f"{n / 1024:g} KiB"
+
+
+class ResponseLimitError(httpx.HTTPError):
+    """Something a server sent passed one of this module's limits. `limit` is the limit."""
+
+    def __init__(self, message: str, *, limit: int | None = None) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
+class ResponseTooLarge(ResponseLimitError):
+    """A non-streamed body passed `MAX_BODY_BYTES` (after decoding)."""
+
+
+class DecompressedTooLarge(ResponseLimitError):
+    """A streamed answer passed `MAX_STREAM_BYTES` (counted after decoding gzip/deflate)."""
+
+
+class MetricsTooLarge(ResponseLimitError):
+    """A /metrics body passed `MAX_METRICS_BYTES`."""
+
+
+class SSELineTooLong(ResponseLimitError):
+    """An SSE line (or one event's data) passed `MAX_SSE_LINE_BYTES`."""
+
+
+class JSONTooDeep(ResponseLimitError, ValueError):
+    """A JSON document nested deeper than `MAX_JSON_DEPTH`."""
+
+
+_ERRORS = {"body": ResponseTooLarge, "stream": DecompressedTooLarge, "metrics": MetricsTooLarge}
+
+# --- JSON -------------------------------------------------------------------------------------
+
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+
+
+def json_depth_exceeds(text: str | bytes, max_depth: int) -> bool:
+    """Whether `text` nests arrays/objects deeper than `max_depth` (linear; strings skipped)."""
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", "replace")
+    if text.count("[") + text.count("{") <= max_depth:
+        return False  # the common case: one cheap count
+    depth = 0
+    for m in _JSON_TOKENS.finditer(text):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            if depth > max_depth:
+                return True
+        elif c in "]}":
+            depth -= 1
+    return False
+
+
+def loads_limited(text: str | bytes, max_depth: int | None = None):
+    """`json.loads` that raises `JSONTooDeep` (a ValueError) instead of nesting past the limit
+    (or hitting Python's recursion limit)."""
+    limit = MAX_JSON_DEPTH if max_depth is None else max_depth
+    if json_depth_exceeds(text, limit):
+        raise JSONTooDeep(f"JSONTooDeep: JSON nested deeper than {limit} levels", limit=limit)
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise JSONTooDeep("JSONTooDeep: JSON nested too deeply to parse", limit=limit) from None
+
+
+# --- text -------------------------------------------------------------------------------------
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(value):
+    """`value` with lone surrogates (from JSON's "\\ud800", which no UTF-8 file can hold)
+    replaced by U+FFFD; non-strings are returned as they are."""
+    if isinstance(value, str) and _SURROGATE.search(value):
+        return _SURROGATE.sub("\ufffd", value)
+    return value
+
+
+# --- bodies -----------------------------------------------------------------------------------
+
+class _Decoder:
+    """gzip / deflate decoded in pieces of at most DECODE_PIECE_BYTES (an inflating read cannot
+    allocate more than that at once). Identity passes bytes through."""
+
+    def __init__(self, encoding: str) -> None:
+        self.encoding = encoding
+        self._first = True
+        self._d = self._new()
+
+    def _new(self):
+        if self.encoding in ("gzip", "x-gzip"):
+            return zlib.decompressobj(16 + zlib.MAX_WBITS)
+        if self.encoding == "deflate":
+            return zlib.decompressobj()
+        return None
+
+    def feed(self, data: bytes):
+        if self._d is None:
+            if data:
+                yield data
+            return
+        while data:
+            try:
+                out = self._d.decompress(data, DECODE_PIECE_BYTES)
+            except zlib.error as exc:
+                if self.encoding == "deflate" and self._first:  # raw deflate, no zlib header
+                    self._first = False
+                    self._d = zlib.decompressobj(-zlib.MAX_WBITS)
+                    continue
+                raise httpx.DecodingError(
+                    f"cannot decode the {self.encoding} body: {exc}") from None
+            self._first = False
+            if out:
+                yield out
+            if self._d.unconsumed_tail:
+                data = self._d.unconsumed_tail
+            elif self._d.eof and self._d.unused_data and self.encoding != "deflate":
+                data = self._d.unused_data  # a further gzip member
+                self._d = self._new()
+            else:
+                data = b""
+
+    def flush(self):
+        if self._d is not None:
+            out = self._d.flush()
+            if out:
+                yield out
+
+
+class _LimitedStream(httpx.AsyncByteStream):
+    def __init__(self, inner: httpx.AsyncByteStream, decoders: list[_Decoder], limit: int,
+                 kind: str, url: str) -> None:
+        self._inner, self._decoders = inner, decoders
+        self._limit, self._kind, self._url = limit, kind, url
+        self._total = 0
+
+    def _count(self, piece: bytes) -> bytes:
+        self._total += len(piece)
+        if self._total > self._limit:
+            cls = _ERRORS.get(self._kind, ResponseTooLarge)
+            what = {"stream": "the streamed answer", "metrics": "the /metrics body"}.get(
+                self._kind, "the response body")
+            raise cls(f"{cls.__name__}: {what} from {self._url} passed {mib(self._limit)} "
+                      "(after decoding)", limit=self._limit)
+        return piece
+
+    def _through(self, pieces, i: int = 0):
+        if i == len(self._decoders):
+            for piece in pieces:
+                yield self._count(piece)
+            return
+        dec = self._decoders[i]
+        for piece in pieces:
+            yield from self._through(dec.feed(piece), i + 1)
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for raw in self._inner:
+            for piece in self._through([raw]):
+                yield piece
+        for i, dec in enumerate(self._decoders):
+            for piece in self._through(dec.flush(), i + 1):
+                yield piece
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class LimitedTransport(httpx.AsyncBaseTransport):
+    """Wraps the run's transport: decodes gzip/deflate itself, in bounded pieces, and raises a
+    `ResponseLimitError` once a body passes its limit. A request's limit is its extension
+    `throughline_max_bytes` = (bytes, kind) with kind "body", "stream" or "metrics"; by default
+    (MAX_BODY_BYTES, "body"). Encodings other than gzip/deflate/identity (never asked for:
+    the client sends `Accept-Encoding: gzip, deflate`) are left to httpx, still counted raw."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str):  # the wrapped transport's own attributes (its pool)
+        if name == "_inner":
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self._inner.handle_async_request(request)
+        limit, kind = request.extensions.get(LIMIT_EXTENSION) or (MAX_BODY_BYTES, "body")
+        encodings = [e.strip().lower() for e in
+                     response.headers.get("content-encoding", "").split(",") if e.strip()]
+        headers = response.headers
+        decoders: list[_Decoder] = []
+        if encodings and all(e in ("gzip", "x-gzip", "deflate", "identity") for e in encodings):
+            decoders = [_Decoder(e) for e in reversed(encodings)]
+            headers = httpx.Headers([(k, v) for k, v in response.headers.multi_items()
+                                     if k.lower() not in ("content-encoding", "content-length")])
+        stream = _LimitedStream(response.stream, decoders, limit, kind, str(request.url.copy_with(
+            username=None, password=None)))
+        return httpx.Response(response.status_code, headers=headers, stream=stream,
+                              extensions=response.extensions)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def with_limit(request: httpx.Request, limit: int, kind: str) -> httpx.Request:
+    request.extensions[LIMIT_EXTENSION] = (limit, kind)
+    return request

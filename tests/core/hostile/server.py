@@ -1,0 +1,350 @@
+"""A hostile OpenAI-compatible server for tests: raw asyncio, hand-written HTTP/1.1.
+
+Every behaviour is selected by the first path segment, so a base URL such as
+`http://127.0.0.1:PORT/<behaviour>/v1` makes every request of a run meet it; an optional
+argument follows a dot (`/huge_line.5/v1`: a 5 MB line). Apart from its behaviour the server is
+a plain vLLM look-alike: `/v1/models` lists model "m" owned by vllm, `/tokenize` counts words,
+`/metrics` has vLLM's gauges, and a chat completion streams `max_tokens` one-word chunks, a
+usage chunk and `[DONE]`.
+
+Behaviours (argument in brackets, with its default):
+
+| name | what it does |
+|---|---|
+| `ok` | behaves |
+| `gzip_bomb[.MB=64]` | the stream body is gzip that inflates to MB megabytes of SSE comment lines |
+| `huge_line[.MB=5]` | one SSE line of MB megabytes without a newline, then the connection stays open |
+| `endless` | content chunks every millisecond, never `[DONE]` |
+| `slowloris[.S=2]` | headers, then one byte every S seconds |
+| `usage_negative` | usage prompt_tokens -5, completion_tokens -80 |
+| `usage_huge` | usage counts of 10**20 |
+| `usage_100x` | usage.completion_tokens 100x the chunks streamed |
+| `no_choices` | every chunk has `choices` null or missing: no content at all |
+| `surrogate` | lone surrogate escapes ("\\ud800") in content and in the id |
+| `deep_event[.N=100000]` | one event nested N deep |
+| `deep_models[.N=100000]` | /v1/models nested N deep |
+| `metrics_huge[.MB=200]` | a /metrics of MB megabytes of vLLM gauge lines |
+| `metrics_inf` | /metrics with `vllm:num_requests_running inf` and waiting NaN |
+| `error_huge[.MB=200]` | chat answers 500 with an MB-megabyte error body |
+| `tokenize_negative` | /tokenize answers negative counts |
+| `echo_auth` | chat answers 400 quoting the request's Authorization header and Host |
+
+`HostileServer` runs it on its own thread and loop: `with HostileServer() as srv: srv.url("ok")`.
+Run as a script (`python server.py`) it prints its port and serves until killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import zlib
+
+MODEL = "m"
+_CHUNK = 64 * 1024
+
+
+def _deep(n: int) -> bytes:
+    return b"[" * n + b"]" * n
+
+
+class _Conn:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+
+    async def send_head(self, status: int, headers: dict[str, str]) -> None:
+        reason = {200: "OK", 400: "Bad Request", 404: "Not Found", 500: "Internal Server Error"
+                  }.get(status, "X")
+        lines = [f"HTTP/1.1 {status} {reason}"] + [f"{k}: {v}" for k, v in headers.items()]
+        self.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
+        await self.writer.drain()
+
+    async def send(self, data: bytes) -> None:
+        self.writer.write(data)
+        await self.writer.drain()
+
+    async def json(self, status: int, body: bytes | dict | list) -> None:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        await self.send_head(status, {"Content-Type": "application/json",
+                                      "Content-Length": str(len(data))})
+        await self.send(data)
+
+
+def _chunk(cid: str, content=None, finish=None, **extra) -> bytes:
+    delta = {} if content is None else {"content": content}
+    obj = {"id": cid, "object": "chat.completion.chunk", "model": MODEL,
+           "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
+    return b"data: " + json.dumps(obj).encode() + b"\n\n"
+
+
+def _usage(prompt, completion) -> bytes:
+    obj = {"id": "u", "object": "chat.completion.chunk", "model": MODEL, "choices": [],
+           "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                     "total_tokens": None}}
+    return b"data: " + json.dumps(obj).encode() + b"\n\n"
+
+
+_GZIP_CACHE: dict[int, bytes] = {}
+
+
+def _gzip_bomb(mb: int) -> bytes:
+    if mb not in _GZIP_CACHE:
+        line = b":" + b" " * 1022 + b"\n"  # SSE comment lines: nothing for the client to parse
+        comp = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+        block = line * 1024  # 1 MiB
+        out = [comp.compress(block) for _ in range(mb)]
+        out.append(comp.flush())
+        _GZIP_CACHE[mb] = b"".join(out)
+    return _GZIP_CACHE[mb]
+
+
+async def _handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    conn = _Conn(reader, writer)
+    try:
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            lines = head.decode("latin-1").split("\r\n")
+            method, target, _ = lines[0].split(" ", 2)
+            headers = {}
+            for line in lines[1:]:
+                if ":" in line:
+                    k, v = line.split(":", 1)
+                    headers[k.strip().lower()] = v.strip()
+            length = int(headers.get("content-length", "0") or 0)
+            body = await reader.readexactly(length) if length else b""
+            keep = await _route(conn, method, target.split("?", 1)[0], headers, body)
+            if not keep:
+                break
+    except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
+        pass
+    except asyncio.CancelledError:
+        pass  # the server is shutting down; ending quietly keeps asyncio from logging it
+    finally:
+        try:
+            writer.close()
+        except Exception:  # noqa: BLE001
+            pass
+
+
+async def _route(conn: _Conn, method: str, path: str, headers: dict, body: bytes) -> bool:
+    """Answer one request; returns whether the connection may be kept."""
+    parts = path.strip("/").split("/", 1)
+    name, _, arg = parts[0].partition(".")
+    rest = "/" + (parts[1] if len(parts) > 1 else "")
+    if rest == "/v1/models":
+        if name == "deep_models":
+            await conn.json(200, _deep(int(arg or 100_000)))
+        else:
+            await conn.json(200, {"object": "list", "data": [
+                {"id": MODEL, "object": "model", "owned_by": "vllm", "max_model_len": 100000}]})
+        return True
+    if rest == "/tokenize":
+        try:
+            req = json.loads(body or b"{}")
+        except ValueError:
+            req = {}
+        text = req.get("prompt") or " ".join(
+            str(m.get("content", "")) for m in req.get("messages", []) if isinstance(m, dict))
+        count = len(str(text).split()) + 3
+        await conn.json(200, {"count": -count if name == "tokenize_negative" else count,
+                              "max_model_len": 100000})
+        return True
+    if rest == "/metrics":
+        return await _metrics(conn, name, arg)
+    if rest == "/version":
+        await conn.json(200, {"version": "0.0-hostile"})
+        return True
+    if rest in ("/v1/chat/completions", "/v1/completions") and method == "POST":
+        try:
+            req = json.loads(body or b"{}")
+        except ValueError:
+            req = {}
+        return await _chat(conn, name, arg, req, headers)
+    await conn.json(404, {"error": {"message": f"no {path}"}})
+    return True
+
+
+async def _metrics(conn: _Conn, name: str, arg: str) -> bool:
+    if name == "metrics_huge":
+        mb = int(arg or 200)
+        line = b"vllm:num_requests_running{model_name=\"m\",replica=\"%07d\"} 1\n"
+        block = b"".join(line % i for i in range(_CHUNK // len(line % 0)))
+        total = mb * 1024 * 1024
+        await conn.send_head(200, {"Content-Type": "text/plain",
+                                   "Content-Length": str(total)})
+        sent = 0
+        while sent < total:
+            piece = block[: total - sent]
+            await conn.send(piece)
+            sent += len(piece)
+        return True
+    if name == "metrics_inf":
+        text = ("# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name=\"m\"} "
+                "+Inf\n# TYPE vllm:num_requests_waiting gauge\n"
+                "vllm:num_requests_waiting{model_name=\"m\"} NaN\n"
+                "# TYPE vllm:kv_cache_usage_perc gauge\nvllm:kv_cache_usage_perc{model_name=\"m\"} "
+                "+Inf\n# TYPE vllm:num_preemptions_total counter\n"
+                "vllm:num_preemptions_total{model_name=\"m\"} NaN\n")
+    else:
+        text = ("# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name=\"m\"} 1\n"
+                "# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting{model_name=\"m\"} 0\n"
+                "# TYPE vllm:kv_cache_usage_perc gauge\nvllm:kv_cache_usage_perc{model_name=\"m\"} 0.1\n")
+    data = text.encode()
+    await conn.send_head(200, {"Content-Type": "text/plain", "Content-Length": str(len(data))})
+    await conn.send(data)
+    return True
+
+
+_SSE_HEAD = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+             "Connection": "close"}
+
+
+async def _chat(conn: _Conn, name: str, arg: str, req: dict, headers: dict) -> bool:
+    n = max(1, min(int(req.get("max_tokens") or 8), 4096))
+    cid = "chatcmpl-hostile"
+    if name == "error_huge":
+        mb = int(arg or 200)
+        total = mb * 1024 * 1024
+        prefix = b'{"error": {"message": "'
+        await conn.send_head(500, {"Content-Type": "application/json",
+                                   "Content-Length": str(total)})
+        await conn.send(prefix)
+        sent, block = len(prefix), b"x" * _CHUNK
+        while sent < total:
+            piece = block[: total - sent]
+            await conn.send(piece)
+            sent += len(piece)
+        return True
+    if name == "echo_auth":
+        message = (f"refused: you sent Authorization: {headers.get('authorization', '-')} "
+                   f"to http://{headers.get('host', '?')}/v1 "
+                   f"(Bearer was {headers.get('authorization', '-').split(' ')[-1]})")
+        await conn.json(400, {"error": {"message": message}})
+        return True
+    if name == "gzip_bomb":
+        data = _gzip_bomb(int(arg or 64))
+        await conn.send_head(200, {**_SSE_HEAD, "Content-Encoding": "gzip",
+                                   "Content-Length": str(len(data))})
+        await conn.send(data)
+        return False
+    await conn.send_head(200, _SSE_HEAD)
+    if name == "huge_line":
+        total = int(float(arg or 5) * 1024 * 1024)
+        await conn.send(b'data: {"id": "x", "choices": [{"delta": {"content": "')
+        sent, block = 0, b"a" * _CHUNK
+        while sent < total:
+            await conn.send(block)
+            sent += len(block)
+        await asyncio.sleep(3600)  # and never end the line
+        return False
+    if name == "endless":
+        i = 0
+        while True:
+            await conn.send(_chunk(cid, f"w{i} "))
+            i += 1
+            if i % 10 == 0:
+                await asyncio.sleep(0.001)
+    if name == "slowloris":
+        every = float(arg or 2)
+        first = _chunk(cid, "w0 ")
+        await conn.send(first[:1])
+        while True:
+            await asyncio.sleep(every)
+            await conn.send(b":")
+    if name == "deep_event":
+        deep = _deep(int(arg or 100_000))
+        await conn.send(b"data: " + deep + b"\n\n")
+        await conn.send(b"data: [DONE]\n\n")
+        return False
+    for i in range(n):
+        if name == "no_choices":
+            obj = {"id": cid, "object": "chat.completion.chunk", "model": MODEL}
+            if i % 2:
+                obj["choices"] = None
+            await conn.send(b"data: " + json.dumps(obj).encode() + b"\n\n")
+        elif name == "surrogate":
+            raw = (b'data: {"id": "chatcmpl-\\ud800x", "choices": [{"index": 0, "delta": '
+                   b'{"content": "w\\ud800 \\udfff"}, "finish_reason": null}]}\n\n')
+            await conn.send(raw)
+        else:
+            await conn.send(_chunk(cid, f"w{i} "))
+    if name != "no_choices":
+        await conn.send(_chunk(cid, None, "length"))
+    prompt = 10
+    if name == "usage_negative":
+        usage = _usage(-5, -80)
+    elif name == "usage_huge":
+        usage = _usage(10**20, 10**20)
+    elif name == "usage_100x":
+        usage = _usage(prompt, 100 * n)
+    else:
+        usage = _usage(prompt, n)
+    await conn.send(usage)
+    await conn.send(b"data: [DONE]\n\n")
+    return False
+
+
+async def serve(host: str = "127.0.0.1", port: int = 0) -> asyncio.Server:
+    return await asyncio.start_server(_handle, host, port, limit=1024 * 1024)
+
+
+class HostileServer:
+    """The hostile server on a thread of its own; a context manager."""
+
+    def __init__(self) -> None:
+        self.port = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._server: asyncio.Server | None = None
+
+    def url(self, behaviour: str = "ok", *, userinfo: str = "") -> str:
+        at = f"{userinfo}@" if userinfo else ""
+        return f"http://{at}127.0.0.1:{self.port}/{behaviour}/v1"
+
+    def __enter__(self) -> HostileServer:
+        def run() -> None:
+            self._loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(self._loop)
+            self._server = self._loop.run_until_complete(serve())
+            self.port = self._server.sockets[0].getsockname()[1]
+            self._ready.set()
+            self._loop.run_forever()
+            self._loop.run_until_complete(self._server.wait_closed())
+            self._loop.close()
+
+        self._thread = threading.Thread(target=run, name="hostile-server", daemon=True)
+        self._thread.start()
+        self._ready.wait(10)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        loop = self._loop
+        if loop is None:
+            return
+
+        async def shut() -> None:
+            self._server.close()
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(shut(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(5)
+
+
+def main() -> None:
+    async def run() -> None:
+        server = await serve()
+        print(server.sockets[0].getsockname()[1], flush=True)
+        async with server:
+            await server.serve_forever()
+
+    asyncio.run(run())
+
+
+if __name__ == "__main__":
+    main()
