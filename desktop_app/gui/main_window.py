@@ -33,6 +33,8 @@ from desktop_app.gui.settings import (
     KEY_WINDOW_STATE,
     Settings,
 )
+from desktop_app.gui.widgets.handoff import install_handoff
+from desktop_app.gui.widgets.open_result import OpenResultBar
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,7 @@ class MainWindow(QMainWindow):
                     self._factories[spec.title] = factory
             self.pages[spec.title] = page
             self.stack.addWidget(page)
+            install_handoff(page)  # copy on every table, save/copy on every chart
             action = QAction(spec.label, self)
             action.setShortcut(QKeySequence(spec.shortcut))
             action.triggered.connect(lambda _=False, i=index: self.show_page(i))
@@ -130,7 +133,10 @@ class MainWindow(QMainWindow):
         self.job_label = QLabel(self.tr("No job running"))
         self.store_label = QLabel("")
         self.store_label.setContentsMargins(0, 0, 12, 0)
+        # After a chart image is saved: open it, or its folder.
+        self.written_bar = OpenResultBar(closable=True)
         self.statusBar().addWidget(self.endpoint_label, 1)
+        self.statusBar().addWidget(self.written_bar)
         self.statusBar().addPermanentWidget(self.store_label)
         self.statusBar().addPermanentWidget(self.job_label)
 
@@ -179,6 +185,7 @@ class MainWindow(QMainWindow):
         placeholder = self.pages[title]
         current = self.stack.currentIndex()
         page = factory()
+        install_handoff(page)  # copy on every table, save/copy on every chart
         self.pages[title] = page
         self.stack.insertWidget(index, page)
         self.stack.removeWidget(placeholder)
@@ -230,6 +237,11 @@ class MainWindow(QMainWindow):
 
     def set_endpoint(self, text: str) -> None:
         self.endpoint_label.setText(self.tr("Endpoint: {endpoint}").format(endpoint=text))
+
+    def show_written(self, paths: list, text: str = "") -> None:
+        """Say in the status bar what was written, with buttons opening the file (when one)
+        or its folder (e.g. after "Save image…" on a chart)."""
+        self.written_bar.show_paths(paths, text)
 
     def set_store_status(self, text: str) -> None:
         self.store_label.setText(text)

@@ -19,6 +19,12 @@ KEY_LAST_PAGE = "window/last_page"
 # "system" (follow the system locale), "en" or "zh_CN": see gui/i18n.py. Read at start-up.
 KEY_LANGUAGE = "ui/language"
 
+# A table header's dynamic property, True once the user sized its columns (ColumnFitter sets
+# it). Saved beside the header's state (its key + USER_SIZED_SUFFIX): widths the user did not
+# choose are not "remembered" widths, the columns fit the contents they show next time.
+USER_SIZED_PROPERTY = "throughlineUserSized"
+USER_SIZED_SUFFIX = "_user_sized"
+
 DECLARED_KEYS: set[str] = {KEY_WINDOW_GEOMETRY, KEY_WINDOW_STATE, KEY_WINDOW_SPLITTER,
                            KEY_LAST_PAGE, KEY_LANGUAGE}
 
@@ -80,17 +86,31 @@ class Settings:
     def track(self, key: str, widget: QSplitter | QHeaderView) -> bool:
         """Restore `widget`'s saved state now (a splitter's sizes; a header's column widths,
         order, hidden columns and sort) and save it again with `save_tracked` (the main window
-        does when it closes). Returns whether a saved state was restored."""
+        does when it closes). Returns whether a saved state was restored; for a header, whether
+        the widths restored are ones the user chose (see USER_SIZED_PROPERTY): widths that only
+        fitted the last session's rows are not worth keeping, the columns fit again."""
         self._check(key)
         self._tracked[key] = widget
         state = self.bytes_value(key)
-        return state is not None and bool(widget.restoreState(state))
+        restored = state is not None and bool(widget.restoreState(state))
+        if isinstance(widget, QHeaderView):
+            user_sized = restored and _true(self._qs.value(key + USER_SIZED_SUFFIX))
+            widget.setProperty(USER_SIZED_PROPERTY, user_sized)
+            return user_sized
+        return restored
 
     def save_tracked(self) -> None:
         """Save the state of every tracked splitter and header still alive."""
         for key, widget in list(self._tracked.items()):
             if isValid(widget):
                 self.set_bytes(key, widget.saveState())
+                if isinstance(widget, QHeaderView):
+                    self._qs.setValue(key + USER_SIZED_SUFFIX,
+                                      _true(widget.property(USER_SIZED_PROPERTY)))
             else:
                 del self._tracked[key]
 
+
+def _true(value: object) -> bool:
+    """A flag read back from QSettings (a bool, or its text in an ini file)."""
+    return value is True or (isinstance(value, str) and value.lower() == "true")

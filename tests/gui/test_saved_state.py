@@ -19,6 +19,19 @@ def _open(qapp, qtbot, tmp_path: Path):
     return window, shell
 
 
+def _drag_column_edge(qtbot, view, column: int, width: int) -> None:
+    """Drag the right edge of `column`'s header until it is `width` wide, as a user does."""
+    header = view.horizontalHeader()
+    edge = QPoint(header.sectionViewportPosition(column) + header.sectionSize(column) - 1,
+                  header.height() // 2)
+    end = edge + QPoint(width - header.sectionSize(column), 0)
+    qtbot.mousePress(header.viewport(), Qt.MouseButton.LeftButton, pos=edge)
+    qtbot.mouseMove(header.viewport(), (edge + end) / 2)
+    qtbot.mouseMove(header.viewport(), end)
+    qtbot.mouseRelease(header.viewport(), Qt.MouseButton.LeftButton, pos=end)
+    assert header.sectionSize(column) == width
+
+
 def _close(window, shell) -> None:
     assert window.close()  # saves, as closing the app does
     shell.shutdown()
@@ -31,10 +44,12 @@ def test_columns_splitters_and_geometry_come_back(qtbot, qapp, qt_loop, tmp_path
         size = (window.width(), window.height())  # at least the pages' minimum width
         runs, sql, throughput = (window.pages[t] for t in ("Runs", "SQL Agent", "Throughput"))
         inspector = window.pages["Inspector"]
+        window.show_page_named("Throughput")
+        _drag_column_edge(qtbot, throughput.table, 0, 97)
+        window.show_page_named("SQL Agent")
+        _drag_column_edge(qtbot, sql.table, 1, 121)
         window.show_page_named("Runs")
-        runs.table.horizontalHeader().resizeSection(2, 333)  # the user widens "Name"
-        sql.table.horizontalHeader().resizeSection(1, 121)
-        throughput.table.horizontalHeader().resizeSection(0, 97)
+        _drag_column_edge(qtbot, runs.table, 2, 333)  # the user widens "Name"
         sql.table.horizontalHeader().moveSection(5, 0)  # and drags a column to the front
         sql.table.sortByColumn(1, Qt.SortOrder.DescendingOrder)  # and sorts by tier
         runs.splitter.setSizes([150, 450])

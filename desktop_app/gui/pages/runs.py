@@ -47,6 +47,7 @@ from desktop_app.gui.models.runs import RunsTableModel
 from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.widgets.column_fit import ColumnFitter
 from desktop_app.gui.widgets.comparison import ComparisonView
+from desktop_app.gui.widgets.open_result import OpenResultBar
 from desktop_app.gui.widgets.summary import SummaryView, report_language
 
 log = logging.getLogger(__name__)
@@ -183,6 +184,7 @@ class RunsPage(QWidget):
         self.resume_button.clicked.connect(self._on_resume_clicked)
         self.import_button.clicked.connect(self._on_import_clicked)
         self.status_label = QLabel("")
+        self.written_bar = OpenResultBar()  # after an export: open the file or its folder
         self.open_button.clicked.connect(self._on_open_clicked)
         self.requests_button.clicked.connect(self._on_requests_clicked)
         self.compare_button.clicked.connect(self._on_compare_clicked)
@@ -194,6 +196,7 @@ class RunsPage(QWidget):
             actions.addWidget(button)
         actions.addSpacing(12)
         actions.addWidget(self.status_label, 1)
+        actions.addWidget(self.written_bar)
         actions.addWidget(self.refresh_button)
 
         self.table = QTableView()
@@ -419,6 +422,7 @@ class RunsPage(QWidget):
 
     def _export(self, run_ids: list[int], fmt: str, destination: Path) -> None:
         self.status_label.setText(self.tr("Writing {what}…").format(what=fmt.upper()))
+        self.written_bar.hide()
         self.export_button.setEnabled(False)
         self.controller.export(run_ids, fmt, destination, report_language())
 
@@ -427,6 +431,7 @@ class RunsPage(QWidget):
         where = paths[0] if len(paths) == 1 else paths[0].parent.parent if paths else ""
         self.status_label.setText(self.tr("Wrote {count} file(s) to {where}").format(
             count=len(paths), where=where))
+        self.written_bar.show_paths(paths)
 
     def _on_import_clicked(self) -> None:
         path = self.choose_path("import", "")

@@ -5,11 +5,15 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QHeaderView, QTableView
 
+from desktop_app.gui.settings import USER_SIZED_PROPERTY
+
 
 class ColumnFitter(QObject):
     """Fits a table's columns to their contents whenever `fit()` is called (e.g. as rows
-    arrive), until the user drags a column's edge or widths remembered from the last session
-    were restored (`restored=True`); from then on the widths are the user's to keep.
+    arrive), until the user drags a column's edge or widths the user chose in the last session
+    were restored (`restored=True`, what `Settings.track` returns for a header); from then on
+    the widths are the user's to keep. Whether the user sized them is kept on the header
+    (`USER_SIZED_PROPERTY`), so the settings remember it with the widths.
 
     The columns stay interactive (a ResizeToContents header cannot be sized by hand, nor
     remembered)."""
@@ -20,14 +24,24 @@ class ColumnFitter(QObject):
         self._view = view
         self._max_width = max_width
         self._dragging = False
-        self.user_sized = restored
         header = view.horizontalHeader()
+        self._header = header
+        self.user_sized = restored
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         # Only the mouse counts as the user: models resetting, columns hidden and the stretched
         # last column also resize sections.
         header.viewport().installEventFilter(self)
         header.sectionResized.connect(self._on_header_section_resized)
         header.sectionHandleDoubleClicked.connect(self._on_header_handle_double_clicked)
+
+    @property
+    def user_sized(self) -> bool:
+        return self._user_sized
+
+    @user_sized.setter
+    def user_sized(self, value: bool) -> None:
+        self._user_sized = bool(value)
+        self._header.setProperty(USER_SIZED_PROPERTY, self._user_sized)
 
     def fit(self) -> None:
         """Fit every column to its contents (capped at `max_width`), unless the user has

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.sqleval.records import StoredStep, StoredToolCall
 from desktop_app.gui.widgets.result_diff import ResultGrid, ResultTableModel
 from desktop_app.gui.widgets.sql_view import SqlView
+from desktop_app.gui.widgets.table_copy import install_table_copy
 
 MAX_TEXT_CHARS = 4000  # longer assistant text is cut on screen (the store keeps all of it)
 TABLE_ROWS_SHOWN = 8  # a tool result table taller than this scrolls
@@ -179,4 +180,5 @@ class StepTimeline(QScrollArea):
         if not steps:
             layout.addWidget(_label(self.tr("No steps recorded."), style="color: #5b5f66;"))
         layout.addStretch(1)
+        install_table_copy(container)  # the result tables are made here, after the page
         self.setWidget(container)  # the old container is deleted with its cards

@@ -1,0 +1,202 @@
+"""Every chart can be saved as an image (PNG or SVG) or copied to the clipboard.
+
+`install_chart_export(widget)` gives every pyqtgraph PlotWidget inside `widget` a small button
+in its top-right corner and a context menu with "Save image…" and "Copy image" (pyqtgraph's
+own menu, English-only and with its own export dialog, is turned off). The main window does it
+for each page as it is built. After a save, the window (if it has `show_written`, as the main
+window does) offers to open the file or its folder.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject, QPoint, QRectF, Qt
+from PySide6.QtGui import QAction, QGuiApplication, QImage, QPainter
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QStyle, QToolButton, QWidget
+
+import pyqtgraph as pg  # after PySide6, so it binds to it
+from pyqtgraph.exporters import ImageExporter, SVGExporter
+
+IMAGE_SUFFIXES = (".png", ".svg")
+_EXPORTER_NAME = "throughline_chart_export"
+_BUTTON_MARGIN = 3
+_last_folder: list[Path] = []  # where the last image was saved, this session
+
+
+def chart_title(plot: pg.PlotWidget) -> str:
+    """The chart's title as shown (empty when it has none)."""
+    label = plot.getPlotItem().titleLabel
+    return str(getattr(label, "text", "") or "") if label.isVisible() else ""
+
+
+def default_file_name(plot: pg.PlotWidget, suffix: str = ".png") -> str:
+    """A file name made of the chart's title, e.g. "decode-tok-s-per-request.png"."""
+    stem = re.sub(r"[^\w]+", "-", chart_title(plot).lower()).strip("-_")[:60].strip("-")
+    return (stem or "chart") + suffix
+
+
+def chart_image(plot: pg.PlotWidget) -> QImage:
+    """The chart drawn as an image, at the size it has on screen."""
+    return ImageExporter(plot.getPlotItem()).export(toBytes=True)
+
+
+def write_chart_image(plot: pg.PlotWidget, path: Path) -> Path:
+    """Write the chart to `path`: SVG when it ends in .svg, else PNG. Raises OSError when the
+    file cannot be written."""
+    path = Path(path)
+    try:
+        if path.suffix.lower() == ".svg":
+            try:
+                SVGExporter(plot.getPlotItem()).export(fileName=str(path))
+            except ValueError:
+                # pyqtgraph 0.14's SVGExporter cannot read the path data Qt 6.11 writes
+                # (pyqtgraph issue #3485): Qt's own SVG generator draws the same scene.
+                _write_svg_with_qt(plot, path)
+        elif not chart_image(plot).save(str(path), "PNG"):
+            raise OSError(f"cannot write {path}")
+    except OSError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - pyqtgraph raises plain Exception (e.g. size 0)
+        raise OSError(str(exc)) from exc
+    return path
+
+
+def _write_svg_with_qt(plot: pg.PlotWidget, path: Path) -> None:
+    # The scene drawn as ImageExporter draws it (items in export mode), onto Qt's generator.
+    exporter = ImageExporter(plot.getPlotItem())
+    source = exporter.getSourceRect()
+    target = QRectF(0, 0, source.width(), source.height())
+    generator = QSvgGenerator()
+    generator.setFileName(str(path))
+    generator.setSize(target.size().toSize())
+    generator.setViewBox(target)
+    generator.setResolution(round(plot.logicalDpiX()))
+    generator.setTitle(chart_title(plot))
+    painter = QPainter(generator)
+    try:
+        painter.fillRect(target, plot.backgroundBrush())
+        exporter.setExportMode(True, {"antialias": True, "background": plot.backgroundBrush(),
+                                      "painter": painter, "resolutionScale": 1.0})
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        exporter.getScene().render(painter, target, QRectF(source))
+    finally:
+        exporter.setExportMode(False)
+        painter.end()
+    if not path.is_file():
+        raise OSError(f"cannot write {path}")
+
+
+def copy_chart(plot: pg.PlotWidget) -> QImage:
+    """Put the chart on the clipboard as an image; returns the image."""
+    image = chart_image(plot)
+    QGuiApplication.clipboard().setImage(image)
+    return image
+
+
+class ChartExporter(QObject):
+    """The "Save image…" / "Copy image" button and context menu of one chart."""
+
+    def __init__(self, plot: pg.PlotWidget) -> None:
+        super().__init__(plot)
+        self.setObjectName(_EXPORTER_NAME)
+        self._plot = plot
+        plot.getPlotItem().setMenuEnabled(False)  # ours replaces it
+        self.save_action = QAction(self.tr("Save image…"), self)
+        self.copy_action = QAction(self.tr("Copy image"), self)
+        self.save_action.triggered.connect(self._on_save_triggered)
+        self.copy_action.triggered.connect(self._on_copy_triggered)
+        self.button = QToolButton(plot)
+        self.button.setObjectName("chartExportButton")
+        self.button.setAutoRaise(True)
+        self.button.setIcon(plot.style().standardIcon(QStyle.StandardPixmap.SP_DialogSaveButton))
+        self.button.setToolTip(self.tr("Save or copy this chart"))
+        self.button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        menu = QMenu(self.button)
+        menu.addAction(self.save_action)
+        menu.addAction(self.copy_action)
+        self.button.setMenu(menu)
+        self.button.setStyleSheet("QToolButton { background: rgba(255, 255, 255, 170); }"
+                                  "QToolButton::menu-indicator { image: none; }")
+        self.button.resize(22, 22)
+        self._place_button()
+        self.button.show()
+        self._viewport = plot.viewport()
+        plot.installEventFilter(self)
+        self._viewport.installEventFilter(self)
+
+    def _place_button(self) -> None:
+        self.button.move(self._plot.width() - self.button.width() - _BUTTON_MARGIN,
+                         _BUTTON_MARGIN)
+        self.button.raise_()
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        # Only events of the chart being shown: while it is destroyed, its viewport still
+        # receives events that must not touch it.
+        kind = event.type()
+        if kind == QEvent.Type.Resize and obj is self._plot:
+            self._place_button()
+        elif kind == QEvent.Type.ContextMenu and obj is self._viewport:
+            self.show_menu(event.globalPos())
+            return True
+        return False
+
+    def show_menu(self, pos: QPoint) -> None:
+        menu = QMenu(self._plot)
+        menu.addAction(self.save_action)
+        menu.addAction(self.copy_action)
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        menu.popup(pos)
+
+    def save_image(self) -> Path | None:
+        """Ask where to save the chart (PNG or SVG) and write it; the path written, or None
+        when the user cancelled or it could not be written (the window says why)."""
+        folder = _last_folder[-1] if _last_folder else Path.home()
+        png_filter, svg_filter = self.tr("PNG image (*.png)"), self.tr("SVG image (*.svg)")
+        chosen, selected = QFileDialog.getSaveFileName(
+            self._plot, self.tr("Save chart image"), str(folder / default_file_name(self._plot)),
+            f"{png_filter};;{svg_filter}")
+        if not chosen:
+            return None
+        path = Path(chosen)
+        if path.suffix.lower() not in IMAGE_SUFFIXES:
+            path = path.with_name(path.name + (".svg" if selected == svg_filter else ".png"))
+        try:
+            write_chart_image(self._plot, path)
+        except OSError as exc:
+            self._tell(self.tr("Could not save the chart: {error}").format(error=exc))
+            return None
+        _last_folder[:] = [path.parent]
+        window = self._plot.window()
+        show_written = getattr(window, "show_written", None)
+        if show_written is not None:
+            show_written([path], self.tr("Saved {file}").format(file=path.name))
+        return path
+
+    def _tell(self, text: str) -> None:
+        window = self._plot.window()
+        if isinstance(window, QMainWindow):
+            window.statusBar().showMessage(text, 10000)
+
+    def _on_save_triggered(self) -> None:
+        self.save_image()
+
+    def _on_copy_triggered(self) -> None:
+        copy_chart(self._plot)
+        self._tell(self.tr("The chart is on the clipboard."))
+
+
+def exporter_of(plot: pg.PlotWidget) -> ChartExporter | None:
+    return plot.findChild(ChartExporter, _EXPORTER_NAME,
+                          Qt.FindChildOption.FindDirectChildrenOnly)
+
+
+def install_chart_export(widget: QWidget) -> list[ChartExporter]:
+    """Give every chart in `widget` (itself included) "Save image…" and "Copy image"; charts
+    that have them already are skipped. Returns the exporters added."""
+    plots = [widget] if isinstance(widget, pg.PlotWidget) else []
+    plots += widget.findChildren(pg.PlotWidget)
+    return [ChartExporter(plot) for plot in plots if exporter_of(plot) is None]
