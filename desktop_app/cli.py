@@ -105,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from desktop_app import cli_demo, cli_judge, cli_resume, cli_sql, cli_sqleval, cli_throughput
     from desktop_app import cli_exchange
-    from desktop_app import cli_compare, cli_report
+    from desktop_app import cli_compare, cli_questions, cli_report
 
     cli_throughput.add_parser(sub)
     cli_resume.add_parser(sub)
@@ -116,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_exchange.add_parser(sub)  # export and import
     cli_report.add_parser(sub)
     cli_compare.add_parser(sub)
+    cli_questions.add_parser(sub)
 
     sub.add_parser("profiles", help="list the simulator profiles")
 
@@ -304,6 +305,7 @@ _COMMANDS = {
     "import": _lazy("desktop_app.cli_exchange", "run_import"),
     "report": _lazy("desktop_app.cli_report", "run_report"),
     "compare": _lazy("desktop_app.cli_compare", "run_compare"),
+    "questions": _lazy("desktop_app.cli_questions", "run_questions"),
     "profiles": _cmd_profiles,
     "runs": _cmd_runs,
 }

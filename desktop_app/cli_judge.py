@@ -71,7 +71,8 @@ def parse_rounding(items: list[str]) -> dict[str, int]:
 def judge_command(args: argparse.Namespace) -> dict:
     """The verdict document for `args` (see the module doc); raises JudgeCommandError when it
     cannot judge. Pure apart from reading the database read-only."""
-    from desktop_app.core.sqleval.judge import counterfactual, judge_all
+    from desktop_app.core.sqleval.golds import Gold, judge_answer
+    from desktop_app.core.sqleval.judge import counterfactual
     from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
     from desktop_app.core.sqleval.types import Question
 
@@ -90,12 +91,14 @@ def judge_command(args: argparse.Namespace) -> dict:
             actual, error = box.run(args.sql), None
         except SandboxError as exc:
             actual, error = None, str(exc)
-    question = Question(
-        id="cli", tier="easy", text_en="(judge command)", gold_sql=args.gold_sql,
-        database=db.name, required_columns=tuple(gold.columns), rounding=rounding,
-        order_matters=bool(args.order_sensitive))
-    verdicts = judge_all(question, gold, actual, final_sql=args.sql, error=error,
-                         tolerance=args.tolerance, ignore_names=bool(args.ignore_names))
+        question = Question(
+            id="cli", tier="easy", text_en="(judge command)", gold_sql=args.gold_sql,
+            database=db.name, required_columns=tuple(gold.columns), rounding=rounding,
+            order_matters=bool(args.order_sensitive))
+        # With the sandbox, results over its row cap are read whole before judging.
+        verdicts = judge_answer(question, (Gold("gold SQL", gold, args.gold_sql),), actual,
+                                sandbox=box, final_sql=args.sql, error=error,
+                                tolerance=args.tolerance, ignore_names=bool(args.ignore_names))
     chosen = verdicts[args.mode]
     return {
         "mode": args.mode,

@@ -43,17 +43,25 @@ def resolve_db(spec: str) -> Path:
     path = Path(spec).expanduser()
     if path.is_file():
         return path
-    looks_like_path = any(ch in spec for ch in "/\\") or path.suffix in (".sqlite", ".db")
-    if ":" not in spec or looks_like_path:
+    set_name, _, key = spec.rpartition(":")
+    if not set_name or not key or any(ch in key for ch in "/\\"):
         raise ValueError(f"--db: no such database file: {spec}")
     from desktop_app import paths
-    from desktop_app.core.sqleval.questions import QuestionSetError, load_question_set
+    from desktop_app.core.sqleval.questions import (
+        QuestionSetError,
+        find_set_dir,
+        load_question_set,
+    )
 
-    set_name, key = spec.rsplit(":", 1)
+    try:  # a set by name (bundled or imported) or by the path of its folder
+        find_set_dir(set_name, paths.question_set_dirs())
+    except QuestionSetError:
+        raise ValueError(f"--db: {spec} is neither a database file nor SET:KEY of a question "
+                         "set (`throughline questions list` shows the sets)") from None
     try:
         qset = load_question_set(
             set_name,
-            sets_dir=paths.questions_dir(),
+            sets_dir=paths.question_set_dirs(),
             cache_dir=paths.user_data_dir() / "databases",
             check_gold=False,
         )

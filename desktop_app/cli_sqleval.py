@@ -61,11 +61,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     help="a bundled set's name or a set folder (default: sales-25)")
     ev.add_argument("--tiers", metavar="LIST", help="only these tiers, e.g. hard or easy,medium")
     ev.add_argument("--ids", metavar="LIST", help="only these question ids, e.g. t01,h03")
-    ev.add_argument("--judge", metavar="LIST", default="strict,tolerant,full",
-                    help="judges to summarise (default: all three)")
+    ev.add_argument("--judge", metavar="LIST", default=None,
+                    help="judges to summarise (default: all three; full alone on a set whose "
+                    "questions do not name their columns, such as an imported public set)")
     ev.add_argument("--tolerance", type=float, default=1e-6, metavar="X", help=TOLERANCE_HELP)
-    ev.add_argument("--ignore-names", action="store_true",
-                    help="the full judge ignores column names")
+    ev.add_argument("--ignore-names", action=argparse.BooleanOptionalAction, default=None,
+                    help="the full judge ignores column names (default: only on a set whose "
+                    "questions do not name their columns)")
     ev.add_argument("--strategy", metavar="LIST",
                     help="format-guard,examples,glossary,validate-retry (default: none)")
     ev.add_argument("--max-steps", type=int, default=20, metavar="N",
@@ -120,7 +122,8 @@ def build_config(args: argparse.Namespace, base_url: str):
         endpoint=EndpointConfig(url, model=args.model or "", api_key=api_key,
                                 verify_tls=not args.insecure),
         questions=args.questions, tiers=_names(args.tiers, "--tiers", TIERS), question_ids=ids,
-        judges=_names(args.judge, "--judge", JUDGE_MODES), tolerance=args.tolerance,
+        judges=None if args.judge is None else _names(args.judge, "--judge", JUDGE_MODES),
+        tolerance=args.tolerance,
         ignore_names=args.ignore_names,
         strategies=_names(args.strategy, "--strategy", STRATEGIES),
         max_steps=args.max_steps, max_tokens=args.max_tokens, time_limit_s=args.time_limit,
@@ -162,7 +165,7 @@ class EvalProgressLine(ProgressLine):
 def _dirs() -> tuple[Path, Path]:
     from desktop_app import paths
 
-    return paths.questions_dir(), paths.user_data_dir() / "databases"
+    return paths.question_set_dirs(), paths.user_data_dir() / "databases"
 
 
 def run_sqleval(args: argparse.Namespace) -> int:
@@ -203,6 +206,7 @@ async def _run(args: argparse.Namespace, config) -> int:
     if result.run_id is not None:
         print(f"Run {result.run_id} stored in {resolve_db_path(None)}")
     print(tier_table(result))
+    _print_explained(result)
     _write_json(args.json, eval_to_json(result))
     return 0
 
@@ -230,8 +234,19 @@ def run_rejudge(args: argparse.Namespace) -> int:
         raise
     print(f"Run {args.run_id} re-judged (tolerance {args.tolerance:g}); no model was called.")
     print(tier_table(result))
+    _print_explained(result)
     _write_json(args.json, eval_to_json(result))
     return 0
+
+
+def _print_explained(result) -> None:
+    """The seeds' "15 answers omitted ROUND(x, 2)": counted where the table is read."""
+    from desktop_app.core.sqleval.export import explained
+
+    omitted = explained(result.items).get("missing_round", 0)
+    if omitted:
+        print(f"{omitted} of {len(result.items)} answers omit the ROUND(x, n) their question "
+              "asks for (finding missing_round).")
 
 
 def _write_json(path: Path | None, data: dict) -> None:

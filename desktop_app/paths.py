@@ -33,6 +33,16 @@ def questions_dir() -> Path:
     return _bundle_root() / "questions"
 
 
+def user_questions_dir() -> Path:
+    """Where `throughline questions import` puts imported sets by default; may not exist."""
+    return user_data_dir() / "questions"
+
+
+def question_set_dirs() -> tuple[Path, Path]:
+    """The folders a set is looked up in by name: the bundled sets first, then imported ones."""
+    return questions_dir(), user_questions_dir()
+
+
 def user_config_dir() -> Path:
     """Where users put their own files (e.g. `profiles/*.toml`); may not exist yet."""
     return platformdirs.user_config_path(APP_NAME)

@@ -47,7 +47,7 @@ class AppContext(QObject):
         # paths, not the store: the store pulls in sqlite-utils and numpy (~0.4 s), which the
         # window's first paint need not wait for.
         self.db_path = db_path or paths.results_db_path()
-        self.sets_dir = sets_dir or paths.questions_dir()
+        self.sets_dir = sets_dir or paths.question_set_dirs()
         self.cache_dir = cache_dir or paths.user_data_dir() / "databases"
         self.endpoint: ActiveEndpoint | None = None
 

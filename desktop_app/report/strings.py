@@ -77,11 +77,14 @@ EN = {
     "judges": "Judge definitions",
     "judge_strict": "strict (the reference harness's): row count, column count, column names "
                     "(case-sensitive) and the first row must all match, compared as text.",
-    "judge_tolerant": "tolerant: the same structure checks, then every row position by "
-                      "position, numbers equal within the tolerance ({tol}) after the rounding "
-                      "the question asks for.",
+    "judge_tolerant": "tolerant: strict's checks (row count, column count, column names "
+                      "ignoring case, the first row) with numbers first rounded as the question "
+                      "asks, then equal within the tolerance ({tol}); 3 equals 3.0. An answer "
+                      "that passes strict passes tolerant.",
     "judge_full": "full: every row as a multiset, order checked only when the question asks "
-                  "for one, the same numeric tolerance; column names optional.",
+                  "for one, the same rounding then tolerance; column names optional. Results "
+                  "over the sandbox's 10,000 rows are read whole; when a question accepts "
+                  "several answers, matching any one passes.",
     "simulated": "Simulated: runs against Throughline's built-in simulator or a scripted "
                  "persona. These figures describe the harness, never a model.",
     "notes": "Notes",
@@ -298,9 +301,11 @@ ZH = {
     "epochs_spread": "{n} 轮之间 {lo}-{hi}",
     "judges": "判定标准",
     "judge_strict": "严格（参考评测口径）：行数、列数、列名（区分大小写）和首行都必须一致，按字符串比较。",
-    "judge_tolerant": "容差：同样的结构检查，然后逐行逐位置比较；数值在题目要求的取整之后，"
-                      "按容差（{tol}）判定相等。",
-    "judge_full": "完整：所有行按多重集合比较，仅当题目要求顺序时检查顺序，数值容差相同；列名可选。",
+    "judge_tolerant": "容差：与严格相同的检查（行数、列数、列名不区分大小写、首行），数值先按题目"
+                      "要求取整，再按容差（{tol}）判定相等；3 等于 3.0。通过严格的答案必然通过容差。",
+    "judge_full": "完整：所有行按多重集合比较，仅当题目要求顺序时检查顺序，同样先取整再按容差比较；"
+                  "列名可选。超过沙箱 10,000 行的结果会完整读取；题目有多个可接受答案时，"
+                  "与任意一个一致即通过。",
     "simulated": "模拟数据：这些运行针对 Throughline 内置模拟器或脚本化角色，数字只反映评测工具本身，"
                  "不代表任何模型。",
     "notes": "说明",

@@ -60,6 +60,7 @@ EN = {
     "client_bound": "client-bound",
     "lengths_differ": "other prompt lengths",
     "none_found": "none found",
+    "missing_round": "; {n} answers omit the ROUND(x, n) asked for",
     "unit_tokens": "tokens", "unit_steps": "steps",
     "bn_concurrency_cap": "concurrency cap ({cap} running)",
     "bn_kv_cache_pressure": "KV cache pressure",
@@ -104,6 +105,7 @@ ZH = {
     "client_bound": "受客户端限制",
     "lengths_differ": "提示长度不同",
     "none_found": "未发现",
+    "missing_round": "；{n} 个答案遗漏了题目要求的 ROUND(x, n)",
     "unit_tokens": "token", "unit_steps": "步",
     "bn_concurrency_cap": "并发上限（最多 {cap} 个同时运行）",
     "bn_kv_cache_pressure": "KV Cache 紧张",
@@ -182,7 +184,9 @@ def value_text(row: DimensionRow, value: DimValue, lang: str = "en",
         return bottleneck_name(value.text or "none", lang, value.detail.get("cap"))
     if row.key == "failure_classes":
         classes = value.detail.get("classes") or []
-        return ", ".join(f"{c} ×{n}" for c, n in classes) or _t(lang, "none_found")
+        text = ", ".join(f"{c} ×{n}" for c, n in classes) or _t(lang, "none_found")
+        omitted = value.detail.get("missing_round") or 0
+        return text + (_t(lang, "missing_round", n=omitted) if omitted else "")
     est = value.estimate
     nums = [value.value]
     if interval and est is not None and est.has_interval:

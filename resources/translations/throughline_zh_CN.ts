@@ -131,6 +131,45 @@
     </message>
 </context>
 <context>
+    <name>ChartExporter</name>
+    <message>
+        <source>Save image…</source>
+        <translation>保存图片…</translation>
+    </message>
+    <message>
+        <source>Copy image</source>
+        <translation>复制图片</translation>
+    </message>
+    <message>
+        <source>Save or copy this chart</source>
+        <translation>保存或复制此图表</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png)</source>
+        <translation>PNG 图片 (*.png)</translation>
+    </message>
+    <message>
+        <source>SVG image (*.svg)</source>
+        <translation>SVG 图片 (*.svg)</translation>
+    </message>
+    <message>
+        <source>Save chart image</source>
+        <translation>保存图表图片</translation>
+    </message>
+    <message>
+        <source>Could not save the chart: {error}</source>
+        <translation>无法保存图表：{error}</translation>
+    </message>
+    <message>
+        <source>Saved {file}</source>
+        <translation>已保存 {file}</translation>
+    </message>
+    <message>
+        <source>The chart is on the clipboard.</source>
+        <translation>图表已复制到剪贴板。</translation>
+    </message>
+</context>
+<context>
     <name>ComparisonView</name>
     <message>
         <source>Select two or more runs of one kind and press Compare.</source>
@@ -442,6 +481,123 @@
     </message>
 </context>
 <context>
+    <name>ImportQuestionsDialog</name>
+    <message>
+        <source>Import a question set</source>
+        <translation>导入题集</translation>
+    </message>
+    <message>
+        <source>dev.json, spider2-lite.jsonl or a defog .csv</source>
+        <translation>dev.json、spider2-lite.jsonl 或 defog 的 .csv</translation>
+    </message>
+    <message>
+        <source>detect from the file</source>
+        <translation>根据文件自动识别</translation>
+    </message>
+    <message>
+        <source>folder of &lt;db&gt;/&lt;db&gt;.sqlite or &lt;db&gt;.sqlite</source>
+        <translation>包含 &lt;db&gt;/&lt;db&gt;.sqlite 或 &lt;db&gt;.sqlite 的文件夹</translation>
+    </message>
+    <message>
+        <source>Spider2-lite: folder of &lt;id&gt;_a.csv, ...</source>
+        <translation>Spider2-lite：包含 &lt;id&gt;_a.csv 等文件的文件夹</translation>
+    </message>
+    <message>
+        <source>defog: only this db_name</source>
+        <translation>defog：只导入此 db_name</translation>
+    </message>
+    <message>
+        <source>from the file&apos;s name</source>
+        <translation>取自文件名</translation>
+    </message>
+    <message>
+        <source>Questions file</source>
+        <translation>题目文件</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>Databases</source>
+        <translation>数据库</translation>
+    </message>
+    <message>
+        <source>Gold results</source>
+        <translation>标准结果</translation>
+    </message>
+    <message>
+        <source>Database name</source>
+        <translation>数据库名</translation>
+    </message>
+    <message>
+        <source>Set name</source>
+        <translation>题集名称</translation>
+    </message>
+    <message>
+        <source>Imported sets are kept in {folder}.</source>
+        <translation>导入的题集保存在 {folder}。</translation>
+    </message>
+    <message>
+        <source>What was imported, and every record left out with the reason, shows here.</source>
+        <translation>导入了什么，以及每条未导入的记录及原因，都会显示在这里。</translation>
+    </message>
+    <message>
+        <source>Import</source>
+        <translation>导入</translation>
+    </message>
+    <message>
+        <source>Browse...</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Question sets (*.json *.jsonl *.csv);;All files (*)</source>
+        <translation>题集 (*.json *.jsonl *.csv);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Questions file: choose an existing file.</source>
+        <translation>题目文件：请选择一个已存在的文件。</translation>
+    </message>
+    <message>
+        <source>Nothing was imported:
+{error}</source>
+        <translation>没有导入任何内容：
+{error}</translation>
+    </message>
+    <message>
+        <source>Nothing was imported: {error}</source>
+        <translation>没有导入任何内容：{error}</translation>
+    </message>
+    <message>
+        <source>Imported {n} questions as the set {name} ({folder}).</source>
+        <translation>已导入 {n} 道题，题集 {name}（{folder}）。</translation>
+    </message>
+    <message>
+        <source>Databases: {names}</source>
+        <translation>数据库：{names}</translation>
+    </message>
+    <message>
+        <source>{n} rows for other databases left out.</source>
+        <translation>其他数据库的 {n} 行未导入。</translation>
+    </message>
+    <message>
+        <source>Skipped {n} records:</source>
+        <translation>跳过 {n} 条记录：</translation>
+    </message>
+    <message>
+        <source>Warnings ({n}):</source>
+        <translation>警告（{n}）：</translation>
+    </message>
+    <message>
+        <source>The questions do not name their output columns or rounding: runs of this set are judged by full, column names ignored.</source>
+        <translation>这些题目没有指明输出列名和舍入位数：本题集的评测用 full 判定，且不比较列名。</translation>
+    </message>
+</context>
+<context>
     <name>InspectorPage</name>
     <message>
         <source>no final SQL</source>
@@ -645,6 +801,21 @@
     <message>
         <source>Endpoint: {endpoint}</source>
         <translation>端点：{endpoint}</translation>
+    </message>
+</context>
+<context>
+    <name>OpenResultBar</name>
+    <message>
+        <source>Open file</source>
+        <translation>打开文件</translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation>打开文件夹</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
     </message>
 </context>
 <context>
@@ -1082,6 +1253,14 @@
         <translation>使用一个题集文件夹（其中包含 set.toml）</translation>
     </message>
     <message>
+        <source>Import...</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
+        <source>Import a public question set (Spider, BIRD, Spider2-lite, defog sql-eval) with its databases</source>
+        <translation>导入公开题集（Spider、BIRD、Spider2-lite、defog sql-eval）及其数据库</translation>
+    </message>
+    <message>
         <source>all (e.g. m01, h01)</source>
         <translation>全部（例如 m01, h01）</translation>
     </message>
@@ -1116,6 +1295,10 @@
     <message>
         <source>Numeric tolerance of the tolerant and full judges</source>
         <translation>tolerant 和 full 评判器使用的数值容差</translation>
+    </message>
+    <message>
+        <source>Numbers are rounded as the question asks, then compared within this tolerance (relative above 1, absolute below); used by the tolerant and full judges</source>
+        <translation>数值先按题目要求取整，再在此容差内比较（大于 1 时为相对容差，否则为绝对容差）；用于 tolerant 和 full 判定</translation>
     </message>
     <message>
         <source>Judges</source>
@@ -1214,6 +1397,10 @@
         <translation>双击一道题，在检查器中打开</translation>
     </message>
     <message>
+        <source>This set&apos;s questions do not name their output columns or rounding: full judges them with column names ignored; strict and tolerant compare names nobody asked for.</source>
+        <translation>本题集的题目没有指明输出列名和舍入位数：由 full 判定且不比较列名；strict 和 tolerant 会比较题目并未要求的列名。</translation>
+    </message>
+    <message>
         <source>Question set folder</source>
         <translation>题集文件夹</translation>
     </message>
@@ -1280,6 +1467,10 @@
     <message>
         <source>Stored run {run} ({status}): {name}</source>
         <translation>已保存的运行 {run}（{status}）：{name}</translation>
+    </message>
+    <message>
+        <source>; {count} answers omit the ROUND the question asks for</source>
+        <translation>；{count} 个答案遗漏了题目要求的 ROUND</translation>
     </message>
     <message>
         <source>   (SIMULATED persona: not a model&apos;s score)</source>
@@ -1436,6 +1627,21 @@
     <message>
         <source>No steps recorded.</source>
         <translation>没有记录任何步骤。</translation>
+    </message>
+</context>
+<context>
+    <name>TableCopier</name>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy as CSV</source>
+        <translation>复制为 CSV</translation>
+    </message>
+    <message>
+        <source>Copy as Markdown</source>
+        <translation>复制为 Markdown</translation>
     </message>
 </context>
 <context>

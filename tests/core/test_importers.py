@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from desktop_app.core.sqleval.importers import (
-    first_alternative,
+    alternatives,
+    detect_format,
     has_top_level_order_by,
-    import_defog_csv,
-    import_spider,
+    import_questions,
 )
 from desktop_app.core.sqleval.questions import QuestionSetError, load_question_set
 
@@ -54,8 +54,9 @@ def load(folder: Path):
 
 def test_spider_import_writes_a_loadable_set(spider, tmp_path):
     dev, databases = spider
-    out = import_spider(dev, databases, tmp_path / "spider-dev", name="spider")
-    qset = load(out)
+    assert detect_format(dev) == "spider"
+    report = import_questions(dev, tmp_path / "spider-dev", db_dir=databases, name="spider")
+    qset = load(report.out_dir)
     assert qset.databases == {"concert": (databases / "concert" / "concert.sqlite").resolve()}
     q1, q2, q3 = qset.questions
     assert [q.id for q in qset.questions] == ["spider-0001", "spider-0002", "spider-0003"]
@@ -63,9 +64,14 @@ def test_spider_import_writes_a_loadable_set(spider, tmp_path):
     assert q1.required_columns == ("count(*)",) and q3.required_columns == ("name", "country")
     assert q2.order_matters and not q1.order_matters and q1.rounding == {}
     assert q1.text_en == "How many singers are there?" and q1.glossary is None
-    # The broken gold is kept in the file and set aside, with SQLite's reason, on load.
-    [skipped] = qset.skipped
-    assert skipped.id == "spider-0004" and skipped.reason == "gold SQL failed: no such column: nope"
+    # The broken gold is left out at import, with SQLite's reason on one line.
+    assert report.imported == 3 and qset.skipped == ()
+    assert report.skipped == ["dev.json: record 3: gold SQL failed: no such column: nope"]
+    # Public sets do not name their columns: runs default to the judges that need no names,
+    # and the model is told what the database is, never where it lives on this machine.
+    assert not qset.asks_columns
+    assert str(tmp_path) not in qset.database_note("concert")
+    assert "concert" in qset.database_note("concert")
 
 
 def test_bird_import_maps_difficulty_and_evidence(tmp_path):
@@ -79,7 +85,9 @@ def test_bird_import_maps_difficulty_and_evidence(tmp_path):
         {"db_id": "music", "question": "Oldest singer?", "difficulty": "simple", "evidence": "",
          "SQL": "SELECT name FROM singer ORDER BY age DESC LIMIT 1"},
     ]), encoding="utf-8")
-    qset = load(import_spider(dev, databases, tmp_path / "bird", name="bird", limit=5))
+    assert detect_format(dev) == "bird"
+    qset = load(import_questions(dev, tmp_path / "bird", db_dir=databases, name="bird",
+                                 limit=5).out_dir)
     q1, q2 = qset.questions
     assert (q1.tier, q2.tier) == ("hard", "easy")
     assert q1.glossary == "French refers to country = 'France'"
@@ -91,17 +99,26 @@ def test_bird_import_maps_difficulty_and_evidence(tmp_path):
 
 def test_spider_limit_and_input_errors(spider, tmp_path):
     dev, databases = spider
-    two = import_spider(dev, databases, tmp_path / "two", name="s", limit=2)
-    assert len(load(two).questions) == 2
-    with pytest.raises(QuestionSetError, match=r"dev.json: record 0: db_id 'concert': no datab"):
-        import_spider(dev, tmp_path / "elsewhere", tmp_path / "x", name="s")
+    two = import_questions(dev, tmp_path / "two", db_dir=databases, name="s", limit=2)
+    assert len(load(two.out_dir).questions) == 2
+    # The same folder again is refused: nothing the user has is overwritten.
+    with pytest.raises(QuestionSetError, match=r"--out: .*two already exists"):
+        import_questions(dev, tmp_path / "two", db_dir=databases, name="s")
+    (tmp_path / "elsewhere").mkdir()
+    with pytest.raises(QuestionSetError, match=r"no question could be imported; first reason: "
+                       r"dev.json: record 0: database 'concert' not found in --db-dir"):
+        import_questions(dev, tmp_path / "x", db_dir=tmp_path / "elsewhere", name="s")
+    assert not (tmp_path / "x").exists()
     bad = tmp_path / "bad.json"
-    bad.write_text('[{"db_id": "concert", "question": "q"}]', encoding="utf-8")
-    with pytest.raises(QuestionSetError, match=r"bad.json: record 0: missing or not a string: q"):
-        import_spider(bad, databases, tmp_path / "x", name="s")
+    bad.write_text('[{"db_id": "concert", "question": "q"}, {"db_id": "concert", "question": '
+                   '"n", "query": "SELECT count(*) AS n FROM singer"}, 7]', encoding="utf-8")
+    report = import_questions(bad, tmp_path / "y", format="spider", db_dir=databases, name="s")
+    assert report.imported == 1
+    assert report.skipped == ["bad.json: record 0: no gold: no SQL",
+                              "bad.json: record 2: expected a JSON object"]
     bad.write_text('[\n{"db_id": ', encoding="utf-8")
     with pytest.raises(QuestionSetError, match=r"bad.json:2: not valid JSON"):
-        import_spider(bad, databases, tmp_path / "x", name="s")
+        import_questions(bad, tmp_path / "x", format="spider", db_dir=databases, name="s")
 
 
 def write_csv(path: Path, rows: list[dict], fields=("question", "query", "db_name",
@@ -126,9 +143,12 @@ def test_defog_csv_import(tmp_path):
         {"question": "Names in upper case", "db_name": "concert", "query_category": "postgres",
          "query": "SELECT name::TEXT AS upper_name FROM singer", "instructions": ""},
     ])
-    qset = load(import_defog_csv(path, db, tmp_path / "defog", name="defog"))
+    qset = load(import_questions(path, tmp_path / "defog", db_dir=db, name="defog").out_dir)
     q1, q2, q3 = qset.questions
     assert q1.gold_sql == "SELECT singer_id FROM singer WHERE age > 28 ORDER BY age"
+    # Every alternative the cell lists is accepted, not only the first.
+    assert q1.gold_alternatives == ("SELECT name FROM singer WHERE age > 28 ORDER BY age",
+                                    "SELECT name FROM singer WHERE age > 28")
     assert q1.order_matters and q1.required_columns == ("singer_id",)
     assert q1.glossary == "Age is in years." and q1.tags == ("where", "concert")
     assert q2.required_columns == ("country", "n") and q2.tier == "medium"
@@ -140,20 +160,23 @@ def test_defog_csv_errors_name_file_and_line(tmp_path):
     db = make_db(tmp_path / "concert.sqlite")
     path = write_csv(tmp_path / "q.csv", [{"question": "x", "query": "SELECT 1"}],
                      fields=("question", "query"))
-    with pytest.raises(QuestionSetError, match=r"q.csv:1: missing column\(s\): db_name, query_cat"):
-        import_defog_csv(path, db, tmp_path / "out", name="d")
+    with pytest.raises(QuestionSetError, match=r"q.csv:1: missing column\(s\): db_name"):
+        import_questions(path, tmp_path / "out", db_dir=db, name="d")
     path = write_csv(tmp_path / "q.csv", [
         {"question": "ok", "query": "SELECT 1", "db_name": "c", "query_category": "x"},
-        {"question": "", "query": "SELECT 1", "db_name": "c", "query_category": "x"}])
-    with pytest.raises(QuestionSetError, match=r"q.csv:3: empty question or query"):
-        import_defog_csv(path, db, tmp_path / "out", name="d")
-    with pytest.raises(QuestionSetError, match="no such database file"):
-        import_defog_csv(path, tmp_path / "gone.sqlite", tmp_path / "out", name="d")
+        {"question": "", "query": "SELECT 1", "db_name": "c", "query_category": "x"},
+        {"question": "other", "query": "SELECT 1", "db_name": "elsewhere",
+         "query_category": "x"}])
+    report = import_questions(path, tmp_path / "out", db_dir=db, db_name="c", name="d")
+    assert report.imported == 1 and report.other_databases == 1
+    assert report.skipped == ["q.csv:3: missing or empty: question"]
+    with pytest.raises(QuestionSetError, match="--db-dir: no such folder"):
+        import_questions(path, tmp_path / "out2", db_dir=tmp_path / "gone.sqlite", name="d")
 
 
 def test_helpers():
-    assert first_alternative("SELECT {a, b} FROM t WHERE x = ';'; SELECT c FROM t") == (
-        "SELECT a FROM t WHERE x = ';'")
+    assert alternatives("SELECT {a, b} FROM t WHERE x = ';'; SELECT c FROM t") == [
+        "SELECT a FROM t WHERE x = ';'", "SELECT b FROM t WHERE x = ';'", "SELECT c FROM t"]
     assert has_top_level_order_by("SELECT a FROM t UNION SELECT b FROM u ORDER BY 1")
     assert not has_top_level_order_by("SELECT * FROM (SELECT a FROM t ORDER BY a)")
     assert has_top_level_order_by("WITH x AS (SELECT 1 AS a) SELECT a FROM x ORDER BY a")

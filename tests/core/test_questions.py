@@ -87,7 +87,7 @@ def test_bundled_names_are_found_in_sets_dir(tmp_path):
     qset = load_question_set("tiny", sets_dir=tmp_path, cache_dir=tmp_path / "cache")
     assert qset.path == tmp_path / "tiny"
     assert list_question_sets(tmp_path) == [("tiny", "A tiny test set")]
-    with pytest.raises(QuestionSetError, match="no question set there.*bundled sets in .*: tiny"):
+    with pytest.raises(QuestionSetError, match="no question set there.*sets by name: tiny"):
         load_question_set("nope", sets_dir=tmp_path, cache_dir=tmp_path / "cache")
 
 

@@ -359,7 +359,7 @@ spider_records = st.lists(st.one_of(
 def test_an_imported_set_loads_back_with_the_same_questions(tmp_path_factory, records):
     """Import a Spider-style dev.json: it is refused naming the record, or the set it writes
     loads back with every question's text as it was (the round trip a user relies on)."""
-    from desktop_app.core.sqleval.importers import import_spider
+    from desktop_app.core.sqleval.importers import import_questions
 
     root = tmp_path_factory.mktemp("spider")
     (root / "db" / "shop").mkdir(parents=True)
@@ -367,13 +367,18 @@ def test_an_imported_set_loads_back_with_the_same_questions(tmp_path_factory, re
     dev = root / "dev.json"
     dev.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
     try:
-        out = import_spider(dev, root / "db", root / "out", name="fuzz")
+        report = import_questions(dev, root / "out", format="spider", db_dir=root / "db",
+                                  name="fuzz")
     except QuestionSetError as exc:
-        assert all(str(dev) in e and one_line(e) for e in exc.errors), exc.errors
+        assert all(dev.name in e and one_line(e) for e in exc.errors), exc.errors
         return
-    qset = load_question_set(out, sets_dir=root, cache_dir=root, check_gold=False)
-    assert len(qset.questions) == len(records)
-    for q, r in zip(qset.questions, records):  # evidence, if any, follows as a hint
+    assert all(line.startswith("dev.json: record ") and one_line(line)
+               for line in report.skipped), report.skipped
+    qset = load_question_set(report.out_dir, sets_dir=root, cache_dir=root, check_gold=False)
+    assert len(qset.questions) + len(report.skipped) == len(records)
+    kept = [r for i, r in enumerate(records)
+            if not any(s.startswith(f"dev.json: record {i}:") for s in report.skipped)]
+    for q, r in zip(qset.questions, kept):  # evidence, if any, follows as a hint
         assert q.text_en.split("\n\nHint: ")[0] == r["question"].strip()
 
 
@@ -462,7 +467,7 @@ def test_every_file_loader_names_a_file_that_is_not_utf8(tmp_path):
     from desktop_app.core.exchange.detect import detect_and_read
     from desktop_app.core.exchange.errors import ExchangeError
     from desktop_app.core.simulator.profiles import load_profile
-    from desktop_app.core.sqleval.importers import import_defog_csv, import_spider
+    from desktop_app.core.sqleval.importers import import_questions
     from desktop_app.core.throughput.config import load_sweep_toml
 
     bad = tmp_path / "bad.toml"
@@ -486,12 +491,12 @@ def test_every_file_loader_names_a_file_that_is_not_utf8(tmp_path):
     dev = tmp_path / "dev.json"
     dev.write_bytes(b'[{"question": "caf\xe9"}]')
     with pytest.raises(QuestionSetError, match=r"dev\.json"):
-        import_spider(dev, tmp_path, tmp_path / "out", name="x")
+        import_questions(dev, tmp_path / "out", format="spider", db_dir=tmp_path, name="x")
     csv_file = tmp_path / "q.csv"
     csv_file.write_bytes(b"question,query,db_name,query_category\ncaf\xe9,SELECT 1,x,y\n")
     sqlite3.connect(tmp_path / "x.sqlite").close()
     with pytest.raises(QuestionSetError, match=r"q\.csv: not UTF-8"):
-        import_defog_csv(csv_file, tmp_path / "x.sqlite", tmp_path / "out2", name="x")
+        import_questions(csv_file, tmp_path / "out2", db_dir=tmp_path / "x.sqlite", name="x")
     result = tmp_path / "profile_export_aiperf.json"
     result.write_bytes(b'{"a": 1}\n' + LATIN1)
     with pytest.raises(ExchangeError, match=r"line 2: not UTF-8"):

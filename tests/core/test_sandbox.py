@@ -261,7 +261,7 @@ def test_cli_bad_databases_exit_2(tmp_path, capsys):
     assert run_cli(["sql", "--db", str(tmp_path / "gone.sqlite"), "SELECT 1"]) == 2
     assert "no such database file" in capsys.readouterr().err
     assert run_cli(["sql", "--db", "no-such-set:sales", "SELECT 1"]) == 2
-    assert "no-such-set: no question set there" in capsys.readouterr().err
+    assert "no-such-set:sales is neither a database file nor SET:KEY" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(not (Path(__file__).resolve().parents[2] / "questions" / "sales-25"

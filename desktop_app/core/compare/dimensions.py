@@ -455,7 +455,8 @@ def _failure_row(runs: Sequence) -> DimensionRow:
         classes = r.failure_classes()
         vals.append(DimValue(text=", ".join(c for c, _ in classes[:3]) or "none", detail={
             "classes": classes[:3], "failures": sum(n for _, n in classes),
-            "questions": len(r.judged)}))
+            "questions": len(r.judged),
+            "missing_round": r.explained().get("missing_round", 0)}))
     present = [(i, v) for i, v in enumerate(vals) if v.text is not None]
     if len(present) < 2:
         v = RowVerdict("n/a", "only_one" if present else "none",

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from desktop_app.core.sqleval.runner import EvalResult, ItemResult
 
 __all__ = ["JSON_FORMAT_VERSION", "RESULT_ROWS", "EpochSpread", "JudgeSummary", "TierStats",
-           "eval_to_json", "failure_class", "passed", "summarize",
+           "eval_to_json", "explained", "failure_class", "passed", "summarize",
            "finding_json", "question_from_snapshot", "question_snapshot", "result_json",
            "step_row", "tier_table", "verdict_json", "verdicts_json"]
 
@@ -117,6 +118,13 @@ def summarize(items: list[ItemResult], judges: tuple[str, ...]
     return summary, tiers, spread
 
 
+def explained(items) -> Counter:
+    """How many answers each explanation code (`missing_round`, `alias_differs`,
+    `window_frame`) was found in, each answer counted once per code: the seeds' "15 answers
+    omitted ROUND(x, 2)". Takes ItemResults or stored questions (both carry `findings`)."""
+    return Counter(code for item in items for code in {f.code for f in item.findings})
+
+
 def passed(item: ItemResult, judge: str) -> bool:
     """Whether `judge` passed this item (False when it was not judged)."""
     verdict = item.outcome.verdicts.get(judge)
@@ -157,7 +165,8 @@ def question_snapshot(q: Question) -> dict:
     """The question's metadata as stored with its verdicts (re-judging uses it)."""
     data = dataclasses.asdict(q)
     data["required_columns"] = list(q.required_columns)
-    data["tags"] = list(q.tags)
+    for key in ("tags", "gold_alternatives", "gold_files"):
+        data[key] = list(getattr(q, key))
     return data
 
 
@@ -168,7 +177,8 @@ def question_from_snapshot(data: dict | None) -> Question | None:
     names = {f.name for f in dataclasses.fields(Question)}
     values = {k: v for k, v in data.items() if k in names}
     values["required_columns"] = tuple(values.get("required_columns") or ())
-    values["tags"] = tuple(values.get("tags") or ())
+    for key in ("tags", "gold_alternatives", "gold_files"):
+        values[key] = tuple(values.get(key) or ())
     values["rounding"] = dict(values.get("rounding") or {})
     try:
         return Question(**values)
@@ -250,6 +260,7 @@ def eval_to_json(result: EvalResult) -> dict:
     data = {
         "format_version": JSON_FORMAT_VERSION, "run_id": result.run_id, "set": result.set_name,
         "model": result.model, "judges": list(result.judges), "tolerance": result.tolerance,
+        "ignore_names": None if result.config is None else bool(result.config.ignore_names),
         "rejudged": result.rejudged, "status": result.status, "summary": summary,
         "tiers": {t: {"questions": s.questions, "mean_steps": s.mean_steps,
                       "mean_prompt_tokens": s.mean_prompt_tokens,

@@ -1,153 +1,449 @@
-"""Importers: turn public text-to-SQL sets into Throughline question-set folders.
+"""Importers: turn public text-to-SQL sets into Throughline question-set folders in one call.
 
-- Spider / BIRD: a `dev.json` list of {"question", "query" (Spider) or "SQL" (BIRD), "db_id",
-  optional "difficulty", optional "evidence" (BIRD)}, databases at
-  `<database_dir>/<db_id>/<db_id>.sqlite`.
-- defog sql-eval: a CSV with `question`, `query`, `db_name`, `query_category` and optional
-  `instructions`, all on one SQLite database.
+Formats (`FORMATS`; `detect_format` picks one from the file):
+- spider: a `dev.json` list of {"question", "query", "db_id", optional "difficulty"};
+- bird: the same with "SQL" for the query and "evidence" (a hint the question depends on);
+- spider2-lite: JSONL of {"instance_id", "db", "question", "external_knowledge"}, no SQL: the
+  accepted answers are result files `<instance_id>.csv` or `<instance_id>_a.csv`, `_b.csv`, ...
+  in `gold_dir` (or its `exec_result/`), plus `<instance_id>.sql` where one exists (`sql/`);
+  `external_knowledge` names a document read from `documents/` or `resource/documents/` beside
+  the JSONL;
+- defog: a sql-eval CSV of `question`, `query`, `db_name`, `query_category`, optional
+  `instructions`, filtered by `db_name`; a query cell lists alternative golds (";" between
+  statements, "{a,b}" choices), every one of which is accepted.
 
-Each importer writes `<out_dir>/set.toml` and `<out_dir>/questions.jsonl` in the format of
-docs/QUESTION-SETS.md and returns `out_dir`. `required_columns` come from running the gold query
-in the sandbox; a gold that fails is written anyway and shows up, with SQLite's reason, in the
-loaded set's `skipped`. Input errors are reported as "file:record: why". The databases are
-referenced in place, by absolute path: they are large (BIRD's are gigabytes), the user already has
-them, and copying would double the disk use.
+Databases are found in `db_dir`, in Spider's `<db>/<db>.sqlite` layout or flat (`<db>.sqlite`,
+`.db`), and referenced in place by absolute path (BIRD's are gigabytes; the user already has
+them). Every gold runs once: a record whose gold cannot run, or whose database or gold is
+missing, is skipped with one line saying why (`ImportReport.skipped`); golds that return no
+rows or only NULLs are imported with a warning. Public sets do not name output columns or
+rounding, so the set says `asks_columns = false` and its runs default to the full judge with
+names ignored. The set's and databases' descriptions (what the model is told) name the source
+and the database, never a path of this machine. A file that cannot be read at all raises
+QuestionSetError naming it (and the line, or record).
 """
 
 from __future__ import annotations
 
 import csv
+import itertools
 import json
+import re
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import sqlglot
 from sqlglot import exp
 
+from desktop_app.core.sqleval.golds import GoldError, degenerate, read_gold_csv
 from desktop_app.core.sqleval.questions import QUESTIONS_FILE, SET_FILE, QuestionSetError
 from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError, split_statements
 
+FORMATS = ("spider", "bird", "spider2-lite", "defog")
+FORMAT_NAMES = {"spider": "Spider", "bird": "BIRD", "spider2-lite": "Spider2-lite",
+                "defog": "defog sql-eval"}
 # Spider's four hardness levels and BIRD's three difficulties, onto our four tiers.
 DIFFICULTY_TO_TIER = {
     "easy": "trivial", "medium": "easy", "hard": "medium", "extra": "hard",  # Spider
     "simple": "easy", "moderate": "medium", "challenging": "hard",  # BIRD
 }
 DEFAULT_TIER = "medium"
+MAX_ALTERNATIVES = 16  # brace choices multiply; defog's own cells hold a handful
+MAX_SOURCE_BYTES = 256 * 1024 * 1024
+MAX_EVIDENCE_CHARS = 20_000
 
 
-def import_spider(
-    dev_json: Path, database_dir: Path, out_dir: Path, *, name: str, limit: int | None = None
-) -> Path:
-    """Import a Spider- or BIRD-style `dev.json` (at most `limit` questions) into `out_dir`.
+@dataclass
+class ImportReport:
+    """What an import did: where the set is, how many questions it holds, one line per record
+    left out ("dev.json: record 12: gold SQL failed: no such column: x") and per warning."""
 
-    Ids are "<name>-0001" in file order; BIRD's "evidence" becomes the question's glossary entry
-    and is appended to its text. Raises QuestionSetError naming the file and record on bad
-    input. Each gold query runs once (5 s limit), so importing 1,500 questions takes a while.
-    """
-    dev_json = Path(dev_json)
+    out_dir: Path
+    name: str
+    format: str
+    imported: int = 0
+    skipped: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    databases: list[str] = field(default_factory=list)
+    other_databases: int = 0  # defog rows left out by `db_name`
+
+
+@dataclass
+class _Record:
+    where: str
+    question: str
+    db: str
+    qid: str = ""
+    sqls: list[str] = field(default_factory=list)
+    gold_files: list[Path] = field(default_factory=list)
+    tier: str = DEFAULT_TIER
+    evidence: str = ""
+    tags: list[str] = field(default_factory=list)
+    dialect: str | None = None
+    problem: str = ""  # why the record cannot be imported, found while reading it
+
+
+def detect_format(source: Path) -> str:
+    """The format of `source` from its name and first record; raises QuestionSetError."""
+    source = Path(source)
+    if source.suffix.lower() == ".csv":
+        return "defog"
+    text = _read_text(source)
+    if source.suffix.lower() == ".jsonl" or text.lstrip().startswith("{"):
+        first = next((line for line in text.splitlines() if line.strip()), "")
+        try:
+            record = json.loads(first)
+        except (json.JSONDecodeError, RecursionError):
+            record = None
+        if isinstance(record, dict) and "instance_id" in record:
+            return "spider2-lite"
+        raise QuestionSetError(f"{source}:1: not a Spider2-lite record (no instance_id); "
+                               "name the format with --format")
     try:
-        records = json.loads(dev_json.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise QuestionSetError(f"{dev_json}: cannot be read: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise QuestionSetError(f"{dev_json}:{exc.lineno}: not valid JSON: {exc.msg}") from None
-    if not isinstance(records, list):
-        raise QuestionSetError(f"{dev_json}: expected a JSON list of questions")
+        records = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        raise QuestionSetError(f"{source}: not JSON; name the format with --format") from None
+    first = records[0] if isinstance(records, list) and records else None
+    if isinstance(first, dict) and ("SQL" in first or "evidence" in first):
+        return "bird"
+    if isinstance(first, dict) and "query" in first:
+        return "spider"
+    raise QuestionSetError(f"{source}: cannot tell the format (expected a Spider or BIRD list, "
+                           "a Spider2-lite JSONL or a defog CSV); name it with --format")
+
+
+def import_questions(
+    source: Path, out_dir: Path, *, format: str = "auto", db_dir: Path | None = None,
+    gold_dir: Path | None = None, db_name: str | None = None, name: str | None = None,
+    limit: int | None = None, on_progress: Callable[[int, int], None] | None = None,
+) -> ImportReport:
+    """Import `source` into a new set folder `out_dir` and say what was left out and why.
+
+    `db_dir` holds the databases (for defog, a SQLite file also works); `gold_dir` the gold
+    result files (Spider2-lite); `db_name` filters defog's rows; at most `limit` records are
+    read. `on_progress(done, total)` follows the gold runs. Raises QuestionSetError when
+    `source` cannot be read, `out_dir` already holds a set, or nothing could be imported.
+    """
+    source = Path(source)
+    fmt = detect_format(source) if format == "auto" else format
+    if fmt not in FORMATS:
+        raise QuestionSetError(f"--format: {format!r} is not one of auto, {', '.join(FORMATS)}")
+    out_dir = Path(out_dir)
+    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+        raise QuestionSetError(f"--out: {out_dir} already exists and is not an empty folder; "
+                               "choose another --out or remove it first")
+    name = name or default_name(source, fmt, db_name)
+    report = ImportReport(out_dir, name, fmt)
+    if fmt in ("spider", "bird"):
+        records = _read_spider(source, fmt)
+    elif fmt == "spider2-lite":
+        records = _read_spider2(source, gold_dir, report)
+    else:
+        records = _read_defog(source, db_name, report)
     if limit is not None:
         records = records[: max(0, limit)]
-    rows = []
-    for index, record in enumerate(records):
-        where = f"{dev_json}: record {index}"
-        if not isinstance(record, dict):
-            raise QuestionSetError(f"{where}: expected an object")
-        sql = record.get("query", record.get("SQL"))
-        missing = [k for k, v in (("question", record.get("question")), ("query/SQL", sql),
-                                  ("db_id", record.get("db_id"))) if not isinstance(v, str)]
-        if missing:
-            raise QuestionSetError(f"{where}: missing or not a string: {', '.join(missing)}")
-        if not record["question"].strip() or not sql.strip():  # the set would not load
-            raise QuestionSetError(f"{where}: empty question or query")
-        difficulty = str(record.get("difficulty") or "").lower()
-        rows.append({
-            "where": where,
-            "question": record["question"].strip(),
-            "sql": sql.strip(),
-            "db": record["db_id"],
-            "tier": DIFFICULTY_TO_TIER.get(difficulty, DEFAULT_TIER),
-            "evidence": str(record.get("evidence") or "").strip(),
-            "tags": [difficulty] if difficulty else [],
-        })
-    db_paths = {}
-    for db_id in sorted({r["db"] for r in rows}):
-        path = Path(database_dir) / db_id / f"{db_id}.sqlite"
-        if not path.is_file():
-            first = next(r["where"] for r in rows if r["db"] == db_id)
-            raise QuestionSetError(f"{first}: db_id {db_id!r}: no database at {path}")
-        db_paths[db_id] = path
-    return _write_set(out_dir, name, f"Imported from {dev_json}", db_paths, rows, prefix=name)
+    databases = _find_databases(records, db_dir, fmt, report)
+    rows = _run_golds(records, databases, name, report, on_progress)
+    if not rows:
+        raise QuestionSetError(
+            f"{source}: no question could be imported"
+            + (f"; first reason: {report.skipped[0]}" if report.skipped else ""))
+    _write_set(out_dir, name, fmt, databases, rows)
+    report.imported = len(rows)
+    report.databases = sorted({r["database"] for r in rows})
+    return report
 
 
-def import_defog_csv(csv_path: Path, db_path: Path, out_dir: Path, *, name: str) -> Path:
-    """Import a defog sql-eval CSV whose questions run on the SQLite file `db_path`.
+# --- reading each format -----------------------------------------------------------------------
 
-    `instructions` become the question's glossary entry (and follow the question text);
-    `query_category` becomes a tag. Raises QuestionSetError naming the file and line.
-    """
-    csv_path, db_path = Path(csv_path), Path(db_path)
-    if not db_path.is_file():
-        raise QuestionSetError(f"{db_path}: no such database file")
+
+def _read_text(path: Path) -> str:
     try:
-        with csv_path.open(newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle)
-            header = set(reader.fieldnames or ())
-            missing = {"question", "query", "db_name", "query_category"} - header
-            if missing:
-                names = ", ".join(sorted(missing))
-                raise QuestionSetError(f"{csv_path}:1: missing column(s): {names}")
-            rows = []
-            for record in reader:
-                where = f"{csv_path}:{reader.line_num}"
-                question, query = (record.get("question") or "").strip(), record.get("query") or ""
-                if not question or not query.strip():
-                    raise QuestionSetError(f"{where}: empty question or query")
-                category = (record.get("query_category") or "").strip()
-                rows.append({
-                    "where": where,
-                    "question": question,
-                    "sql": first_alternative(query),
-                    "db": "db",
-                    "tier": DEFAULT_TIER,  # defog gives categories, not difficulties
-                    "dialect": "postgres",
-                    "evidence": (record.get("instructions") or "").strip(),
-                    "tags": [t for t in (category, record.get("db_name", "").strip()) if t],
-                })
+        size = path.stat().st_size
+        if size > MAX_SOURCE_BYTES:
+            raise QuestionSetError(f"{path}: {size:,} bytes, more than the "
+                                   f"{MAX_SOURCE_BYTES:,} an import reads")
+        return path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise QuestionSetError(f"{csv_path}: not UTF-8 (byte offset {exc.start})") from None
-    except (OSError, csv.Error) as exc:
-        raise QuestionSetError(f"{csv_path}: cannot be read: {exc}") from None
-    return _write_set(out_dir, name, f"Imported from {csv_path}", {"db": db_path}, rows,
-                      prefix=name)
+        raise QuestionSetError(f"{path}: not UTF-8 (byte offset {exc.start})") from None
+    except OSError as exc:
+        raise QuestionSetError(f"{path}: cannot be read: {exc.strerror or exc}") from None
 
 
-def first_alternative(query: str) -> str:
-    """The first of a defog gold query's alternatives.
+def _text(value) -> str:
+    return value.strip() if isinstance(value, str) else ""
 
-    defog lists several acceptable golds in one cell, separated by ";" or written with
-    "{a,b}" choices (e.g. "SELECT {id,name} FROM t"); its own harness accepts any of them. We
-    judge against one gold, so we take the first statement and the first choice of each brace
-    group; an answer matching another alternative may then fail the strict judge.
-    """
-    statement = next(iter(split_statements(query)), query.strip())
-    out, i = [], 0
-    while i < len(statement):
-        if statement[i] == "{":
-            end = statement.find("}", i)
-            if end > 0:
-                out.append(statement[i + 1 : end].split(",")[0].strip())
-                i = end + 1
+
+def _read_spider(source: Path, fmt: str) -> list[_Record]:
+    try:
+        records = json.loads(_read_text(source))
+    except json.JSONDecodeError as exc:
+        raise QuestionSetError(f"{source}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise QuestionSetError(f"{source}: not valid JSON: nested too deeply") from None
+    if not isinstance(records, list):
+        raise QuestionSetError(f"{source}: expected a JSON list of questions")
+    out = []
+    for index, record in enumerate(records):
+        where = f"{source.name}: record {index}"
+        if not isinstance(record, dict):
+            out.append(_Record(where, "", "", problem="expected a JSON object"))
+            continue
+        sql = (record.get("SQL", record.get("query")) if fmt == "bird"
+               else record.get("query", record.get("SQL")))
+        difficulty = _text(record.get("difficulty")).lower()
+        out.append(_Record(
+            where, _text(record.get("question")), _text(record.get("db_id")),
+            sqls=[sql.strip()] if isinstance(sql, str) and sql.strip() else [],
+            tier=DIFFICULTY_TO_TIER.get(difficulty, DEFAULT_TIER),
+            evidence=_text(record.get("evidence"))[:MAX_EVIDENCE_CHARS],
+            tags=[difficulty] if difficulty else []))
+    return out
+
+
+def _gold_files_for(instance: str, gold_dir: Path | None) -> tuple[list[Path], list[str]]:
+    """Spider2's result files and SQL for one instance: `<id>.csv`, `<id>_a.csv`, ... and
+    `<id>.sql`, in `gold_dir` or its `exec_result/` and `sql/` folders."""
+    if gold_dir is None or not re.fullmatch(r"[A-Za-z0-9_.-]+", instance):
+        return [], []
+    files: list[Path] = []
+    sqls: list[str] = []
+    for folder in (gold_dir, gold_dir / "exec_result"):
+        if folder.is_dir():
+            files += sorted(p for p in folder.glob(f"{instance}*.csv")
+                            if re.fullmatch(rf"{re.escape(instance)}(_[a-z0-9]+)?\.csv", p.name))
+    for folder in (gold_dir, gold_dir / "sql"):
+        path = folder / f"{instance}.sql"
+        if path.is_file():
+            sqls.append(_read_text(path).strip())
+    return files, [s for s in sqls if s]
+
+
+def _document(source: Path, name: str) -> str | None:
+    if not re.fullmatch(r"[^/\\]+", name) or name in (".", ".."):
+        return None
+    for folder in (source.parent / "documents", source.parent / "resource" / "documents"):
+        if (folder / name).is_file():
+            return _read_text(folder / name).strip()[:MAX_EVIDENCE_CHARS]
+    return None
+
+
+def _read_spider2(source: Path, gold_dir: Path | None, report: ImportReport) -> list[_Record]:
+    out = []
+    gold_dir = Path(gold_dir) if gold_dir else None
+    for lineno, line in enumerate(_read_text(source).split("\n"), start=1):
+        if not line.strip():
+            continue
+        where = f"{source.name}:{lineno}"
+        try:
+            record = json.loads(line)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            report.skipped.append(f"{where}: not valid JSON: {getattr(exc, 'msg', 'too deep')}")
+            continue
+        if not isinstance(record, dict):
+            report.skipped.append(f"{where}: expected a JSON object")
+            continue
+        instance = _text(record.get("instance_id"))
+        files, sqls = _gold_files_for(instance, gold_dir)
+        evidence = ""
+        knowledge = _text(record.get("external_knowledge"))
+        if knowledge:
+            evidence = _document(source, knowledge) or ""
+            if not evidence:
+                report.warnings.append(f"{where}: {instance}: external knowledge {knowledge!r} "
+                                       "not found in documents/ beside the file; imported "
+                                       "without it")
+        out.append(_Record(where, _text(record.get("question")), _text(record.get("db")),
+                           qid=instance, sqls=sqls, gold_files=files, evidence=evidence,
+                           tags=["spider2-lite"],
+                           problem="" if instance else "missing or empty: instance_id"))
+    return out
+
+
+def _read_defog(source: Path, db_name: str | None, report: ImportReport) -> list[_Record]:
+    import io
+
+    reader = csv.DictReader(io.StringIO(_read_text(source), newline=""))
+    try:
+        header = set(reader.fieldnames or ())
+        missing = {"question", "query", "db_name"} - header
+        if missing:
+            raise QuestionSetError(f"{source}:1: missing column(s): {', '.join(sorted(missing))}")
+        out = []
+        for record in reader:
+            where = f"{source.name}:{reader.line_num}"
+            db = _text(record.get("db_name"))
+            if db_name and db != db_name:
+                report.other_databases += 1
                 continue
-        out.append(statement[i])
-        i += 1
-    return "".join(out)
+            category = _text(record.get("query_category"))
+            out.append(_Record(
+                where, _text(record.get("question")), db, sqls=alternatives(
+                    record.get("query") or ""), dialect="postgres",
+                evidence=_text(record.get("instructions"))[:MAX_EVIDENCE_CHARS],
+                tags=[t for t in (category, db) if t]))
+    except csv.Error as exc:
+        raise QuestionSetError(f"{source}:{reader.line_num}: {exc}") from None
+    if db_name and not out:
+        raise QuestionSetError(f"{source}: no row has db_name {db_name!r}")
+    return out
+
+
+def alternatives(query: str) -> list[str]:
+    """Every gold a defog query cell accepts: each ";"-separated statement, with every
+    combination of its "{a,b}" choices (at most MAX_ALTERNATIVES in all, in order)."""
+    out: list[str] = []
+    for statement in split_statements(query) or [query.strip()]:
+        parts = re.split(r"(\{[^{}]*\})", statement)
+        choices = [[c.strip() for c in p[1:-1].split(",")] if p.startswith("{") else [p]
+                   for p in parts]
+        for combo in itertools.islice(itertools.product(*choices), MAX_ALTERNATIVES):
+            sql = "".join(combo).strip()
+            if sql and sql not in out:
+                out.append(sql)
+    return out[:MAX_ALTERNATIVES]
+
+
+def default_name(source: Path, fmt: str, db_name: str | None) -> str:
+    """The set name an import gets unless one is given: the file's stem (and defog's db)."""
+    stem = source.stem if fmt != "spider2-lite" else "spider2-lite"
+    base = f"{stem}-{db_name}" if db_name else stem
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", base).strip("-.") or fmt
+
+
+# --- databases and golds -----------------------------------------------------------------------
+
+
+def _db_file(db_dir: Path, db: str) -> Path | None:
+    if not re.fullmatch(r"[A-Za-z0-9_. -]+", db) or db.strip(".") == "":
+        return None
+    for path in (db_dir / db / f"{db}.sqlite", db_dir / f"{db}.sqlite", db_dir / f"{db}.db",
+                 db_dir / db / f"{db}.db"):
+        if path.is_file():
+            return path.resolve()
+    return None
+
+
+def _find_databases(records: list[_Record], db_dir: Path | None, fmt: str,
+                    report: ImportReport) -> dict[str, Path]:
+    if db_dir is None:
+        raise QuestionSetError(f"--db-dir: needed for {FORMAT_NAMES[fmt]} (the folder holding "
+                               "<db>/<db>.sqlite or <db>.sqlite)")
+    db_dir = Path(db_dir).expanduser()
+    if db_dir.is_file():  # one SQLite file for every record (defog's single database)
+        return {r.db: db_dir.resolve() for r in records if r.db}
+    if not db_dir.is_dir():
+        raise QuestionSetError(f"--db-dir: no such folder: {db_dir}")
+    found = {}
+    for db in sorted({r.db for r in records if r.db}):
+        path = _db_file(db_dir, db)
+        if path is not None:
+            found[db] = path
+    return found
+
+
+def _run_golds(records: list[_Record], databases: dict[str, Path], name: str,
+               report: ImportReport, on_progress) -> list[dict]:
+    rows: list[dict] = []
+    boxes: dict[str, Sandbox] = {}
+    try:
+        for done, record in enumerate(records, start=1):
+            if on_progress is not None:
+                on_progress(done - 1, len(records))
+            row = _one(record, databases, boxes, name, len(rows) + 1, report)
+            if row is not None:
+                rows.append(row)
+        if on_progress is not None:
+            on_progress(len(records), len(records))
+    finally:
+        for box in boxes.values():
+            box.close()
+    return rows
+
+
+def _one(record: _Record, databases: dict[str, Path], boxes: dict[str, Sandbox], name: str,
+         number: int, report: ImportReport) -> dict | None:
+    def skip(why: str) -> None:
+        report.skipped.append(f"{record.where}: {why}")
+
+    missing = [k for k, v in (("question", record.question), ("database", record.db)) if not v]
+    if record.problem:
+        return skip(record.problem)
+    if missing:
+        return skip(f"missing or empty: {', '.join(missing)}")
+    if record.db not in databases:
+        return skip(f"database {record.db!r} not found in --db-dir (as {record.db}/"
+                    f"{record.db}.sqlite or {record.db}.sqlite)")
+    if not record.sqls and not record.gold_files:
+        return skip("no gold: no SQL" + (" and no result file in --gold-dir"
+                                         if report.format == "spider2-lite" else ""))
+    if record.db not in boxes:
+        try:
+            boxes[record.db] = Sandbox(databases[record.db], time_limit_s=10.0)
+        except (OSError, SandboxError) as exc:
+            return skip(f"database {record.db!r} cannot be opened: {exc}")
+    box = boxes[record.db]
+    qid = record.qid or f"{name}-{number:04d}"
+    sqls, results, errors = [], [], []
+    for sql in record.sqls:
+        ran = _run_gold(box, sql, record.dialect)
+        if isinstance(ran, str):
+            errors.append(ran)
+        else:
+            sqls.append(ran[0])
+            results.append(("gold SQL" if len(sqls) == 1 else f"alternative {len(sqls) - 1}",
+                            ran[1]))
+    for path in record.gold_files:
+        try:
+            results.append((path.name, read_gold_csv(path)))
+        except GoldError as exc:
+            errors.append(str(exc))
+    if not results:
+        return skip(f"gold SQL failed: {errors[0]}" if record.sqls else errors[0])
+    if errors:
+        report.warnings.append(f"{qid}: {len(errors)} of {len(errors) + len(results)} accepted "
+                               f"answers left out: {errors[0]}")
+    for label, result in results:
+        kind = degenerate(result)
+        if kind is not None:
+            what = "no rows" if kind == "empty" else "only NULLs"
+            report.warnings.append(f"{qid}: the {label} returns {what}: any answer with "
+                                   "nothing in it passes")
+    columns = list(results[0][1].columns) if sqls else []
+    if len({c.lower() for c in columns}) != len(columns):
+        columns = []  # e.g. "SELECT T1.name, T2.name": no unique names to require
+    text = record.question
+    if record.evidence:
+        text = f"{text}\n\nHint: {record.evidence}"
+    return {
+        "id": qid, "tier": record.tier, "text_en": text, "text_zh": "",
+        "gold_sql": sqls[0] if sqls else "", "database": record.db,
+        "required_columns": columns, "rounding": {},
+        "order_matters": bool(sqls) and has_top_level_order_by(sqls[0]),
+        "glossary": qid if record.evidence else None, "tags": record.tags,
+        "gold_alternatives": sqls[1:], "gold_files": [str(p) for p in record.gold_files
+                                                      if p.name in {r[0] for r in results}],
+        "_evidence": record.evidence,
+    }
+
+
+def _run_gold(sandbox: Sandbox, sql: str, dialect: str | None):
+    """(the SQL to store, its result), or SQLite's error text. A gold in another dialect
+    (defog's are PostgreSQL) is tried once more transpiled by sqlglot."""
+    try:
+        return sql, sandbox.run(sql)
+    except SandboxError as exc:
+        error = str(exc)
+    if dialect:
+        try:
+            translated = sqlglot.transpile(sql, read=dialect, write="sqlite")[0]
+            return translated, sandbox.run(translated)
+        except (sqlglot.errors.SqlglotError, SandboxError, IndexError):
+            pass
+    return error
 
 
 def has_top_level_order_by(sql: str) -> bool:
@@ -159,23 +455,7 @@ def has_top_level_order_by(sql: str) -> bool:
     return isinstance(tree, exp.Query) and tree.args.get("order") is not None
 
 
-def _run_gold(sandbox: Sandbox, sql: str, dialect: str | None) -> tuple[str, list[str]]:
-    """The gold SQL to store and its result's column names.
-
-    A gold that fails is still written, with no required columns: loading the set then puts it
-    in `skipped` with SQLite's reason, which tells the user more than a refused import would.
-    A gold in another dialect (defog's are PostgreSQL) is tried once more transpiled by sqlglot.
-    """
-    try:
-        return sql, list(sandbox.run(sql).columns)
-    except SandboxError:
-        if not dialect:
-            return sql, []
-    try:
-        translated = sqlglot.transpile(sql, read=dialect, write="sqlite")[0]
-        return translated, list(sandbox.run(translated).columns)
-    except (sqlglot.errors.SqlglotError, SandboxError, IndexError):
-        return sql, []
+# --- writing the set ---------------------------------------------------------------------------
 
 
 def _toml_str(value: str) -> str:
@@ -183,41 +463,44 @@ def _toml_str(value: str) -> str:
     return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
-def _write_set(out_dir: Path, name: str, description: str, db_paths: dict[str, Path],
-               rows: list[dict], *, prefix: str) -> Path:
-    out_dir = Path(out_dir)
-    glossary: dict[str, str] = {}
-    lines = []
-    sandboxes = {key: Sandbox(path) for key, path in db_paths.items()}
-    try:
-        for number, row in enumerate(rows, start=1):
-            qid = f"{prefix}-{number:04d}"
-            sql, columns = _run_gold(sandboxes[row["db"]], row["sql"], row.get("dialect"))
-            if len(set(columns)) != len(columns):
-                columns = []  # e.g. "SELECT T1.name, T2.name": no unique names to require
-            text = row["question"]
-            if row["evidence"]:
-                glossary[qid] = row["evidence"]
-                text = f"{text}\n\nHint: {row['evidence']}"
-            lines.append(json.dumps({
-                "id": qid, "tier": row["tier"], "text_en": text, "text_zh": "",
-                "gold_sql": sql, "database": row["db"],
-                "required_columns": columns, "rounding": {},
-                "order_matters": has_top_level_order_by(sql),
-                "glossary": qid if row["evidence"] else None, "tags": row["tags"],
-            }, ensure_ascii=False))
-    finally:
-        for sandbox in sandboxes.values():
-            sandbox.close()
-    if not lines:
-        raise QuestionSetError(f"{description}: no questions to import")
-    toml = [f"name = {_toml_str(name)}", f"description = {_toml_str(description)}", ""]
-    for key, path in db_paths.items():
-        toml += [f"[databases.{_toml_str(key)}]", f"file = {_toml_str(str(path.resolve()))}", ""]
+def _write_set(out_dir: Path, name: str, fmt: str, databases: dict[str, Path],
+               rows: list[dict]) -> None:
+    """Write set.toml, questions.jsonl and the gold files into `out_dir`, all or nothing."""
+    used = sorted({r["database"] for r in rows})
+    source = FORMAT_NAMES[fmt]
+    description = (f"{len(rows)} questions imported from {source} on the "
+                   f"{', '.join(used)} database{'s' if len(used) > 1 else ''} (SQLite). The "
+                   "questions do not name their output columns or rounding.")
+    toml = [f"name = {_toml_str(name)}", f"description = {_toml_str(description)}",
+            "asks_columns = false", ""]
+    for key in used:
+        toml += [f"[databases.{_toml_str(key)}]",
+                 f"file = {_toml_str(str(databases[key]))}",
+                 f"description = {_toml_str(f'The {key} database from {source} (SQLite).')}", ""]
+    glossary = {r["id"]: r["_evidence"] for r in rows if r["_evidence"]}
     if glossary:
         toml.append("[glossary]")
         toml += [f"{_toml_str(term)} = {_toml_str(text)}" for term, text in glossary.items()]
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / SET_FILE).write_text("\n".join(toml) + "\n", encoding="utf-8")
-    (out_dir / QUESTIONS_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return out_dir
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}-", dir=out_dir.parent))
+    try:
+        lines = []
+        for row in rows:
+            copied = []
+            for file in row["gold_files"]:
+                # Copied into the set: small, and the set then travels as one folder.
+                target = Path("gold") / Path(file).name
+                (staging / "gold").mkdir(exist_ok=True)
+                shutil.copyfile(file, staging / target)
+                copied.append(target.as_posix())
+            record = {k: v for k, v in row.items() if not k.startswith("_")}
+            record["gold_files"] = copied
+            lines.append(json.dumps(record, ensure_ascii=False))
+        (staging / SET_FILE).write_text("\n".join(toml) + "\n", encoding="utf-8")
+        (staging / QUESTIONS_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        if out_dir.is_dir() and not any(out_dir.iterdir()):
+            out_dir.rmdir()
+        staging.rename(out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise

@@ -504,15 +504,22 @@ def _verdict(mode, question, gold, actual, final_sql, error, stop_reason, tolera
     return Verdict(mode, passed, tuple(found), tol)
 
 
+def degenerate(result: QueryResult) -> str | None:
+    """"empty" when a result has no rows, "null_only" when every value is NULL, else None."""
+    if _count(result) == 0:
+        return "empty"
+    if not result.truncated and all(v is None for row in result.rows for v in row):
+        return "null_only"
+    return None
+
+
 def _degenerate_gold(gold: QueryResult) -> list[JudgeFinding]:
     """A note for a PASSING verdict whose gold returned no rows or only NULLs: then any empty
     (or all-NULL) answer passes, whatever its SQL does."""
-    if _count(gold) == 0:
-        what = "returned no rows"
-    elif not gold.truncated and all(v is None for row in gold.rows for v in row):
-        what = "returned only NULLs"
-    else:
+    kind = degenerate(gold)
+    if kind is None:
         return []
+    what = "returned no rows" if kind == "empty" else "returned only NULLs"
     return [JudgeFinding("degenerate_gold", f"The gold query {what}, so the pass proves little. "
                          "Any answer with the same columns and nothing in them passes.")]
 

@@ -15,7 +15,6 @@ import re
 import tomllib
 from pathlib import Path
 
-from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
 from desktop_app.core.sqleval.types import TIERS, Question, QuestionSet, SkippedQuestion
 
 SET_FILE = "set.toml"
@@ -24,7 +23,9 @@ BUILDERS = ("sales",)
 _REQUIRED_KEYS = ("id", "tier", "text_en", "gold_sql", "database")
 _OPTIONAL_KEYS = (
     "text_zh", "required_columns", "rounding", "order_matters", "glossary", "tags",
+    "gold_alternatives", "gold_files",
 )
+SetDirs = Path | str | tuple | list  # one folder of sets, or several searched in order
 _MAX_ERRORS_SHOWN = 25
 
 
@@ -38,15 +39,24 @@ class QuestionSetError(ValueError):
         super().__init__("\n".join(shown + ([f"... and {more} more"] if more > 0 else [])))
 
 
-def list_question_sets(sets_dir: Path) -> list[tuple[str, str]]:
-    """(folder name, description) of every set folder in `sets_dir`, sorted by name.
+def _dirs(sets_dir: SetDirs) -> list[Path]:
+    return [Path(d) for d in sets_dir] if isinstance(sets_dir, (tuple, list)) else [Path(sets_dir)]
+
+
+def list_question_sets(sets_dir: SetDirs) -> list[tuple[str, str]]:
+    """(folder name, description) of every set folder in `sets_dir` (one folder or several:
+    the bundled sets, then the user's imported ones), sorted by name; a name found twice is
+    listed once, from the first folder (the one `find_set_dir` uses).
 
     A set whose set.toml cannot be read is still listed, its description saying why.
     """
     found = []
-    if not Path(sets_dir).is_dir():
-        return found
-    for folder in sorted(Path(sets_dir).iterdir()):
+    folders = {}
+    for base in _dirs(sets_dir):
+        if base.is_dir():
+            for folder in base.iterdir():
+                folders.setdefault(folder.name, folder)
+    for _, folder in sorted(folders.items()):
         if not (folder / SET_FILE).is_file():
             continue
         try:
@@ -58,25 +68,26 @@ def list_question_sets(sets_dir: Path) -> list[tuple[str, str]]:
     return found
 
 
-def find_set_dir(name_or_path: str | Path, sets_dir: Path) -> Path:
-    """The folder of a set given by bundled name (looked up in `sets_dir`) or by path."""
+def find_set_dir(name_or_path: str | Path, sets_dir: SetDirs) -> Path:
+    """The folder of a set given by path, or by name (looked up in each of `sets_dir`)."""
     candidate = Path(name_or_path).expanduser()
     if candidate.is_file() and candidate.name == SET_FILE:
         return candidate.parent
     if (candidate / SET_FILE).is_file():
         return candidate
-    bundled = Path(sets_dir) / str(name_or_path)
-    if (bundled / SET_FILE).is_file():
-        return bundled
+    for base in _dirs(sets_dir):
+        named = base / str(name_or_path)
+        if (named / SET_FILE).is_file():
+            return named
     names = ", ".join(name for name, _ in list_question_sets(sets_dir)) or "none"
     raise QuestionSetError(
         f"{name_or_path}: no question set there (a folder holding {SET_FILE}); "
-        f"bundled sets in {sets_dir}: {names}"
+        f"sets by name: {names}"
     )
 
 
 def load_question_set(
-    name_or_path: str | Path, *, sets_dir: Path, cache_dir: Path, check_gold: bool = True
+    name_or_path: str | Path, *, sets_dir: SetDirs, cache_dir: Path, check_gold: bool = True
 ) -> QuestionSet:
     """Load and validate a question set; build its seeded databases into `cache_dir` if needed.
 
@@ -87,7 +98,7 @@ def load_question_set(
     set_dir = find_set_dir(name_or_path, sets_dir)
     meta, toml_text = _read_toml(set_dir / SET_FILE)
     name, description, db_specs, glossary = _parse_set_meta(meta, toml_text, set_dir)
-    questions = _parse_questions(set_dir / QUESTIONS_FILE, set(db_specs), glossary)
+    questions = _parse_questions(set_dir / QUESTIONS_FILE, set(db_specs), glossary, set_dir)
     databases = {
         key: _resolve_database(spec, name, key, set_dir, Path(cache_dir))
         for key, spec in db_specs.items()
@@ -103,6 +114,9 @@ def load_question_set(
         questions=tuple(questions),
         skipped=tuple(skipped),
         glossary=dict(glossary),
+        database_notes={key: str(spec.get("description") or "").strip()
+                        for key, spec in db_specs.items()},
+        asks_columns=meta.get("asks_columns", True),
     )
 
 
@@ -168,8 +182,12 @@ def _parse_set_meta(meta: dict, text: str, set_dir: Path):
         shown = field if field.isprintable() else repr(field)  # a quoted key may hold a "\n"
         errors.append(f"{path}:{line}: {shown}: {why}" if line else f"{path}: {shown}: {why}")
 
-    for key in sorted(set(meta) - {"name", "description", "databases", "glossary"}):
-        err(key, "unknown key (expected name, description, [databases.*], [glossary])")
+    for key in sorted(set(meta) - {"name", "description", "databases", "glossary",
+                                   "asks_columns"}):
+        err(key, "unknown key (expected name, description, asks_columns, [databases.*], "
+            "[glossary])")
+    if not isinstance(meta.get("asks_columns", True), bool):
+        err("asks_columns", "must be true or false")
     name = meta.get("name", set_dir.name)
     if not isinstance(name, str) or not name.strip():
         err("name", "must be a non-empty string")
@@ -205,6 +223,8 @@ def _parse_set_meta(meta: dict, text: str, set_dir: Path):
                     f"{', '.join(BUILDERS)})")
             if not isinstance(spec.get("seed"), int) or isinstance(spec.get("seed"), bool):
                 err(f"{field}.seed", "a builder needs an integer seed")
+        if not isinstance(spec.get("description", ""), str):
+            err(f"{field}.description", "must be a string")
         if "file" in spec and isinstance(spec["file"], str):
             file = (set_dir / spec["file"]).resolve()
             if not file.is_file():
@@ -239,7 +259,8 @@ def _resolve_database(spec: dict, set_name: str, key: str, set_dir: Path, cache_
 # -- questions.jsonl --------------------------------------------------------------------------
 
 
-def _parse_questions(path: Path, databases: set[str], glossary: dict[str, str]) -> list[Question]:
+def _parse_questions(path: Path, databases: set[str], glossary: dict[str, str],
+                     set_dir: Path) -> list[Question]:
     if not path.is_file():
         raise QuestionSetError(f"{path}: missing (one JSON object per line)")
     text = _decode(path)
@@ -264,7 +285,7 @@ def _parse_questions(path: Path, databases: set[str], glossary: dict[str, str]) 
         if not isinstance(obj, dict):
             errors.append(f"{where}: expected a JSON object, got {type(obj).__name__}")
             continue
-        problems = _check_record(obj, databases, glossary)
+        problems = _check_record(obj, databases, glossary, set_dir)
         qid = obj.get("id")
         if isinstance(qid, str) and qid in first_line:
             problems.append(f"id: duplicate id {qid!r} (first on line {first_line[qid]})")
@@ -287,6 +308,8 @@ def _parse_questions(path: Path, databases: set[str], glossary: dict[str, str]) 
                 glossary=glossary[obj["glossary"]] if obj.get("glossary") else None,
                 tags=tuple(obj.get("tags", ())),
                 source=f"{path.name}:{lineno}",
+                gold_alternatives=tuple(obj.get("gold_alternatives", ())),
+                gold_files=tuple(str((set_dir / f).resolve()) for f in obj.get("gold_files", ())),
             )
         )
     if errors:
@@ -300,7 +323,8 @@ def _is_str_list(value) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
 
 
-def _check_record(obj: dict, databases: set[str], glossary: dict[str, str]) -> list[str]:
+def _check_record(obj: dict, databases: set[str], glossary: dict[str, str],
+                  set_dir: Path) -> list[str]:
     """The problems of one questions.jsonl record, each "field: why"."""
     problems = [f"{k}: missing (required)" for k in _REQUIRED_KEYS if k not in obj]
     known = ", ".join(_REQUIRED_KEYS + _OPTIONAL_KEYS)
@@ -308,9 +332,21 @@ def _check_record(obj: dict, databases: set[str], glossary: dict[str, str]) -> l
         f"{k if k.isprintable() else repr(k)}: unknown key (known: {known})"
         for k in obj if k not in _REQUIRED_KEYS + _OPTIONAL_KEYS
     ]
-    for key in ("id", "text_en", "gold_sql", "database"):
+    for key in ("id", "text_en", "database"):
         if key in obj and (not isinstance(obj[key], str) or not obj[key].strip()):
             problems.append(f"{key}: must be a non-empty string")
+    others = obj.get("gold_alternatives") or obj.get("gold_files")
+    if "gold_sql" in obj and (not isinstance(obj["gold_sql"], str)
+                              or not (obj["gold_sql"].strip() or others)):
+        problems.append("gold_sql: must be a non-empty string (it may be empty only when "
+                        "gold_alternatives or gold_files give the accepted answers)")
+    for key in ("gold_alternatives", "gold_files"):
+        if key in obj and not _is_str_list(obj[key]):
+            problems.append(f"{key}: must be a list of non-empty strings")
+    if _is_str_list(obj.get("gold_files")):
+        for file in obj["gold_files"]:
+            if not (set_dir / file).is_file():
+                problems.append(f"gold_files: no such file: {(set_dir / file).resolve()}")
     if "text_zh" in obj and not isinstance(obj["text_zh"], str):
         problems.append("text_zh: must be a string")
     if "tier" in obj and obj["tier"] not in TIERS:
@@ -348,29 +384,23 @@ def _check_record(obj: dict, databases: set[str], glossary: dict[str, str]) -> l
 
 
 def _check_gold(questions: list[Question], databases: dict[str, Path]):
-    """Run every gold query; questions whose gold fails (or names other columns) are skipped."""
+    """Read every accepted answer once; a question whose gold fails (or names other columns
+    than its required_columns) is skipped, with the reason."""
+    # Imported here: golds imports the judge, which the set format does not need.
+    from desktop_app.core.sqleval.golds import check_set
+
+    problems = {p.question_id: p for p in check_set(databases, questions).problems
+                if p.code in ("gold_failed", "columns_differ")}
     kept: list[Question] = []
     skipped: list[SkippedQuestion] = []
-    sandboxes: dict[str, Sandbox] = {}
-    try:
-        for q in questions:
-            if q.database not in sandboxes:
-                sandboxes[q.database] = Sandbox(databases[q.database])
-            try:
-                result = sandboxes[q.database].run(q.gold_sql)
-            except SandboxError as exc:
-                skipped.append(SkippedQuestion(q.id, q.source, f"gold SQL failed: {exc}"))
-                continue
-            got = [c.lower() for c in result.columns]
-            if q.required_columns and got != [c.lower() for c in q.required_columns]:
-                skipped.append(SkippedQuestion(
-                    q.id, q.source,
-                    f"gold SQL returns columns ({', '.join(result.columns)}) but "
-                    f"required_columns are ({', '.join(q.required_columns)})",
-                ))
-                continue
+    for q in questions:
+        problem = problems.get(q.id)
+        if problem is None:
             kept.append(q)
-    finally:
-        for sandbox in sandboxes.values():
-            sandbox.close()
+        elif problem.code == "gold_failed":
+            skipped.append(SkippedQuestion(q.id, q.source, problem.detail))
+        else:
+            skipped.append(SkippedQuestion(
+                q.id, q.source, f"gold SQL returns columns ({', '.join(problem.columns)}) but "
+                f"required_columns are ({', '.join(problem.required)})"))
     return kept, skipped

@@ -23,6 +23,7 @@ from desktop_app.core.sqleval.export import (
     EpochSpread,
     JudgeSummary,
     TierStats,
+    explained,
     question_from_snapshot,
     summarize,
 )
@@ -195,6 +196,10 @@ class SqlRun:
         """Strict failure classes of the judged questions, most frequent first."""
         counts = Counter(q.failure_class for q in self.judged if q.failure_class)
         return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+    def explained(self) -> dict[str, int]:
+        """Per explanation code (`missing_round`, ...), the judged answers it was found in."""
+        return dict(explained(self.judged))
 
     def outcomes(self, judge: str) -> dict[tuple[str, int], bool]:
         """(question id, epoch) -> passed, for the questions judged by `judge`: what a paired

@@ -50,7 +50,8 @@ from desktop_app.core.sqleval.export import (
     summarize,
     verdicts_json,
 )
-from desktop_app.core.sqleval.judge import counterfactual, judge_all
+from desktop_app.core.sqleval.golds import Gold, GoldError, gold_answers, judge_answer
+from desktop_app.core.sqleval.judge import counterfactual
 from desktop_app.core.sqleval.questions import QuestionSetError, load_question_set
 from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
 from desktop_app.core.sqleval.types import (
@@ -82,7 +83,10 @@ class EvalConfig:
     """What a user asks an evaluation to do, validated before anything is sent.
 
     `questions` is a bundled set's name or a set folder's path. Empty `tiers` / `question_ids`
-    mean all. `judges` are the judges summarised (all three are always computed and stored).
+    mean all. `judges` are the judges summarised (all three are always computed and stored);
+    `ignore_names` makes the full judge ignore column names. Left None, both follow the set
+    (`for_set`): every judge with names compared, except on a set whose questions do not name
+    their columns (`asks_columns = false`), where only full, names ignored, means anything.
     `tolerance` is the numeric tolerance of the tolerant and full judges. Budgets per question:
     `max_steps` model calls, `max_tokens` prompt + completion tokens summed over the steps (None:
     no limit), `time_limit_s` seconds of wall time (None: no limit); `sql_time_limit_s` bounds
@@ -97,9 +101,9 @@ class EvalConfig:
     questions: str = "sales-25"
     tiers: tuple[str, ...] = ()
     question_ids: tuple[str, ...] = ()
-    judges: tuple[str, ...] = JUDGE_MODES
+    judges: tuple[str, ...] | None = None
     tolerance: float = 1e-6
-    ignore_names: bool = False
+    ignore_names: bool | None = None
     strategies: tuple[str, ...] = ()
     max_steps: int = 20
     max_tokens: int | None = None
@@ -122,13 +126,13 @@ class EvalConfig:
         if not str(self.questions).strip():
             raise InputError("questions", "name a bundled set (e.g. sales-25) or a set folder")
         for name, values, known in (("tiers", self.tiers, TIERS),
-                                    ("judges", self.judges, JUDGE_MODES),
+                                    ("judges", self.judges or (), JUDGE_MODES),
                                     ("strategies", self.strategies, STRATEGIES)):
             bad = [v for v in values if v not in known]
             if bad:
                 raise InputError(name, f"unknown {', '.join(map(repr, bad))}; choose from "
                                  f"{', '.join(known)}")
-        if not self.judges:
+        if self.judges is not None and not self.judges:
             raise InputError("judges", "choose at least one judge")
         if not (self.tolerance >= 0 and math.isfinite(self.tolerance)):
             raise InputError("tolerance", f"{self.tolerance!r} must be a number >= 0")
@@ -149,6 +153,14 @@ class EvalConfig:
             raise InputError("language", f"{self.language!r}: choose en or zh")
         if self.tool_mode not in ("native", "text"):
             raise InputError("tool mode", f"{self.tool_mode!r}: choose native or text")
+
+    def for_set(self, qset: QuestionSet) -> EvalConfig:
+        """The config with the judges and `ignore_names` left to the set filled in."""
+        names = qset.asks_columns
+        judges = self.judges if self.judges is not None else (JUDGE_MODES if names
+                                                              else ("full",))
+        ignore = self.ignore_names if self.ignore_names is not None else not names
+        return dataclasses.replace(self, judges=tuple(judges), ignore_names=bool(ignore))
 
     def to_json(self) -> dict:
         """The config as stored with the run: everything but the API key."""
@@ -251,7 +263,7 @@ class _Sandboxes:
         self.limit = sql_time_limit_s
         self.stack = ExitStack()
         self.open: dict[str, Sandbox] = {}
-        self.gold: dict[str, QueryResult | str] = {}  # question id -> result or error text
+        self.gold: dict[str, tuple[Gold, ...] | str] = {}  # question id -> golds or error
 
     def get(self, key: str) -> Sandbox:
         if key not in self.open:
@@ -264,11 +276,13 @@ class _Sandboxes:
                 raise InputError("questions", f"cannot open database {path}: {exc}") from None
         return self.open[key]
 
-    def gold_result(self, q: Question) -> QueryResult | str:
-        """The gold SQL's result (run once per question), or its error text."""
+    def gold_result(self, q: Question) -> tuple[Gold, ...] | str:
+        """The question's accepted answers (read once per question), or why they cannot be."""
         if q.id not in self.gold:
-            result, error = _run_sql(self.get(q.database), q.gold_sql)
-            self.gold[q.id] = result if result is not None else f"gold SQL failed: {error}"
+            try:
+                self.gold[q.id] = gold_answers(q, self.get(q.database))
+            except GoldError as exc:
+                self.gold[q.id] = str(exc)
         return self.gold[q.id]
 
     def close(self) -> None:
@@ -284,13 +298,14 @@ def _run_sql(sandbox: Sandbox, sql: str | None) -> tuple[QueryResult | None, str
         return None, str(exc)
 
 
-def _judge(question: Question, gold: QueryResult, final_sql: str | None,
+def _judge(question: Question, golds: tuple[Gold, ...], final_sql: str | None,
            result: QueryResult | None, error: str | None, stop_reason: str, tolerance: float,
-           ignore_names: bool) -> tuple[dict[str, Verdict], str, tuple[JudgeFinding, ...]]:
+           ignore_names: bool, sandbox: Sandbox
+           ) -> tuple[dict[str, Verdict], str, tuple[JudgeFinding, ...]]:
     """All three verdicts, the counterfactual line, and sqlglot's explanation (blocking)."""
-    verdicts = judge_all(question, gold, result, modes=JUDGE_MODES, final_sql=final_sql,
-                         error=error, stop_reason=stop_reason, tolerance=tolerance,
-                         ignore_names=ignore_names)
+    verdicts = judge_answer(question, golds, result, sandbox=sandbox, modes=JUDGE_MODES,
+                            final_sql=final_sql, error=error, stop_reason=stop_reason,
+                            tolerance=tolerance, ignore_names=ignore_names)
     findings: tuple[JudgeFinding, ...] = ()
     if final_sql:
         try:
@@ -342,12 +357,18 @@ async def run_eval(config: EvalConfig, store: Store | None = None,
     on_progress(EvalProgress("loading"))
     qset = await asyncio.to_thread(_load_set, config.questions, sets_dir, cache_dir,
                                    check_gold=True)
+    config = config.for_set(qset)
     questions = [q for q in qset.questions
                  if (not config.tiers or q.tier in config.tiers)
                  and (not config.question_ids or q.id in config.question_ids)]
-    missing = [i for i in config.question_ids if i not in {q.id for q in qset.questions}]
-    if missing:
-        raise InputError("question ids", f"not in {qset.name}: {', '.join(missing)}")
+    skipped = {s.id: s for s in qset.skipped}
+    unusable = [f"{i} was skipped ({skipped[i].source}: {skipped[i].reason})"
+                for i in config.question_ids if i in skipped]
+    missing = [i for i in config.question_ids
+               if i not in {q.id for q in qset.questions} and i not in skipped]
+    if missing or unusable:
+        raise InputError("question ids", "; ".join(
+            unusable + ([f"not in {qset.name}: {', '.join(missing)}"] if missing else [])))
     if not questions:
         raise InputError("tiers", f"no question of {qset.name} matches the tiers/ids chosen")
     async with _client(config, client) as http:
@@ -460,7 +481,7 @@ async def _run_one(run: _Run, http: httpx.AsyncClient, q: Question, epoch: int) 
             max_steps=config.max_steps, max_tokens=config.max_tokens,
             time_limit_s=config.time_limit_s, language=config.language,
             tool_mode=config.tool_mode, on_step=on_step, glossary=run.qset.glossary,
-            database_note=run.qset.description, temperature=config.temperature,
+            database_note=run.qset.database_note(q.database), temperature=config.temperature,
             retries=config.retries)
     except asyncio.CancelledError:
         if row_id is not None:
@@ -474,7 +495,8 @@ async def _run_one(run: _Run, http: httpx.AsyncClient, q: Question, epoch: int) 
     gold = run.boxes.gold_result(q)
     result, error = await asyncio.to_thread(_run_sql, sandbox, final_sql)
     verdicts, line, findings = await asyncio.to_thread(
-        _judge, q, gold, final_sql, result, error, stop, config.tolerance, config.ignore_names)
+        _judge, q, gold, final_sql, result, error, stop, config.tolerance, config.ignore_names,
+        sandbox)
     outcome = QuestionOutcome(
         q.id, q.tier, epoch, tuple(steps), stop, final_sql, result, error, verdicts,
         sum(s.prompt_tokens for s in steps), sum(s.completion_tokens for s in steps), seconds,
@@ -557,9 +579,10 @@ def _rejudge_row(store: Store, boxes: _Sandboxes, q: Question, row: dict, tolera
         return SkippedQuestion(q.id, q.source, gold)
     final_sql = row.get("final_sql")
     stop = row.get("stop_reason") or "submitted"
-    result, error = _run_sql(boxes.get(q.database), final_sql)
+    sandbox = boxes.get(q.database)
+    result, error = _run_sql(sandbox, final_sql)
     verdicts, line, findings = _judge(q, gold, final_sql, result, error, stop, tolerance,
-                                      ignore_names)
+                                      ignore_names, sandbox)
     outcome = QuestionOutcome(
         q.id, q.tier, row.get("epoch") or 0, (), stop, final_sql, result, error, verdicts,
         row.get("prompt_tokens") or 0, row.get("completion_tokens") or 0,

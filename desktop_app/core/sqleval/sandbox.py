@@ -244,12 +244,15 @@ class Sandbox:
 
     # -- public API -------------------------------------------------------------------------
 
-    def run(self, sql: str) -> QueryResult:
+    def run(self, sql: str, *, max_rows: int | None = None,
+            time_limit_s: float | None = None) -> QueryResult:
         """Run one query: its columns, at most `max_rows` rows and the total row count.
 
         Raises SqlRefused, SqlTimeout (interrupted after `time_limit_s` seconds) or SqlError.
         Rows beyond the cap are counted for at most `count_time_s` seconds and `count_limit`
         rows; when counting is cut short, `total_rows` is None. `elapsed_s` is wall seconds.
+        `max_rows` and `time_limit_s` override the sandbox's own for this call (the judges read
+        whole results with a larger cap than the model sees).
         """
         try:
             statement = _check_statement(sql, self.max_sql_chars)
@@ -257,7 +260,9 @@ class Sandbox:
             with self._lock:
                 raise self._unknown_lead_locked(unknown) from None
         with self._lock:
-            return self._run_locked(statement)
+            return self._run_locked(
+                statement, self.max_rows if max_rows is None else int(max_rows),
+                self.time_limit_s if time_limit_s is None else float(time_limit_s))
 
     def _unknown_lead_locked(self, unknown: _UnknownLead) -> SandboxError:
         """SQLite's own error for a statement with an unknown first word (`near "SELEC": syntax
@@ -278,18 +283,18 @@ class Sandbox:
             "read-only PRAGMAs can run"
         )
 
-    def _run_locked(self, statement: str) -> QueryResult:
+    def _run_locked(self, statement: str, max_rows: int, time_limit_s: float) -> QueryResult:
         started = time.monotonic()
         self._denial = None
-        self._deadline = started + self.time_limit_s
+        self._deadline = started + time_limit_s
         cursor = self._conn.cursor()
         try:
             cursor.execute(statement)
             columns = tuple(d[0] for d in cursor.description or ())
-            rows = cursor.fetchmany(self.max_rows + 1)
+            rows = cursor.fetchmany(max_rows + 1)
             total: int | None = len(rows)
-            if len(rows) > self.max_rows:
-                rows = rows[: self.max_rows]
+            if len(rows) > max_rows:
+                rows = rows[:max_rows]
                 cursor.close()
                 total = self._count_rest(statement)
         except sqlite3.Error as exc:
@@ -303,7 +308,7 @@ class Sandbox:
             columns=columns,
             rows=tuple(rows),
             total_rows=total,
-            truncated=total is None or total > self.max_rows,
+            truncated=total is None or total > max_rows,
             elapsed_s=time.monotonic() - started,
         )
 

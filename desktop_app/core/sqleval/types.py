@@ -36,6 +36,9 @@ FINDING_CODES = (
     "column_count", "column_names", "order_only", "duplicates_only", "rounding_only",
     "value_mismatch", "missing_round", "alias_differs", "window_frame", "refused",
     "degenerate_gold",  # on a pass: the gold returned no rows or only NULLs
+    "matched_alternative",  # on a pass: the answer matched an accepted answer other than the first
+    "no_alternative_matched",  # on a fail with several accepted answers: none matched
+    "truncated_comparison",  # the verdict compared only the first rows of a result too large
 )
 
 # Prompt strategies (the seeds' "quality first" knobs), each a toggle stored with the run.
@@ -51,7 +54,10 @@ class Question:
     `order_matters` is True when the question asks for an order (then the gold SQL orders).
     `glossary` is the business-glossary entry the question depends on, if any. `database` is the
     key of the set's database the question runs on. `source` says where it was loaded from
-    ("questions.jsonl:12") for messages.
+    ("questions.jsonl:12") for messages. A question may accept several answers: the result of
+    `gold_sql` (empty when the set gives only result files), of each of `gold_alternatives`,
+    and each CSV in `gold_files` (absolute paths once loaded); an answer passes when it matches
+    any of them (`golds.py`).
     """
 
     id: str
@@ -66,6 +72,8 @@ class Question:
     glossary: str | None = None
     tags: tuple[str, ...] = ()
     source: str = ""
+    gold_alternatives: tuple[str, ...] = ()
+    gold_files: tuple[str, ...] = ()
 
     def text(self, language: str = "en") -> str:
         """The question in `language` ("en" or "zh"), falling back to English."""
@@ -83,7 +91,11 @@ class SkippedQuestion:
 
 @dataclass(frozen=True)
 class QuestionSet:
-    """A loaded, validated question set. `databases` maps a key to a SQLite file."""
+    """A loaded, validated question set. `databases` maps a key to a SQLite file and
+    `database_notes` a key to what that database is (set.toml's `description`), the sentence the
+    model's prompt gets. `asks_columns` is False when the questions do not name their output
+    columns or rounding (most public sets): runs then default to the full judge, names ignored.
+    """
 
     name: str
     description: str
@@ -92,6 +104,12 @@ class QuestionSet:
     questions: tuple[Question, ...]
     skipped: tuple[SkippedQuestion, ...] = ()
     glossary: dict[str, str] = field(default_factory=dict)  # term -> business definition
+    database_notes: dict[str, str] = field(default_factory=dict)
+    asks_columns: bool = True
+
+    def database_note(self, key: str) -> str:
+        """What the model is told the database is: its own description, else the set's."""
+        return self.database_notes.get(key) or self.description
 
 
 @dataclass(frozen=True)

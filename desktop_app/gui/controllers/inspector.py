@@ -14,7 +14,8 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from desktop_app.core.runs import run_info
-from desktop_app.core.sqleval.judge import counterfactual, judge_all
+from desktop_app.core.sqleval.golds import Gold, GoldError, gold_answers, judge_answer
+from desktop_app.core.sqleval.judge import counterfactual
 from desktop_app.core.sqleval.questions import QuestionSetError, load_question_set
 from desktop_app.core.sqleval.records import StoredStep, stored_question, steps_of
 from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
@@ -95,6 +96,13 @@ def _stored_result(data: dict | None) -> QueryResult | None:
                        data.get("total_rows"), bool(data.get("truncated")))
 
 
+def _golds(sandbox: Sandbox, question: Question) -> tuple[tuple[Gold, ...], str]:
+    try:
+        return gold_answers(question, sandbox), ""
+    except GoldError as exc:
+        return (), str(exc)
+
+
 def _run(sandbox: Sandbox, sql: str | None) -> tuple[QueryResult | None, str]:
     if not sql:
         return None, translate("InspectorPage", "no final SQL")
@@ -144,7 +152,8 @@ def read_question(db_path: Path, sets_dir: Path, cache_dir: Path, run_id: int,
     if database is not None and question is not None:
         try:
             with Sandbox(database, time_limit_s=limit) as sandbox:
-                gold, gold_note = _run(sandbox, question.gold_sql)
+                golds, gold_note = _golds(sandbox, question)
+                gold = golds[0].result if golds else None
                 actual, actual_note = _run(sandbox, final_sql)
         except (SandboxError, OSError) as exc:
             gold_note = translate("InspectorPage", "the database cannot be opened: {error}"
@@ -176,16 +185,18 @@ def rejudge_question(detail: QuestionDetail, tolerance: float) -> RejudgeOutcome
         raise InspectorError(translate("InspectorPage", "Cannot re-judge: the question's "
                                        "database is not available."))
     with Sandbox(detail.database, time_limit_s=detail.sql_time_limit_s) as sandbox:
-        gold, gold_error = _run(sandbox, detail.question.gold_sql)
+        golds, gold_error = _golds(sandbox, detail.question)
         actual, error = _run(sandbox, detail.final_sql)
-    if gold is None:
-        raise InspectorError(translate("InspectorPage", "Cannot re-judge: the gold SQL failed: "
-                                       "{error}").format(error=gold_error))
-    verdicts = judge_all(detail.question, gold, actual, modes=JUDGE_MODES,
-                         final_sql=detail.final_sql, error=error or None,
-                         stop_reason=detail.stop_reason or "submitted", tolerance=tolerance,
-                         ignore_names=detail.ignore_names)
-    return RejudgeOutcome(tolerance, verdicts, counterfactual(verdicts), gold, actual, error)
+        if not golds:
+            raise InspectorError(translate("InspectorPage", "Cannot re-judge: the gold SQL "
+                                           "failed: {error}").format(error=gold_error))
+        verdicts = judge_answer(detail.question, golds, actual, sandbox=sandbox,
+                                modes=JUDGE_MODES, final_sql=detail.final_sql,
+                                error=error or None,
+                                stop_reason=detail.stop_reason or "submitted",
+                                tolerance=tolerance, ignore_names=detail.ignore_names)
+    return RejudgeOutcome(tolerance, verdicts, counterfactual(verdicts), golds[0].result,
+                          actual, error)
 
 
 class InspectorController(QObject):

@@ -234,6 +234,7 @@ class SqlEvalController(QObject):
         self._running = False
         self.ids_task: asyncio.Task | None = None
         self._set_ids: dict[str, frozenset[str]] = {}
+        self._asks_columns: dict[str, bool] = {}
         self._ids_for = ""
 
     @property
@@ -320,6 +321,10 @@ class SqlEvalController(QObject):
         """The question ids of set `questions` if already read, else None."""
         return self._set_ids.get(questions)
 
+    def set_asks_columns(self, questions: str) -> bool | None:
+        """Whether set `questions` names its output columns (None: not read yet)."""
+        return self._asks_columns.get(questions)
+
     def load_set_ids(self, questions: str) -> asyncio.Task | None:
         """Read the ids of set `questions` (a name or folder) and emit `set_ids_loaded`;
         None when they are known already. A set that cannot be read emits nothing (the run
@@ -350,6 +355,7 @@ class SqlEvalController(QObject):
             return
         ids = frozenset(q.id for q in qset.questions)
         self._set_ids[questions] = ids
+        self._asks_columns[questions] = qset.asks_columns
         try:
             self.set_ids_loaded.emit(questions, ids)
         except RuntimeError:  # the page closed while the set was read

@@ -49,6 +49,7 @@ class QuestionRow:
     seconds: float
     status: str = "completed"
     row_id: int | None = None
+    explained: frozenset[str] = frozenset()  # explanation codes of the answer (missing_round)
 
     @classmethod
     def from_item(cls, item: ItemResult) -> QuestionRow:
@@ -57,7 +58,7 @@ class QuestionRow:
         return cls(o.question_id, o.tier, o.epoch,
                    {j: v.passed for j, v in o.verdicts.items()}, failure_class(o.verdicts),
                    item.steps, o.prompt_tokens + o.completion_tokens, o.seconds,
-                   "completed", item.row_id)
+                   "completed", item.row_id, frozenset(f.code for f in item.findings))
 
     @classmethod
     def from_stored(cls, question: StoredQuestion) -> QuestionRow:
@@ -65,7 +66,8 @@ class QuestionRow:
         never finished has no verdicts."""
         return cls(question.question_id, question.tier, question.epoch, question.passed,
                    question.failure_class, question.step_count, question.tokens,
-                   question.seconds, question.status, question.row_id)
+                   question.seconds, question.status, question.row_id,
+                   frozenset(f.code for f in question.findings))
 
     @property
     def judged(self) -> bool:
@@ -157,6 +159,10 @@ class QuestionTableModel(QAbstractTableModel):
     def pass_count(self, judge: str) -> PassCount:
         """Passed / judged under `judge`, unfinished rows counted apart."""
         return rows_pass_count(self._rows, judge)
+
+    def explained_count(self, code: str) -> int:
+        """How many judged answers carry the explanation `code` (e.g. missing_round)."""
+        return sum(code in r.explained for r in self._rows if r.judged)
 
     def passed(self, judge: str) -> int:
         """How many rows `judge` passed."""

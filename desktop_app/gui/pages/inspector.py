@@ -353,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
         print("Running sales-25 with sim/seed-reference on the instant simulator...",
               file=sys.stderr)
         run_id, rows = asyncio.run(build_demo_run(
-            context_args["db_path"], paths.questions_dir(),
+            context_args["db_path"], paths.question_set_dirs(),
             paths.user_data_dir() / "databases"))
         row_id = rows["m01"]
     app = QApplication.instance() or QApplication(sys.argv)

@@ -559,7 +559,7 @@ def build_demo_store(db_path: Path, cache_dir: Path) -> None:
             for persona in ("sim/careful", "sim/seed-reference"):
                 config = EvalConfig(EndpointConfig(url, model=persona),
                                     question_ids=("t01", "e01", "h01"), name=f"demo {persona}")
-                await run_eval(config, store, sets_dir=paths.questions_dir(),
+                await run_eval(config, store, sets_dir=paths.question_set_dirs(),
                                cache_dir=cache_dir)
 
     with start_simulator("instant") as sim:

@@ -114,6 +114,7 @@ class SqlAgentPage(QWidget):
         context.open_run_requested.connect(self._on_context_open_run_requested)
 
         self._restore_form()
+        self._judges_follow_set = False  # restored judges stay as the user left them
         self.settings.track(KEY_SPLITTER, self.splitter)
         self.settings.track(KEY_RESULTS_SPLITTER, self.results_splitter)
         self.columns = ColumnFitter(self.table, restored=self.settings.track(
@@ -133,9 +134,15 @@ class SqlAgentPage(QWidget):
         self.browse_button = QPushButton(self.tr("Folder..."))
         self.browse_button.setToolTip(self.tr("Use a question set folder (holding set.toml)"))
         self.browse_button.clicked.connect(self._on_browse_clicked)
+        self.import_button = QPushButton(self.tr("Import..."))
+        self.import_button.setToolTip(self.tr("Import a public question set (Spider, BIRD, "
+                                              "Spider2-lite, defog sql-eval) with its "
+                                              "databases"))
+        self.import_button.clicked.connect(self._on_import_clicked)
         set_row = QHBoxLayout()
         set_row.addWidget(self.set_combo, 1)
         set_row.addWidget(self.browse_button)
+        set_row.addWidget(self.import_button)
         self.tier_boxes = {t: QCheckBox(t) for t in TIERS}
         tier_row = QHBoxLayout()
         for box in self.tier_boxes.values():
@@ -168,10 +175,17 @@ class SqlAgentPage(QWidget):
         self.tolerance_edit = QLineEdit("1e-6")
         self.tolerance_edit.setToolTip(self.tr("Numeric tolerance of the tolerant and full "
                                                "judges"))
+        self.tolerance_edit.setToolTip(self.tr(
+            "Numbers are rounded as the question asks, then compared within this tolerance "
+            "(relative above 1, absolute below); used by the tolerant and full judges"))
+        self.judging_note = QLabel("")
+        self.judging_note.setWordWrap(True)
+        self.judging_note.setVisible(False)
         judges = QGroupBox(self.tr("Judges"))
         jform = QFormLayout(judges)
         jform.addRow(self.tr("Judges"), judge_row)
         jform.addRow(self.tr("Tolerance"), self.tolerance_edit)
+        jform.addRow(self.judging_note)
 
         self.strategy_boxes = {s: QCheckBox(s) for s in STRATEGIES}
         strategies = QGroupBox(self.tr("Strategies"))
@@ -388,12 +402,47 @@ class SqlAgentPage(QWidget):
         self._update_start()
 
     def _on_set_changed(self, *_args) -> None:
-        self.controller.load_set_ids(self.form_values().questions)
+        self._judges_follow_set = True  # the user chose a set: its judging defaults apply
+        questions = self.form_values().questions
+        self.judging_note.setVisible(False)
+        if self.controller.set_asks_columns(questions) is not None:
+            self._apply_set_judging(self.controller.set_asks_columns(questions))
+        self.controller.load_set_ids(questions)
         self._update_start()
 
     def _on_controller_set_ids_loaded(self, questions: str, _ids) -> None:
         if questions == self.form_values().questions:
+            asks = self.controller.set_asks_columns(questions)
+            if asks is not None:
+                self._apply_set_judging(asks)
             self._update_start()
+
+    def _apply_set_judging(self, asks_columns: bool) -> None:
+        """A set whose questions do not name their columns is judged by full, names ignored
+        (strict and tolerant would compare names nobody asked for); said beside the judges."""
+        self.judging_note.setVisible(not asks_columns)
+        self.judging_note.setText(self.tr(
+            "This set's questions do not name their output columns or rounding: full judges "
+            "them with column names ignored; strict and tolerant compare names nobody asked "
+            "for.") if not asks_columns else "")
+        if asks_columns or not getattr(self, "_judges_follow_set", False):
+            return
+        self._judges_follow_set = False
+        for judge, box in self.judge_boxes.items():
+            box.setChecked(judge == "full")
+
+    def _on_import_clicked(self) -> None:
+        from desktop_app.gui.widgets.import_dialog import ImportQuestionsDialog
+
+        dialog = ImportQuestionsDialog(self)
+        dialog.imported.connect(self._on_set_imported)
+        dialog.open()
+
+    def _on_set_imported(self, folder: str) -> None:
+        name = Path(folder).name
+        if self.set_combo.findData(name) < 0:
+            self.set_combo.addItem(name, name)
+        self._select_set(name)
 
     def _on_browse_clicked(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, self.tr("Question set folder"))
@@ -482,7 +531,8 @@ class SqlAgentPage(QWidget):
 
     def _on_controller_running_changed(self, running: bool) -> None:
         self.stop_button.setEnabled(running)
-        for widget in (self.set_combo, self.browse_button, self.model_combo):
+        for widget in (self.set_combo, self.browse_button, self.import_button,
+                       self.model_combo):
             widget.setEnabled(not running)
         self._update_start()
 
@@ -582,6 +632,10 @@ class SqlAgentPage(QWidget):
         unfinished = max((c.unfinished for c in counts.values()), default=0)
         if unfinished:
             parts[-1] += self.tr("; {count} unfinished").format(count=unfinished)
+        omitted = self.model.explained_count("missing_round")
+        if omitted:
+            parts[-1] += self.tr("; {count} answers omit the ROUND the question asks for"
+                                 ).format(count=omitted)
         note = self.tr("   (SIMULATED persona: not a model's score)") if self._simulated else ""
         self.summary_label.setText(self.tr("Passed: {counts}").format(counts=", ".join(parts))
                                    + note if self.model.rowCount() else "")

@@ -1,0 +1,310 @@
+"""`throughline questions import|list|show|check`: question sets from the command line.
+
+    throughline questions import FILE [--format auto|spider|bird|spider2-lite|defog]
+        [--db-dir DIR] [--gold-dir DIR] [--db-name NAME] [--name NAME] [--out SET_DIR]
+    throughline questions list
+    throughline questions show SET [--id ID]
+    throughline questions check SET
+
+An imported set goes to `<user data>/questions/<name>` unless `--out` says otherwise, and is
+then found by name by `sqleval --questions`, `sql --db SET:KEY`, the GUI and these commands.
+Words follow `--lang` (else $THROUGHLINE_LANG, else English). Exit status: 0 done, 1 `check`
+found a gold that cannot be used, 2 bad input (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from desktop_app.core.parsing import InputError
+
+LANGS = ("en", "zh")
+LANG_ENV = "THROUGHLINE_LANG"
+FORMAT_CHOICES = ("auto", "spider", "bird", "spider2-lite", "defog")
+
+WORDS = {
+    "en": {
+        "imported": "Imported {n} questions from {fmt} ({file}) as the set {name!r} in {out}.",
+        "databases": "Databases: {names}",
+        "other_dbs": "{n} rows for other databases left out (--db-name {db}).",
+        "skipped": "Skipped {n} records:",
+        "warnings": "Warnings ({n}):",
+        "no_columns": "The questions do not name their output columns or rounding: runs of "
+                      "this set default to the full judge with column names ignored.",
+        "run_it": "Run it: throughline sqleval --questions {name} --simulator fast",
+        "progress": "running golds: {done}/{total}",
+        "list_head": "Question sets (bundled, then imported in {dir}):",
+        "none": "(none)",
+        "set": "Set {name}: {n} questions ({tiers}) in {path}",
+        "description": "Description: {text}",
+        "database": "Database {key}: {path}",
+        "db_note": "  told to the model: {text}",
+        "asks_columns": "The questions name their output columns and rounding.",
+        "skipped_q": "{id} ({source}) is skipped: {reason}",
+        "q_line": "{id}  {tier:<7} {db}  {golds} accepted answer(s)  {text}",
+        "q_id": "Question {id} ({tier}, database {db}, {source})",
+        "q_text": "Text: {text}",
+        "q_text_zh": "Text (zh): {text}",
+        "q_gold": "Gold SQL: {sql}",
+        "q_alt": "Alternative gold SQL {n}: {sql}",
+        "q_file": "Gold result file: {path}",
+        "q_columns": "Required columns: {cols}",
+        "q_rounding": "Rounding: {rounding}",
+        "q_order": "Order matters: {yes}",
+        "yes": "yes",
+        "no": "no",
+        "no_question": "{set} has no question {id!r} (ids: {ids})",
+        "checked": "Checked {name}: {n} questions, {golds} accepted answers.",
+        "ok": "Every gold runs and returns something.",
+        "gold_failed": "{id} ({source}): a gold cannot be used: {detail}",
+        "gold_empty": "{id} ({source}): the {detail} returns no rows: any empty answer passes",
+        "gold_null_only": "{id} ({source}): the {detail} returns only NULLs: an answer of "
+                          "NULLs passes",
+        "columns_differ": "{id} ({source}): the {detail} returns columns ({columns}), the "
+                          "question requires ({required})",
+        "summary": "{failed} cannot be used (runs skip them), {empty} return no rows, {null} "
+                   "only NULLs.",
+    },
+    "zh": {
+        "imported": "已从 {fmt}（{file}）导入 {n} 道题，题集 {name!r} 位于 {out}。",
+        "databases": "数据库：{names}",
+        "other_dbs": "其他数据库的 {n} 行未导入（--db-name {db}）。",
+        "skipped": "跳过 {n} 条记录：",
+        "warnings": "警告（{n}）：",
+        "no_columns": "这些题目没有指明输出列名和舍入位数：本题集的评测默认只用 full 判定，且不比较列名。",
+        "run_it": "运行：throughline sqleval --questions {name} --simulator fast",
+        "progress": "正在运行标准答案：{done}/{total}",
+        "list_head": "题集（内置的，以及导入到 {dir} 的）：",
+        "none": "（无）",
+        "set": "题集 {name}：{n} 道题（{tiers}），位于 {path}",
+        "description": "说明：{text}",
+        "database": "数据库 {key}：{path}",
+        "db_note": "  告诉模型的说明：{text}",
+        "asks_columns": "题目指明了输出列名和舍入位数。",
+        "skipped_q": "{id}（{source}）已跳过：{reason}",
+        "q_line": "{id}  {tier:<7} {db}  {golds} 个可接受答案  {text}",
+        "q_id": "题目 {id}（{tier}，数据库 {db}，{source}）",
+        "q_text": "题面：{text}",
+        "q_text_zh": "中文题面：{text}",
+        "q_gold": "标准 SQL：{sql}",
+        "q_alt": "备选标准 SQL {n}：{sql}",
+        "q_file": "标准结果文件：{path}",
+        "q_columns": "要求的列：{cols}",
+        "q_rounding": "舍入：{rounding}",
+        "q_order": "顺序是否重要：{yes}",
+        "yes": "是",
+        "no": "否",
+        "no_question": "{set} 中没有题目 {id!r}（题号：{ids}）",
+        "checked": "已检查 {name}：{n} 道题，{golds} 个可接受答案。",
+        "ok": "每个标准答案都能运行，且都有返回内容。",
+        "gold_failed": "{id}（{source}）：标准答案无法使用：{detail}",
+        "gold_empty": "{id}（{source}）：{detail} 没有返回任何行：任何空答案都会通过",
+        "gold_null_only": "{id}（{source}）：{detail} 只返回 NULL：全是 NULL 的答案都会通过",
+        "columns_differ": "{id}（{source}）：{detail} 返回的列为 ({columns})，题目要求 ({required})",
+        "summary": "{failed} 个无法使用（评测会跳过），{empty} 个没有返回行，{null} 个只有 NULL。",
+    },
+}
+
+
+def _w(lang: str, entry: str, /, **values) -> str:
+    template = WORDS.get(lang, WORDS["en"]).get(entry, WORDS["en"][entry])
+    return template.format(**values) if values else template
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register `questions` and its subcommands."""
+    p = sub.add_parser("questions", help="import, list, show and check question sets",
+                       description="Question sets: import a public set (Spider, BIRD, "
+                       "Spider2-lite, defog sql-eval) in one command, list the sets, show one, "
+                       "check that every gold runs.")
+    qsub = p.add_subparsers(dest="questions_command", metavar="COMMAND", required=True)
+    imp = qsub.add_parser("import", help="import a public question set",
+                          description="Import FILE as a question set. Records that cannot be "
+                          "imported are listed with the reason; the rest are written.")
+    imp.add_argument("file", type=Path, metavar="FILE",
+                     help="Spider/BIRD dev.json, Spider2-lite .jsonl or defog .csv")
+    imp.add_argument("--format", default="auto", choices=FORMAT_CHOICES)
+    imp.add_argument("--db-dir", type=Path, metavar="DIR",
+                     help="the databases, as <db>/<db>.sqlite or <db>.sqlite (defog: a SQLite "
+                     "file works too)")
+    imp.add_argument("--gold-dir", type=Path, metavar="DIR",
+                     help="Spider2-lite's gold results: <id>.csv, <id>_a.csv, <id>_b.csv, ... "
+                     "(also in DIR/exec_result) and <id>.sql (also in DIR/sql)")
+    imp.add_argument("--db-name", metavar="NAME", help="defog: only the rows of this db_name")
+    imp.add_argument("--name", metavar="NAME", help="the set's name (default: from FILE)")
+    imp.add_argument("--limit", type=int, metavar="N", help="at most N records")
+    imp.add_argument("--out", type=Path, metavar="SET_DIR",
+                     help="where to write the set (default: <user data>/questions/<name>)")
+    lst = qsub.add_parser("list", help="list the question sets")
+    show = qsub.add_parser("show", help="show what a set holds")
+    show.add_argument("set", metavar="SET", help="a set's name or folder")
+    show.add_argument("--id", metavar="ID", help="show this question in full")
+    check = qsub.add_parser("check", help="run every gold and report the unusable ones")
+    check.add_argument("set", metavar="SET", help="a set's name or folder")
+    for parser in (imp, lst, show, check):
+        parser.add_argument("--lang", default=None, choices=list(LANGS),
+                            help=f"language of the words (default: ${LANG_ENV}, else en)")
+
+
+def _lang(args: argparse.Namespace) -> str:
+    lang = getattr(args, "lang", None) or os.environ.get(LANG_ENV) or "en"
+    if lang not in LANGS:
+        raise InputError("--lang", f"{LANG_ENV}={lang!r} is not one of {', '.join(LANGS)}")
+    return lang
+
+
+def run_questions(args: argparse.Namespace) -> int:
+    """Dispatch to the subcommand; InputError becomes one line on stderr (exit 2)."""
+    lang = _lang(args)
+    command = {"import": _import, "list": _list, "show": _show, "check": _check}
+    return command[args.questions_command](args, lang)
+
+
+def _load(name: str, *, check_gold: bool):
+    from desktop_app import paths
+    from desktop_app.core.sqleval.questions import QuestionSetError, load_question_set
+
+    try:
+        return load_question_set(name, sets_dir=paths.question_set_dirs(),
+                                 cache_dir=paths.user_data_dir() / "databases",
+                                 check_gold=check_gold)
+    except QuestionSetError as exc:
+        raise InputError("SET", str(exc)) from None
+
+
+def _import(args: argparse.Namespace, lang: str) -> int:
+    from desktop_app import paths
+    from desktop_app.core.sqleval.importers import (
+        FORMAT_NAMES,
+        default_name,
+        detect_format,
+        import_questions,
+    )
+    from desktop_app.core.sqleval.questions import QuestionSetError
+
+    if args.limit is not None and args.limit < 1:
+        raise InputError("--limit", f"{args.limit} must be at least 1")
+    try:
+        fmt = detect_format(args.file) if args.format == "auto" else args.format
+        name = args.name or default_name(args.file, fmt, args.db_name)
+        out = args.out or paths.user_questions_dir() / name
+        interactive = sys.stderr.isatty()
+
+        def progress(done: int, total: int) -> None:
+            if interactive:
+                print("\r" + _w(lang, "progress", done=done, total=total), end="",
+                      file=sys.stderr, flush=True)
+
+        report = import_questions(args.file, out, format=fmt, db_dir=args.db_dir,
+                                  gold_dir=args.gold_dir, db_name=args.db_name, name=name,
+                                  limit=args.limit, on_progress=progress)
+        if interactive:
+            print(file=sys.stderr)
+    except QuestionSetError as exc:
+        raise InputError(str(args.file), str(exc)) from None
+    print(_w(lang, "imported", n=report.imported, fmt=FORMAT_NAMES[report.format],
+             file=args.file.name, name=report.name, out=report.out_dir))
+    print(_w(lang, "databases", names=", ".join(report.databases)))
+    if report.other_databases:
+        print(_w(lang, "other_dbs", n=report.other_databases, db=args.db_name))
+    for key, lines in (("skipped", report.skipped), ("warnings", report.warnings)):
+        if lines:
+            print(_w(lang, key, n=len(lines)))
+            for line in lines:
+                print(f"  {line}")
+    print(_w(lang, "no_columns"))
+    print(_w(lang, "run_it", name=report.name if args.out is None else report.out_dir))
+    return 0
+
+
+def _list(args: argparse.Namespace, lang: str) -> int:
+    from desktop_app import paths
+    from desktop_app.core.sqleval.questions import list_question_sets
+
+    print(_w(lang, "list_head", dir=paths.user_questions_dir()))
+    sets = list_question_sets(paths.question_set_dirs())
+    for name, description in sets:
+        print(f"  {name:<24} {' '.join(description.split())[:100]}")
+    if not sets:
+        print("  " + _w(lang, "none"))
+    return 0
+
+
+def _tiers(questions) -> str:
+    from collections import Counter
+
+    counts = Counter(q.tier for q in questions)
+    return ", ".join(f"{counts[t]} {t}" for t in ("trivial", "easy", "medium", "hard")
+                     if counts[t])
+
+
+def _golds(q) -> int:
+    return int(bool(q.gold_sql.strip())) + len(q.gold_alternatives) + len(q.gold_files)
+
+
+def _show(args: argparse.Namespace, lang: str) -> int:
+    qset = _load(args.set, check_gold=False)
+    if args.id:
+        q = next((q for q in qset.questions if q.id == args.id), None)
+        if q is None:
+            raise InputError("--id", _w(lang, "no_question", set=qset.name, id=args.id,
+                                        ids=", ".join(x.id for x in qset.questions[:20])))
+        print(_w(lang, "q_id", id=q.id, tier=q.tier, db=q.database, source=q.source))
+        print(_w(lang, "q_text", text=q.text_en))
+        if q.text_zh:
+            print(_w(lang, "q_text_zh", text=q.text_zh))
+        if q.gold_sql.strip():
+            print(_w(lang, "q_gold", sql=q.gold_sql))
+        for n, sql in enumerate(q.gold_alternatives, start=1):
+            print(_w(lang, "q_alt", n=n, sql=sql))
+        for path in q.gold_files:
+            print(_w(lang, "q_file", path=path))
+        print(_w(lang, "q_columns", cols=", ".join(q.required_columns) or "-"))
+        print(_w(lang, "q_rounding", rounding=", ".join(
+            f"{c}: {n}" for c, n in q.rounding.items()) or "-"))
+        print(_w(lang, "q_order", yes=_w(lang, "yes" if q.order_matters else "no")))
+        return 0
+    print(_w(lang, "set", name=qset.name, n=len(qset.questions), tiers=_tiers(qset.questions),
+             path=qset.path))
+    print(_w(lang, "description", text=" ".join(qset.description.split())))
+    for key, path in qset.databases.items():
+        print(_w(lang, "database", key=key, path=path))
+        print(_w(lang, "db_note", text=qset.database_note(key)))
+    print(_w(lang, "asks_columns" if qset.asks_columns else "no_columns"))
+    for q in qset.questions:
+        text = " ".join(q.text(lang).split())
+        print("  " + _w(lang, "q_line", id=q.id, tier=q.tier, db=q.database, golds=_golds(q),
+                        text=text[:70] + ("..." if len(text) > 70 else "")))
+    return 0
+
+
+def _label(lang: str, label: str) -> str:
+    """A gold's label ("gold SQL", "alternative gold SQL 2", a file name) in `lang`."""
+    if lang == "zh":
+        return label.replace("alternative gold SQL", "备选标准 SQL").replace("gold SQL",
+                                                                           "标准 SQL")
+    return label
+
+
+def _check(args: argparse.Namespace, lang: str) -> int:
+    from desktop_app.core.sqleval.golds import check_set
+
+    qset = _load(args.set, check_gold=False)
+    result = check_set(qset.databases, qset.questions, asks_columns=qset.asks_columns)
+    print(_w(lang, "checked", name=qset.name, n=result.questions, golds=result.golds))
+    for p in result.problems:
+        detail = p.detail if p.code == "gold_failed" else _label(lang, p.detail)
+        print("  " + _w(lang, p.code, id=p.question_id, source=p.source, detail=detail,
+                        columns=", ".join(p.columns), required=", ".join(p.required)))
+    counts = {code: len({p.question_id for p in result.problems if p.code == code})
+              for code in ("gold_empty", "gold_null_only")}
+    if result.problems:
+        print(_w(lang, "summary", failed=len(result.unusable()), empty=counts["gold_empty"],
+                 null=counts["gold_null_only"]))
+    else:
+        print(_w(lang, "ok"))
+    print(_w(lang, "asks_columns" if qset.asks_columns else "no_columns"))
+    return 1 if result.unusable() else 0

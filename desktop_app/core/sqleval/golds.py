@@ -1,0 +1,275 @@
+"""A question's accepted answers, read whole, and an answer judged against any of them.
+
+A question accepts the result of its gold SQL, of each alternative gold SQL, and of each gold
+result file (Spider2 gives `local055_a.csv` and `local055_b.csv`, and no SQL). An answer passes a
+judge when it matches ANY accepted answer under that judge; a pass on an answer other than the
+first says which (`matched_alternative`), a fail with several says none matched
+(`no_alternative_matched`) and carries the findings against the first.
+
+Results are judged whole. The sandbox hands the model at most 10,000 rows; when either side of a
+comparison was cut there, both are read again with `JUDGE_MAX_ROWS` rows and `JUDGE_TIME_LIMIT_S`
+seconds, so a correct 156,870-row answer in another order passes `full`. A verdict that still
+rests on cut results carries `truncated_comparison` (the row counts are still the full counts).
+
+Everything here blocks (SQLite); call it from a thread in async code.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop_app.core.sqleval.judge import degenerate, judge_all
+from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
+from desktop_app.core.sqleval.types import JUDGE_MODES, JudgeFinding, Question, QueryResult, Verdict
+
+JUDGE_MAX_ROWS = 500_000  # rows per side a judge reads (about 100 MB at 5 columns)
+JUDGE_TIME_LIMIT_S = 30.0  # per query read again for judging
+MAX_GOLD_FILE_BYTES = 64 * 1024 * 1024
+_INT = re.compile(r"[+-]?\d{1,18}")
+
+
+class GoldError(ValueError):
+    """A question whose accepted answers cannot be read; the text says which and why."""
+
+
+@dataclass(frozen=True)
+class Gold:
+    """One accepted answer: `label` names it for findings ("gold SQL", "alternative 2",
+    "local055_b.csv"), `sql` is None for a result file."""
+
+    label: str
+    result: QueryResult
+    sql: str | None = None
+
+
+def _csv_value(text: str):
+    """A gold file's cell as SQLite would have returned it: empty is NULL (pandas, which
+    Spider2's evaluator uses, reads it as NaN), integers and finite floats are numbers."""
+    if text == "":
+        return None
+    if _INT.fullmatch(text):
+        return int(text)
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    return number if math.isfinite(number) else text
+
+
+def read_gold_csv(path: Path, *, max_rows: int = JUDGE_MAX_ROWS,
+                  max_bytes: int = MAX_GOLD_FILE_BYTES) -> QueryResult:
+    """A gold result file (CSV with a header row) as a QueryResult. Raises GoldError naming the
+    file and line when it is missing, too large, not UTF-8, or has rows of another width."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise GoldError(f"gold file {path.name}: {size:,} bytes, more than the "
+                            f"{max_bytes:,} a gold file may have")
+        text = path.read_bytes().decode("utf-8-sig")
+    except OSError as exc:
+        raise GoldError(f"gold file {path.name}: cannot be read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise GoldError(f"gold file {path.name}: not UTF-8 (byte offset {exc.start})") from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader, None)
+        if not header:
+            raise GoldError(f"gold file {path.name}: empty (a header row is needed)")
+        rows, total = [], 0
+        for row in reader:
+            if len(row) != len(header):
+                raise GoldError(f"gold file {path.name}:{reader.line_num}: {len(row)} values, "
+                                f"the header has {len(header)}")
+            total += 1
+            if len(rows) < max_rows:
+                rows.append(tuple(_csv_value(v) for v in row))
+    except csv.Error as exc:
+        raise GoldError(f"gold file {path.name}:{reader.line_num}: {exc}") from None
+    return QueryResult(tuple(header), tuple(rows), total, truncated=total > max_rows)
+
+
+def gold_answers(question: Question, sandbox: Sandbox) -> tuple[Gold, ...]:
+    """Every accepted answer of `question`, in order: gold SQL, alternatives, result files.
+    Raises GoldError ("gold SQL failed: no such column: x") when any of them cannot be read."""
+    golds: list[Gold] = []
+    sqls = ([question.gold_sql] if question.gold_sql.strip() else []) + list(
+        question.gold_alternatives)
+    for number, sql in enumerate(sqls, start=1):
+        label = "gold SQL" if number == 1 and question.gold_sql.strip() else (
+            f"alternative gold SQL {number - 1 if question.gold_sql.strip() else number}")
+        try:
+            golds.append(Gold(label, sandbox.run(sql), sql))
+        except SandboxError as exc:
+            what = "gold SQL" if label == "gold SQL" else label
+            raise GoldError(f"{what} failed: {exc}") from None
+    for file in question.gold_files:
+        golds.append(Gold(Path(file).name, read_gold_csv(Path(file))))
+    if not golds:
+        raise GoldError("no gold: neither a gold SQL nor a gold result file")
+    return tuple(golds)
+
+
+def whole(sandbox: Sandbox, sql: str | None, result: QueryResult) -> QueryResult:
+    """`result` read again with the judge's row cap when the sandbox cut it (else as is; also
+    as is when reading it again fails or runs out of time)."""
+    if not result.truncated or not sql:
+        return result
+    try:
+        return sandbox.run(sql, max_rows=JUDGE_MAX_ROWS, time_limit_s=JUDGE_TIME_LIMIT_S)
+    except SandboxError:
+        return result
+
+
+def judge_answer(question: Question, golds: tuple[Gold, ...], actual: QueryResult | None, *,
+                 sandbox: Sandbox | None = None, modes: tuple[str, ...] = JUDGE_MODES,
+                 final_sql: str | None = None, error: str | None = None,
+                 stop_reason: str = "submitted", tolerance: float = 1e-6,
+                 ignore_names: bool = False) -> dict[str, Verdict]:
+    """Every judge in `modes` on `actual` against the accepted answers (arguments as for
+    `judge.judge_all`). With `sandbox`, results cut at the sandbox's cap are read whole first
+    (the answer through `final_sql`, each SQL gold through its SQL)."""
+    if not golds:
+        raise GoldError("no gold to judge against")
+    if sandbox is not None and actual is not None and (
+            actual.truncated or any(g.result.truncated for g in golds)):
+        actual = whole(sandbox, final_sql, actual)
+        golds = tuple(dataclasses.replace(g, result=whole(sandbox, g.sql, g.result))
+                      for g in golds)
+    judged: list[dict[str, Verdict]] = []
+
+    def against(index: int) -> dict[str, Verdict]:
+        while len(judged) <= index:
+            gold = golds[len(judged)]
+            asked = question if gold.sql is None or gold.sql == question.gold_sql else (
+                dataclasses.replace(question, gold_sql=gold.sql))
+            judged.append(judge_all(asked, gold.result, actual, modes=modes,
+                                    final_sql=final_sql, error=error, stop_reason=stop_reason,
+                                    tolerance=tolerance, ignore_names=ignore_names))
+        return judged[index]
+
+    verdicts: dict[str, Verdict] = {}
+    for mode in modes:
+        index = next((i for i in range(len(golds)) if against(i)[mode].passed), None)
+        verdict = against(0 if index is None else index)[mode]
+        notes: list[JudgeFinding] = []
+        if index is not None and index > 0:
+            notes.append(JudgeFinding(
+                "matched_alternative", f"Matched accepted answer {index + 1} of {len(golds)} "
+                f"({golds[index].label}), not the first ({golds[0].label})."))
+        elif index is None and len(golds) > 1 and actual is not None:
+            notes.append(JudgeFinding(
+                "no_alternative_matched", f"None of the {len(golds)} accepted answers matched; "
+                f"the findings compare with the first ({golds[0].label})."))
+        compared = golds[0 if index is None else index].result
+        notes += _truncation(actual, compared)
+        if notes:
+            verdict = dataclasses.replace(verdict, findings=verdict.findings + tuple(notes))
+        verdicts[mode] = verdict
+    return verdicts
+
+
+def _truncation(actual: QueryResult | None, gold: QueryResult) -> list[JudgeFinding]:
+    cut = [(side, r) for side, r in (("answer", actual), ("gold", gold))
+           if r is not None and r.truncated]
+    if not cut:
+        return []
+    parts = ", ".join(
+        f"the {side}'s first {len(r.rows):,} of "
+        + (f"{r.total_rows:,} rows" if r.total_rows is not None else "more rows")
+        for side, r in cut)
+    return [JudgeFinding("truncated_comparison",
+                         f"The comparison rests on {parts}; the rest was not compared.")]
+
+
+# --- checking a whole set ----------------------------------------------------------------------
+
+GOLD_PROBLEMS = (
+    "gold_failed",  # an accepted answer cannot be read (SQL error, bad result file)
+    "gold_empty",  # an accepted answer has no rows: any empty answer passes
+    "gold_null_only",  # an accepted answer holds only NULLs
+    "columns_differ",  # the gold's columns are not the question's required_columns
+)
+
+
+@dataclass(frozen=True)
+class GoldProblem:
+    """One problem `check_set` found: a GOLD_PROBLEMS code, and what it is about (the gold's
+    label, the error text or the columns), for the CLI and the GUI to put in words."""
+
+    question_id: str
+    source: str
+    code: str
+    detail: str = ""  # the gold's label, or the error text for gold_failed
+    columns: tuple[str, ...] = ()  # columns_differ: what the gold returns
+    required: tuple[str, ...] = ()  # columns_differ: what the question requires
+
+
+@dataclass(frozen=True)
+class SetCheck:
+    """What `check_set` found: how many questions it ran, their problems, and whether the set
+    names its output columns (`asks_columns`; when not, strict and tolerant compare names the
+    questions never asked for)."""
+
+    questions: int
+    golds: int
+    problems: tuple[GoldProblem, ...]
+    asks_columns: bool
+
+    def unusable(self) -> set[str]:
+        """Ids of the questions a run would skip (a gold fails or names other columns)."""
+        return {p.question_id for p in self.problems
+                if p.code in ("gold_failed", "columns_differ")}
+
+
+def question_problems(question: Question, sandbox: Sandbox
+                      ) -> tuple[tuple[Gold, ...], list[GoldProblem]]:
+    """The question's accepted answers and their problems (no golds when one cannot be read)."""
+    where = (question.id, question.source)
+    try:
+        golds = gold_answers(question, sandbox)
+    except GoldError as exc:
+        return (), [GoldProblem(*where, "gold_failed", str(exc))]
+    problems = []
+    for gold in golds:
+        kind = degenerate(gold.result)
+        if kind is not None:
+            problems.append(GoldProblem(*where, f"gold_{kind}", gold.label))
+    first = golds[0]
+    if question.required_columns and first.sql is not None and [
+            c.lower() for c in first.result.columns] != [c.lower() for c in
+                                                          question.required_columns]:
+        problems.append(GoldProblem(*where, "columns_differ", first.label,
+                                    tuple(first.result.columns), question.required_columns))
+    return golds, problems
+
+
+def check_set(databases: dict[str, Path], questions: tuple[Question, ...] | list[Question], *,
+              asks_columns: bool = True, sql_time_limit_s: float = 5.0) -> SetCheck:
+    """Run every accepted answer of every question once and report what is wrong with them."""
+    problems: list[GoldProblem] = []
+    golds = 0
+    boxes: dict[str, Sandbox] = {}
+    try:
+        for q in questions:
+            if q.database not in boxes:
+                try:
+                    boxes[q.database] = Sandbox(databases[q.database],
+                                                time_limit_s=sql_time_limit_s)
+                except (OSError, SandboxError, KeyError) as exc:
+                    problems.append(GoldProblem(q.id, q.source, "gold_failed",
+                                                f"database {q.database!r}: {exc}"))
+                    continue
+            found, issues = question_problems(q, boxes[q.database])
+            golds += len(found)
+            problems += issues
+    finally:
+        for box in boxes.values():
+            box.close()
+    return SetCheck(len(questions), golds, tuple(problems), asks_columns)

@@ -1,0 +1,266 @@
+"""Question sets from Spider2-lite, BIRD and defog imported in one command each and run through
+`sqleval` on the simulator; several accepted answers; results over the sandbox's row cap judged
+whole; `questions list|show|check`; `sql --db SET:KEY` on an imported set."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from desktop_app.cli import main
+from desktop_app.core.sqleval import golds
+from desktop_app.core.sqleval.golds import Gold, check_set, gold_answers, judge_answer
+from desktop_app.core.sqleval.questions import load_question_set
+from desktop_app.core.sqleval.sandbox import Sandbox
+from desktop_app.core.sqleval.types import Question
+
+
+@pytest.fixture
+def data_home(tmp_path, monkeypatch):
+    """A user data folder of the test's own, where imported sets go by default."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("THROUGHLINE_LANG", raising=False)
+    return tmp_path / "xdg" / "throughline"
+
+
+def invoices_db(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE invoices (InvoiceId INT, CustomerId INT, BillingCountry TEXT, "
+                 "Total REAL)")
+    conn.executemany("INSERT INTO invoices VALUES (?, ?, ?, ?)", [
+        (i, i % 7, ["USA", "Canada", "France", "Brazil"][i % 4], round(1.98 + i * 0.37, 2))
+        for i in range(1, 40)])
+    conn.execute("CREATE TABLE notes (id INT, body TEXT)")
+    conn.execute("INSERT INTO notes VALUES (1, NULL)")
+    conn.commit()
+    conn.close()
+    return path
+
+
+def result_csv(db: Path, path: Path, sql: str) -> Path:
+    conn = sqlite3.connect(db)
+    cursor = conn.execute(sql)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow([d[0] for d in cursor.description])
+        writer.writerows(cursor.fetchall())
+    conn.close()
+    return path
+
+
+MOST_INVOICES = "SELECT BillingCountry FROM invoices GROUP BY 1 ORDER BY count(*) DESC LIMIT 1"
+MOST_INVOICES_N = ("SELECT BillingCountry, count(*) AS n FROM invoices GROUP BY 1 "
+                   "ORDER BY count(*) DESC LIMIT 1")
+TOTALS = ("SELECT BillingCountry, ROUND(SUM(Total), 2) AS total FROM invoices GROUP BY 1 "
+          "ORDER BY 2 DESC")
+
+
+@pytest.fixture
+def spider2(tmp_path):
+    """A Spider2-lite-shaped release: JSONL, a SQLite database, gold result CSVs (two accepted
+    for local055), a gold SQL, a knowledge document, a BigQuery instance and one without gold."""
+    root = tmp_path / "spider2-lite"
+    db = invoices_db(root / "resource" / "databases" / "chinook.sqlite")
+    records = [
+        {"instance_id": "local054", "db": "chinook", "external_knowledge": "money.md",
+         "question": "Total invoice amount per billing country, highest first."},
+        {"instance_id": "local055", "db": "chinook", "external_knowledge": None,
+         "question": "Which country has the most invoices?"},
+        {"instance_id": "bq011", "db": "ga360", "external_knowledge": None,
+         "question": "Sessions per device in 2017?"},
+        {"instance_id": "local099", "db": "chinook", "external_knowledge": None,
+         "question": "A question nobody wrote a gold for"},
+    ]
+    jsonl = root / "spider2-lite.jsonl"
+    jsonl.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    (root / "resource" / "documents").mkdir(parents=True)
+    (root / "resource" / "documents" / "money.md").write_text("Totals are in USD.",
+                                                               encoding="utf-8")
+    gold = root / "evaluation_suite" / "gold"
+    result_csv(db, gold / "exec_result" / "local054.csv", TOTALS)
+    result_csv(db, gold / "exec_result" / "local055_a.csv", MOST_INVOICES)
+    result_csv(db, gold / "exec_result" / "local055_b.csv", MOST_INVOICES_N)
+    (gold / "sql").mkdir()
+    (gold / "sql" / "local054.sql").write_text(TOTALS, encoding="utf-8")
+    return jsonl, db.parent, gold
+
+
+def test_spider2_lite_imports_in_one_command_and_runs(spider2, data_home, tmp_path, capsys):
+    jsonl, db_dir, gold = spider2
+    assert main(["questions", "import", str(jsonl), "--db-dir", str(db_dir),
+                 "--gold-dir", str(gold)]) == 0
+    out = capsys.readouterr().out
+    assert "Imported 2 questions from Spider2-lite" in out
+    # Every record left out says which and why, on one line.
+    assert "spider2-lite.jsonl:3: database 'ga360' not found in --db-dir" in out
+    assert "spider2-lite.jsonl:4: no gold: no SQL and no result file in --gold-dir" in out
+
+    qset = load_question_set("spider2-lite", sets_dir=[data_home / "questions"],
+                             cache_dir=tmp_path)
+    local054, local055 = qset.questions
+    assert local054.gold_sql == TOTALS and len(local054.gold_files) == 1
+    assert local054.text_en.endswith("Hint: Totals are in USD.")
+    assert [Path(f).name for f in local055.gold_files] == ["local055_a.csv", "local055_b.csv"]
+    assert local055.gold_sql == "" and not qset.asks_columns
+    # The gold files travel with the set: the import copied them in.
+    assert all(Path(f).parent == qset.path / "gold" for f in local055.gold_files)
+
+    # `sql --db SET:KEY` finds an imported set by name, like a bundled one.
+    assert main(["sql", "--db", "spider2-lite:chinook", "SELECT count(*) AS n FROM invoices"]
+                ) == 0
+    assert capsys.readouterr().out.splitlines()[2].strip() == "39"
+
+    report = tmp_path / "run.json"
+    assert main(["sqleval", "--questions", "spider2-lite", "--simulator", "fast", "--no-store",
+                 "--json", str(report)]) == 0
+    doc = json.loads(report.read_text(encoding="utf-8"))
+    # A set that names no columns is judged by full, names ignored, unless the user says else.
+    assert doc["judges"] == ["full"] and len(doc["items"]) == 2
+    assert doc["ignore_names"] is True
+
+
+def test_bird_json_and_defog_csv_import_in_one_command_each(tmp_path, data_home, capsys):
+    db = invoices_db(tmp_path / "dbs" / "shop" / "shop.sqlite")
+    bird = tmp_path / "dev.json"
+    bird.write_text(json.dumps([
+        {"question_id": 0, "db_id": "shop", "question": "How many invoices from Canada?",
+         "evidence": "Canada refers to BillingCountry = 'Canada'", "difficulty": "simple",
+         "SQL": "SELECT count(*) FROM invoices WHERE BillingCountry = 'Canada'"},
+        {"question_id": 1, "db_id": "shop", "question": "Average total?",
+         "evidence": "", "difficulty": "moderate", "SQL": "SELECT avg(Total) FROM invoices"},
+    ]), encoding="utf-8")
+    assert main(["questions", "import", str(bird), "--db-dir", str(tmp_path / "dbs"),
+                 "--name", "bird-dev"]) == 0
+    assert "Imported 2 questions from BIRD" in capsys.readouterr().out
+
+    defog = tmp_path / "questions_gen_sqlite.csv"
+    with defog.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["db_name", "query_category", "query", "question", "instructions"])
+        writer.writerow(["shop", "group_by", "SELECT {BillingCountry, CustomerId}, count(*) "
+                         "AS n FROM invoices GROUP BY 1", "Invoices per country?", ""])
+        writer.writerow(["academic", "where", "SELECT 1", "Not this database", ""])
+        writer.writerow(["shop", "where", "SELECT body FROM notes WHERE id = 2",
+                         "A gold that returns nothing", ""])
+    assert main(["questions", "import", str(defog), "--db-dir", str(db),
+                 "--db-name", "shop"]) == 0
+    out = capsys.readouterr().out
+    assert "Imported 2 questions from defog sql-eval" in out
+    assert "1 rows for other databases left out (--db-name shop)" in out
+    assert "the gold SQL returns no rows: any answer with nothing in it passes" in out
+    qset = load_question_set("questions_gen_sqlite-shop",
+                             sets_dir=[data_home / "questions"], cache_dir=tmp_path)
+    assert qset.questions[0].gold_alternatives == (
+        "SELECT CustomerId, count(*) AS n FROM invoices GROUP BY 1",)
+
+    for name in ("bird-dev", "questions_gen_sqlite-shop"):
+        report = tmp_path / f"{name}.json"
+        assert main(["sqleval", "--questions", name, "--simulator", "fast", "--no-store",
+                     "--json", str(report)]) == 0
+        doc = json.loads(report.read_text(encoding="utf-8"))
+        assert len(doc["items"]) == 2 and doc["judges"] == ["full"]
+
+    # The check names the degenerate gold; nothing in it is unusable, so exit 0.
+    assert main(["questions", "check", "questions_gen_sqlite-shop"]) == 0
+    out = capsys.readouterr().out
+    assert "questions_gen_sqlite-shop-0002" in out and "returns no rows" in out
+    assert main(["questions", "list"]) == 0
+    listed = capsys.readouterr().out
+    assert "bird-dev" in listed and "sales-25" in listed
+
+
+def test_several_accepted_answers(spider2, tmp_path):
+    _, db_dir, gold = spider2
+    db = db_dir / "chinook.sqlite"
+    q = Question("local055", "medium", "Which country has the most invoices?", "", "chinook",
+                 gold_files=(str(gold / "exec_result" / "local055_a.csv"),
+                             str(gold / "exec_result" / "local055_b.csv")))
+    with Sandbox(db) as box:
+        accepted = gold_answers(q, box)
+        assert [g.label for g in accepted] == ["local055_a.csv", "local055_b.csv"]
+        second = judge_answer(q, accepted, box.run(MOST_INVOICES_N), final_sql=MOST_INVOICES_N)
+        neither = judge_answer(q, accepted, box.run("SELECT 'Canada' AS BillingCountry, 1"),
+                               final_sql="SELECT 'Canada' AS BillingCountry, 1")
+    for verdict in second.values():
+        assert verdict.passed
+        assert verdict.findings[-1].code == "matched_alternative"
+        assert "local055_b.csv" in verdict.findings[-1].message
+    for verdict in neither.values():
+        assert not verdict.passed
+        assert verdict.findings[-1].code == "no_alternative_matched"
+        assert "first (local055_a.csv)" in verdict.findings[-1].message
+
+
+@pytest.fixture
+def big_db(tmp_path):
+    path = tmp_path / "big.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE t (x INT, y TEXT)")
+    conn.executemany("INSERT INTO t VALUES (?, ?)", ((i, f"v{i % 97}") for i in range(12_000)))
+    conn.commit()
+    conn.close()
+    return path
+
+
+def test_a_result_over_the_row_cap_is_judged_whole(big_db, monkeypatch):
+    gold_sql = "SELECT x, y FROM t"
+    answer_sql = "SELECT x, y FROM t ORDER BY x DESC"  # the same rows in another order
+    q = Question("big", "hard", "Every row", gold_sql, "big")
+    with Sandbox(big_db) as box:  # the model's cap: 10,000 rows
+        accepted = gold_answers(q, box)
+        answer = box.run(answer_sql)
+        assert answer.truncated and accepted[0].result.truncated
+        whole = judge_answer(q, accepted, answer, sandbox=box, final_sql=answer_sql)
+        assert whole["full"].passed
+        assert not any(f.code == "truncated_comparison" for f in whole["full"].findings)
+        # Where even the judge's cap is too small, the verdict says what it rests on.
+        monkeypatch.setattr(golds, "JUDGE_MAX_ROWS", 11_000)
+        cut = judge_answer(q, accepted, answer, sandbox=box, final_sql=answer_sql)
+    notes = [f for f in cut["full"].findings if f.code == "truncated_comparison"]
+    assert notes and "first 11,000 of 12,000 rows" in notes[0].message
+
+
+def test_check_reports_failing_empty_and_null_golds(tmp_path, capsys, data_home):
+    db = invoices_db(tmp_path / "set" / "main.sqlite")
+    folder = db.parent
+    (folder / "set.toml").write_text('[databases.main]\nfile = "main.sqlite"\n',
+                                     encoding="utf-8")
+    rows = [
+        {"id": "ok", "gold_sql": "SELECT count(*) AS n FROM invoices"},
+        {"id": "empty", "gold_sql": "SELECT * FROM invoices WHERE Total < 0"},
+        {"id": "nulls", "gold_sql": "SELECT body FROM notes"},
+        {"id": "broken", "gold_sql": "SELEC 1"},
+    ]
+    (folder / "questions.jsonl").write_text("\n".join(json.dumps(
+        {"tier": "easy", "text_en": "q", "database": "main", **r}) for r in rows) + "\n",
+        encoding="utf-8")
+    qset = load_question_set(folder, sets_dir=tmp_path, cache_dir=tmp_path, check_gold=False)
+    found = {(p.question_id, p.code) for p in check_set(qset.databases, qset.questions).problems}
+    assert found == {("empty", "gold_empty"), ("nulls", "gold_null_only"),
+                     ("broken", "gold_failed")}
+    assert main(["questions", "check", str(folder), "--lang", "zh"]) == 1
+    out = capsys.readouterr().out
+    assert "broken" in out and 'near "SELEC": syntax error' in out and "只返回 NULL" in out
+    # --ids on a skipped question says why it was skipped.
+    assert main(["sqleval", "--questions", str(folder), "--ids", "broken", "--simulator",
+                 "fast", "--no-store"]) != 0
+    err = capsys.readouterr().err
+    assert "broken was skipped" in err and "syntax error" in err
+
+
+def test_a_gold_as_a_result_file_reads_numbers_and_nulls(tmp_path):
+    path = tmp_path / "g.csv"
+    path.write_text("a,b,c\n3,1.5,\n-2,x,0.1\n", encoding="utf-8")
+    result = golds.read_gold_csv(path)
+    assert result.columns == ("a", "b", "c")
+    assert result.rows == ((3, 1.5, None), (-2, "x", 0.1))
+    path.write_text("a,b\n1\n", encoding="utf-8")
+    with pytest.raises(golds.GoldError, match=r"g.csv:2: 1 values, the header has 2"):
+        golds.read_gold_csv(path)
+    assert Gold("x", result).sql is None
