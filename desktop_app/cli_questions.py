@@ -43,7 +43,6 @@ WORDS = {
         "database": "Database {key}: {path}",
         "db_note": "  told to the model: {text}",
         "asks_columns": "The questions name their output columns and rounding.",
-        "skipped_q": "{id} ({source}) is skipped: {reason}",
         "q_line": "{id}  {tier:<7} {db}  {golds} accepted answer(s)  {text}",
         "q_id": "Question {id} ({tier}, database {db}, {source})",
         "q_text": "Text: {text}",
@@ -59,12 +58,6 @@ WORDS = {
         "no_question": "{set} has no question {id!r} (ids: {ids})",
         "checked": "Checked {name}: {n} questions, {golds} accepted answers.",
         "ok": "Every gold runs and returns something.",
-        "gold_failed": "{id} ({source}): a gold cannot be used: {detail}",
-        "gold_empty": "{id} ({source}): the {detail} returns no rows: any empty answer passes",
-        "gold_null_only": "{id} ({source}): the {detail} returns only NULLs: an answer of "
-                          "NULLs passes",
-        "columns_differ": "{id} ({source}): the {detail} returns columns ({columns}), the "
-                          "question requires ({required})",
         "summary": "{failed} cannot be used (runs skip them), {empty} return no rows, {null} "
                    "only NULLs.",
     },
@@ -84,7 +77,6 @@ WORDS = {
         "database": "数据库 {key}：{path}",
         "db_note": "  告诉模型的说明：{text}",
         "asks_columns": "题目指明了输出列名和舍入位数。",
-        "skipped_q": "{id}（{source}）已跳过：{reason}",
         "q_line": "{id}  {tier:<7} {db}  {golds} 个可接受答案  {text}",
         "q_id": "题目 {id}（{tier}，数据库 {db}，{source}）",
         "q_text": "题面：{text}",
@@ -100,10 +92,6 @@ WORDS = {
         "no_question": "{set} 中没有题目 {id!r}（题号：{ids}）",
         "checked": "已检查 {name}：{n} 道题，{golds} 个可接受答案。",
         "ok": "每个标准答案都能运行，且都有返回内容。",
-        "gold_failed": "{id}（{source}）：标准答案无法使用：{detail}",
-        "gold_empty": "{id}（{source}）：{detail} 没有返回任何行：任何空答案都会通过",
-        "gold_null_only": "{id}（{source}）：{detail} 只返回 NULL：全是 NULL 的答案都会通过",
-        "columns_differ": "{id}（{source}）：{detail} 返回的列为 ({columns})，题目要求 ({required})",
         "summary": "{failed} 个无法使用（评测会跳过），{empty} 个没有返回行，{null} 个只有 NULL。",
     },
 }
@@ -179,6 +167,7 @@ def _import(args: argparse.Namespace, lang: str) -> int:
     from desktop_app import paths
     from desktop_app.core.sqleval.importers import (
         FORMAT_NAMES,
+        NothingImported,
         default_name,
         detect_format,
         import_questions,
@@ -203,6 +192,9 @@ def _import(args: argparse.Namespace, lang: str) -> int:
                                   limit=args.limit, on_progress=progress)
         if interactive:
             print(file=sys.stderr)
+    except NothingImported as exc:
+        _print_notes(exc.report, lang, sys.stderr)
+        raise InputError(str(args.file), str(exc)) from None
     except QuestionSetError as exc:
         raise InputError(str(args.file), str(exc)) from None
     print(_w(lang, "imported", n=report.imported, fmt=FORMAT_NAMES[report.format],
@@ -210,14 +202,20 @@ def _import(args: argparse.Namespace, lang: str) -> int:
     print(_w(lang, "databases", names=", ".join(report.databases)))
     if report.other_databases:
         print(_w(lang, "other_dbs", n=report.other_databases, db=args.db_name))
-    for key, lines in (("skipped", report.skipped), ("warnings", report.warnings)):
-        if lines:
-            print(_w(lang, key, n=len(lines)))
-            for line in lines:
-                print(f"  {line}")
+    _print_notes(report, lang, sys.stdout)
     print(_w(lang, "no_columns"))
     print(_w(lang, "run_it", name=report.name if args.out is None else report.out_dir))
     return 0
+
+
+def _print_notes(report, lang: str, stream) -> None:
+    from desktop_app.report.question_words import note_text
+
+    for key, notes in (("skipped", report.skipped), ("warnings", report.warnings)):
+        if notes:
+            print(_w(lang, key, n=len(notes)), file=stream)
+            for note in notes:
+                print(f"  {note_text(note, lang)}", file=stream)
 
 
 def _list(args: argparse.Namespace, lang: str) -> int:
@@ -281,24 +279,15 @@ def _show(args: argparse.Namespace, lang: str) -> int:
     return 0
 
 
-def _label(lang: str, label: str) -> str:
-    """A gold's label ("gold SQL", "alternative gold SQL 2", a file name) in `lang`."""
-    if lang == "zh":
-        return label.replace("alternative gold SQL", "备选标准 SQL").replace("gold SQL",
-                                                                           "标准 SQL")
-    return label
-
-
 def _check(args: argparse.Namespace, lang: str) -> int:
     from desktop_app.core.sqleval.golds import check_set
+    from desktop_app.report.question_words import problem_text
 
     qset = _load(args.set, check_gold=False)
     result = check_set(qset.databases, qset.questions, asks_columns=qset.asks_columns)
     print(_w(lang, "checked", name=qset.name, n=result.questions, golds=result.golds))
     for p in result.problems:
-        detail = p.detail if p.code == "gold_failed" else _label(lang, p.detail)
-        print("  " + _w(lang, p.code, id=p.question_id, source=p.source, detail=detail,
-                        columns=", ".join(p.columns), required=", ".join(p.required)))
+        print("  " + problem_text(p, lang))
     counts = {code: len({p.question_id for p in result.problems if p.code == code})
               for code in ("gold_empty", "gold_null_only")}
     if result.problems:

@@ -10,12 +10,14 @@ from pathlib import Path
 import pytest
 
 from desktop_app.core.sqleval.importers import (
+    NothingImported,
     alternatives,
     detect_format,
     has_top_level_order_by,
     import_questions,
 )
 from desktop_app.core.sqleval.questions import QuestionSetError, load_question_set
+from desktop_app.report.question_words import note_text
 
 
 def make_db(path: Path) -> Path:
@@ -66,7 +68,10 @@ def test_spider_import_writes_a_loadable_set(spider, tmp_path):
     assert q1.text_en == "How many singers are there?" and q1.glossary is None
     # The broken gold is left out at import, with SQLite's reason on one line.
     assert report.imported == 3 and qset.skipped == ()
-    assert report.skipped == ["dev.json: record 3: gold SQL failed: no such column: nope"]
+    assert [note_text(n) for n in report.skipped] == [
+        "dev.json: record 3: gold SQL failed: no such column: nope"]
+    assert note_text(report.skipped[0], "zh") == (
+        "dev.json: record 3: 标准 SQL 执行失败：no such column: nope")
     # Public sets do not name their columns: runs default to the judges that need no names,
     # and the model is told what the database is, never where it lives on this machine.
     assert not qset.asks_columns
@@ -105,17 +110,19 @@ def test_spider_limit_and_input_errors(spider, tmp_path):
     with pytest.raises(QuestionSetError, match=r"--out: .*two already exists"):
         import_questions(dev, tmp_path / "two", db_dir=databases, name="s")
     (tmp_path / "elsewhere").mkdir()
-    with pytest.raises(QuestionSetError, match=r"no question could be imported; first reason: "
-                       r"dev.json: record 0: database 'concert' not found in --db-dir"):
+    with pytest.raises(NothingImported, match=r"no question could be imported \(4 records") as e:
         import_questions(dev, tmp_path / "x", db_dir=tmp_path / "elsewhere", name="s")
+    assert note_text(e.value.report.skipped[0]) == (
+        "dev.json: record 0: database 'concert' not found in --db-dir (as concert/"
+        "concert.sqlite or concert.sqlite)")
     assert not (tmp_path / "x").exists()
     bad = tmp_path / "bad.json"
     bad.write_text('[{"db_id": "concert", "question": "q"}, {"db_id": "concert", "question": '
                    '"n", "query": "SELECT count(*) AS n FROM singer"}, 7]', encoding="utf-8")
     report = import_questions(bad, tmp_path / "y", format="spider", db_dir=databases, name="s")
     assert report.imported == 1
-    assert report.skipped == ["bad.json: record 0: no gold: no SQL",
-                              "bad.json: record 2: expected a JSON object"]
+    assert [note_text(n) for n in report.skipped] == [
+        "bad.json: record 0: no gold: no SQL", "bad.json: record 2: expected a JSON object"]
     bad.write_text('[\n{"db_id": ', encoding="utf-8")
     with pytest.raises(QuestionSetError, match=r"bad.json:2: not valid JSON"):
         import_questions(bad, tmp_path / "x", format="spider", db_dir=databases, name="s")
@@ -169,7 +176,7 @@ def test_defog_csv_errors_name_file_and_line(tmp_path):
          "query_category": "x"}])
     report = import_questions(path, tmp_path / "out", db_dir=db, db_name="c", name="d")
     assert report.imported == 1 and report.other_databases == 1
-    assert report.skipped == ["q.csv:3: missing or empty: question"]
+    assert [note_text(n) for n in report.skipped] == ["q.csv:3: missing or empty: question"]
     with pytest.raises(QuestionSetError, match="--db-dir: no such folder"):
         import_questions(path, tmp_path / "out2", db_dir=tmp_path / "gone.sqlite", name="d")
 

@@ -264,3 +264,21 @@ def test_a_gold_as_a_result_file_reads_numbers_and_nulls(tmp_path):
     with pytest.raises(golds.GoldError, match=r"g.csv:2: 1 values, the header has 2"):
         golds.read_gold_csv(path)
     assert Gold("x", result).sql is None
+
+
+def test_every_import_and_check_code_has_words_in_both_languages():
+    from desktop_app.core.sqleval.golds import GOLD_PROBLEMS, GoldProblem
+    from desktop_app.core.sqleval.importers import SKIP_CODES, WARNING_CODES, ImportNote
+    from desktop_app.report.question_words import WORDS, note_text, problem_text
+
+    params = {"msg": "m", "fields": "question", "db": "shop", "files": True, "error": "e",
+              "sql": True, "n": 1, "total": 2, "gold": ("alt", 1), "kind": "empty",
+              "name": "doc.md"}
+    for code in SKIP_CODES + WARNING_CODES:
+        note = ImportNote("dev.json: record 1", code, params)
+        en, zh = note_text(note, "en"), note_text(note, "zh")
+        assert en != zh, code  # a Chinese rendering exists, not the English fallback
+    for code in GOLD_PROBLEMS:
+        problem = GoldProblem("q1", "questions.jsonl:1", code, "gold SQL", ("a",), ("b",))
+        assert problem_text(problem, "en") != problem_text(problem, "zh"), code
+    assert set(WORDS["en"]) == set(WORDS["zh"])

@@ -56,19 +56,56 @@ MAX_SOURCE_BYTES = 256 * 1024 * 1024
 MAX_EVIDENCE_CHARS = 20_000
 
 
+# Why a record was skipped (ImportNote.code) and its params:
+SKIP_CODES = (
+    "bad_json",  # msg: the parser's message
+    "not_object",
+    "missing",  # fields: the empty or missing fields, comma-separated
+    "db_not_found",  # db
+    "no_gold",  # files: True when result files were looked for (Spider2-lite)
+    "db_unreadable",  # db, error
+    "gold_failed",  # error: SQLite's message, or the result file's problem
+)
+# What was imported with a warning:
+WARNING_CODES = (
+    "alternatives_left_out",  # n of total accepted answers did not run; error: the first's
+    "gold_degenerate",  # gold: ("sql",) / ("alt", n) / ("file", name); kind: empty | null_only
+    "document_missing",  # name: the external-knowledge document not found
+)
+
+
+@dataclass(frozen=True)
+class ImportNote:
+    """One record skipped, or imported with a warning: where ("dev.json: record 12",
+    "spider2-lite.jsonl:3", or a question id), a code of SKIP_CODES / WARNING_CODES and its
+    params. The words are the reader's language's (`report.question_words`)."""
+
+    where: str
+    code: str
+    params: dict = field(default_factory=dict, hash=False)
+
+
 @dataclass
 class ImportReport:
-    """What an import did: where the set is, how many questions it holds, one line per record
-    left out ("dev.json: record 12: gold SQL failed: no such column: x") and per warning."""
+    """What an import did: where the set is, how many questions it holds, a note per record
+    left out and per warning."""
 
     out_dir: Path
     name: str
     format: str
     imported: int = 0
-    skipped: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    skipped: list[ImportNote] = field(default_factory=list)
+    warnings: list[ImportNote] = field(default_factory=list)
     databases: list[str] = field(default_factory=list)
     other_databases: int = 0  # defog rows left out by `db_name`
+
+
+class NothingImported(QuestionSetError):
+    """No record could be imported; `report.skipped` says why for each."""
+
+    def __init__(self, report: ImportReport, message: str) -> None:
+        super().__init__(message)
+        self.report = report
 
 
 @dataclass
@@ -83,7 +120,7 @@ class _Record:
     evidence: str = ""
     tags: list[str] = field(default_factory=list)
     dialect: str | None = None
-    problem: str = ""  # why the record cannot be imported, found while reading it
+    problem: tuple[str, dict] | None = None  # why it cannot be imported, found while reading
 
 
 def detect_format(source: Path) -> str:
@@ -148,9 +185,8 @@ def import_questions(
     databases = _find_databases(records, db_dir, fmt, report)
     rows = _run_golds(records, databases, name, report, on_progress)
     if not rows:
-        raise QuestionSetError(
-            f"{source}: no question could be imported"
-            + (f"; first reason: {report.skipped[0]}" if report.skipped else ""))
+        raise NothingImported(report, f"{source}: no question could be imported "
+                              f"({len(report.skipped)} records skipped)")
     _write_set(out_dir, name, fmt, databases, rows)
     report.imported = len(rows)
     report.databases = sorted({r["database"] for r in rows})
@@ -190,7 +226,7 @@ def _read_spider(source: Path, fmt: str) -> list[_Record]:
     for index, record in enumerate(records):
         where = f"{source.name}: record {index}"
         if not isinstance(record, dict):
-            out.append(_Record(where, "", "", problem="expected a JSON object"))
+            out.append(_Record(where, "", "", problem=("not_object", {})))
             continue
         sql = (record.get("SQL", record.get("query")) if fmt == "bird"
                else record.get("query", record.get("SQL")))
@@ -241,10 +277,11 @@ def _read_spider2(source: Path, gold_dir: Path | None, report: ImportReport) -> 
         try:
             record = json.loads(line)
         except (json.JSONDecodeError, RecursionError) as exc:
-            report.skipped.append(f"{where}: not valid JSON: {getattr(exc, 'msg', 'too deep')}")
+            report.skipped.append(ImportNote(where, "bad_json",
+                                             {"msg": getattr(exc, "msg", "nested too deeply")}))
             continue
         if not isinstance(record, dict):
-            report.skipped.append(f"{where}: expected a JSON object")
+            report.skipped.append(ImportNote(where, "not_object"))
             continue
         instance = _text(record.get("instance_id"))
         files, sqls = _gold_files_for(instance, gold_dir)
@@ -253,13 +290,13 @@ def _read_spider2(source: Path, gold_dir: Path | None, report: ImportReport) -> 
         if knowledge:
             evidence = _document(source, knowledge) or ""
             if not evidence:
-                report.warnings.append(f"{where}: {instance}: external knowledge {knowledge!r} "
-                                       "not found in documents/ beside the file; imported "
-                                       "without it")
+                report.warnings.append(ImportNote(f"{where}: {instance}", "document_missing",
+                                                  {"name": knowledge}))
         out.append(_Record(where, _text(record.get("question")), _text(record.get("db")),
                            qid=instance, sqls=sqls, gold_files=files, evidence=evidence,
                            tags=["spider2-lite"],
-                           problem="" if instance else "missing or empty: instance_id"))
+                           problem=None if instance else ("missing",
+                                                          {"fields": "instance_id"})))
     return out
 
 
@@ -366,25 +403,23 @@ def _run_golds(records: list[_Record], databases: dict[str, Path], name: str,
 
 def _one(record: _Record, databases: dict[str, Path], boxes: dict[str, Sandbox], name: str,
          number: int, report: ImportReport) -> dict | None:
-    def skip(why: str) -> None:
-        report.skipped.append(f"{record.where}: {why}")
+    def skip(code: str, **params) -> None:
+        report.skipped.append(ImportNote(record.where, code, params))
 
     missing = [k for k, v in (("question", record.question), ("database", record.db)) if not v]
     if record.problem:
-        return skip(record.problem)
+        return skip(record.problem[0], **record.problem[1])
     if missing:
-        return skip(f"missing or empty: {', '.join(missing)}")
+        return skip("missing", fields=", ".join(missing))
     if record.db not in databases:
-        return skip(f"database {record.db!r} not found in --db-dir (as {record.db}/"
-                    f"{record.db}.sqlite or {record.db}.sqlite)")
+        return skip("db_not_found", db=record.db)
     if not record.sqls and not record.gold_files:
-        return skip("no gold: no SQL" + (" and no result file in --gold-dir"
-                                         if report.format == "spider2-lite" else ""))
+        return skip("no_gold", files=report.format == "spider2-lite")
     if record.db not in boxes:
         try:
             boxes[record.db] = Sandbox(databases[record.db], time_limit_s=10.0)
         except (OSError, SandboxError) as exc:
-            return skip(f"database {record.db!r} cannot be opened: {exc}")
+            return skip("db_unreadable", db=record.db, error=str(exc))
     box = boxes[record.db]
     qid = record.qid or f"{name}-{number:04d}"
     sqls, results, errors = [], [], []
@@ -394,24 +429,22 @@ def _one(record: _Record, databases: dict[str, Path], boxes: dict[str, Sandbox],
             errors.append(ran)
         else:
             sqls.append(ran[0])
-            results.append(("gold SQL" if len(sqls) == 1 else f"alternative {len(sqls) - 1}",
-                            ran[1]))
+            results.append((("sql",) if len(sqls) == 1 else ("alt", len(sqls) - 1), ran[1]))
     for path in record.gold_files:
         try:
-            results.append((path.name, read_gold_csv(path)))
+            results.append((("file", path.name), read_gold_csv(path)))
         except GoldError as exc:
             errors.append(str(exc))
     if not results:
-        return skip(f"gold SQL failed: {errors[0]}" if record.sqls else errors[0])
+        return skip("gold_failed", error=errors[0], sql=bool(record.sqls))
     if errors:
-        report.warnings.append(f"{qid}: {len(errors)} of {len(errors) + len(results)} accepted "
-                               f"answers left out: {errors[0]}")
+        report.warnings.append(ImportNote(qid, "alternatives_left_out", {
+            "n": len(errors), "total": len(errors) + len(results), "error": errors[0]}))
     for label, result in results:
         kind = degenerate(result)
         if kind is not None:
-            what = "no rows" if kind == "empty" else "only NULLs"
-            report.warnings.append(f"{qid}: the {label} returns {what}: any answer with "
-                                   "nothing in it passes")
+            report.warnings.append(ImportNote(qid, "gold_degenerate",
+                                              {"gold": label, "kind": kind}))
     columns = list(results[0][1].columns) if sqls else []
     if len({c.lower() for c in columns}) != len(columns):
         columns = []  # e.g. "SELECT T1.name, T2.name": no unique names to require
@@ -424,8 +457,9 @@ def _one(record: _Record, databases: dict[str, Path], boxes: dict[str, Sandbox],
         "required_columns": columns, "rounding": {},
         "order_matters": bool(sqls) and has_top_level_order_by(sqls[0]),
         "glossary": qid if record.evidence else None, "tags": record.tags,
-        "gold_alternatives": sqls[1:], "gold_files": [str(p) for p in record.gold_files
-                                                      if p.name in {r[0] for r in results}],
+        "gold_alternatives": sqls[1:],
+        "gold_files": [str(p) for p in record.gold_files
+                       if ("file", p.name) in {label for label, _ in results}],
         "_evidence": record.evidence,
     }
 

@@ -32,11 +32,14 @@ from desktop_app import paths
 from desktop_app.core.sqleval.importers import (
     FORMAT_NAMES,
     FORMATS,
+    NothingImported,
     default_name,
     detect_format,
     import_questions,
 )
 from desktop_app.core.sqleval.questions import QuestionSetError
+from desktop_app.gui.widgets.summary import report_language
+from desktop_app.report.question_words import note_text
 
 log = logging.getLogger(__name__)
 
@@ -153,6 +156,11 @@ class ImportQuestionsDialog(QDialog):
 
         try:
             report = await asyncio.to_thread(work)
+        except NothingImported as exc:
+            self.report.setPlainText("\n".join(
+                [self.tr("Nothing was imported:\n{error}").format(error=exc)]
+                + self._notes(exc.report)))
+            return
         except QuestionSetError as exc:
             self.report.setPlainText(self.tr("Nothing was imported:\n{error}").format(
                 error=exc))
@@ -174,16 +182,23 @@ class ImportQuestionsDialog(QDialog):
         if report.other_databases:
             lines.append(self.tr("{n} rows for other databases left out.").format(
                 n=report.other_databases))
-        if report.skipped:
-            lines.append(self.tr("Skipped {n} records:").format(n=len(report.skipped)))
-            lines += [f"  {line}" for line in report.skipped]
-        if report.warnings:
-            lines.append(self.tr("Warnings ({n}):").format(n=len(report.warnings)))
-            lines += [f"  {line}" for line in report.warnings]
+        lines += self._notes(report)
         lines.append(self.tr("The questions do not name their output columns or rounding: "
                              "runs of this set are judged by full, column names ignored."))
         self.report.setPlainText("\n".join(lines))
         self.imported.emit(str(report.out_dir))
+
+    def _notes(self, report) -> list[str]:
+        """The records skipped and the warnings, in the UI's language."""
+        lang = report_language()
+        lines = []
+        if report.skipped:
+            lines.append(self.tr("Skipped {n} records:").format(n=len(report.skipped)))
+            lines += [f"  {note_text(n, lang)}" for n in report.skipped]
+        if report.warnings:
+            lines.append(self.tr("Warnings ({n}):").format(n=len(report.warnings)))
+            lines += [f"  {note_text(n, lang)}" for n in report.warnings]
+        return lines
 
     def _show_progress(self, done: int, total: int) -> None:
         try:
