@@ -6,6 +6,7 @@ command line and the forms can show it as is.
 
 from __future__ import annotations
 
+import math
 import re
 
 
@@ -75,3 +76,18 @@ def parse_float_list(text: str, field: str, *, min_value: float = 0.0) -> list[f
         if value not in values:
             values.append(value)
     return values
+
+
+_INT_TEXT = re.compile(r"[+-]?\d{1,18}")
+
+
+def number_or_text(text: str) -> int | float | str:
+    """Text read from a file or a server as the number it spells (an integer of at most 18
+    digits, or a finite float), else the text itself."""
+    if _INT_TEXT.fullmatch(text):
+        return int(text)
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    return number if math.isfinite(number) else text

@@ -375,12 +375,12 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
             st.first_byte_ns = time.perf_counter_ns()
             st.status_code = response.status_code
             if not response.is_success:
-                body_start = await _read_some(response, _limits.MAX_ERROR_BODY_BYTES)
+                body_start = await _limits.read_some(response, _limits.MAX_ERROR_BODY_BYTES)
                 st.retry_after_s = _retry_after_s(response.headers.get("retry-after"))
                 st.fail("http_status", f"HTTP {status_text(response.status_code)} from {shown}: "
                         f"{error_text(body_start)}")
             elif response.headers.get("content-type", "").startswith("application/json"):
-                await _read_some(response, _limits.MAX_ERROR_BODY_BYTES)
+                await _limits.read_some(response, _limits.MAX_ERROR_BODY_BYTES)
                 st.fail("malformed_stream", f"{shown} answered JSON, not an event stream: "
                         "does the server support stream: true?")
             else:
@@ -417,21 +417,6 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
         if response is not None:
             await response.aclose()  # also on CancelledError: drops the connection mid-stream
     return st.result()
-
-
-async def _read_some(response: httpx.Response, limit: int) -> bytes:
-    """The first `limit` bytes of a body (decoded); the rest is not read (the connection is
-    dropped when the response is closed)."""
-    pieces, size = [], 0
-    try:
-        async for chunk in response.aiter_bytes():
-            pieces.append(chunk)
-            size += len(chunk)
-            if size >= limit:
-                break
-    except ResponseLimitError:
-        pass
-    return b"".join(pieces)[:limit]
 
 
 def _timeout_message(exc: httpx.TimeoutException, config: EndpointConfig, url: str) -> str:

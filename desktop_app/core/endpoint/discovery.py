@@ -234,26 +234,18 @@ async def _get(client: httpx.AsyncClient, url: str) -> _Answer | None:
 
 
 async def _get_start(client: httpx.AsyncClient, url: str, limit: int) -> _Answer | None:
-    pieces, size = [], 0
     try:
         async with asyncio.timeout(_PROBE_TIMEOUT_S):
             request = with_limit(client.build_request("GET", url, timeout=_PROBE_TIMEOUT_S),
                                  limit, "metrics")
             response = await client.send(request, stream=True)
             try:
-                async for chunk in response.aiter_bytes():
-                    pieces.append(chunk)
-                    size += len(chunk)
-                    if size >= limit:
-                        break
+                body = await limits.read_some(response, limit)
             finally:
                 await response.aclose()
-    except limits.ResponseLimitError:
-        pass
-    except (httpx.HTTPError, TimeoutError):
+    except (httpx.HTTPError, TimeoutError):  # ResponseLimitError included
         return None
-    text = b"".join(pieces)[:limit].decode("utf-8", "replace")
-    return _Answer(response.status_code, None, text)
+    return _Answer(response.status_code, None, body.decode("utf-8", "replace"))
 
 
 async def _post(client: httpx.AsyncClient, url: str, body: dict) -> dict:

@@ -267,3 +267,18 @@ class LimitedTransport(httpx.AsyncBaseTransport):
 def with_limit(request: httpx.Request, limit: int, kind: str) -> httpx.Request:
     request.extensions[LIMIT_EXTENSION] = (limit, kind)
     return request
+
+
+async def read_some(response: httpx.Response, limit: int) -> bytes:
+    """The first `limit` bytes of a body (decoded); the rest is not read (the connection is
+    dropped when the response is closed)."""
+    pieces, size = [], 0
+    try:
+        async for chunk in response.aiter_bytes():
+            pieces.append(chunk)
+            size += len(chunk)
+            if size >= limit:
+                break
+    except ResponseLimitError:
+        pass
+    return b"".join(pieces)[:limit]

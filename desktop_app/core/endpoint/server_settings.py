@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from desktop_app.core.parsing import number_or_text
+
 __all__ = ["CANONICAL_KEYS", "ENGINE_SPELLINGS", "ServerSettings", "config_info_labels",
            "describe_key", "merge_settings", "parse_user_settings", "read_server_settings", "stored_settings",
            "user_settings", "user_settings_from_stored"]
@@ -167,7 +169,6 @@ def _checked(raw: object, kind: type) -> Value | None:
     return None
 
 
-_INT_TEXT = re.compile(r"[+-]?\d{1,18}")
 _ABSENT = ("", "None", "none", "null")
 
 
@@ -178,13 +179,7 @@ def _typed(text: str) -> Value | None:
         return None
     if text.lower() in ("true", "false"):
         return text.lower() == "true"
-    if _INT_TEXT.fullmatch(text):
-        return int(text)
-    try:
-        number = float(text)
-    except ValueError:
-        return text
-    return number if math.isfinite(number) else text
+    return number_or_text(text)
 
 
 async def _fetch(client: httpx.AsyncClient, url: str, path: str, notes: list[str]

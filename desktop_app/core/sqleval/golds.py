@@ -19,11 +19,10 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
-import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop_app.core.parsing import number_or_text
 from desktop_app.core.sqleval.judge import degenerate, judge_all
 from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
 from desktop_app.core.sqleval.types import JUDGE_MODES, JudgeFinding, Question, QueryResult, Verdict
@@ -31,7 +30,6 @@ from desktop_app.core.sqleval.types import JUDGE_MODES, JudgeFinding, Question, 
 JUDGE_MAX_ROWS = 500_000  # rows per side a judge reads (about 100 MB at 5 columns)
 JUDGE_TIME_LIMIT_S = 30.0  # per query read again for judging
 MAX_GOLD_FILE_BYTES = 64 * 1024 * 1024
-_INT = re.compile(r"[+-]?\d{1,18}")
 
 
 class GoldError(ValueError):
@@ -51,15 +49,7 @@ class Gold:
 def _csv_value(text: str):
     """A gold file's cell as SQLite would have returned it: empty is NULL (pandas, which
     Spider2's evaluator uses, reads it as NaN), integers and finite floats are numbers."""
-    if text == "":
-        return None
-    if _INT.fullmatch(text):
-        return int(text)
-    try:
-        number = float(text)
-    except ValueError:
-        return text
-    return number if math.isfinite(number) else text
+    return None if text == "" else number_or_text(text)
 
 
 def read_gold_csv(path: Path, *, max_rows: int = JUDGE_MAX_ROWS,
