@@ -102,6 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
         "sweep; N: closed loop of N requests per cell",
     )
     whatif.add_argument("--json", type=Path, metavar="OUT", help="also write every metric as JSON")
+    whatif.add_argument("--from-run", type=int, metavar="RUN_ID",
+                        help="fit the engine model to this stored sweep instead of a profile, "
+                        "print how well it fits, and (with --set) what a change would do")
+    whatif.add_argument("--set", action="append", metavar="KEY=VALUE",
+                        help="with --from-run: max_num_seqs=4, max_num_batched_tokens=8192, "
+                        "kv_capacity=x1.5 (SGLang's and llama.cpp's names work too); repeatable")
 
     from desktop_app import cli_demo, cli_judge, cli_resume, cli_sql, cli_sqleval, cli_throughput
     from desktop_app import cli_exchange
@@ -197,6 +203,10 @@ def _cmd_sim(args: argparse.Namespace) -> int:
 
 
 def _cmd_whatif(args: argparse.Namespace) -> int:
+    if args.from_run is not None:
+        return _lazy("desktop_app.cli_fit", "run_fit")(args)
+    if args.set:
+        raise CliError("--set: only with --from-run RUN_ID (a fitted model)")
     from desktop_app.core.parsing import parse_int_list
     from desktop_app.core.whatif import SWEEP, WAVE, whatif_command
 

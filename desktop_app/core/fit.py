@@ -1,0 +1,324 @@
+"""Fit the engine model (`simulator.engine.Profile`) to a measured sweep, and predict changes.
+
+`fit_profile(cells, settings)` turns what a sweep measured into a simulator profile:
+
+1. Limits from what the server said (`settings`: max_num_seqs, max_num_batched_tokens, KV
+   capacity as `kv_cache_tokens` or `num_gpu_blocks` x `block_size`), else from the sweep (the
+   diagnosis's concurrency cap; the largest concurrency run; a cache larger than anything the
+   sweep held). Each parameter says where it came from (`FitParam.source`).
+2. First guesses by least squares: median TTFT of the 1-concurrent cells against the prompt
+   length, TTFT = a + n/R + n^2/(2 S R) (the model's prefill cost with its context slowdown),
+   and mean TPOT against the batch, TPOT = d0 + d1 b + d2 b ctx, over the cells whose
+   concurrency is within the cap.
+3. Refinement: every cell of the sweep is simulated in virtual time (`virtual.
+   simulate_closed_loop`, the same number of requests) and the parameters are scaled, one at
+   a time, while the sum of squared log errors of median TTFT and mean TPOT falls.
+
+The step overhead is folded into the decode base (they cannot be told apart from the client's
+side). The goodness of fit is the per-cell relative error of median TTFT, mean prefill tok/s
+and mean decode tok/s. `predict(profile, cells, changes)` runs the same cells with settings
+changed (`parse_changes`: vLLM's names, SGLang's and llama.cpp's aliases, `kv_capacity=x1.5`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from desktop_app.core.metrics import CellSummary, RequestTiming, summarize_cell
+from desktop_app.core.simulator.engine import Profile
+from desktop_app.core.simulator.virtual import simulate_closed_loop
+
+# Settings `predict` can change, as vLLM spells them, with other engines' names for them.
+CHANGEABLE = ("max_num_seqs", "max_num_batched_tokens", "kv_capacity")
+ALIASES = {
+    "max-num-seqs": "max_num_seqs", "max_running_requests": "max_num_seqs",
+    "max-running-requests": "max_num_seqs", "parallel": "max_num_seqs", "np": "max_num_seqs",
+    "max_concurrent_requests": "max_num_seqs",
+    "max-num-batched-tokens": "max_num_batched_tokens",
+    "chunked_prefill_size": "max_num_batched_tokens",
+    "chunked-prefill-size": "max_num_batched_tokens", "ubatch-size": "max_num_batched_tokens",
+    "ubatch_size": "max_num_batched_tokens", "max_batch_total_tokens": "max_num_batched_tokens",
+    "kv-capacity": "kv_capacity", "kv_cache_tokens": "kv_capacity",
+}
+_MAX_REFINE_ROUNDS = 12
+_UNBOUNDED_KV = 10_000_000
+
+
+class FitError(ValueError):
+    """A sweep the model cannot be fitted to; the text says what is missing."""
+
+
+@dataclass(frozen=True)
+class MeasuredCell:
+    """What a fit needs of one measured cell: its shape and its completed requests' timings."""
+
+    input_tokens: int
+    output_tokens: int
+    concurrency: int
+    requests: int
+    timings: tuple[RequestTiming, ...]
+
+
+@dataclass(frozen=True)
+class FitParam:
+    """One fitted parameter: its value and where it came from ("server" settings, "fit",
+    "sweep" limits, or "assumed" when the sweep cannot identify it; `note` says why)."""
+
+    name: str
+    value: float
+    source: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class CellError:
+    """Relative error (predicted / measured - 1) of one cell's figures under the fit."""
+
+    input_tokens: int
+    concurrency: int
+    ttft: float | None
+    prefill: float | None
+    decode: float | None
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A fitted profile, its parameters with their sources, and its per-cell errors."""
+
+    profile: Profile
+    params: tuple[FitParam, ...]
+    errors: tuple[CellError, ...]
+
+    def worst(self, figure: str) -> float | None:
+        """The largest absolute relative error of `figure` (ttft, prefill, decode)."""
+        values = [abs(v) for e in self.errors if (v := getattr(e, figure)) is not None]
+        return max(values) if values else None
+
+
+def _median_ttft(timings) -> float | None:
+    values = [t.first_token_s - t.sent_s for t in timings
+              if t.ok and t.first_token_s is not None]
+    return statistics.median(values) if values else None
+
+
+def _mean_tpot(timings) -> float | None:
+    values = [(t.last_token_s - t.first_token_s) / (t.completion_tokens - 1) for t in timings
+              if t.ok and t.first_token_s is not None and t.last_token_s is not None
+              and t.completion_tokens > 1]
+    return statistics.fmean(values) if values else None
+
+
+def _setting(settings: Mapping, key: str) -> int | None:
+    value = settings.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return int(value) if value > 0 and math.isfinite(value) else None
+
+
+def _limits(cells: Sequence[MeasuredCell], settings: Mapping, cap: int | None
+            ) -> tuple[list[FitParam], int, int, int]:
+    params = []
+    seqs = _setting(settings, "max_num_seqs")
+    if seqs is not None:
+        params.append(FitParam("max_num_seqs", seqs, "server"))
+    elif cap is not None:
+        seqs = cap
+        params.append(FitParam("max_num_seqs", seqs, "sweep",
+                               "the diagnosis saw requests queue behind this many"))
+    else:
+        seqs = max(c.concurrency for c in cells)
+        params.append(FitParam("max_num_seqs", seqs, "assumed",
+                               "no queue was seen: at least the largest concurrency run; a "
+                               "sweep at higher concurrency would identify it"))
+    budget = _setting(settings, "max_num_batched_tokens")
+    if budget is not None:
+        params.append(FitParam("max_num_batched_tokens", budget, "server"))
+    else:
+        budget = 8192
+        params.append(FitParam("max_num_batched_tokens", budget, "assumed",
+                               "not reported by the server: vLLM's default"))
+    kv = _setting(settings, "kv_cache_tokens")
+    if kv is None and _setting(settings, "num_gpu_blocks") and _setting(settings, "block_size"):
+        kv = _setting(settings, "num_gpu_blocks") * _setting(settings, "block_size")
+    if kv is not None:
+        params.append(FitParam("kv_cache_tokens", kv, "server"))
+    else:
+        kv = _UNBOUNDED_KV
+        held = max(min(c.concurrency, seqs) * (c.input_tokens + c.output_tokens) for c in cells)
+        params.append(FitParam("kv_cache_tokens", kv, "assumed",
+                               f"not reported and never reached: the sweep held at most "
+                               f"{held:,} tokens at once; longer prompts at higher concurrency "
+                               "would identify it"))
+    return params, seqs, budget, kv
+
+
+def _first_guess(cells: Sequence[MeasuredCell], seqs: int) -> dict[str, float]:
+    single = [(c.input_tokens, _median_ttft(c.timings)) for c in cells if c.concurrency == 1]
+    single = [(n, t) for n, t in single if t is not None]
+    if not single:
+        raise FitError("the sweep has no completed request at concurrency 1: prefill cannot be "
+                       "told from queueing without one")
+    lengths = sorted({n for n, _ in single})
+    x = np.array([n for n, _ in single], float)
+    y = np.array([t for _, t in single], float)
+    guess = {"preprocess_s": float(min(y)) * 0.2, "prefill_ctx_slowdown_tokens": math.inf}
+    if len(lengths) >= 3:
+        a, b, c = np.linalg.lstsq(np.stack([np.ones_like(x), x, x * x], 1), y, rcond=None)[0]
+        if b > 0 and c > 0:
+            guess["prefill_ctx_slowdown_tokens"] = b / (2 * c)
+    else:
+        a, b = (np.linalg.lstsq(np.stack([np.ones_like(x), x], 1), y, rcond=None)[0]
+                if len(lengths) == 2 else (0.0, y[0] / x[0]))
+    if not b > 0:
+        b = float(min(y / x))
+    guess["prefill_tokens_per_s"] = 1.0 / b
+    guess["preprocess_s"] = max(float(a), 0.0)
+    # Decode alone (concurrency 1: no other request's prefill interleaves): TPOT = d0 + d2 ctx.
+    alone = [(c.input_tokens + c.output_tokens / 2, _mean_tpot(c.timings)) for c in cells
+             if c.concurrency == 1]
+    alone = [(ctx, t) for ctx, t in alone if t is not None]
+    if not alone:
+        raise FitError("no request at concurrency 1 generated two tokens or more: decode "
+                       "cannot be fitted")
+    if len({ctx for ctx, _ in alone}) > 1:
+        xs = np.array([[1.0, ctx] for ctx, _ in alone])
+        d0, d2 = np.linalg.lstsq(xs, np.array([t for _, t in alone]), rcond=None)[0]
+    else:
+        d0, d2 = alone[0][1], 0.0
+    d0 = max(float(d0), min(t for _, t in alone) * 0.5)
+    # The batch term starts small; the refinement, which simulates the interleaved prefills
+    # of the loaded cells, sets it.
+    guess["decode_per_seq_s"] = d0 * 0.1
+    guess["decode_base_s"] = d0 * 0.9
+    guess["decode_per_ctx_token_s"] = max(float(d2), 0.0)
+    return guess
+
+
+def _simulate(profile: Profile, cell: MeasuredCell) -> list[RequestTiming]:
+    return simulate_closed_loop(profile, input_tokens=cell.input_tokens,
+                                output_tokens=cell.output_tokens,
+                                concurrency=cell.concurrency, requests=max(cell.requests, 1))
+
+
+def _loss(profile: Profile, cells: Sequence[MeasuredCell], measured) -> float:
+    total = 0.0
+    for cell, (ttft, tpot) in zip(cells, measured):
+        sim = _simulate(profile, cell)
+        for got, want in ((_median_ttft(sim), ttft), (_mean_tpot(sim), tpot)):
+            if got and want:
+                total += math.log(got / want) ** 2
+    return total
+
+
+def fit_profile(cells: Sequence[MeasuredCell], settings: Mapping | None = None, *,
+                cap: int | None = None, name: str = "fitted", model: str = "") -> Fit:
+    """The engine model fitted to `cells` (see the module doc). `cap` is the concurrency cap
+    the diagnosis found, used when the server did not say its max_num_seqs. Raises FitError
+    when the sweep cannot identify prefill or decode."""
+    cells = [c for c in cells if c.concurrency and c.timings]
+    if not cells:
+        raise FitError("the sweep has no closed-loop cell with requests")
+    params, seqs, budget, kv = _limits(cells, settings or {}, cap)
+    guess = _first_guess(cells, seqs)
+    profile = Profile(
+        name=name, description="fitted to a measured sweep", model=model or "sim/fitted",
+        max_model_len=max(c.input_tokens + c.output_tokens for c in cells) * 2,
+        max_num_seqs=seqs, max_num_batched_tokens=budget, kv_cache_tokens=kv, **guess)
+    measured = [(_median_ttft(c.timings), _mean_tpot(c.timings)) for c in cells]
+    best = _loss(profile, cells, measured)
+    tuned = ["prefill_tokens_per_s", "preprocess_s", "decode_base_s", "decode_per_seq_s",
+             "decode_per_ctx_token_s"]
+    for _ in range(_MAX_REFINE_ROUNDS):
+        improved = False
+        for key in tuned:
+            for factor in (1.5, 0.67, 1.15, 0.87, 1.04, 0.96):
+                value = getattr(profile, key) * factor
+                if key != "prefill_tokens_per_s" and getattr(profile, key) == 0:
+                    continue
+                trial = dataclasses.replace(profile, **{key: value})
+                loss = _loss(trial, cells, measured)
+                if loss < best * 0.999:
+                    profile, best, improved = trial, loss, True
+                    break
+        if not improved:
+            break
+    fitted = [FitParam(k, getattr(profile, k), "fit") for k in (
+        "prefill_tokens_per_s", "preprocess_s", "decode_base_s", "decode_per_seq_s")]
+    fitted.append(FitParam(
+        "prefill_ctx_slowdown_tokens", profile.prefill_ctx_slowdown_tokens,
+        "fit" if math.isfinite(profile.prefill_ctx_slowdown_tokens) else "assumed",
+        "" if math.isfinite(profile.prefill_ctx_slowdown_tokens) else
+        "needs three prompt lengths or more at concurrency 1"))
+    fitted.append(FitParam("decode_per_ctx_token_s", profile.decode_per_ctx_token_s, "fit"))
+    return Fit(profile, tuple(params + fitted), tuple(_errors(profile, cells)))
+
+
+def _mean(summary: CellSummary, name: str) -> float | None:
+    dist = getattr(summary, name)
+    return None if dist is None else dist.mean
+
+
+def _rel(got, want) -> float | None:
+    return None if not got or not want else got / want - 1.0
+
+
+def _errors(profile: Profile, cells: Sequence[MeasuredCell]) -> list[CellError]:
+    out = []
+    for cell in cells:
+        sim, real = summarize_cell(_simulate(profile, cell)), summarize_cell(list(cell.timings))
+        out.append(CellError(
+            cell.input_tokens, cell.concurrency,
+            _rel(sim.ttft_s and sim.ttft_s.p50, real.ttft_s and real.ttft_s.p50),
+            _rel(_mean(sim, "prefill_tps"), _mean(real, "prefill_tps")),
+            _rel(_mean(sim, "decode_tps"), _mean(real, "decode_tps"))))
+    return out
+
+
+def parse_changes(items: Sequence[str]) -> dict[str, float]:
+    """{"max_num_seqs": 4, "kv_capacity": 1.5 (a factor when written x1.5)} from KEY=VALUE
+    items; ValueError naming the item otherwise."""
+    changes: dict[str, float] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip().lstrip("-")
+        key = ALIASES.get(key, ALIASES.get(key.replace("-", "_"), key.replace("-", "_")))
+        if not sep or key not in CHANGEABLE:
+            raise ValueError(f"--set {item!r}: expected KEY=VALUE with KEY one of "
+                             f"{', '.join(CHANGEABLE)} (or an engine's name for one)")
+        text = value.strip()
+        factor = text[:1] in ("x", "*")
+        try:
+            number = float(text[1:] if factor else text)
+        except ValueError:
+            raise ValueError(f"--set {item!r}: {text!r} is not a number") from None
+        if not number > 0 or not math.isfinite(number):
+            raise ValueError(f"--set {item!r}: must be positive")
+        if key != "kv_capacity" and (factor or number != int(number)):
+            raise ValueError(f"--set {item!r}: {key} takes a whole number")
+        changes[key] = number if key != "kv_capacity" or factor else -number
+    return changes
+
+
+def changed(profile: Profile, changes: Mapping[str, float]) -> Profile:
+    """`profile` with `changes` applied (kv_capacity: a positive value is a factor, a negative
+    one, as `parse_changes` marks absolute values, the capacity in tokens)."""
+    updates = {}
+    if "max_num_seqs" in changes:
+        updates["max_num_seqs"] = int(changes["max_num_seqs"])
+    if "max_num_batched_tokens" in changes:
+        updates["max_num_batched_tokens"] = int(changes["max_num_batched_tokens"])
+    if "kv_capacity" in changes:
+        k = changes["kv_capacity"]
+        updates["kv_cache_tokens"] = int(-k if k < 0 else profile.kv_cache_tokens * k)
+    return dataclasses.replace(profile, **updates)
+
+
+def predict(profile: Profile, cells: Sequence[MeasuredCell]) -> list[CellSummary]:
+    """Every cell run against `profile` in virtual time, the same requests as measured."""
+    return [summarize_cell(_simulate(profile, c)) for c in cells]
