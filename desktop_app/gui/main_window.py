@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMainWindow,
+    QMessageBox,
     QSplitter,
     QStackedWidget,
     QWidget,
@@ -76,6 +77,16 @@ PAGES: tuple[PageSpec, ...] = (
 # The languages the Settings menu offers (the setting's value, what the menu says).
 LANGUAGES = (("system", QT_TRANSLATE_NOOP("MainWindow", "System language")),
              ("en", "English"), ("zh_CN", "简体中文"))
+
+
+def restart_app() -> None:
+    """Start Throughline again with the same arguments, then quit this one."""
+    import sys
+
+    from PySide6.QtCore import QCoreApplication, QProcess
+
+    QProcess.startDetached(sys.executable, ["-m", "desktop_app", *sys.argv[1:]])
+    QCoreApplication.quit()
 
 
 class MainWindow(QMainWindow):
@@ -169,6 +180,25 @@ class MainWindow(QMainWindow):
         self.language_actions[value].setChecked(True)
         self.statusBar().showMessage(
             self.tr("The language changes when Throughline starts again."), 10000)
+        # Not modal-blocking: the menu returns at once and tests can answer the box.
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("Restart Throughline?"),
+                          self.tr("The language changes when Throughline starts again. Restart "
+                                  "now? A run in progress is asked about first; everything "
+                                  "stored is kept."),
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
+        box.button(QMessageBox.StandardButton.Yes).setText(self.tr("Restart now"))
+        box.button(QMessageBox.StandardButton.No).setText(self.tr("Later"))
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        box.finished.connect(lambda answer: self._restart_if(answer))
+        self.restart_box = box
+        box.open()
+
+    def _restart_if(self, answer: int) -> None:
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        # close() asks about a run in progress; only a window that really closed restarts.
+        if self.close():
+            restart_app()
 
     def _on_sidebar_row_changed(self, index: int) -> None:
         if 0 <= index < len(PAGES) and self.isVisible():

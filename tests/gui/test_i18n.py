@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QCoreApplication, QLocale, QSettings, QTranslator
-from PySide6.QtWidgets import QFormLayout, QLabel
+from PySide6.QtWidgets import QFormLayout, QLabel, QMessageBox
 
 from desktop_app.gui import i18n
 from desktop_app.gui.context import AppContext
@@ -102,12 +102,23 @@ def test_english_is_the_source_text(qtbot, tmp_path):
     assert window.sidebar.item(0).text().split("\t")[0] == "Endpoints"
 
 
-def test_the_language_chosen_in_the_menu_is_kept(qtbot, tmp_path):
+def test_the_language_chosen_in_the_menu_is_kept(qtbot, tmp_path, monkeypatch):
     window = MainWindow(_settings(tmp_path))
     qtbot.addWidget(window)
     assert window.language_actions["system"].isChecked()  # the default follows the system
     window.language_actions["zh_CN"].trigger()
     assert "starts again" in window.statusBar().currentMessage()
+    # The change offers a restart; "Later" keeps the window open and restarts nothing.
+    restarted = []
+    monkeypatch.setattr("desktop_app.gui.main_window.restart_app", lambda: restarted.append(1))
+    assert window.restart_box.isVisible()
+    window.restart_box.button(QMessageBox.StandardButton.No).click()
+    assert not restarted
+    window.language_actions["en"].trigger()
+    window.restart_box.button(QMessageBox.StandardButton.Yes).click()
+    assert restarted
+    window.language_actions["zh_CN"].trigger()
+    window.restart_box.button(QMessageBox.StandardButton.No).click()
 
     again = MainWindow(_settings(tmp_path))  # a fresh QSettings on the same file
     qtbot.addWidget(again)
