@@ -130,6 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
     runs.add_argument("--kind", choices=["throughput", "sql"])
     runs.add_argument("--status")
     runs.add_argument("--limit", type=int, default=50)
+    runs.add_argument("--lang", choices=["en", "zh"],
+                      help="language of the words (default: $THROUGHLINE_LANG, else en)")
     return parser
 
 
@@ -274,28 +276,56 @@ def _cmd_runs(args: argparse.Namespace) -> int:
                     store.list_runs(kind=args.kind, status=args.status, limit=args.limit)]
     except StoreError as exc:
         raise CliError(str(exc)) from None
+    lang = _runs_lang(args)
+    w = _RUNS_WORDS[lang]
     if not runs:
-        print(f"No runs in {path}")
+        print(w["none"].format(path=path))
         return 0
-    print(f"{'id':>5}  {'kind':10}  {'status':11}  {'started':16}  {'name':28}  {'result':34}  "
-          f"{'model':24}  endpoint")
+    from desktop_app.cli_compare import _table
+    from desktop_app.report.strings import text
+
+    def word(prefix: str, value: str) -> str:
+        try:
+            return text(lang, f"{prefix}_{value}")
+        except KeyError:
+            return value
+
+    rows = []
     for o in runs:
         run = o.info
         started = (run.started_at or "")[:16].replace("T", " ")
-        print(f"{run.id:>5}  {run.kind:10}  {run.status:11}  {started:16}  {run.name[:28]:28}  "
-              f"{_run_result(o)[:34]:34}  {run.model[:24]:24}  {run.endpoint}")
+        rows.append([str(run.id), word("kind", run.kind), word("status", run.status), started,
+                     run.name[:40], _run_result(o, w)[:44], run.model[:24], run.endpoint])
+    print(_table(w["head"], rows))
     return 0
 
 
-def _run_result(o) -> str:
+_RUNS_WORDS = {
+    "en": {"none": "No runs in {path}", "cells": "{done}/{total} cells {loads}",
+           "unfinished": " +{n} unfinished",
+           "head": ["id", "kind", "status", "started", "name", "result", "model", "endpoint"]},
+    "zh": {"none": "{path} 中没有运行记录", "cells": "{done}/{total} 个单元 {loads}",
+           "unfinished": " +{n} 道未完成",
+           "head": ["编号", "类型", "状态", "开始时间", "名称", "结果", "模型", "端点"]},
+}
+
+
+def _runs_lang(args: argparse.Namespace) -> str:
+    lang = getattr(args, "lang", None) or os.environ.get("THROUGHLINE_LANG") or "en"
+    if lang not in _RUNS_WORDS:
+        raise CliError(f"THROUGHLINE_LANG={lang!r} is not one of en, zh")
+    return lang
+
+
+def _run_result(o, w: dict) -> str:
     """A sweep's cells and loads, or a SQL run's pass counts: the figures every view shows."""
     if o.info.kind == "throughput":
-        return f"{o.cells_finished}/{o.cells} cells {','.join(o.loads)}"
+        return w["cells"].format(done=o.cells_finished, total=o.cells, loads=",".join(o.loads))
     parts = []
     for judge, count in o.passes.items():
         text = f"{judge} {count.text}"
         if count.unfinished:
-            text += f" +{count.unfinished} unfinished"
+            text += w["unfinished"].format(n=count.unfinished)
         parts.append(text)
     return "; ".join(parts)
 

@@ -124,3 +124,18 @@ def test_judge_and_sql_keep_their_database_apart_from_the_results_store(tmp_path
                  "--sql", "SELECT x FROM t", "--json", str(tmp_path / "j.json")]) == 0
     assert main(["sql", "--db", str(db), "SELECT COUNT(*) FROM t"]) == 0
     assert os.environ["THROUGHLINE_DB"] == str(store)
+
+
+def test_runs_lists_in_chinese_with_throughline_lang(tmp_path, capsys, monkeypatch):
+    from desktop_app.core.store import Store
+
+    db = tmp_path / "r.db"
+    with Store.open(db) as store:
+        store.create_run("throughput", name="A", endpoint_url="http://x/v1", model="m",
+                         engine="vllm", config={})
+    monkeypatch.setenv("THROUGHLINE_LANG", "zh")
+    assert main(["--db", str(db), "runs"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split()[:3] == ["编号", "类型", "状态"] and "吞吐测试" in out
+    assert main(["--db", str(db), "runs", "--lang", "en"]) == 0
+    assert capsys.readouterr().out.split()[:2] == ["id", "kind"]

@@ -282,3 +282,4 @@ def test_every_import_and_check_code_has_words_in_both_languages():
         problem = GoldProblem("q1", "questions.jsonl:1", code, "gold SQL", ("a",), ("b",))
         assert problem_text(problem, "en") != problem_text(problem, "zh"), code
     assert set(WORDS["en"]) == set(WORDS["zh"])
+
