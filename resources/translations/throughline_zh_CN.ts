@@ -276,6 +276,37 @@
     </message>
 </context>
 <context>
+    <name>DiagnosisView</name>
+    <message>
+        <source>Problem</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <source>Warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>Info</source>
+        <translation>信息</translation>
+    </message>
+    <message>
+        <source>The diagnosis appears when a sweep finishes.</source>
+        <translation>扫描结束后会在这里显示诊断。</translation>
+    </message>
+    <message>
+        <source>Nothing stands out.</source>
+        <translation>没有发现明显问题。</translation>
+    </message>
+    <message>
+        <source>Suggestion: {text}</source>
+        <translation>建议：{text}</translation>
+    </message>
+    <message>
+        <source>Evidence ({code})</source>
+        <translation>依据（{code}）</translation>
+    </message>
+</context>
+<context>
     <name>DimensionRowsModel</name>
     <message>
         <source>dimension</source>
@@ -660,8 +691,32 @@
         <translation>从 SQL 运行中打开一道题（在“运行记录”页或“SQL 智能体”页）。</translation>
     </message>
     <message>
+        <source>&lt; Previous</source>
+        <translation>&lt; 上一题</translation>
+    </message>
+    <message>
+        <source>The run&apos;s previous question (Alt+Left)</source>
+        <translation>本次运行的上一题（Alt+左方向键）</translation>
+    </message>
+    <message>
+        <source>Next &gt;</source>
+        <translation>下一题 &gt;</translation>
+    </message>
+    <message>
+        <source>The run&apos;s next question (Alt+Right)</source>
+        <translation>本次运行的下一题（Alt+右方向键）</translation>
+    </message>
+    <message>
+        <source>The run&apos;s questions in the run&apos;s order, with each judge&apos;s verdict: choose one to open it</source>
+        <translation>本次运行的题目（按运行顺序）及各评判器的判定：选择一题即可打开</translation>
+    </message>
+    <message>
         <source>e.g. 1e-6</source>
         <translation>例如 1e-6</translation>
+    </message>
+    <message>
+        <source>Numbers are rounded as the question asks, then compared within this tolerance</source>
+        <translation>数值先按题目要求取整，再在此容差内比较</translation>
     </message>
     <message>
         <source>Re-judge</source>
@@ -702,6 +757,10 @@
     <message>
         <source>Re-judging at tolerance {tolerance}...</source>
         <translation>正在按容差 {tolerance} 重新评判…</translation>
+    </message>
+    <message>
+        <source>{index} of {total}</source>
+        <translation>第 {index} / {total} 题</translation>
     </message>
     <message>
         <source>(SIMULATED persona, not a model)</source>
@@ -797,6 +856,22 @@
     <message>
         <source>The language changes when Throughline starts again.</source>
         <translation>重新启动 Throughline 后语言才会切换。</translation>
+    </message>
+    <message>
+        <source>Restart Throughline?</source>
+        <translation>重新启动 Throughline？</translation>
+    </message>
+    <message>
+        <source>The language changes when Throughline starts again. Restart now? A run in progress is asked about first; everything stored is kept.</source>
+        <translation>重新启动 Throughline 后语言才会切换。现在重新启动吗？如有正在进行的运行，会先询问；已保存的内容都会保留。</translation>
+    </message>
+    <message>
+        <source>Restart now</source>
+        <translation>立即重新启动</translation>
+    </message>
+    <message>
+        <source>Later</source>
+        <translation>稍后</translation>
     </message>
     <message>
         <source>Endpoint: {endpoint}</source>
@@ -950,6 +1025,18 @@
     <message>
         <source>Actual (final SQL)</source>
         <translation>实际结果（最终 SQL）</translation>
+    </message>
+    <message>
+        <source>differs from the other side&apos;s cell</source>
+        <translation>与另一侧对应单元格不同</translation>
+    </message>
+    <message>
+        <source>named in a judge&apos;s finding</source>
+        <translation>评判器的发现中指出的单元格</translation>
+    </message>
+    <message>
+        <source>(a cut value ends in …: hover it to read it whole)</source>
+        <translation>（被截断的值以 … 结尾：鼠标悬停可查看完整值）</translation>
     </message>
     <message>
         <source>no result</source>
@@ -1245,6 +1332,22 @@
         <translation>已完成</translation>
     </message>
     <message>
+        <source>The system prompt insists on the exact output column names, their order and the rounding the question states (ROUND in the SQL itself).</source>
+        <translation>系统提示要求严格使用题目给出的输出列名、列顺序和舍入方式（在 SQL 中直接使用 ROUND）。</translation>
+    </message>
+    <message>
+        <source>Worked window-function examples (LAG, ROW_NUMBER, running SUM) in the system prompt, for hard questions only: they cost prompt tokens on every step.</source>
+        <translation>在系统提示中加入窗口函数示例（LAG、ROW_NUMBER、累计 SUM），仅用于困难题：每一步都会多消耗提示 token。</translation>
+    </message>
+    <message>
+        <source>Appends the question&apos;s glossary entry and the set&apos;s business glossary to the first message, after the question&apos;s own text.</source>
+        <translation>在第一条消息中、题目原文之后附上该题的术语解释和题集的业务术语表。</translation>
+    </message>
+    <message>
+        <source>Checks a submitted answer&apos;s result (column names, rounding, empty result...); when something is off the model is told once and may submit again.</source>
+        <translation>检查提交答案的结果（列名、舍入、空结果等）；发现问题时告知模型一次，模型可重新提交。</translation>
+    </message>
+    <message>
         <source>Folder...</source>
         <translation>文件夹…</translation>
     </message>
@@ -1433,8 +1536,16 @@
         <translation>：{question} 已完成</translation>
     </message>
     <message>
+        <source>, about {time} left</source>
+        <translation>，预计还需 {time}</translation>
+    </message>
+    <message>
         <source>Running, {done} of {total} questions done after {seconds} s</source>
         <translation>运行中，{seconds} 秒内完成 {done} / {total} 道题</translation>
+    </message>
+    <message>
+        <source>%v / %m questions, about {time} left</source>
+        <translation>%v / %m 道题，预计还需 {time}</translation>
     </message>
     <message>
         <source>, {count} skipped</source>
@@ -1479,6 +1590,18 @@
     <message>
         <source>Passed: {counts}</source>
         <translation>通过：{counts}</translation>
+    </message>
+    <message>
+        <source>Evaluating model {model} on {endpoint}</source>
+        <translation>正在 {endpoint} 上评测模型 {model}</translation>
+    </message>
+    <message>
+        <source>Run {run}: model {model}</source>
+        <translation>运行 {run}：模型 {model}</translation>
+    </message>
+    <message>
+        <source>Model {model}</source>
+        <translation>模型 {model}</translation>
     </message>
     <message>
         <source>Endpoint: none (choose one on the Endpoints page)</source>
@@ -1776,10 +1899,6 @@
     <message>
         <source>requests / KV %</source>
         <translation>请求数 / KV %</translation>
-    </message>
-    <message>
-        <source>The diagnosis appears when a sweep finishes.</source>
-        <translation>扫描结束后会在这里显示诊断。</translation>
     </message>
     <message>
         <source>Cells</source>

@@ -129,6 +129,7 @@ def test_m01_shows_steps_verdicts_findings_and_differing_cells(qtbot, page, stor
 def test_result_tables_open_scrolled_to_the_left(qtbot, qapp, page, stored_run):
     _db, _cache, run_id, rows, _steps = stored_run
     diff = page.diff
+    page.resize(560, 720)  # too narrow for the columns, even squeezed
     _open(qtbot, page, run_id, rows["m01"]["id"])
     views = (diff.expected_view, diff.actual_view)
     # The tables are narrower than their columns here: there is somewhere to scroll to.

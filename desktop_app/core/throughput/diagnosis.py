@@ -64,8 +64,11 @@ DECODE_DROP_WARN = 0.50
 PREFILL_DROP_MIN = 0.10
 PREFILL_DROP_WARN = 0.30
 _SEVERITY_RANK = {"problem": 0, "warning": 1, "info": 2}
+# Within a severity, what the server does comes before how well it was measured: a cap of 2
+# running requests is the answer a reader came for; a client-bound cell says which figures to
+# doubt, and follows it (it used to come first and push the cap down the page).
 _CODE_RANK = {code: i for i, code in enumerate((
-    "client_bound", "implausible_counts", "concurrency_cap", "kv_cache_pressure", "failures",
+    "concurrency_cap", "kv_cache_pressure", "client_bound", "implausible_counts", "failures",
     "prefill_drop_under_concurrency", "decode_slows_with_batch", "token_count_mismatch",
     "goodput", "prefill_slows_with_length", "ttft_linear"))}
 

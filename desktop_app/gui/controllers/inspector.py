@@ -17,7 +17,12 @@ from desktop_app.core.runs import run_info
 from desktop_app.core.sqleval.golds import Gold, GoldError, gold_answers, judge_answer
 from desktop_app.core.sqleval.judge import counterfactual
 from desktop_app.core.sqleval.questions import QuestionSetError, load_question_set
-from desktop_app.core.sqleval.records import StoredStep, stored_question, steps_of
+from desktop_app.core.sqleval.records import (
+    StoredStep,
+    load_eval,
+    stored_question,
+    steps_of,
+)
 from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
 from desktop_app.core.sqleval.types import (
     JUDGE_MODES,
@@ -29,6 +34,7 @@ from desktop_app.core.sqleval.types import (
 from desktop_app.core.store import NotFoundError, Store
 from desktop_app.gui.context import AppContext
 from desktop_app.gui.i18n import status_text, translate
+from desktop_app.gui.models.questions import QuestionRow
 
 __all__ = ["InspectorController", "InspectorError", "QuestionDetail", "RejudgeOutcome",
            "read_question", "rejudge_question"]
@@ -71,6 +77,14 @@ class QuestionDetail:
     gold_note: str
     actual: QueryResult | None
     actual_note: str
+    # Every question row of the run, in the run's order (as `load_eval` reads them): the
+    # Inspector's Previous / Next and question list walk these.
+    run_questions: tuple[QuestionRow, ...] = ()
+
+    def position(self) -> int:
+        """This question's index in `run_questions` (-1 when it is not among them)."""
+        return next((i for i, q in enumerate(self.run_questions) if q.row_id == self.row_id),
+                    -1)
 
 
 @dataclass(frozen=True)
@@ -131,6 +145,8 @@ def read_question(db_path: Path, sets_dir: Path, cache_dir: Path, run_id: int,
             raise InspectorError(translate("InspectorPage", "Run {run} has no question row "
                                            "{row}.").format(run=run_id, row=row_id))
         steps = steps_of(store, row_id)
+        run_questions = tuple(QuestionRow.from_stored(q)
+                              for q in load_eval(store, run_id).questions)
     judged_with = stored.judged_with
     config = info.config
     question = judged_with.question if judged_with else None
@@ -174,7 +190,7 @@ def read_question(db_path: Path, sets_dir: Path, cache_dir: Path, run_id: int,
         float((judged_with and judged_with.tolerance) or config.get("tolerance") or 1e-6),
         bool(judged_with and judged_with.ignore_names),
         bool(judged_with and judged_with.rejudged), database,
-        limit, gold, gold_note, actual, actual_note)
+        limit, gold, gold_note, actual, actual_note, run_questions)
 
 
 def rejudge_question(detail: QuestionDetail, tolerance: float) -> RejudgeOutcome:

@@ -20,7 +20,9 @@ import math
 from pathlib import Path
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QComboBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -40,6 +42,7 @@ from desktop_app.gui.controllers.inspector import (
     RejudgeOutcome,
 )
 from desktop_app.gui.i18n import status_text, translate
+from desktop_app.gui.models.questions import QuestionRow
 from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.widgets.result_diff import ResultDiffTable
 from desktop_app.gui.widgets.sql_view import SqlView
@@ -92,6 +95,39 @@ def findings_html(verdicts: dict[str, Verdict], explain: tuple[JudgeFinding, ...
     return f"<ul style='margin-left: -20px'>{items}</ul>"
 
 
+# The question list's row colours: every judge passed, some did, none did (or not judged).
+LIST_PASS_COLOR = QColor("#d7f0dd")
+LIST_MIXED_COLOR = QColor("#fff0c2")
+LIST_FAIL_COLOR = QColor("#fbd9d5")
+
+
+def question_list_text(row: QuestionRow, judges: tuple[str, ...] = JUDGE_MODES) -> str:
+    """One question in the Inspector's question list: id (and epoch), tier, and PASS / FAIL
+    per judge ("-" for a judge that did not judge it), e.g. "m01 · medium · strict FAIL,
+    tolerant PASS, full PASS"."""
+    name = row.question_id + (f" #{row.epoch + 1}" if row.epoch else "")
+    marks = []
+    for judge in judges:
+        if judge not in row.verdicts and row.status == "completed":
+            continue  # that judge was not run
+        outcome = row.outcome(judge)
+        marks.append(f"{judge} " + ("-" if outcome is None else "PASS" if outcome else "FAIL"))
+    if not row.judged:
+        marks = [status_text(row.status)] if row.status else marks
+    return " · ".join([name, row.tier, ", ".join(marks)] if marks else [name, row.tier])
+
+
+def question_list_color(row: QuestionRow) -> QColor | None:
+    """The list row's colour: green when every judge passed, red when none did, amber
+    between; None when the question was not judged."""
+    outcomes = [v for v in row.verdicts.values()] if row.judged else []
+    if not outcomes:
+        return None
+    if all(outcomes):
+        return LIST_PASS_COLOR
+    return LIST_FAIL_COLOR if not any(outcomes) else LIST_MIXED_COLOR
+
+
 def _finding_cells(verdicts: dict[str, Verdict]) -> tuple:
     return tuple((int(c[0]), str(c[1]), str(c[2]), str(c[3]), f.message)
                  for v in verdicts.values() for f in v.findings for c in f.cells
@@ -125,6 +161,40 @@ class InspectorPage(QWidget):
         self.question_text = _label()
         self.timeline = StepTimeline()
 
+        # Walking the run: Previous / Next in the run's order, or a jump from the list.
+        self._run_questions: tuple[QuestionRow, ...] = ()
+        self._shown_run: int | None = None
+        self._shown_row: int | None = None  # the row asked for last (maybe still loading)
+        self.prev_button = QPushButton(self.tr("< Previous"))
+        self.prev_button.setToolTip(self.tr("The run's previous question (Alt+Left)"))
+        self.prev_button.clicked.connect(self._on_prev_clicked)
+        self.next_button = QPushButton(self.tr("Next >"))
+        self.next_button.setToolTip(self.tr("The run's next question (Alt+Right)"))
+        self.next_button.clicked.connect(self._on_next_clicked)
+        self.question_list = QComboBox()
+        self.question_list.setToolTip(self.tr("The run's questions in the run's order, with "
+                                              "each judge's verdict: choose one to open it"))
+        self.question_list.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.question_list.setMinimumContentsLength(36)
+        self.question_list.activated.connect(self._on_question_list_activated)
+        self.position_label = QLabel("")
+        self.position_label.setStyleSheet(MUTED_STYLE)
+        nav_row = QHBoxLayout()
+        nav_row.addWidget(self.prev_button)
+        nav_row.addWidget(self.question_list, 1)
+        nav_row.addWidget(self.next_button)
+        nav_row.addWidget(self.position_label)
+        self.nav_shortcuts = []
+        # Alt+arrows, not Page Up / Down: those keep scrolling the steps and result tables.
+        for keys, step in ((QKeySequence("Alt+Left"), -1), (QKeySequence("Alt+Right"), 1)):
+            shortcut = QShortcut(keys, self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(self._on_prev_clicked if step < 0
+                                       else self._on_next_clicked)
+            self.nav_shortcuts.append(shortcut)
+        self._update_nav()
+
         self.verdict_labels = {judge: QLabel(judge) for judge in JUDGE_MODES}
         verdict_row = QHBoxLayout()
         for label in self.verdict_labels.values():
@@ -136,6 +206,8 @@ class InspectorPage(QWidget):
         self.tolerance_edit = QLineEdit(self._settings.text_value(KEY_TOLERANCE, ""))
         self.tolerance_edit.setPlaceholderText(self.tr("e.g. 1e-6"))
         self.tolerance_edit.setMaximumWidth(110)
+        self.tolerance_edit.setToolTip(self.tr("Numbers are rounded as the question asks, then "
+                                               "compared within this tolerance"))
         self.tolerance_edit.returnPressed.connect(self._on_rejudge_clicked)
         self.rejudge_button = QPushButton(self.tr("Re-judge"))
         self.rejudge_button.setToolTip(self.tr("Run the gold and final SQL again and judge at "
@@ -145,7 +217,9 @@ class InspectorPage(QWidget):
         self.rejudge_button.setEnabled(False)
         self.rejudge_note = _label("", MUTED_STYLE)
         rejudge_row = QHBoxLayout()
-        rejudge_row.addWidget(QLabel(self.tr("Tolerance")))
+        tolerance_label = QLabel(self.tr("Tolerance"))
+        tolerance_label.setToolTip(self.tolerance_edit.toolTip())
+        rejudge_row.addWidget(tolerance_label)
         rejudge_row.addWidget(self.tolerance_edit)
         rejudge_row.addWidget(self.rejudge_button)
         rejudge_row.addWidget(self.rejudge_note, 1)
@@ -186,6 +260,7 @@ class InspectorPage(QWidget):
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
+        layout.addLayout(nav_row)
         layout.addWidget(self.status)
         layout.addWidget(self.question_text)
         layout.addWidget(self.splitter, 1)
@@ -201,7 +276,34 @@ class InspectorPage(QWidget):
             run=run_id, row=question_row_id))
         self.status.setStyleSheet(MUTED_STYLE)
         self.rejudge_button.setEnabled(False)
+        if run_id != self._shown_run:
+            self._run_questions = ()
+            self._fill_question_list()
+        self._shown_run, self._shown_row = run_id, question_row_id
+        self._update_nav()
         return self.controller.load(run_id, question_row_id)
+
+    def position(self) -> int:
+        """The index of the question shown (or being opened) among the run's questions, -1
+        when there is none."""
+        return next((i for i, q in enumerate(self._run_questions)
+                     if q.row_id == self._shown_row), -1)
+
+    def run_questions(self) -> tuple[QuestionRow, ...]:
+        """The open run's questions, in the run's order (what Previous / Next walk)."""
+        return self._run_questions
+
+    def step_question(self, offset: int) -> asyncio.Task | None:
+        """Open the run's question `offset` places away from the one shown (-1: previous,
+        1: next); None at either end or when no run is open."""
+        here = self.position()
+        target = here + offset
+        if here < 0 or self._shown_run is None or not 0 <= target < len(self._run_questions):
+            return None
+        row_id = self._run_questions[target].row_id
+        if row_id is None:
+            return None
+        return self.show_question(self._shown_run, row_id)
 
     def rejudge(self) -> asyncio.Task | None:
         """Re-judge the shown question at the tolerance typed (None when it is not a number)."""
@@ -237,8 +339,51 @@ class InspectorPage(QWidget):
     def _on_rejudge_clicked(self) -> None:
         self.rejudge()
 
+    def _on_prev_clicked(self) -> None:
+        self.step_question(-1)
+
+    def _on_next_clicked(self) -> None:
+        self.step_question(1)
+
+    def _on_question_list_activated(self, index: int) -> None:
+        row_id = self.question_list.itemData(index)
+        if self._shown_run is not None and row_id is not None and row_id != self._shown_row:
+            self.show_question(self._shown_run, int(row_id))
+
+    def _fill_question_list(self) -> None:
+        self.question_list.blockSignals(True)
+        self.question_list.clear()
+        for row in self._run_questions:
+            self.question_list.addItem(question_list_text(row), row.row_id)
+            color = question_list_color(row)
+            if color is not None:
+                i = self.question_list.count() - 1
+                self.question_list.setItemData(i, QBrush(color),
+                                               Qt.ItemDataRole.BackgroundRole)
+                self.question_list.setItemData(i, QBrush(QColor("#202020")),
+                                               Qt.ItemDataRole.ForegroundRole)
+        self.question_list.blockSignals(False)
+
+    def _update_nav(self) -> None:
+        here, total = self.position(), len(self._run_questions)
+        self.prev_button.setEnabled(here > 0)
+        self.next_button.setEnabled(0 <= here < total - 1)
+        self.question_list.setEnabled(total > 0)
+        if 0 <= here and self.question_list.currentIndex() != here:
+            self.question_list.blockSignals(True)
+            self.question_list.setCurrentIndex(here)
+            self.question_list.blockSignals(False)
+        self.position_label.setText(
+            self.tr("{index} of {total}").format(index=here + 1, total=total) if here >= 0
+            else "")
+
     def _on_controller_loaded(self, detail: QuestionDetail) -> None:
         self.detail = detail
+        if detail.run_questions and detail.run_questions != self._run_questions:
+            self._run_questions = detail.run_questions
+            self._fill_question_list()
+        self._shown_run, self._shown_row = detail.run_id, detail.row_id
+        self._update_nav()
         sim = (" <span style='color:#9a5b00'>"
                + html.escape(self.tr("(SIMULATED persona, not a model)")) + "</span>"
                if detail.simulated else "")
@@ -271,6 +416,9 @@ class InspectorPage(QWidget):
         self.rejudge_note.setStyleSheet(MUTED_STYLE)
 
     def _on_controller_load_failed(self, message: str) -> None:
+        if self.detail is not None and self.detail.run_id == self._shown_run:
+            self._shown_row = self.detail.row_id  # still showing that one: walk on from it
+            self._update_nav()
         self.status.setText(message)
         self.status.setStyleSheet(ERROR_STYLE)
 

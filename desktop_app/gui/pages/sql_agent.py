@@ -66,6 +66,40 @@ _PHASES = {"loading": QT_TRANSLATE_NOOP("SqlAgentPage", "Loading the question se
            "discovering": QT_TRANSLATE_NOOP("SqlAgentPage", "Asking the endpoint..."),
            "gold": QT_TRANSLATE_NOOP("SqlAgentPage", "Running the gold queries..."),
            "done": QT_TRANSLATE_NOOP("SqlAgentPage", "Finished")}
+# What each prompt strategy does (core/sqleval/strategies.py), as the checkboxes' tooltips.
+STRATEGY_TIPS = {
+    "format-guard": QT_TRANSLATE_NOOP(
+        "SqlAgentPage", "The system prompt insists on the exact output column names, their "
+        "order and the rounding the question states (ROUND in the SQL itself)."),
+    "examples": QT_TRANSLATE_NOOP(
+        "SqlAgentPage", "Worked window-function examples (LAG, ROW_NUMBER, running SUM) in the "
+        "system prompt, for hard questions only: they cost prompt tokens on every step."),
+    "glossary": QT_TRANSLATE_NOOP(
+        "SqlAgentPage", "Appends the question's glossary entry and the set's business "
+        "glossary to the first message, after the question's own text."),
+    "validate-retry": QT_TRANSLATE_NOOP(
+        "SqlAgentPage", "Checks a submitted answer's result (column names, rounding, empty "
+        "result...); when something is off the model is told once and may submit again."),
+}
+MIN_DONE_FOR_ETA = 1  # questions finished before the progress text estimates the time left
+
+
+def eta_seconds(done: int, total: int, elapsed_s: float) -> float | None:
+    """Seconds left at the pace so far (elapsed per finished question run), None before
+    the first one finishes or when nothing is left."""
+    if done < MIN_DONE_FOR_ETA or total <= done or elapsed_s <= 0:
+        return None
+    return elapsed_s / done * (total - done)
+
+
+def duration_text(seconds: float) -> str:
+    """A short duration: "45 s", "3 min 20 s", "1 h 05 min"."""
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
 
 
 class SqlAgentPage(QWidget):
@@ -121,6 +155,7 @@ class SqlAgentPage(QWidget):
             KEY_QUESTIONS_HEADER, self.table.horizontalHeader()))
         self.columns.fit()
         self._on_context_endpoint_changed(context.endpoint)
+        self.model_combo.currentTextChanged.connect(self._on_model_combo_text_changed)
         self.controller.load_set_ids(self.form_values().questions)
 
     # ------------------------------------------------------------------ building
@@ -188,6 +223,10 @@ class SqlAgentPage(QWidget):
         jform.addRow(self.judging_note)
 
         self.strategy_boxes = {s: QCheckBox(s) for s in STRATEGIES}
+        for name, box in self.strategy_boxes.items():
+            tip = STRATEGY_TIPS.get(name)
+            if tip:
+                box.setToolTip(translate("SqlAgentPage", tip))
         strategies = QGroupBox(self.tr("Strategies"))
         sgrid = QGridLayout(strategies)
         for i, box in enumerate(self.strategy_boxes.values()):
@@ -297,6 +336,9 @@ class SqlAgentPage(QWidget):
     def _build_results(self) -> QWidget:
         self.endpoint_label = QLabel()
         self.endpoint_label.setWordWrap(True)
+        # The model of the run in progress or shown, with its run id (None: no run yet); the
+        # header names it rather than the endpoint's own model.
+        self._header_run: tuple[str, int | None, bool] | None = None  # model, run, running
         self.progress_bar = QProgressBar()
         self.progress_bar.setRange(0, 1)
         self.progress_bar.setValue(0)
@@ -506,6 +548,8 @@ class SqlAgentPage(QWidget):
         self.progress_bar.setRange(0, 0)
         self.status_label.setText(self.tr("Starting {questions} with {model}...").format(
             questions=config.questions, model=config.endpoint.model))
+        self._header_run = (config.endpoint.model, None, True)
+        self._update_header()
         self._update_summary(config.judges)
         self.controller.start(config)
 
@@ -538,6 +582,9 @@ class SqlAgentPage(QWidget):
 
     def _on_controller_run_created(self, run_id: int) -> None:
         self.run_id = run_id
+        if self._header_run is not None:
+            self._header_run = (self._header_run[0], run_id, True)
+            self._update_header()
 
     def _on_controller_progressed(self, progress: EvalProgress) -> None:
         if progress.phase == "running":
@@ -550,10 +597,16 @@ class SqlAgentPage(QWidget):
                     question=progress.question_id, step=progress.step.index + 1)
             elif progress.latest is not None:
                 now = self.tr(": {question} finished").format(question=progress.question_id)
+            left = eta_seconds(progress.done, progress.total, progress.elapsed_s)
+            eta = ("" if left is None else
+                   self.tr(", about {time} left").format(time=duration_text(left)))
             self.status_label.setText(
                 self.tr("Running, {done} of {total} questions done after {seconds} s").format(
                     done=progress.done, total=progress.total,
-                    seconds=f"{progress.elapsed_s:.1f}") + now)
+                    seconds=f"{progress.elapsed_s:.1f}") + eta + now)
+            if left is not None:
+                self.progress_bar.setFormat(self.tr("%v / %m questions, about {time} left")
+                                            .format(time=duration_text(left)))
         elif progress.phase in _PHASES and progress.phase != "done":
             self.status_label.setText(translate("SqlAgentPage", _PHASES[progress.phase]))
 
@@ -566,6 +619,10 @@ class SqlAgentPage(QWidget):
 
     def _on_controller_finished(self, result: EvalResult) -> None:
         self.run_id = result.run_id
+        self.progress_bar.setFormat(self.tr("%v / %m questions"))
+        if self._header_run is not None:
+            self._header_run = (self._header_run[0], result.run_id, False)
+            self._update_header()
         self.progress_bar.setRange(0, max(len(result.items), 1))
         self.progress_bar.setValue(len(result.items))
         skipped = (self.tr(", {count} skipped").format(count=len(result.skipped))
@@ -576,6 +633,10 @@ class SqlAgentPage(QWidget):
                                           skipped=skipped))
 
     def _on_controller_cancelled(self, run_id: int) -> None:
+        self.progress_bar.setFormat(self.tr("%v / %m questions"))
+        if self._header_run is not None:
+            self._header_run = (self._header_run[0], run_id if run_id >= 0 else None, False)
+            self._update_header()
         self.progress_bar.setRange(0, max(self.progress_bar.maximum(), 1))
         where = (self.tr("run {run} stored as cancelled").format(run=run_id) if run_id >= 0
                  else self.tr("nothing stored"))
@@ -604,6 +665,9 @@ class SqlAgentPage(QWidget):
         self.progress_bar.setValue(len(stored.rows))
         self.status_label.setText(self.tr("Stored run {run} ({status}): {name}").format(
             run=stored.run_id, status=status_text(stored.status), name=stored.name))
+        if stored.model:
+            self._header_run = (stored.model, stored.run_id, False)
+            self._update_header()
         self._simulated = stored.simulated
         self._show_stored_choices(stored)
         self._update_summary(stored.judges)
@@ -643,15 +707,36 @@ class SqlAgentPage(QWidget):
     # ------------------------------------------------------------------ context events
 
     def _on_context_endpoint_changed(self, endpoint) -> None:
+        self._fill_models(endpoint)
+        self._update_header()
+        self._update_start()
+
+    def _on_model_combo_text_changed(self, _text: str) -> None:
+        self._update_header()
+
+    def _update_header(self) -> None:
+        """The header names the model evaluated: the run in progress's, else the shown run's,
+        else the model chosen for the next run (the endpoint's own when none is chosen)."""
+        endpoint = self.context.endpoint
+        if self._header_run is not None:
+            model, run, running = self._header_run
+            if running:
+                text = self.tr("Evaluating model {model} on {endpoint}").format(
+                    model=model, endpoint=endpoint.label if endpoint else "-")
+            elif run is not None:
+                text = self.tr("Run {run}: model {model}").format(run=run, model=model)
+            else:
+                text = self.tr("Model {model}").format(model=model)
+            self.endpoint_label.setText(text)
+            return
         if endpoint is None:
             self.endpoint_label.setText(self.tr("Endpoint: none (choose one on the Endpoints "
                                                 "page)"))
-        else:
-            model = endpoint.config.model or self.tr("(first listed model)")
-            self.endpoint_label.setText(self.tr("Endpoint: {endpoint}, model {model}").format(
-                endpoint=endpoint.label, model=model))
-        self._fill_models(endpoint)
-        self._update_start()
+            return
+        model = (self.model_combo.currentText().strip() or endpoint.config.model
+                 or self.tr("(first listed model)"))
+        self.endpoint_label.setText(self.tr("Endpoint: {endpoint}, model {model}").format(
+            endpoint=endpoint.label, model=model))
 
     def _fill_models(self, endpoint) -> None:
         """The endpoint's models in the combo. Chosen: for the first endpoint the page sees, the

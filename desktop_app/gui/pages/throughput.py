@@ -36,7 +36,6 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.endpoint.types import MetricSample
 from desktop_app.core.throughput.diagnosis import unreliable_cells
-from desktop_app.core.throughput.export import findings_text
 from desktop_app.core.throughput.records import ThroughputRun
 from desktop_app.core.throughput.sweep import SweepProgress, SweepResult
 from desktop_app.core.throughput.types import CellResult
@@ -52,6 +51,7 @@ from desktop_app.gui.i18n import status_text, translate
 from desktop_app.gui.models.cells import CellTableModel
 from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.widgets.column_fit import ColumnFitter
+from desktop_app.gui.widgets.diagnosis import DiagnosisView
 from desktop_app.gui.widgets.live_chart import LiveChart
 
 KEY_FORM = "throughput/form"
@@ -265,9 +265,7 @@ class ThroughputPage(QWidget):
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.findings = QPlainTextEdit()
-        self.findings.setReadOnly(True)
-        self.findings.setPlaceholderText(self.tr("The diagnosis appears when a sweep finishes."))
+        self.findings = DiagnosisView()
         self.tabs = QTabWidget()
         self.tabs.addTab(self.table, self.tr("Cells"))
         self.tabs.addTab(self.findings, self.tr("Diagnosis"))
@@ -425,7 +423,7 @@ class ThroughputPage(QWidget):
     def show_result(self, result: SweepResult) -> None:
         """Show a finished sweep: its cells, charts, server timeline and diagnosis."""
         self._show_cells(result.cells, result.samples)
-        self.findings.setPlainText(findings_text(result.findings))
+        self.findings.set_findings(result.findings)
         run = (self.tr("Run {run}").format(run=result.run_id) if result.run_id is not None
                else self.tr("The sweep"))
         self.progress.setRange(0, 1)
@@ -465,14 +463,15 @@ class ThroughputPage(QWidget):
         (older, imported) shows the diagnosis rebuilt from its stored requests, and says so."""
         info = stored.info
         self._show_cells(stored.results(), list(stored.samples), stored.unreliable())
-        text = findings_text(stored.findings)
+        note = ""
         if not stored.diagnosis_kept:
             note = (self.tr("The diagnosis could not be rebuilt from the stored run: {error}")
                     .format(error=stored.diagnosis_error) if stored.diagnosis_error else
                     self.tr("This run's diagnosis was not kept when it ended (an older or "
                             "imported run): it is rebuilt here from the stored requests."))
-            text = note if stored.diagnosis_error else f"{note}\n\n{text}"
-        self.findings.setPlainText(text)
+        self.findings.set_findings(
+            None if stored.diagnosis_error and not stored.diagnosis_kept else stored.findings,
+            note)
         self.status_label.setStyleSheet("")
         self.status_label.setText(self.tr("Run {run}: {name} ({status}, {cells} cells)").format(
             run=info.id, name=info.name, status=status_text(info.status),

@@ -17,6 +17,8 @@ MAX_SHOWN_ROWS = 500  # a result table is for reading, not for scrolling through
 DIFF_COLOR = QColor("#ffe3a3")  # the text differs from the other side's cell
 FINDING_COLOR = QColor("#ffb4a8")  # a judge named this cell in a finding
 MAX_COLUMN_WIDTH = 150  # pixels; wider text is elided (the tooltip and the other side tell)
+MIN_COLUMN_WIDTH = 60  # pixels: a table narrower than its columns squeezes them to this
+MAX_NUMBER_WIDTH = 320  # pixels; a number column is as wide as its widest number up to this
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -145,8 +147,17 @@ class ResultDiffTable(QWidget):
         self.actual_title = QLabel(self.tr("Actual (final SQL)"))
         self.expected_view = self._view(self.expected_model)
         self.actual_view = self._view(self.actual_model)
-        layout = QHBoxLayout(self)
+        self._natural_widths: list[int] = []  # per column, before squeezing to the tables
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(2)
+        layout = QHBoxLayout()
         layout.setContentsMargins(0, 0, 0, 0)
+        outer.addLayout(layout, 1)
+        self.legend = QLabel(legend_html())
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setWordWrap(True)
+        outer.addWidget(self.legend)
         for title, view in ((self.expected_title, self.expected_view),
                             (self.actual_title, self.actual_view)):
             column = QVBoxLayout()
@@ -170,6 +181,9 @@ class ResultDiffTable(QWidget):
         view.setModel(model)
         view.setAlternatingRowColors(False)
         view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 6)
+        # A cell too narrow for its text ends in "…", never silently cut (numbers included).
+        view.setTextElideMode(Qt.TextElideMode.ElideRight)
+        view.setWordWrap(False)
         return view
 
     def set_results(self, expected: QueryResult | None, actual: QueryResult | None, *,
@@ -194,12 +208,42 @@ class ResultDiffTable(QWidget):
         views = (self.expected_view, self.actual_view)
         for view in views:
             view.resizeColumnsToContents()
+        widths: list[int] = []
         for c in range(max(self.expected_model.columnCount(), self.actual_model.columnCount())):
             width = min(max(v.columnWidth(c) for v in views if c < v.model().columnCount()),
                         MAX_COLUMN_WIDTH)
+            # Numbers are not cut at all when they fit MAX_NUMBER_WIDTH: a number column is as
+            # wide as its widest number on either side (every shown row, not only the rows
+            # the view had on screen when it measured).
+            width = max(width, min(max(_number_width(v, c) for v in views),
+                                   MAX_NUMBER_WIDTH))
+            widths.append(width)
+        self._natural_widths = widths
+        self._squeeze_columns()
+
+    def _squeeze_columns(self) -> None:
+        """The fitted widths, narrowed (widest first, down to MIN_COLUMN_WIDTH) when both
+        tables' columns would not fit the narrower table: a value then ends in "…" inside its
+        cell rather than being cut off at the table's edge."""
+        views = (self.expected_view, self.actual_view)
+        widths = list(self._natural_widths)
+        if not widths:
+            return
+        room = min(v.viewport().width() for v in views) - 2
+        if self.isVisible() and room > 0:
+            widths = squeezed(widths, room, MIN_COLUMN_WIDTH)
+        for c, width in enumerate(widths):
             for view in views:
                 if c < view.model().columnCount():
                     view.setColumnWidth(c, width)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        QTimer.singleShot(0, self, self._squeeze_columns)  # once the tables have their size
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        QTimer.singleShot(0, self, self._squeeze_columns)  # once the tables have their size
 
     def _scroll_to_first_difference(self) -> None:
         """Down to the first differing row (a judge's cell first), but from the left edge:
@@ -220,6 +264,47 @@ class ResultDiffTable(QWidget):
     def finding_cells(self) -> set[tuple[int, int]]:
         """(row, column) of the actual side's cells a judge's finding names."""
         return {key for key, (_t, named) in self.actual_model.grid().marks.items() if named}
+
+
+def squeezed(widths: list[int], room: int, least: int) -> list[int]:
+    """`widths` with the widest cut down to one level (never below `least`) so that they add
+    up to at most `room` where they can."""
+    if sum(widths) <= room:
+        return list(widths)
+    level = max(widths)
+    while level > least and sum(min(w, level) for w in widths) > room:
+        level -= 1
+    return [min(w, level) for w in widths]
+
+
+def _number_width(view: QTableView, column: int) -> int:
+    """The pixels the widest number of `column` needs in `view` (0 when it holds none)."""
+    model = view.model()
+    if not isinstance(model, ResultTableModel) or column >= model.columnCount():
+        return 0
+    texts = [canonical(row[column]) for row in model.grid().rows
+             if column < len(row) and isinstance(row[column], (int, float))
+             and not isinstance(row[column], bool)]
+    if not texts:
+        return 0
+    metrics = view.fontMetrics()
+    margin = 2 * (view.style().pixelMetric(view.style().PixelMetric.PM_FocusFrameHMargin,
+                                           None, view) + 1) + 8
+    return max(metrics.horizontalAdvance(t) for t in texts) + margin
+
+
+def legend_html() -> str:
+    """What the highlight colours of the two tables mean."""
+    def swatch(color: QColor) -> str:
+        return (f"<span style='background:{color.name()}; color:{color.name()}'>"
+                "&nbsp;&#9632;&nbsp;</span>")
+
+    return (f"{swatch(DIFF_COLOR)} "
+            + html.escape(translate("ResultDiffTable", "differs from the other side's cell"))
+            + f" &nbsp; {swatch(FINDING_COLOR)} "
+            + html.escape(translate("ResultDiffTable", "named in a judge's finding"))
+            + " &nbsp; " + html.escape(translate(
+                "ResultDiffTable", "(a cut value ends in …: hover it to read it whole)")))
 
 
 def _title(name: str, result: QueryResult | None, note: str) -> str:

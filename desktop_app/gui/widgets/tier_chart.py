@@ -16,6 +16,8 @@ from desktop_app.gui.models.questions import QuestionRow, rows_pass_count, tier_
 JUDGE_COLORS = {"strict": "#b3261e", "tolerant": "#e8a317", "full": "#1b7f3b"}
 _EFFORT_COLOR = "#3465a4"
 REDRAW_MS = 100  # about 10 Hz: rows arrive in bursts, the chart follows on a clock
+PASS_RANGE_TOP = 116  # room above a 100 % bar for its count label
+LABEL_POINT_SIZE = 7
 
 
 def _plot(title: str, left: str) -> pg.PlotWidget:  # title: already translated
@@ -49,7 +51,9 @@ class TierChart(QWidget):
         # and a long plot title would make the plot wider than its share.
         self.key_label = QLabel()
         self.pass_plot = _plot(self.tr("Pass rate (%)"), "")
-        self.pass_plot.setYRange(0, 104, padding=0)
+        self.pass_plot.setYRange(0, PASS_RANGE_TOP, padding=0)
+        # "passed/judged" above each pass-rate bar (above the axis for a bar of zero height).
+        self.count_labels: list[pg.TextItem] = []
         self.token_plot = _plot(self.tr("Mean tokens"), "")
         self.step_plot = _plot(self.tr("Mean steps"), "")
         width = 0.8 / len(JUDGE_MODES)
@@ -121,12 +125,37 @@ class TierChart(QWidget):
             bars.setVisible(shown)
             heights = [100.0 * (s.passed[judge].rate or 0.0) for s in stats] if shown else []
             bars.setOpts(x=[v + self._offsets[judge] for v in x] if shown else [], height=heights)
+        self._label_counts(stats, x)
         self.token_bars.setOpts(x=x, height=[s.mean_tokens for s in stats])
         self.step_bars.setOpts(x=x, height=[s.mean_steps for s in stats])
         top_tokens = max((s.mean_tokens for s in stats), default=0.0)
         top_steps = max((s.mean_steps for s in stats), default=0.0)
         self.token_plot.setYRange(0, max(top_tokens * 1.1, 1.0), padding=0)
         self.step_plot.setYRange(0, max(top_steps * 1.1, 1.0), padding=0)
+
+    def _label_counts(self, stats, x: list[int]) -> None:
+        """One "passed/judged" label per pass-rate bar shown, in the judge's colour, just
+        above the bar (a 0/13 bar has no height: its label sits on the axis)."""
+        for label in self.count_labels:
+            self.pass_plot.removeItem(label)
+        self.count_labels = []
+        font = self.font()
+        font.setPointSize(LABEL_POINT_SIZE)
+        for s, v in zip(stats, x, strict=True):
+            for judge in self.judges:
+                count = s.passed[judge]
+                if not count.judged:
+                    continue
+                label = pg.TextItem(f"{count.passed}/{count.judged}", color=JUDGE_COLORS[judge],
+                                    anchor=(0.5, 1.0))
+                label.setFont(font)
+                label.setPos(v + self._offsets[judge], 100.0 * (count.rate or 0.0))
+                self.pass_plot.addItem(label)
+                self.count_labels.append(label)
+
+    def bar_labels(self) -> list[str]:
+        """The count labels drawn on the pass-rate bars, tier by tier, judge by judge."""
+        return [label.toPlainText() for label in self.count_labels]
 
     def _on_timer_timeout(self) -> None:
         if self._dirty:

@@ -1,0 +1,160 @@
+"""The diagnosis pane: a sweep's findings in the order the core's `diagnose` gives them
+(severity, then importance), one line each (its first sentence) with the severity's colour and
+icon; the rest of the message, the suggestion and the figures behind it fold out beneath, so a
+long finding never pushes the next one out of sight."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QLabel,
+    QStyle,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.core.throughput.export import findings_text
+from desktop_app.core.throughput.types import Finding
+from desktop_app.gui.i18n import translate
+
+SEVERITY_COLORS = {"problem": QColor("#b3261e"), "warning": QColor("#9a5b00"),
+                   "info": QColor("#3465a4")}
+SEVERITY_ICONS = {"problem": QStyle.StandardPixmap.SP_MessageBoxCritical,
+                  "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
+                  "info": QStyle.StandardPixmap.SP_MessageBoxInformation}
+SEVERITY_NAMES = {"problem": QT_TRANSLATE_NOOP("DiagnosisView", "Problem"),
+                  "warning": QT_TRANSLATE_NOOP("DiagnosisView", "Warning"),
+                  "info": QT_TRANSLATE_NOOP("DiagnosisView", "Info")}
+# The end of the first sentence: ". " before a capital or a bracket ("e.g. vLLM" and "2.5 s"
+# do not end one).
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
+
+
+def headline(message: str) -> tuple[str, str]:
+    """A finding's message as (its first sentence, the rest)."""
+    parts = _SENTENCE_END.split(message.strip(), maxsplit=1)
+    return parts[0], parts[1] if len(parts) > 1 else ""
+
+
+def _evidence_lines(evidence: dict) -> list[str]:
+    lines = []
+    for key, value in evidence.items():
+        if value is None or value == [] or value == {}:
+            continue
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
+                                                                 default=str)
+        lines.append(f"{key}: {text}")
+    return lines
+
+
+class DiagnosisView(QWidget):
+    """The findings of a sweep as a list of headlines whose details fold out (click a
+    headline, or its arrow). `toPlainText()` gives the diagnosis as the CLI prints it."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.note = QLabel("")
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet("color: #5b5f66;")
+        self.note.hide()
+        self.tree = QTreeWidget()
+        self.tree.setHeaderHidden(True)
+        self.tree.setColumnCount(1)
+        self.tree.setWordWrap(True)
+        self.tree.setUniformRowHeights(False)
+        self.tree.setRootIsDecorated(True)
+        self.tree.setExpandsOnDoubleClick(False)
+        self.tree.itemClicked.connect(self._on_tree_item_clicked)
+        self.placeholder = QLabel(self.tr("The diagnosis appears when a sweep finishes."))
+        self.placeholder.setStyleSheet("color: #5b5f66;")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.note)
+        layout.addWidget(self.placeholder)
+        layout.addWidget(self.tree, 1)
+        self.findings: tuple[Finding, ...] = ()
+        self._text = ""
+        self.clear()
+
+    def clear(self) -> None:
+        self.findings = ()
+        self._text = ""
+        self.tree.clear()
+        self.note.clear()
+        self.note.hide()
+        self.tree.hide()
+        self.placeholder.show()
+
+    def set_findings(self, findings: Sequence[Finding] | None, note: str = "") -> None:
+        """Show `findings` in their order (the core's: severity, then importance), with `note`
+        above them; None shows only the note (a diagnosis that could not be made)."""
+        self.clear()
+        self.findings = tuple(findings or ())
+        text = findings_text(self.findings) if findings is not None else ""
+        self._text = f"{note}\n\n{text}" if note and text else (note or text)
+        if note:
+            self.note.setText(note)
+            self.note.show()
+        if findings is None:
+            return
+        self.placeholder.hide()
+        self.tree.show()
+        if not self.findings:
+            item = QTreeWidgetItem([self.tr("Nothing stands out.")])
+            item.setIcon(0, self.style().standardIcon(
+                QStyle.StandardPixmap.SP_DialogApplyButton))
+            self.tree.addTopLevelItem(item)
+            return
+        for finding in self.findings:
+            self.tree.addTopLevelItem(self._item(finding))
+
+    def toPlainText(self) -> str:  # noqa: N802 - the QPlainTextEdit it replaces named it so
+        """The diagnosis as text (the note, then the findings as `findings_text` numbers
+        them)."""
+        return self._text
+
+    def headlines(self) -> list[str]:
+        """The top-level lines as shown, in order."""
+        return [self.tree.topLevelItem(i).text(0) for i in range(self.tree.topLevelItemCount())]
+
+    def _item(self, finding: Finding) -> QTreeWidgetItem:
+        first, rest = headline(finding.message)
+        severity = translate("DiagnosisView", SEVERITY_NAMES.get(finding.severity,
+                                                                 finding.severity))
+        item = QTreeWidgetItem([f"{severity}: {first}"])
+        item.setData(0, Qt.ItemDataRole.UserRole, finding.code)
+        color = SEVERITY_COLORS.get(finding.severity, QColor("#333333"))
+        item.setForeground(0, QBrush(color))
+        if finding.severity == "problem":
+            font = item.font(0)
+            font.setBold(True)
+            item.setFont(0, font)
+        icon = SEVERITY_ICONS.get(finding.severity)
+        if icon is not None:
+            item.setIcon(0, self.style().standardIcon(icon))
+        item.setToolTip(0, finding.message)
+        details = []
+        if rest:
+            details.append(rest)
+        if finding.suggestion:
+            details.append(self.tr("Suggestion: {text}").format(text=finding.suggestion))
+        for text in details:
+            QTreeWidgetItem(item, [text])
+        lines = _evidence_lines(finding.evidence)
+        if lines:
+            evidence = QTreeWidgetItem(item, [self.tr("Evidence ({code})").format(
+                code=finding.code)])
+            for line in lines:
+                QTreeWidgetItem(evidence, [line])
+        return item
+
+    def _on_tree_item_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
+        if item.childCount():
+            item.setExpanded(not item.isExpanded())
