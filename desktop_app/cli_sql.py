@@ -89,6 +89,10 @@ def run_sql_command(args: argparse.Namespace) -> int:
         return _fail("--db: give a SQLite file or SET:KEY", EXIT_USAGE)
     if not time_limit or time_limit <= 0 or max_rows is None or max_rows < 1:
         return _fail("--time-limit and --max-rows must be positive", EXIT_USAGE)
+    bad = _undecodable(args.sql)
+    if bad is not None:
+        return _fail(f"the query is not valid UTF-8 (byte 0x{bad[0]:02x} at character "
+                     f"{bad[1] + 1}); SQLite takes UTF-8 text only", EXIT_USAGE)
     try:
         db_path = resolve_db(spec)
     except ValueError as exc:
@@ -108,6 +112,16 @@ def run_sql_command(args: argparse.Namespace) -> int:
     print(text)
     print(f"-- {result.elapsed_s:.3f} s")
     return EXIT_OK
+
+
+def _undecodable(text: str) -> tuple[int, int] | None:
+    """(byte, index) of the first character of `text` that was not UTF-8 on the command line,
+    else None: Python hands such a byte over as a lone surrogate U+DC80..U+DCFF
+    (surrogateescape), which SQLite cannot take (any other lone surrogate neither)."""
+    for i, ch in enumerate(text):
+        if "\ud800" <= ch <= "\udfff":
+            return ord(ch) & 0xFF, i
+    return None
 
 
 def _fail(message: str, status: int) -> int:

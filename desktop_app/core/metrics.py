@@ -29,7 +29,8 @@ import numpy as np
 
 # The definitions in words, exported with every result so no number can be misread.
 DEFINITIONS = {
-    "ttft_s": "first non-empty content chunk minus send time (seconds)",
+    "ttft_s": "first chunk carrying any token (content, tool call or reasoning) minus send "
+              "time (seconds)",
     "prefill_tps": "prompt_tokens / TTFT per request, queueing included (tok/s)",
     "decode_tps": "(completion_tokens - 1) / (last token - first token) per request (tok/s)",
     "tpot_s": "1 / decode_tps (vLLM's meaning: excludes TTFT; seconds)",

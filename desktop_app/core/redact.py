@@ -67,7 +67,13 @@ _RECORD_NAME_KEYS = ("name", "key", "header")
 _RECORD_VALUE_KEYS = ("value", "values")
 
 _AUTH_VALUE = re.compile(r"^\s*(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}\s*$", re.IGNORECASE)
-_URL_IN_TEXT = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>]+")
+# A URL in free text is found from its "://" (str.find, linear) and grown from there: a scheme
+# of at most _MAX_SCHEME_CHARS characters before it, the URL's body after it. (A regex starting
+# at the scheme, `[a-zA-Z][a-zA-Z0-9+.-]*://`, re-scans a long run of letters from every
+# position: quadratic, minutes on a 1 MB tool name.)
+_SCHEME_CHAR = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
+_MAX_SCHEME_CHARS = 32
+_URL_BODY = re.compile(r"[^\s'\"<>]+")
 _AUTH_IN_TEXT = re.compile(r"\b(bearer)\s+[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE)
 _HEADER_IN_TEXT = re.compile(
     r"\b(authorization|x-api-key|api[-_]?key)(['\"]?\s*[:=]\s*['\"]?)(?!bearer\s)[^\s'\",}]+",
@@ -203,13 +209,38 @@ def redact_text(text: str) -> str:
         return text
     # URLs first: a `user:password@` is removed whole before a known password is blanked
     # inside it (which would leave a URL urlsplit cannot read).
-    text = _URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)), text)
+    if "://" in text:
+        text = _redact_urls_in(text)
     for secret in _KNOWN_SECRETS:
         if secret in text:
             text = text.replace(secret, "[redacted]")
     text = _AUTH_IN_TEXT.sub(lambda m: f"{m.group(1)} [redacted]", text)
     text = _HEADER_IN_TEXT.sub(lambda m: f"{m.group(1)}{m.group(2)}[redacted]", text)
     return _KEYLIKE_IN_TEXT.sub("[redacted]", text)
+
+
+def _redact_urls_in(text: str) -> str:
+    """`text` with every URL passed through :func:`redact_url`; linear in len(text)."""
+    out: list[str] = []
+    done = 0  # text[:done] is already in `out`
+    pos = text.find("://")
+    while pos != -1:
+        start = pos
+        while start > done and pos - start < _MAX_SCHEME_CHARS and text[start - 1] in _SCHEME_CHAR:
+            start -= 1
+        while start < pos and not text[start].isalpha():  # a scheme starts with a letter
+            start += 1
+        body = _URL_BODY.match(text, pos + 3)
+        if start == pos or body is None:
+            pos = text.find("://", pos + 3)
+            continue
+        end = body.end()
+        out.append(text[done:start])
+        out.append(redact_url(text[start:end]))
+        done = end
+        pos = text.find("://", end)
+    out.append(text[done:])
+    return "".join(out)
 
 
 def remember_secret(value: str | None) -> None:

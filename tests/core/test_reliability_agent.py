@@ -111,9 +111,8 @@ def test_the_bad_calls_are_what_the_inspector_shows(sim, cache_dir, tmp_path):
 
 def test_a_rambling_model_costs_at_most_two_capped_replies(sim, cache_dir, tmp_path):
     """100k tokens asked of the server, REPLY_MAX_TOKENS sent each time, then output_budget;
-    under a token budget the second reply is cut to what is left. (The budget is checked
-    between steps, so the last step's own prompt may go past it: that is its documented
-    meaning, "stop once reached".)"""
+    under a token budget no reply may take more than the budget leaves after its own prompt,
+    so the question never goes past it."""
     with Store.open(tmp_path / "r.db") as store:
         result = _run(sim, cache_dir, store, misbehaving.RAMBLER)
         for outcome in result.outcomes:
@@ -122,10 +121,12 @@ def test_a_rambling_model_costs_at_most_two_capped_replies(sim, cache_dir, tmp_p
         budget = 6000
         capped = _run(sim, cache_dir, store, misbehaving.RAMBLER, max_tokens=budget)
         for outcome in capped.outcomes:
-            assert outcome.stop_reason == "output_budget"
-            first = outcome.steps[0]
-            assert first.prompt_tokens + outcome.completion_tokens == budget
-            assert outcome.steps[1].completion_tokens < REPLY_MAX_TOKENS
+            # Each reply is bounded by what the budget leaves after its own prompt (issue #17):
+            # the second step's prompt alone (the first's prompt + its reply) leaves too little,
+            # so the question stops before it, within the budget, and the nudge is never sent.
+            assert outcome.stop_reason == "token_budget"
+            assert outcome.prompt_tokens + outcome.completion_tokens <= budget
+            assert "not nudged" in outcome.steps[-1].error
 
 
 def test_a_time_budget_still_ends_a_looping_model_that_is_slow(cache_dir, tmp_path):

@@ -50,7 +50,7 @@ def test_the_canary_key_is_in_no_file_the_app_wrote(tmp_path, monkeypatch, capsy
     _cli("sqleval", "--simulator", "instant", "--model", "sim/seed-reference",
          "--api-key-env", "CANARY_KEY", "--ids", "t01,m01,h01", "--json", str(out / "sql.json"))
     listed = _cli("runs", "--status", "completed").stdout
-    ids = [line.split()[0] for line in listed.splitlines()[1:]]
+    ids = [line.split()[0] for line in listed.splitlines()[1:] if line.split()[0].isdigit()]
     assert len(ids) == 2, listed  # the sweep and the SQL run (the refused one failed)
     for run_id in ids:
         for fmt in ("csv", "json"):

@@ -188,8 +188,9 @@ class _Stream:
     """What one streamed request has seen so far; `result()` turns it into a StreamResult."""
 
     __slots__ = ("chunk_times", "done", "error_class", "error_message", "finish_reason",
-                 "first_byte_ns", "flags", "parts", "queued_ns", "response_id", "retry_after_s",
-                 "sent_ns", "server_error", "status_code", "text_chars", "usage", "usage_asked")
+                 "first_answer_ns", "first_byte_ns", "flags", "parts", "queued_ns",
+                 "reasoning_chunks", "response_id", "retry_after_s", "sent_ns", "server_error",
+                 "status_code", "text_chars", "usage", "usage_asked")
 
     def __init__(self, usage_asked: bool) -> None:
         self.usage_asked = usage_asked
@@ -198,6 +199,8 @@ class _Stream:
         self.first_byte_ns: int | None = None
         self.status_code: int | None = None
         self.chunk_times: list[int] = []
+        self.first_answer_ns: int | None = None  # first chunk with content or a tool call
+        self.reasoning_chunks = 0  # chunks that carried reasoning and no answer
         self.parts: list[str] = []
         self.response_id: str | None = None
         self.usage: dict | None = None
@@ -239,7 +242,7 @@ class _Stream:
                     self.server_error = str(err.get("message", err) if isinstance(err, dict)
                                             else err)[:300]
                 return
-            content = False
+            content = answer = False
             for choice in choices:
                 delta = choice.get("delta")
                 piece = delta.get("content") if delta is not None else choice.get("text")
@@ -247,15 +250,21 @@ class _Stream:
                     if isinstance(piece, str) and self.text_chars < _limits.MAX_STREAM_TEXT_CHARS:
                         self.parts.append(piece)
                         self.text_chars += len(piece)
-                    content = True
-                elif delta and (delta.get("reasoning_content") or delta.get("reasoning")
-                                or delta.get("tool_calls")):
-                    content = True
+                    content = answer = True
+                elif delta and delta.get("tool_calls"):
+                    content = answer = True
+                elif delta and (delta.get("reasoning_content") or delta.get("reasoning")):
+                    content = True  # a token (TTFT counts it), not yet the answer
                 reason = choice.get("finish_reason")
                 if reason:
                     self.finish_reason = reason
             if content:
                 self.chunk_times.append(now)
+                if answer:
+                    if self.first_answer_ns is None:
+                        self.first_answer_ns = now
+                else:
+                    self.reasoning_chunks += 1
         except ResponseLimitError as exc:  # JSONTooDeep
             self.fail("malformed_stream", f"{exc} in an SSE event")
         except (ValueError, AttributeError, TypeError):  # not JSON, or not the chunk's shape
@@ -297,6 +306,8 @@ class _Stream:
         return StreamResult(
             sent_ns=self.sent_ns, queued_ns=self.queued_ns, first_byte_ns=self.first_byte_ns,
             first_token_ns=times[0] if times else None,
+            first_answer_ns=self.first_answer_ns,
+            reasoning_chunks=self.reasoning_chunks,
             last_token_ns=times[-1] if times else None,
             chunk_times_ns=tuple(times), response_id=self.response_id,
             status_code=self.status_code,
@@ -442,20 +453,32 @@ async def complete(client: httpx.AsyncClient, config: EndpointConfig, body: dict
     body.pop("stream_options", None)
     target = url
     url = redact_url(url)  # what messages say (the request itself goes to the real URL)
+    error_start = b""
     try:
         async with asyncio.timeout(config.total_timeout_s):
-            response = await client.post(target, json=body)
+            response = await client.send(client.build_request("POST", target, json=body),
+                                         stream=True)
+            try:
+                if response.is_success:
+                    await response.aread()
+                else:  # an error body is read to MAX_ERROR_BODY_BYTES only, as in a stream
+                    error_start = await _limits.read_some(response,
+                                                          _limits.MAX_ERROR_BODY_BYTES)
+            finally:
+                await response.aclose()
     except (TimeoutError, httpx.TimeoutException) as exc:
         message = (_timeout_message(exc, config, url) if isinstance(exc, httpx.TimeoutException)
                    else f"no answer from {url} within {config.total_timeout_s:g} s")
         raise EndpointError(message, url=url) from None
+    except ResponseLimitError as exc:  # its message already names its class
+        raise EndpointError(f"request to {url} failed: {exc}", url=url) from None
     except httpx.HTTPError as exc:
         raise EndpointError(f"request to {url} failed: {type(exc).__name__}: {exc}",
                             url=url) from None
     if not response.is_success:
         hint = ": check the API key" if response.status_code in (401, 403) else ""
         raise EndpointError(f"{status_text(response.status_code)} from {url}{hint}: "
-                            f"{error_message(response)}", url=url,
+                            f"{error_text(error_start)}", url=url,
                             status_code=response.status_code,
                             retry_after_s=_retry_after_s(response.headers.get("retry-after")))
     try:

@@ -81,8 +81,12 @@ class StreamResult:
     taken as the bytes arrived (nanoseconds, one monotonic clock shared with the simulator's
     trace on Linux).
 
-    `first_token_ns` is the first chunk carrying non-empty content (or a tool-call delta);
-    role-only and empty chunks do not count. `chunk_times_ns` holds every content-bearing chunk.
+    `first_token_ns` is the first chunk carrying any token: non-empty content, a tool-call delta,
+    or reasoning (`delta.reasoning_content`, vLLM's reasoning parsers; `delta.reasoning`); role-only
+    and empty chunks do not count. `first_answer_ns` is the first chunk carrying the answer
+    (non-empty content or a tool-call delta, reasoning excluded): the two differ only for a
+    reasoning model. `reasoning_chunks` counts the chunks that carried reasoning and no answer.
+    `chunk_times_ns` holds every token-bearing chunk (reasoning included).
     `completion_tokens` is `usage.completion_tokens` when the server sent usage
     (`tokens_source == "usage"`), else the client's own count of content chunks
     (`tokens_source == "client"`, and `error_class` is "no_usage" when usage was asked for).
@@ -91,7 +95,7 @@ class StreamResult:
     sent_ns: int  # httpcore started writing the request (after any wait for a connection)
     queued_ns: int | None = None  # handed to httpx; sent_ns - queued_ns is the client's own wait
     first_byte_ns: int | None = None  # response headers received
-    first_token_ns: int | None = None
+    first_token_ns: int | None = None  # any token, reasoning included
     last_token_ns: int | None = None
     chunk_times_ns: tuple[int, ...] = ()
     response_id: str | None = None
@@ -109,6 +113,8 @@ class StreamResult:
     # server's count was impossible, the client's stands), usage_mismatch (usage and the
     # streamed chunks disagree beyond 2x + 8), no_content.
     flags: tuple[str, ...] = ()
+    first_answer_ns: int | None = None  # first answer token (content or tool call), no reasoning
+    reasoning_chunks: int = 0  # chunks that carried reasoning only
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,17 @@ It stops with one of STOP_REASONS:
 - submitted: submit_answer was called (text mode, or a native reply without tool calls: the
   first fenced ```sql block of the reply is the answer);
 - step_budget / token_budget / time_budget: max_steps model calls, max_tokens prompt +
-  completion tokens summed over the steps, time_limit_s seconds of wall time;
+  completion tokens summed over the steps, time_limit_s seconds of wall time. The time limit
+  holds on what is in flight: the model call is bounded by the time left, every tool call by
+  the time left (a query is interrupted there), and the deadline is checked between the tool
+  calls of one reply. The token budget bounds each reply: its max_tokens is what the budget
+  leaves after the tokens spent so far and this step's own prompt (`estimate_prompt_tokens`),
+  so a question never spends more than max_tokens by the server's count (unless the estimate
+  falls short of it); with less than MIN_REPLY_TOKENS left the question stops before the call;
+- context_full (reported as token_budget, the step's error says so): the server reported its
+  context (`context_tokens`, vLLM's max_model_len, llama.cpp's n_ctx) and this step's prompt
+  leaves less than MIN_REPLY_TOKENS of it; otherwise each reply's max_tokens is at most what
+  the context leaves after the prompt;
 - no_answer: a reply without a tool call or an answer, after one nudge: the first such reply
   gets one user message ("call submit_answer ...") because models often end a turn with a plan;
   the next one (any time later in the question) ends the loop;
@@ -28,11 +38,19 @@ It stops with one of STOP_REASONS:
 The step that ends a question this way says why in its `error`. A huge reply is cut to
 HISTORY_REPLY_CHARS characters before it goes back into the conversation (the step keeps the
 reply as received).
+
+What a server answers is checked before it is used: a usage count that is negative or above
+`limits.MAX_PLAUSIBLE_TOKENS` is not used (the client's estimate stands, the step says so);
+content given as a list of parts (`[{"type": "text", "text": ...}]`) is read as its text;
+content that is neither text nor parts, or `tool_calls` that is not a list, ends the question
+`endpoint_error` with a step error "malformed reply: ...". A tool name longer than
+MAX_TOOL_NAME_CHARS is cut (no real tool has such a name).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 import time
@@ -40,17 +58,25 @@ from collections.abc import Awaitable, Callable, Collection, Mapping
 
 import httpx
 
+from desktop_app.core.endpoint import limits as _limits
 from desktop_app.core.endpoint.client import EndpointError, complete
+from desktop_app.core.endpoint.limits import clean_text
 from desktop_app.core.endpoint.types import EndpointConfig
 from desktop_app.core.sqleval import strategies as prompts
 from desktop_app.core.sqleval.sandbox import SandboxError
 from desktop_app.core.sqleval.tools import TOOLS, ToolOutcome, clip, execute_tool
 from desktop_app.core.sqleval.types import AgentStep, Question, ToolCallRecord
 
-__all__ = ["HISTORY_REPLY_CHARS", "MAX_RETRIES", "MISBEHAVIOUR_STEPS", "REPLY_MAX_TOKENS",
-           "backoff_s", "database_schema", "first_sql_block", "run_question"]
+__all__ = ["HISTORY_REPLY_CHARS", "MAX_RETRIES", "MIN_REPLY_TOKENS", "MISBEHAVIOUR_STEPS",
+           "REPLY_MAX_TOKENS", "backoff_s", "content_text", "database_schema",
+           "estimate_prompt_tokens", "estimate_tokens", "first_sql_block", "run_question"]
 
 REPLY_MAX_TOKENS = 4096  # max_tokens of one reply: bounds a runaway generation per step
+# A reply that may not be this long cannot carry a tool call worth making: with less room left
+# (in the token budget or the model's context) the question stops before the call.
+MIN_REPLY_TOKENS = 32
+MAX_TOOL_NAME_CHARS = 200  # a longer "tool name" is cut before it is quoted anywhere
+MAX_STEP_ERROR_CHARS = 4000  # a step's error text is cut here (it quotes names and messages)
 HISTORY_REPLY_CHARS = 8000  # an assistant text longer than this is cut before it is sent back
 # Replies in a row calling only unknown tools, only with bad arguments, or making the same
 # calls, before the question stops: one bad reply is a slip the error text lets the model fix;
@@ -67,8 +93,52 @@ StepCallback = Callable[[AgentStep], None]
 
 def first_sql_block(text: str | None) -> str | None:
     """The first fenced ```sql block of `text`, stripped, or None."""
-    match = _SQL_BLOCK.search(text or "")
+    match = _SQL_BLOCK.search(text if isinstance(text, str) else "")
     return match.group(1).strip() or None if match else None
+
+
+class MalformedReply(ValueError):
+    """A reply whose message has a shape no server should send (content a number, tool_calls
+    not a list): the step's error, not a crash."""
+
+
+def content_text(content) -> str | None:
+    """A message's content as text: a string as it is, a list of parts (`{"type": "text",
+    "text": ...}` or plain strings) joined, None as None. Lone surrogates are replaced. Raises
+    MalformedReply for anything else (a number, an object)."""
+    if content is None or isinstance(content, str):
+        return clean_text(content)
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            if isinstance(part, str):
+                texts.append(part)
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+            elif not isinstance(part, dict):
+                raise MalformedReply(f"malformed reply: message.content has a part of type "
+                                     f"{type(part).__name__}, not text")
+        return clean_text("".join(texts))
+    raise MalformedReply(f"malformed reply: message.content is {type(content).__name__}, "
+                         "not text or a list of parts")
+
+
+def estimate_tokens(text: str) -> int:
+    """A deliberately high estimate of `text`'s token count, for budgets: one token per digit
+    and per non-ASCII character (tokenizers that split numbers into digits; CJK), one per 3
+    other characters (English and SQL run at about 4)."""
+    ascii_ = text.encode("ascii", "ignore")
+    digits = sum(ascii_.count(d) for d in b"0123456789")
+    return (len(ascii_) - digits + 2) // 3 + digits + (len(text) - len(ascii_))
+
+
+def estimate_prompt_tokens(messages: list[dict], tools: list[dict] | None = None) -> int:
+    """A high estimate of the prompt tokens `messages` (and `tools`) make: each message's
+    JSON, plus 8 tokens of chat template per message."""
+    total = estimate_tokens(json.dumps(tools, ensure_ascii=False)) if tools else 0
+    for message in messages:
+        total += 8 + estimate_tokens(json.dumps(message, ensure_ascii=False))
+    return total
 
 
 def database_schema(sandbox) -> str:
@@ -79,11 +149,14 @@ def database_schema(sandbox) -> str:
 class _Loop:
     """The state of one question's loop."""
 
-    def __init__(self, time_limit_s: float | None, max_tokens: int | None) -> None:
+    def __init__(self, time_limit_s: float | None, max_tokens: int | None,
+                 context_tokens: int | None = None) -> None:
         self.t0 = time.monotonic()
         self.deadline = None if time_limit_s is None else self.t0 + time_limit_s
         self.max_tokens = max_tokens
+        self.context_tokens = context_tokens
         self.tokens = 0
+        self.last_total: int | None = None  # the previous step's prompt + completion (usage)
         self.sent = 0  # messages already sent in an earlier step
         self.nudged = False
         self.retry_used = False
@@ -167,15 +240,28 @@ def _canonical(arguments: str) -> str:
         return arguments
 
 
-def _usage(data: dict) -> tuple[int, int]:
+def _usage(data: dict) -> tuple[int | None, int | None, list[str]]:
+    """(prompt, completion, impossible): a count missing or not an integer is 0; a count that
+    is negative or above MAX_PLAUSIBLE_TOKENS is None and quoted in `impossible`."""
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-    p, c = usage.get("prompt_tokens"), usage.get("completion_tokens")
-    return (p if isinstance(p, int) else 0), (c if isinstance(c, int) else 0)
+    counts: list[int | None] = []
+    impossible: list[str] = []
+    for key in ("prompt_tokens", "completion_tokens"):
+        value = usage.get(key)
+        if not isinstance(value, int) or isinstance(value, bool):
+            counts.append(0)
+        elif value < 0 or value > _limits.MAX_PLAUSIBLE_TOKENS:
+            counts.append(None)
+            impossible.append(f"{key} {value:.3g}" if abs(value) >= 10**12
+                              else f"{key} {value}")
+        else:
+            counts.append(value)
+    return counts[0], counts[1], impossible
 
 
 def _history_message(reply: dict, calls: list[dict]) -> dict:
     """The assistant message as it goes back into the conversation (long text cut)."""
-    content = reply.get("content")
+    content = content_text(reply.get("content"))
     if isinstance(content, str):
         content, _ = clip(content, HISTORY_REPLY_CHARS)
     message: dict = {"role": "assistant", "content": content}
@@ -185,18 +271,57 @@ def _history_message(reply: dict, calls: list[dict]) -> dict:
 
 
 def _normalise_calls(reply: dict, step: int) -> list[dict]:
-    """The reply's tool calls with an id and JSON-text arguments each (servers vary)."""
+    """The reply's tool calls with an id and JSON-text arguments each (servers vary). A name
+    is cut at MAX_TOOL_NAME_CHARS; raises MalformedReply when `tool_calls` is not a list."""
+    raw = reply.get("tool_calls")
+    if raw is not None and not isinstance(raw, list):
+        raise MalformedReply(f"malformed reply: tool_calls is {type(raw).__name__}, not a list")
     calls = []
-    for i, call in enumerate(reply.get("tool_calls") or []):
+    for i, call in enumerate(raw or []):
         if not isinstance(call, dict):
             continue
         fn = call.get("function") if isinstance(call.get("function"), dict) else {}
         args = fn.get("arguments")
         if not isinstance(args, str):
-            args = json.dumps(args) if args is not None else "{}"
-        calls.append({"id": str(call.get("id") or f"call_{step}_{i}"), "type": "function",
-                      "function": {"name": str(fn.get("name") or ""), "arguments": args}})
+            try:
+                args = json.dumps(args) if args is not None else "{}"
+            except (TypeError, ValueError):
+                args = "{}"
+        name = clean_text(str(fn.get("name") or ""))
+        if len(name) > MAX_TOOL_NAME_CHARS:
+            name = name[:MAX_TOOL_NAME_CHARS] + f"...[{len(name):,} characters]"
+        call_id = clean_text(str(call.get("id") or f"call_{step}_{i}"))[:200]
+        calls.append({"id": call_id, "type": "function",
+                      "function": {"name": name, "arguments": clean_text(args)}})
     return calls
+
+
+def _reply_room(loop: _Loop, prompt_est: int) -> tuple[int | None, str | None]:
+    """(max_tokens for this reply, None) or (None, why the call is not made): the reply may take
+    what the token budget and the model's context leave after this step's prompt."""
+    cap = REPLY_MAX_TOKENS
+    if loop.context_tokens is not None:
+        room = loop.context_tokens - prompt_est
+        if room < MIN_REPLY_TOKENS:
+            return None, (f"not sent: the prompt (about {prompt_est:,} tokens) leaves no room "
+                          f"for a reply in the model's context of {loop.context_tokens:,} "
+                          "tokens (context full)")
+        cap = min(cap, room)
+    if loop.max_tokens is not None:
+        left = loop.max_tokens - loop.tokens - prompt_est
+        if left < MIN_REPLY_TOKENS:
+            return None, ""
+        cap = min(cap, left)
+    return cap, None
+
+
+def _step_prompt_estimate(loop: _Loop, messages: list[dict], tools: list[dict] | None) -> int:
+    """This step's prompt, estimated high: the whole conversation's estimate, and at least the
+    previous step's prompt + completion (by usage) plus the messages added since."""
+    estimate = estimate_prompt_tokens(messages, tools)
+    if loop.last_total is not None:
+        estimate = max(estimate, loop.last_total + estimate_prompt_tokens(messages[loop.sent:]))
+    return estimate
 
 
 async def run_question(
@@ -217,6 +342,7 @@ async def run_question(
     temperature: float = 0.0,
     retries: int = 0,
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    context_tokens: int | None = None,
 ) -> tuple[list[AgentStep], str, str | None]:
     """Run the agent on one question; returns (steps, stop_reason, final_sql).
 
@@ -228,9 +354,11 @@ async def run_question(
     `on_step` gets each AgentStep as soon as it is done. `retries` is how many times a model
     call that failed transiently is tried again (0: never), waiting `backoff_s` seconds through
     `sleep` (tests pass a fake). Cancelling the task cancels the model call in flight and
-    re-raises CancelledError (the steps so far have reached `on_step`).
+    re-raises CancelledError (the steps so far have reached `on_step`). `context_tokens` is the
+    model's context as the server reports it (None: unknown): no reply asks for more than the
+    context leaves after the step's prompt.
     """
-    loop = _Loop(time_limit_s, max_tokens)
+    loop = _Loop(time_limit_s, max_tokens, context_tokens)
     schema = ""
     if tool_mode == "text":
         schema = await asyncio.to_thread(database_schema, sandbox)
@@ -241,10 +369,13 @@ async def run_question(
         {"role": "user", "content": prompts.user_message(question, strategies, language=language,
                                                          glossary=glossary)},
     ]
+    tools = TOOLS if tool_mode == "native" else None
     steps: list[AgentStep] = []
     final_sql: str | None = None
 
     def record(step: AgentStep) -> None:
+        if step.error and len(step.error) > MAX_STEP_ERROR_CHARS:
+            step = dataclasses.replace(step, error=step.error[:MAX_STEP_ERROR_CHARS] + " ...")
         steps.append(step)
         loop.tokens += step.prompt_tokens + step.completion_tokens
         loop.sent = step.request_messages
@@ -255,12 +386,16 @@ async def run_question(
         spent = _budget_spent(loop)
         if spent is not None:
             return steps, spent, final_sql
+        prompt_est = _step_prompt_estimate(loop, messages, tools)
+        reply_tokens, why = _reply_room(loop, prompt_est)
+        if reply_tokens is None:
+            if why:  # the context is full: say so in a step of its own (nothing was sent)
+                record(AgentStep(index, loop.sent, (), {}, error=why))
+            return steps, "token_budget", final_sql
         body: dict = {"model": config.model, "messages": messages, "temperature": temperature,
-                      "max_tokens": REPLY_MAX_TOKENS}
-        if loop.max_tokens is not None:
-            body["max_tokens"] = max(1, min(REPLY_MAX_TOKENS, loop.max_tokens - loop.tokens))
-        if tool_mode == "native":
-            body["tools"] = TOOLS
+                      "max_tokens": reply_tokens}
+        if tools is not None:
+            body["tools"] = tools
             body["tool_choice"] = "auto"
         new = tuple(messages[loop.sent:])
         sent = len(messages)
@@ -277,28 +412,55 @@ async def run_question(
                              error=f"{exc}; {note}" if note else str(exc)))
             return steps, "endpoint_error", final_sql
         latency = time.perf_counter() - t0
-        prompt_tokens, completion_tokens = _usage(data)
+        prompt_tokens, completion_tokens, impossible = _usage(data)
         choices = data.get("choices")
         choice = choices[0] if isinstance(choices, list) and choices else None
         reply = choice.get("message") if isinstance(choice, dict) else None
+        usage_note = None
+        if impossible:
+            usage_note = (f"impossible usage from the server ({', '.join(impossible)}): the "
+                          "client's estimate is counted instead")
+            if prompt_tokens is None:
+                prompt_tokens = prompt_est
+            if completion_tokens is None:
+                completion_tokens = min(reply_tokens, estimate_tokens(
+                    json.dumps(reply, ensure_ascii=False, default=str))
+                    if isinstance(reply, dict) else 0)
+        loop.last_total = prompt_tokens + completion_tokens
         if not isinstance(reply, dict):
             record(AgentStep(index, sent, new, data, prompt_tokens=prompt_tokens,
                              completion_tokens=completion_tokens, latency_s=latency,
-                             error="the reply has no choices[0].message"))
+                             error="; ".join(n for n in ("the reply has no choices[0].message",
+                                                         usage_note) if n)))
             return steps, "endpoint_error", final_sql
         finish = choice.get("finish_reason")
-        calls = _normalise_calls(reply, index) if tool_mode == "native" else []
+        finish = clean_text(finish)[:40] if isinstance(finish, str) else None
+        try:
+            content = content_text(reply.get("content"))
+            calls = _normalise_calls(reply, index) if tool_mode == "native" else []
+        except MalformedReply as exc:
+            record(AgentStep(index, sent, new, reply, (), prompt_tokens, completion_tokens,
+                             latency, "; ".join(n for n in (str(exc), usage_note) if n), finish))
+            return steps, "endpoint_error", final_sql
         messages.append(_history_message(reply, calls))
         records: list[ToolCallRecord] = []
         outcomes: list[ToolOutcome] = []
         stop: str | None = None
         step_error: str | None = None
         retry_note = _retry_note(loop)
+        nudge_note: str | None = None
         if calls:
-            for call in calls:
+            for done, call in enumerate(calls):
+                remaining = loop.remaining_s()
+                if remaining is not None and remaining <= 0:
+                    stop = "time_budget"
+                    step_error = (f"stopped: the time budget of {time_limit_s:g} s ran out after "
+                                  f"{done} of the reply's {len(calls)} tool calls")
+                    break
                 fn = call["function"]
                 outcome: ToolOutcome = await asyncio.to_thread(
-                    execute_tool, sandbox, fn["name"], fn["arguments"], call_id=call["id"])
+                    execute_tool, sandbox, fn["name"], fn["arguments"], call_id=call["id"],
+                    time_limit_s=_query_limit(sandbox, remaining))
                 outcomes.append(outcome)
                 rec, text = outcome.record, outcome.record.result
                 if outcome.submitted_sql is not None:
@@ -321,7 +483,7 @@ async def run_question(
         else:
             loop.last_calls, loop.same_calls = None, 0
             loop.streaks = dict.fromkeys(loop.streaks, 0)
-            sql = first_sql_block(reply.get("content"))
+            sql = first_sql_block(content)
             if sql is not None:
                 final_sql = sql
                 feedback = await _validate(question, strategies, sandbox, sql, loop, tool_mode)
@@ -336,12 +498,26 @@ async def run_question(
                               f"stopped: no tool call and no answer again (finish_reason {finish})")
             else:
                 loop.nudged = True
-                step_error = (f"no tool call and no answer (finish_reason {finish}); nudged once"
+                nudge_note = (f"no tool call and no answer (finish_reason {finish})"
                               if finish != "length" else
-                              "the reply hit max_tokens with no answer; nudged once")
+                              "the reply hit max_tokens with no answer")
                 messages.append({"role": "user", "content": prompts.NUDGE_NATIVE
                                  if tool_mode == "native" else prompts.NUDGE_TEXT})
-        step_error = "; ".join(n for n in (step_error, retry_note) if n) or None
+        if nudge_note is not None:
+            # "nudged once" only when the nudge will really be sent: the next call is made.
+            ending = _budget_spent(loop, prompt_tokens + completion_tokens)
+            if ending is None and index + 1 >= max_steps:
+                ending = "step_budget"
+            if ending is None:
+                pending = loop.tokens + prompt_tokens + completion_tokens
+                saved = (loop.tokens, loop.sent)
+                loop.tokens, loop.sent = pending, sent
+                room, _ = _reply_room(loop, _step_prompt_estimate(loop, messages, tools))
+                loop.tokens, loop.sent = saved
+                ending = "token_budget" if room is None else None
+            step_error = (f"{nudge_note}; nudged once" if ending is None else
+                          f"{nudge_note}; not nudged: the question ends here ({ending})")
+        step_error = "; ".join(n for n in (step_error, usage_note, retry_note) if n) or None
         record(AgentStep(index, sent, new, reply, tuple(records), prompt_tokens,
                          completion_tokens, latency, step_error, finish))
         if stop is None:
@@ -361,13 +537,26 @@ def _budget_spent(loop: _Loop, pending_tokens: int = 0) -> str | None:
     return None
 
 
+def _query_limit(sandbox, remaining_s: float | None) -> float | None:
+    """A query's time limit: the sandbox's own, or the question's time left if shorter."""
+    own = getattr(sandbox, "time_limit_s", None)
+    if remaining_s is None:
+        return own
+    return max(0.001, remaining_s if own is None else min(own, remaining_s))
+
+
 async def _validate(question: Question, strategies: Collection[str], sandbox, sql: str,
                     loop: _Loop, tool_mode: str) -> str | None:
     """validate-retry: the feedback for a first flawed submission, else None (accept it)."""
     if "validate-retry" not in strategies or loop.retry_used:
         return None
+    remaining = loop.remaining_s()
+    if remaining is not None and remaining <= 0:
+        return None  # no time to check it: the answer stands as submitted
     try:
-        result, error = await asyncio.to_thread(sandbox.run, sql), None
+        limit = None if remaining is None else _query_limit(sandbox, remaining)
+        kwargs = {} if limit is None else {"time_limit_s": limit}
+        result, error = await asyncio.to_thread(sandbox.run, sql, **kwargs), None
     except SandboxError as exc:
         result, error = None, str(exc)
     problems = prompts.check_submission(question, result, error)

@@ -458,6 +458,22 @@ async def _execute(run: _Run, http: httpx.AsyncClient, questions: list[Question]
         run.progress("done")
 
 
+def context_tokens(info: EndpointInfo | None, config: EvalConfig) -> int | None:
+    """The model's context in tokens, as the server reports it (vLLM's max_model_len in
+    /v1/models, llama.cpp's n_ctx, SGLang's context_length, TGI's max_total_tokens), else as
+    the user typed it (`max_model_len`); None when neither says or the value is implausible."""
+    from desktop_app.core.endpoint import limits
+
+    settings = getattr(info, "server_settings", None)
+    candidates = [getattr(settings, "values", {}).get("max_model_len"),
+                  (config.server_settings or {}).get("max_model_len")]
+    for value in candidates:
+        if (isinstance(value, int) and not isinstance(value, bool)
+                and 0 < value <= limits.MAX_PLAUSIBLE_TOKENS):
+            return value
+    return None
+
+
 async def _run_one(run: _Run, http: httpx.AsyncClient, q: Question, epoch: int) -> ItemResult:
     config, writer, run_id = run.config, run.writer, run.result.run_id
     sandbox = run.boxes.get(q.database)
@@ -482,7 +498,7 @@ async def _run_one(run: _Run, http: httpx.AsyncClient, q: Question, epoch: int) 
             time_limit_s=config.time_limit_s, language=config.language,
             tool_mode=config.tool_mode, on_step=on_step, glossary=run.qset.glossary,
             database_note=run.qset.database_note(q.database), temperature=config.temperature,
-            retries=config.retries)
+            retries=config.retries, context_tokens=context_tokens(run.result.info, config))
     except asyncio.CancelledError:
         if row_id is not None:
             writer.update_sql_question(row_id, {

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from desktop_app.core.endpoint.limits import clean_text
 from desktop_app.core.sqleval.sandbox import SandboxError, format_result_for_model
 from desktop_app.core.sqleval.types import ToolCallRecord
 
@@ -88,17 +89,18 @@ def _string_arg(args: dict, key: str) -> tuple[str | None, str | None]:
     value = args.get(key)
     if not isinstance(value, str) or not value.strip():
         return None, f"missing argument {key!r} (a non-empty string)"
-    return value, None
+    return clean_text(value), None  # a lone surrogate ("\ud800") cannot reach SQLite
 
 
 def execute_tool(sandbox, name: str, arguments_json: str | dict | None, *,
-                 call_id: str = "") -> ToolOutcome:
+                 call_id: str = "", time_limit_s: float | None = None) -> ToolOutcome:
     """Run one tool call against `sandbox` (a `Sandbox`) and return what the model is shown.
 
     `arguments_json` is the raw argument text the model sent. run_sql shows at most MODEL_ROWS
     rows (via `format_result_for_model`); every result is cut at MAX_RESULT_CHARS characters;
     both cuts set `result_truncated`. submit_answer does not run the SQL: it only records it
-    (the loop then ends, or validate-retry checks it).
+    (the loop then ends, or validate-retry checks it). `time_limit_s` (None: the sandbox's own)
+    bounds run_sql's query: the agent passes the question's time left when that is shorter.
     """
     raw = arguments_json if isinstance(arguments_json, str) else json.dumps(arguments_json or {})
 
@@ -134,7 +136,9 @@ def execute_tool(sandbox, name: str, arguments_json: str | dict | None, *,
             return failed(why, "bad_arguments")
         if name == "submit_answer":
             return done("Answer submitted.", submitted=sql)
-        text, truncated = format_result_for_model(sandbox.run(sql), max_rows=MODEL_ROWS)
+        result = (sandbox.run(sql) if time_limit_s is None
+                  else sandbox.run(sql, time_limit_s=time_limit_s))
+        text, truncated = format_result_for_model(result, max_rows=MODEL_ROWS)
         return done(text, truncated=truncated)
     except SandboxError as exc:
         return failed(str(exc))

@@ -16,6 +16,43 @@ from desktop_app.core.throughput.types import CellResult, Finding
 
 JSON_FORMAT_VERSION = 1
 
+# Reasoning models (vLLM's reasoning parsers stream `delta.reasoning_content`, newer servers
+# `delta.reasoning`): which figure counts what. `ttft_s` keeps its field name and now says what
+# it always measured; the answer's own figures are new fields beside it.
+REASONING_DEFINITIONS = {
+    "ttft_s": "first chunk carrying any token (non-empty content, a tool-call delta, or "
+              "reasoning: delta.reasoning_content / delta.reasoning) minus send time (seconds)",
+    "ttft_answer_s": "first chunk carrying the answer (non-empty content or a tool-call delta; "
+                     "reasoning excluded) minus send time (seconds); equals ttft_s for a model "
+                     "that does not reason",
+    "reasoning_chunks": "chunks that carried reasoning and no answer (per request; summed per "
+                        "cell); completion_tokens and decode figures include them",
+}
+
+
+def _values_dist(values: list[float]) -> dict | None:
+    """mean, p50, p90, p99, min, max of `values` (None when empty), as `_dist` gives them."""
+    if not values:
+        return None
+    import numpy as np
+
+    arr = np.asarray(values, dtype=float)
+    p50, p90, p99 = (float(x) for x in np.percentile(arr, [50, 90, 99]))
+    return {"mean": float(arr.mean()), "p50": p50, "p90": p90, "p99": p99,
+            "min": float(arr.min()), "max": float(arr.max())}
+
+
+def _reasoning_by_cell(result: SweepResult) -> dict[int, dict]:
+    """Each cell's `ttft_answer_s` distribution (completed requests) and reasoning chunks."""
+    by_cell: dict[int, dict] = {}
+    for r in result.requests:
+        cell = by_cell.setdefault(r.cell, {"answer": [], "chunks": 0})
+        cell["chunks"] += r.reasoning_chunks
+        if r.error in (None, "no_usage") and r.ttft_answer_s is not None:
+            cell["answer"].append(r.ttft_answer_s)
+    return {i: {"ttft_answer_s": _values_dist(c["answer"]), "reasoning_chunks": c["chunks"]}
+            for i, c in by_cell.items()}
+
 
 def _dist(d) -> dict | None:
     if d is None:
@@ -66,6 +103,7 @@ def sweep_to_json(result: SweepResult) -> dict:
     """The whole sweep as a JSON-ready dict (fields documented in docs/THROUGHPUT.md)."""
     info = result.info
     bad = unreliable_cells(result.cells)
+    reasoning = _reasoning_by_cell(result)
     return {
         "format": "throughline-throughput",
         "format_version": JSON_FORMAT_VERSION,
@@ -80,8 +118,10 @@ def sweep_to_json(result: SweepResult) -> dict:
         "tokenizer": info.tokenizer,
         "usage_in_streams": result.usage_expected,
         "config": result.config.to_json(),
-        "definitions": METRIC_DEFINITIONS,
-        "cells": [cell_json(i, c, i in bad) for i, c in enumerate(result.cells)],
+        "definitions": {**METRIC_DEFINITIONS, **REASONING_DEFINITIONS},
+        "cells": [{**cell_json(i, c, i in bad),
+                   **reasoning.get(i, {"ttft_answer_s": None, "reasoning_chunks": 0})}
+                  for i, c in enumerate(result.cells)],
         "requests": [dataclasses.asdict(r) for r in result.requests],
         "server_metrics": [
             {"t_s": s.t_s, "running": s.running, "waiting": s.waiting,

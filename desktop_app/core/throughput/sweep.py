@@ -59,6 +59,12 @@ class RequestRecord:
     status_code: int | None = None
     finish_reason: str | None = None
     flags: tuple[str, ...] = ()  # plausibility codes (StreamResult.flags)
+    # Time to the first answer token (content or a tool call; reasoning excluded), seconds from
+    # the send, and the chunks that carried reasoning only. `ttft_s` counts any token, reasoning
+    # included: the two differ only for a reasoning model. Not stored in the results database
+    # (the sweep's JSON file only): None / 0 for requests restored by a resume.
+    ttft_answer_s: float | None = None
+    reasoning_chunks: int = 0
 
 
 @dataclass(frozen=True)
@@ -185,6 +191,13 @@ def to_timing(run: _Run, prompt_target: int, res: StreamResult, usage_expected: 
         chunk_times_s=tuple((t - run.t0_ns) / 1e9 for t in res.chunk_times_ns),
         error_class=error,
     )
+
+
+def _answer_s(res: StreamResult) -> float | None:
+    """Seconds from the send to the first answer token (reasoning excluded), or None."""
+    if res.first_answer_ns is None:
+        return None
+    return (res.first_answer_ns - res.sent_ns) / 1e9
 
 
 def _store_row(run: _Run, run_id: int, cell_id: int | None, index: int, warmup: bool,
@@ -419,7 +432,7 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
             index, i, res.response_id, spec.input_tokens, res.prompt_tokens,
             res.completion_tokens, res.tokens_source, metrics.ttft_s, metrics.e2e_s,
             timing.error_class, res.error_message, res.status_code, res.finish_reason,
-            res.flags))
+            res.flags, _answer_s(res), res.reasoning_chunks))
         if run.writer is not None and result.run_id is not None:
             run.writer.add_request(_store_row(run, result.run_id, cell_id, i, False,
                                               spec.input_tokens, res, timing))

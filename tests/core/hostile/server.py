@@ -28,6 +28,27 @@ Behaviours (argument in brackets, with its default):
 | `error_huge[.MB=200]` | chat answers 500 with an MB-megabyte error body |
 | `tokenize_negative` | /tokenize answers negative counts |
 | `echo_auth` | chat answers 400 quoting the request's Authorization header and Host |
+| `reasoning[.K=5]` | K chunks of `delta.reasoning_content` (vLLM's reasoning parsers), then the content |
+| `reasoning_alt[.K=5]` | the same with `delta.reasoning` (vLLM's newer field, OpenRouter) |
+
+Non-streamed chat completions (the SQL agent's calls) of the behaviours below, and of `ok`, get
+one JSON reply; `slowloris` and `endless` answer them as they answer a stream (so the body
+dribbles in or never ends). Every reply reports usage: prompt_tokens = the request's JSON
+length / 4 (the "true" count, below the client's high estimate), completion_tokens = the
+`max_tokens` asked (the reply used all of it), unless the behaviour says otherwise.
+
+| name | what a non-streamed chat completion answers |
+|---|---|
+| `ok` / `sql_submit` | a `submit_answer` call with `SELECT 1` |
+| `sql_slow_calls[.N=60]` | N `run_sql` calls in one reply, each a query that never ends |
+| `sql_greedy[.CTX=100000]` | a new `run_sql` call each step; /v1/models says `max_model_len` CTX, and a request whose prompt + max_tokens passes CTX gets vLLM's 400 |
+| `sql_usage_negative` | as `sql_greedy`, usage prompt and completion -1,000,000 |
+| `sql_usage_huge` | as `sql_greedy`, usage counts of 10**20 |
+| `sql_parts` | content as a list of parts (`[{"type": "text", "text": "...```sql ..."}]`) |
+| `sql_content_number` | content 7, no tool calls |
+| `sql_tool_calls_7` | `tool_calls: 7` |
+| `sql_huge_name[.MB=1]` | one tool call whose name is MB megabytes long |
+| `sql_text` | plain text, no tool call and no answer (the loop nudges once) |
 
 `HostileServer` runs it on its own thread and loop: `with HostileServer() as srv: srv.url("ok")`.
 Run as a script (`python server.py`) it prints its port and serves until killed.
@@ -132,7 +153,10 @@ async def _route(conn: _Conn, method: str, path: str, headers: dict, body: bytes
     name, _, arg = parts[0].partition(".")
     rest = "/" + (parts[1] if len(parts) > 1 else "")
     if rest == "/v1/models":
-        if name == "deep_models":
+        if name == "sql_greedy" and arg:
+            await conn.json(200, {"object": "list", "data": [
+                {"id": MODEL, "object": "model", "owned_by": "vllm", "max_model_len": int(arg)}]})
+        elif name == "deep_models":
             await conn.json(200, _deep(int(arg or 100_000)))
         else:
             await conn.json(200, {"object": "list", "data": [
@@ -199,7 +223,66 @@ _SSE_HEAD = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
              "Connection": "close"}
 
 
+def _tool_call(i: int, name: str, args) -> dict:
+    return {"id": f"call_{i}", "type": "function",
+            "function": {"name": name, "arguments": json.dumps(args)}}
+
+
+# A query SQLite never finishes: only the sandbox's time limit (progress handler) ends it.
+_ENDLESS_SQL = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+                "SELECT count(*) FROM c")
+
+
+async def _sql_chat(conn: _Conn, name: str, arg: str, req: dict) -> bool:
+    """One non-streamed chat completion for the SQL agent (see the second table above)."""
+    asked = req.get("max_tokens")
+    prompt = len(json.dumps({k: req.get(k) for k in ("messages", "tools")})) // 4
+    completion = asked if isinstance(asked, int) else 16
+    step = sum(1 for m in req.get("messages", []) if m.get("role") == "assistant")
+    content, calls, extra = None, [], {}
+    if name == "sql_slow_calls":
+        calls = [_tool_call(i, "run_sql", {"sql": _ENDLESS_SQL + f" -- {i}"})
+                 for i in range(int(arg or 60))]
+    elif name in ("sql_greedy", "sql_usage_negative", "sql_usage_huge"):
+        ctx = int(arg) if name == "sql_greedy" and arg else None
+        if ctx is not None and prompt + completion > ctx:
+            await conn.json(400, {"object": "error", "message": (
+                f"This model's maximum context length is {ctx} tokens. However, you requested "
+                f"{prompt + completion} tokens ({prompt} in the messages, {completion} in the "
+                "completion)."), "type": "BadRequestError", "code": 400})
+            return True
+        calls = [_tool_call(step, "run_sql", {"sql": f"SELECT {step}"})]
+        if name == "sql_usage_negative":
+            prompt = completion = -1_000_000
+        elif name == "sql_usage_huge":
+            prompt = completion = 10**20
+    elif name == "sql_parts":
+        content = [{"type": "text", "text": "The answer:\n```sql\nSELECT 1\n"},
+                   {"type": "text", "text": "```\n"}]
+    elif name == "sql_content_number":
+        content = 7
+    elif name == "sql_tool_calls_7":
+        extra = {"tool_calls": 7}
+    elif name == "sql_huge_name":
+        calls = [_tool_call(0, "x" * int(float(arg or 1) * 1024 * 1024), {"sql": "SELECT 1"})]
+    elif name == "sql_text":
+        content = "I would first look at the tables, then write the query."
+    else:
+        calls = [_tool_call(0, "submit_answer", {"sql": "SELECT 1"})]
+    message = {"role": "assistant", "content": content, **extra}
+    if calls:
+        message["tool_calls"] = calls
+    await conn.json(200, {
+        "id": "chatcmpl-sql", "object": "chat.completion", "model": MODEL,
+        "choices": [{"index": 0, "message": message,
+                     "finish_reason": "tool_calls" if calls else "stop"}],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion}})
+    return True
+
+
 async def _chat(conn: _Conn, name: str, arg: str, req: dict, headers: dict) -> bool:
+    if not req.get("stream") and (name == "ok" or name.startswith("sql_")):
+        return await _sql_chat(conn, name, arg, req)
     n = max(1, min(int(req.get("max_tokens") or 8), 4096))
     cid = "chatcmpl-hostile"
     if name == "error_huge":
@@ -256,6 +339,16 @@ async def _chat(conn: _Conn, name: str, arg: str, req: dict, headers: dict) -> b
         await conn.send(b"data: " + deep + b"\n\n")
         await conn.send(b"data: [DONE]\n\n")
         return False
+    if name in ("reasoning", "reasoning_alt"):
+        field = "reasoning_content" if name == "reasoning" else "reasoning"
+        await conn.send(_chunk(cid, None, None).replace(
+            b'"delta": {}', b'"delta": {"role": "assistant", "content": ""}'))
+        for i in range(int(arg or 5)):
+            obj = {"id": cid, "object": "chat.completion.chunk", "model": MODEL,
+                   "choices": [{"index": 0, "delta": {field: f"think{i} ", "content": None},
+                                "finish_reason": None}]}
+            await conn.send(b"data: " + json.dumps(obj).encode() + b"\n\n")
+            await asyncio.sleep(0.02)
     for i in range(n):
         if name == "no_choices":
             obj = {"id": cid, "object": "chat.completion.chunk", "model": MODEL}
@@ -277,6 +370,8 @@ async def _chat(conn: _Conn, name: str, arg: str, req: dict, headers: dict) -> b
         usage = _usage(10**20, 10**20)
     elif name == "usage_100x":
         usage = _usage(prompt, 100 * n)
+    elif name in ("reasoning", "reasoning_alt"):
+        usage = _usage(prompt, n + int(arg or 5))  # reasoning tokens are completion tokens
     else:
         usage = _usage(prompt, n)
     await conn.send(usage)
