@@ -253,3 +253,12 @@ def test_a_queue_that_drains_early_still_shows_the_cap_when_the_client_kept_more
                       tuple(timings), samples)
     cap = [f for f in diagnose([cell]) if f.code == "concurrency_cap"]
     assert cap and "at most 2 requests at once" in cap[0].message
+
+
+def test_suggestions_name_the_setting_as_the_engine_spells_it():
+    cells = sweep("seed-reference", (512,), (1, 4))
+    for engine, knob in (("vllm", "max-num-batched-tokens"), ("llamacpp", "--ubatch-size"),
+                         ("sglang", "chunked-prefill-size")):
+        info = dataclasses.replace(vllm_info(), engine=engine)
+        decode = by_code(diagnose(cells, info), "decode_slows_with_batch")
+        assert f"a smaller {knob} keeps prefill chunks" in decode.suggestion, engine

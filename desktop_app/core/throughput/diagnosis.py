@@ -80,6 +80,10 @@ _WAITING_METRIC = {"vllm": "vllm:num_requests_waiting", "sglang": "sglang:num_qu
 _KV_METRIC = {"vllm": "vllm:kv_cache_usage_perc", "sglang": "sglang:token_usage"}
 _CAP_KNOB = {"vllm": "max-num-seqs", "sglang": "max-running-requests",
              "llamacpp": "--parallel (slots)", "tgi": "max-batch-total-tokens"}
+# The per-step token budget that decides how much prefill a decode step carries, as each engine
+# spells it (TGI's max-batch-prefill-tokens bounds the prefill batch the same way).
+_BUDGET_KNOB = {"vllm": "max-num-batched-tokens", "sglang": "chunked-prefill-size",
+                "llamacpp": "--ubatch-size", "tgi": "max-batch-prefill-tokens"}
 
 
 def diagnose(
@@ -102,7 +106,7 @@ def diagnose(
     cap = _concurrency_cap(cells, engine, settings, kv_peak)
     findings = [
         cap, _kv_pressure(cells, engine, settings, kv_peak), _client_bound(cells),
-        _failures(cells), _prefill_drop(cells, cap), _decode_slows(cells, cap),
+        _failures(cells), _prefill_drop(cells, cap), _decode_slows(cells, cap, engine),
         _token_mismatch(cells), _implausible(cells), _goodput(cells), *_length_findings(cells),
     ]
     return sorted((f for f in findings if f is not None),
@@ -446,7 +450,7 @@ def _changes(
     return out
 
 
-def _decode_slows(cells, cap) -> Finding | None:
+def _decode_slows(cells, cap, engine: str = "vllm") -> Finding | None:
     table = _changes(cells, "decode_tps")
     worst = min((ch for row in table.values() for c, (_, ch) in row.items() if c > 1), default=0.0)
     if worst > -DECODE_DROP_MIN:
@@ -468,8 +472,10 @@ def _decode_slows(cells, cap) -> Finding | None:
     evidence = {"decode_tps": {f"{inp}/{out}": {str(c): _r(v, 1) for c, (v, _) in row.items()}
                                for (inp, out), row in table.items()},
                 "worst_change": _r(worst)}
+    budget = _BUDGET_KNOB.get(engine, "per-step token budget (vLLM max-num-batched-tokens, "
+                                      "SGLang chunked-prefill-size, llama.cpp --ubatch-size)")
     suggestion = ("If each user's streaming speed matters more than total throughput, run fewer "
-                  "requests at once; a smaller max-num-batched-tokens keeps prefill chunks from "
+                  f"requests at once; a smaller {budget} keeps prefill chunks from "
                   "stalling decodes, at the cost of slower prefill.")
     severity = "warning" if worst <= -DECODE_DROP_WARN else "info"
     return Finding("decode_slows_with_batch", severity, msg, evidence, suggestion)
