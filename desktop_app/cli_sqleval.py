@@ -69,7 +69,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     help="the full judge ignores column names (default: only on a set whose "
                     "questions do not name their columns)")
     ev.add_argument("--strategy", metavar="LIST",
-                    help="format-guard,examples,glossary,validate-retry (default: none)")
+                    help="format-guard,examples,glossary,validate-retry,layered (default: "
+                    "none). layered: one request without tools first (the fast path), the "
+                    "tool loop only when that answer fails the harness's checks")
+    ev.add_argument("--layered-route", metavar="ROUTE", default=None,
+                    help="with --strategy layered: validate (default: the tool loop only when "
+                    "the fast answer fails the checks), tier:hard,medium (those tiers go "
+                    "straight to the tool loop) or always-loop")
     ev.add_argument("--max-steps", type=int, default=20, metavar="N",
                     help="model calls per question at most (default 20)")
     ev.add_argument("--max-tokens", type=int, metavar="N",
@@ -130,7 +136,10 @@ def build_config(args: argparse.Namespace, base_url: str):
         sql_time_limit_s=args.sql_time_limit, concurrency=args.concurrency, epochs=args.epochs,
         language=args.language, tool_mode=args.tool_mode, name=args.name or "",
         retries=args.retries, notes=(args.note or "").strip(),
+        layered_route=args.layered_route or "validate",
         server_settings=user_settings(args.setting))
+    if args.layered_route is not None and "layered" not in config.strategies:
+        raise InputError("--layered-route", "applies only with --strategy layered")
     try:
         config.validate()
     except InputError as exc:  # name the flag, not the field
@@ -145,7 +154,7 @@ _FLAGS = {"questions": "--questions", "tiers": "--tiers", "judges": "--judge",
           "max tokens": "--max-tokens", "concurrency": "--concurrency", "epochs": "--epochs",
           "time limit": "--time-limit", "SQL time limit": "--sql-time-limit",
           "language": "--language", "tool mode": "--tool-mode", "question ids": "--ids",
-          "model": "--model", "retries": "--retries"}
+          "model": "--model", "retries": "--retries", "layered route": "--layered-route"}
 
 
 class EvalProgressLine(ProgressLine):

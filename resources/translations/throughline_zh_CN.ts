@@ -1348,6 +1348,10 @@
         <translation>检查提交答案的结果（列名、舍入、空结果等）；发现问题时告知模型一次，模型可重新提交。</translation>
     </message>
     <message>
+        <source>The seeds&apos; layered strategy: one request without tools asks for the SQL; the harness checks it (it runs, returns rows, names and rounding, never the gold) and only an answer that fails pays for the tool loop, with the format guard and examples.</source>
+        <translation>种子报告中的分层策略：先发一个不带工具的请求直接要 SQL；评测框架检查该答案（能否运行、是否返回行、列名和舍入，从不查看标准答案），只有未通过检查的答案才进入工具循环，并加上格式约束和示例。</translation>
+    </message>
+    <message>
         <source>Folder...</source>
         <translation>文件夹…</translation>
     </message>

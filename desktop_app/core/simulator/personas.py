@@ -30,6 +30,8 @@ How a persona answers one request (it is stateless: everything comes from the me
   stay: so validate-retry lifts it from 9/25 to at most 22/25 strict, never to 25/25.
   After three submissions it stops calling tools and restates its SQL in a ```sql block.
 * Text mode (no `tools`, or `tool_choice` "none"): one reply holding a fenced ```sql block.
+  This is also how they answer the layered strategy's fast path: `sim/careful` the gold,
+  `sim/seed-reference` the same faulty SQL it would submit (ROUND dropped, h01-h03's faults).
 
 The question file is read at first use (and again when it changes): by default
 `questions_dir() / "sales-25" / "questions.jsonl"`, one JSON object per line; only `id`, `tier`,

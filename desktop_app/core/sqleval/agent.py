@@ -69,7 +69,8 @@ from desktop_app.core.sqleval.types import AgentStep, Question, ToolCallRecord
 
 __all__ = ["HISTORY_REPLY_CHARS", "MAX_RETRIES", "MIN_REPLY_TOKENS", "MISBEHAVIOUR_STEPS",
            "REPLY_MAX_TOKENS", "backoff_s", "content_text", "database_schema",
-           "estimate_prompt_tokens", "estimate_tokens", "first_sql_block", "run_question"]
+           "estimate_prompt_tokens", "estimate_tokens", "first_sql_block", "run_layered",
+           "run_question", "LayeredRoute"]
 
 REPLY_MAX_TOKENS = 4096  # max_tokens of one reply: bounds a runaway generation per step
 # A reply that may not be this long cannot carry a tool call worth making: with less room left
@@ -564,3 +565,117 @@ async def _validate(question: Question, strategies: Collection[str], sandbox, sq
         return None
     loop.retry_used = True
     return prompts.retry_feedback(problems, tool_mode=tool_mode)
+
+
+# --------------------------------------------------------------------------- layered
+
+
+@dataclasses.dataclass(frozen=True)
+class LayeredRoute:
+    """Which path answered a question under the layered strategy, and why.
+
+    `path` is "fast" or "loop"; `reason` is "validated", "validation failed: ...",
+    "fast path ended <stop reason>", "structured: tier hard" or "always-loop"; `fast_sql` is the
+    fast path's answer (None when it was not asked or gave none); `fast_steps` the model calls
+    it took (0 or 1).
+    """
+
+    path: str
+    reason: str
+    fast_sql: str | None = None
+    fast_steps: int = 0
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "reason": self.reason, "fast_sql": self.fast_sql,
+                "fast_steps": self.fast_steps}
+
+
+async def run_layered(
+    client: httpx.AsyncClient,
+    config: EndpointConfig,
+    question: Question,
+    sandbox,
+    *,
+    route: str = "validate",
+    strategies: Collection[str] = ("layered",),
+    max_steps: int = 20,
+    max_tokens: int | None = None,
+    time_limit_s: float | None = None,
+    tool_mode: str = "native",
+    on_step: StepCallback | None = None,
+    **kwargs,
+) -> tuple[list[AgentStep], str, str | None, LayeredRoute]:
+    """The layered strategy on one question; returns (steps, stop_reason, final_sql, route).
+
+    Unless `route` marks the question structured (`strategies.structured_reason`), the fast path
+    first: ONE request without tools (the text-mode prompt: the whole schema, "reply with one
+    fenced ```sql block"), then the harness's own checks of that answer in the sandbox
+    (`strategies.check_submission`, what validate-retry checks: it ran, returned rows, the
+    required column names, the required rounding; never the gold). An answer that passes them
+    is final. Otherwise, and for a structured question, the full tool loop (`run_question`, in
+    `tool_mode`) with the format guard and the worked examples added to `strategies`, on a
+    fresh conversation, within what the fast path left of `max_steps` (at least one step),
+    `max_tokens` and `time_limit_s`. Steps are numbered across both paths. Other keyword
+    arguments go to `run_question` (language, glossary, database_note, retries ...).
+    """
+    chosen = [s for s in strategies if s != "layered"]
+    steps: list[AgentStep] = []
+
+    def collect(step: AgentStep) -> None:
+        step = dataclasses.replace(step, index=len(steps))
+        steps.append(step)
+        if on_step is not None:
+            on_step(step)
+
+    t0 = time.monotonic()
+    structured = prompts.structured_reason(question, route)
+    fast_sql = None
+    if structured is not None:
+        reason = structured
+    else:
+        fast_strategies = [s for s in chosen if s not in ("validate-retry", "examples")]
+        _, fast_stop, fast_sql = await run_question(
+            client, config, question, sandbox, strategies=fast_strategies, max_steps=1,
+            max_tokens=max_tokens, time_limit_s=time_limit_s, tool_mode="text",
+            on_step=collect, **kwargs)
+        if fast_sql is not None:
+            problems = await _check(question, sandbox, fast_sql, time_limit_s, t0)
+            if not problems:
+                return steps, "submitted", fast_sql, LayeredRoute("fast", "validated",
+                                                                   fast_sql, len(steps))
+            reason = "validation failed: " + "; ".join(problems)
+        else:
+            reason = f"fast path ended {fast_stop} without an answer"
+        if fast_stop in ("time_budget", "token_budget", "cancelled"):
+            route_ = LayeredRoute("fast", reason, fast_sql, len(steps))
+            return steps, fast_stop, fast_sql, route_  # nothing left for the loop
+    fast_steps = len(steps)
+    spent = sum(s.prompt_tokens + s.completion_tokens for s in steps)
+    elapsed = time.monotonic() - t0
+    if max_tokens is not None and spent >= max_tokens:
+        return steps, "token_budget", fast_sql, LayeredRoute("fast", reason, fast_sql,
+                                                             fast_steps)
+    if time_limit_s is not None and elapsed >= time_limit_s:
+        return steps, "time_budget", fast_sql, LayeredRoute("fast", reason, fast_sql,
+                                                            fast_steps)
+    _, stop, final_sql = await run_question(
+        client, config, question, sandbox, strategies=prompts.layered_loop_strategies(chosen),
+        max_steps=max(1, max_steps - fast_steps),
+        max_tokens=None if max_tokens is None else max_tokens - spent,
+        time_limit_s=None if time_limit_s is None else time_limit_s - elapsed,
+        tool_mode=tool_mode, on_step=collect, **kwargs)
+    return steps, stop, final_sql, LayeredRoute("loop", reason, fast_sql, fast_steps)
+
+
+async def _check(question: Question, sandbox, sql: str, time_limit_s: float | None,
+                 t0: float) -> list[str]:
+    """The harness's checks of an answer (`strategies.check_submission`), run in the sandbox."""
+    kwargs = {}
+    if time_limit_s is not None:
+        kwargs["time_limit_s"] = _query_limit(sandbox, max(0.001, time_limit_s
+                                                           - (time.monotonic() - t0)))
+    try:
+        result, error = await asyncio.to_thread(sandbox.run, sql, **kwargs), None
+    except SandboxError as exc:
+        result, error = None, str(exc)
+    return prompts.check_submission(question, result, error)

@@ -12,7 +12,10 @@ endpoint: never report those scores as a model's), `summary` (per judge: `passed
 `mean_completion_tokens`, `mean_seconds`), `skipped` [{`id`, `source`, `reason`}] and `items`
 (one per question and epoch: `id`, `tier`, `epoch`, `verdicts` {judge: {`passed`, `findings`,
 `tolerance`}}, `findings` (sqlglot's), `counterfactual`, `steps`, `prompt_tokens`,
-`completion_tokens`, `seconds`, `stop_reason`, `final_sql`, `result`, `result_error`).
+`completion_tokens`, `seconds`, `stop_reason`, `final_sql`, `result`, `result_error`, and
+with the layered strategy `path` ("fast" or "loop") and `route_reason`). A layered run adds
+`layered` {path: {`questions`, `passed` {judge: n}, `mean_prompt_tokens`,
+`mean_completion_tokens`, `mean_seconds`}}.
 Findings are {`code`, `message`, `cells`: [[row, column, expected, actual], ...]}.
 """
 
@@ -38,7 +41,8 @@ if TYPE_CHECKING:
     from desktop_app.core.sqleval.runner import EvalResult, ItemResult
 
 __all__ = ["JSON_FORMAT_VERSION", "RESULT_ROWS", "EpochSpread", "JudgeSummary", "TierStats",
-           "eval_to_json", "explained", "failure_class", "passed", "summarize",
+           "eval_to_json", "explained", "failure_class", "layered_line", "passed",
+           "path_summary", "summarize",
            "finding_json", "question_from_snapshot", "question_snapshot", "result_json",
            "step_row", "tier_table", "verdict_json", "verdicts_json"]
 
@@ -195,6 +199,8 @@ def verdicts_json(item: ItemResult, question: Question, tolerance: float, ignore
         "findings": [finding_json(f) for f in item.findings],
         "tolerance": tolerance, "ignore_names": ignore_names, "judged_at": utc_now_iso(),
         "rejudged": rejudged, "question": question_snapshot(question),
+        **({"layered": {"path": item.outcome.path, "reason": item.outcome.route_reason}}
+           if item.outcome.path else {}),
     }
 
 
@@ -243,7 +249,47 @@ def item_json(item: ItemResult) -> dict:
         "stop_reason": o.stop_reason, "final_sql": o.final_sql,
         "result": result_json(o.result, None) if o.result is not None else None,
         "result_error": o.result_error,
+        **({"path": o.path, "route_reason": o.route_reason} if o.path else {}),
     }
+
+
+def path_summary(items: list[ItemResult], judges: tuple[str, ...]) -> dict[str, dict]:
+    """Layered runs: per path that answered ("fast", "loop"), its questions, passes per judge,
+    mean tokens and seconds. Empty when no item records a path."""
+    out = {}
+    for path in ("fast", "loop"):
+        group = [i for i in items if i.outcome.path == path]
+        if not any(i.outcome.path for i in items):
+            break
+        n = max(len(group), 1)
+        out[path] = {
+            "questions": len(group),
+            "passed": {j: sum(passed(i, j) for i in group) for j in judges},
+            "mean_prompt_tokens": sum(i.outcome.prompt_tokens for i in group) / n,
+            "mean_completion_tokens": sum(i.outcome.completion_tokens for i in group) / n,
+            "mean_seconds": sum(i.outcome.seconds for i in group) / n}
+    return out
+
+
+def layered_line(result: EvalResult) -> str | None:
+    """ "layered: fast path settled 14 of 25 (strict 9/14), the tool loop 11 (strict 3/11)",
+    with each path's mean tokens and seconds; None when the run is not layered."""
+    paths = path_summary(result.items, result.judges)
+    if not paths:
+        return None
+    judge = result.judges[0] if result.judges else "strict"
+    fast, loop = paths["fast"], paths["loop"]
+
+    def rate(p: dict) -> str:
+        return f"{judge} {p['passed'].get(judge, 0)}/{p['questions']}"
+
+    def cost(name: str, p: dict) -> str:
+        return (f"{name} {p['mean_prompt_tokens'] + p['mean_completion_tokens']:,.0f} tokens, "
+                f"{p['mean_seconds']:.1f} s per question")
+
+    return (f"layered: fast path settled {fast['questions']} of {len(result.items)} "
+            f"({rate(fast)}), the tool loop {loop['questions']} ({rate(loop)}); "
+            f"{cost('fast', fast)}; {cost('loop', loop)}")
 
 
 def eval_to_json(result: EvalResult) -> dict:
@@ -269,6 +315,9 @@ def eval_to_json(result: EvalResult) -> dict:
         "skipped": [{"id": s.id, "source": s.source, "reason": s.reason} for s in result.skipped],
         "items": [item_json(i) for i in sorted(result.items, key=_order)],
     }
+    paths = path_summary(result.items, result.judges)
+    if paths:
+        data["layered"] = paths
     if result.simulated:
         data["simulated"] = True
     return data
@@ -307,6 +356,9 @@ def tier_table(result: EvalResult) -> str:
     for judge, spread in result.epochs.items():
         lines.append(f"{judge} over {len(spread.rates)} epochs: mean {spread.mean:.0%}, "
                      f"std {spread.std:.1%}, min {spread.min:.0%}, max {spread.max:.0%}")
+    layered = layered_line(result)
+    if layered:
+        lines.append(layered)
     if result.skipped:
         lines.append(f"{len(result.skipped)} question(s) skipped: "
                      + "; ".join(f"{s.id}: {s.reason}" for s in result.skipped[:5]))

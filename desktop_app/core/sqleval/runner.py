@@ -10,7 +10,8 @@ What is stored per question (`sql_questions`), documented in docs/SQL-EVAL.md:
 `verdicts_json` = {"verdicts": {judge: {passed, findings: [{code, message, cells}], tolerance}},
 "counterfactual": str, "findings": [sqlglot findings], "tolerance", "ignore_names",
 "judged_at", "rejudged", "question": {the question's metadata, so a re-judge does not depend
-on the set file}}; `result_json` = {columns, rows (first 20), total_rows, truncated, error}.
+on the set file}, and with the layered strategy "layered": {"path": "fast"|"loop", "reason"}};
+`result_json` = {columns, rows (first 20), total_rows, truncated, error}.
 Per step (`sql_steps`): `request_json` = {"messages": count sent, "new": the messages added since
 the previous step}, `reply_json` = the assistant message, `tool_args_json` / `tool_result_json`
 = one entry per tool call.
@@ -36,7 +37,7 @@ from desktop_app.core.endpoint.server_settings import stored_settings
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo
 from desktop_app.core.parsing import InputError
 from desktop_app.core.redact import redact_url
-from desktop_app.core.sqleval.agent import MAX_RETRIES, run_question
+from desktop_app.core.sqleval.agent import MAX_RETRIES, run_layered, run_question
 from desktop_app.core.sqleval.explain import explain_sql
 from desktop_app.core.sqleval.export import (
     EpochSpread,
@@ -54,6 +55,7 @@ from desktop_app.core.sqleval.golds import Gold, GoldError, gold_answers, judge_
 from desktop_app.core.sqleval.judge import counterfactual
 from desktop_app.core.sqleval.questions import QuestionSetError, load_question_set
 from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
+from desktop_app.core.sqleval.strategies import parse_layered_route
 from desktop_app.core.sqleval.types import (
     JUDGE_MODES,
     STRATEGIES,
@@ -94,7 +96,10 @@ class EvalConfig:
     `epochs` times. `tool_mode` is "native" or "text"; `language` "en" or "zh". `retries` is
     how many times a model call that failed transiently (no answer, 408, 429, 5xx) is tried
     again, after an exponential backoff that waits at least the server's Retry-After; 0 (the
-    default) keeps every endpoint fault visible where it happened.
+    default) keeps every endpoint fault visible where it happened. `layered_route` (used with
+    the layered strategy): "validate" (the tool loop only when the fast answer fails the
+    harness's checks), "tier:hard,medium" (those tiers go straight to the loop) or
+    "always-loop".
     """
 
     endpoint: EndpointConfig
@@ -116,6 +121,7 @@ class EvalConfig:
     temperature: float = 0.0
     name: str = ""
     retries: int = 0
+    layered_route: str = "validate"
     notes: str = ""  # the user's note, stored as the run's notes
     # Server settings the user typed (`parse_user_settings`), recorded with the run beside what
     # the server reports (`merge_settings`).
@@ -153,6 +159,10 @@ class EvalConfig:
             raise InputError("language", f"{self.language!r}: choose en or zh")
         if self.tool_mode not in ("native", "text"):
             raise InputError("tool mode", f"{self.tool_mode!r}: choose native or text")
+        try:
+            parse_layered_route(self.layered_route)
+        except ValueError as exc:
+            raise InputError("layered route", str(exc)) from None
 
     def for_set(self, qset: QuestionSet) -> EvalConfig:
         """The config with the judges and `ignore_names` left to the set filled in."""
@@ -491,14 +501,21 @@ async def _run_one(run: _Run, http: httpx.AsyncClient, q: Question, epoch: int) 
         run.progress("running", question_id=q.id, epoch=epoch, step=step)
 
     t0 = time.monotonic()
+    route = None
     try:
-        _, stop, final_sql = await run_question(
-            http, config.endpoint, q, sandbox, strategies=config.strategies,
-            max_steps=config.max_steps, max_tokens=config.max_tokens,
-            time_limit_s=config.time_limit_s, language=config.language,
-            tool_mode=config.tool_mode, on_step=on_step, glossary=run.qset.glossary,
-            database_note=run.qset.database_note(q.database), temperature=config.temperature,
-            retries=config.retries, context_tokens=context_tokens(run.result.info, config))
+        common = dict(
+            strategies=config.strategies, max_steps=config.max_steps,
+            max_tokens=config.max_tokens, time_limit_s=config.time_limit_s,
+            language=config.language, tool_mode=config.tool_mode, on_step=on_step,
+            glossary=run.qset.glossary, database_note=run.qset.database_note(q.database),
+            temperature=config.temperature, retries=config.retries,
+            context_tokens=context_tokens(run.result.info, config))
+        if "layered" in config.strategies:
+            # The route sees the question and the sandbox only: the gold is read below, to judge.
+            _, stop, final_sql, route = await run_layered(
+                http, config.endpoint, q, sandbox, route=config.layered_route, **common)
+        else:
+            _, stop, final_sql = await run_question(http, config.endpoint, q, sandbox, **common)
     except asyncio.CancelledError:
         if row_id is not None:
             writer.update_sql_question(row_id, {
@@ -516,7 +533,7 @@ async def _run_one(run: _Run, http: httpx.AsyncClient, q: Question, epoch: int) 
     outcome = QuestionOutcome(
         q.id, q.tier, epoch, tuple(steps), stop, final_sql, result, error, verdicts,
         sum(s.prompt_tokens for s in steps), sum(s.completion_tokens for s in steps), seconds,
-        run.result.simulated)
+        run.result.simulated, route.path if route else None, route.reason if route else None)
     item = ItemResult(outcome, line, findings, len(steps), row_id)
     if row_id is not None:
         writer.update_sql_question(row_id, {
@@ -599,10 +616,11 @@ def _rejudge_row(store: Store, boxes: _Sandboxes, q: Question, row: dict, tolera
     result, error = _run_sql(sandbox, final_sql)
     verdicts, line, findings = _judge(q, gold, final_sql, result, error, stop, tolerance,
                                       ignore_names, sandbox)
+    layered = (row.get("verdicts_json") or {}).get("layered") or {}
     outcome = QuestionOutcome(
         q.id, q.tier, row.get("epoch") or 0, (), stop, final_sql, result, error, verdicts,
         row.get("prompt_tokens") or 0, row.get("completion_tokens") or 0,
-        row.get("seconds") or 0.0, simulated)
+        row.get("seconds") or 0.0, simulated, layered.get("path"), layered.get("reason"))
     item = ItemResult(outcome, line, findings, row.get("steps") or 0, row["id"])
     store.update_sql_question(
         row["id"], verdicts_json=verdicts_json(item, q, tolerance, ignore_names, True),

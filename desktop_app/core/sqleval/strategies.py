@@ -14,10 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
-from desktop_app.core.sqleval.types import STRATEGIES, Question, QueryResult
+from desktop_app.core.sqleval.types import LAYERED_ROUTES, STRATEGIES, TIERS, Question, QueryResult
 
-__all__ = ["NUDGE_NATIVE", "NUDGE_TEXT", "check_submission", "retry_feedback", "system_prompt",
-           "unknown_strategies", "user_message"]
+__all__ = ["LOOP_STRATEGIES", "NUDGE_NATIVE", "NUDGE_TEXT", "check_submission",
+           "layered_loop_strategies", "parse_layered_route", "retry_feedback",
+           "structured_reason", "system_prompt", "unknown_strategies", "user_message"]
+
+# What the layered strategy's tool loop adds to the strategies chosen: the format guard and the
+# worked examples (the seeds' "strict format, retry with an example").
+LOOP_STRATEGIES = ("format-guard", "examples")
 
 _BASE_NATIVE = """\
 You answer a question about a SQLite database by writing one SQL query.{database}
@@ -162,3 +167,38 @@ def retry_feedback(problems: list[str], *, tool_mode: str = "native") -> str:
            else "reply with the corrected query in one fenced ```sql block")
     return ("Your answer was not accepted yet:\n" + "\n".join(f"- {p}" for p in problems)
             + f"\nFix the query and {how}. This is your only retry: the next answer is final.")
+
+
+# --------------------------------------------------------------------------- layered
+
+
+def parse_layered_route(route: str) -> tuple[str, tuple[str, ...]]:
+    """("validate", ()), ("always-loop", ()) or ("tier", tiers) for a `--layered-route` value
+    ("validate", "always-loop", "tier:hard,medium"); ValueError (a message for the user) else."""
+    text = (route or "").strip()
+    if text in LAYERED_ROUTES:
+        return text, ()
+    if text.startswith("tier:"):
+        tiers = tuple(dict.fromkeys(t.strip() for t in text[5:].split(",") if t.strip()))
+        bad = [t for t in tiers if t not in TIERS]
+        if tiers and not bad:
+            return "tier", tiers
+        raise ValueError(f"{text!r}: name tiers after tier: from {', '.join(TIERS)} "
+                         "(e.g. tier:hard,medium)")
+    raise ValueError(f"{text!r}: choose validate, always-loop or tier:<tiers> "
+                     "(e.g. tier:hard,medium)")
+
+
+def structured_reason(question: Question, route: str) -> str | None:
+    """Why the route sends `question` straight to the tool loop (None: fast path first)."""
+    kind, tiers = parse_layered_route(route)
+    if kind == "always-loop":
+        return "always-loop"
+    if kind == "tier" and question.tier in tiers:
+        return f"structured: tier {question.tier}"
+    return None
+
+
+def layered_loop_strategies(strategies: Collection[str]) -> tuple[str, ...]:
+    """The strategies of the layered tool loop: those chosen (but layered) plus LOOP_STRATEGIES."""
+    return tuple(dict.fromkeys([s for s in strategies if s != "layered"] + list(LOOP_STRATEGIES)))

@@ -42,7 +42,10 @@ FINDING_CODES = (
 )
 
 # Prompt strategies (the seeds' "quality first" knobs), each a toggle stored with the run.
-STRATEGIES = ("format-guard", "examples", "glossary", "validate-retry")
+STRATEGIES = ("format-guard", "examples", "glossary", "validate-retry", "layered")
+# Which path answered a question under the layered strategy (QuestionOutcome.path).
+LAYERED_PATHS = ("fast", "loop")
+LAYERED_ROUTES = ("validate", "always-loop")  # and "tier:<tier>,<tier>", see parse_layered_route
 
 
 @dataclass(frozen=True)
@@ -193,3 +196,8 @@ class QuestionOutcome:
     completion_tokens: int
     seconds: float
     simulated: bool = False
+    # The layered strategy only: "fast" (the one-shot answer passed the harness's checks) or
+    # "loop" (the tool loop answered), and why that path ("validated", "validation failed:
+    # ...", "structured: tier hard", "always-loop"). None for the other strategies.
+    path: str | None = None
+    route_reason: str | None = None

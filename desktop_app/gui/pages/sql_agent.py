@@ -80,6 +80,11 @@ STRATEGY_TIPS = {
     "validate-retry": QT_TRANSLATE_NOOP(
         "SqlAgentPage", "Checks a submitted answer's result (column names, rounding, empty "
         "result...); when something is off the model is told once and may submit again."),
+    "layered": QT_TRANSLATE_NOOP(
+        "SqlAgentPage", "The seeds' layered strategy: one request without tools asks for the "
+        "SQL; the harness checks it (it runs, returns rows, names and rounding, never the "
+        "gold) and only an answer that fails pays for the tool loop, with the format guard "
+        "and examples."),
 }
 MIN_DONE_FOR_ETA = 1  # questions finished before the progress text estimates the time left
 
