@@ -4,7 +4,6 @@ before judging."""
 
 import asyncio
 import json
-import sqlite3
 
 import httpx
 import pytest
@@ -17,38 +16,9 @@ from desktop_app.core.sqleval import strategies as prompts
 from desktop_app.core.sqleval.export import eval_to_json, tier_table
 from desktop_app.core.sqleval.runner import EvalConfig, run_eval
 from desktop_app.core.store import Store
-
-QUESTIONS = [
-    {"id": "t01", "tier": "trivial", "text_en": "How many sales rows? Column: n.",
-     "gold_sql": "SELECT COUNT(*) AS n FROM sales", "database": "main",
-     "required_columns": ["n"]},
-    {"id": "h01", "tier": "hard", "text_en": "Average sale per region, 2 decimals? Columns: "
-     "region, avg_amount.", "gold_sql": "SELECT region, ROUND(AVG(amount), 2) AS avg_amount "
-     "FROM sales GROUP BY region ORDER BY region", "database": "main",
-     "required_columns": ["region", "avg_amount"], "rounding": {"avg_amount": 2},
-     "order_matters": True},
-]
-# The scripted model's answer per question: t01 right; h01 without its ROUND, which the
-# harness's rounding check catches (avg 7.6665 for north).
-ANSWERS = {"t01": QUESTIONS[0]["gold_sql"],
-           "h01": "SELECT region, AVG(amount) AS avg_amount FROM sales GROUP BY region "
-                  "ORDER BY region"}
-
-
-@pytest.fixture
-def question_set(tmp_path):
-    folder = tmp_path / "mini"
-    folder.mkdir()
-    with sqlite3.connect(folder / "shop.sqlite") as conn:
-        conn.execute("CREATE TABLE sales (region TEXT, amount REAL)")
-        conn.executemany("INSERT INTO sales VALUES (?, ?)",
-                         [("north", 10.0), ("north", 5.333), ("south", 7.0)])
-    conn.close()
-    (folder / "set.toml").write_text('name = "mini"\ndescription = "a tiny shop"\n'
-                                     '[databases.main]\nfile = "shop.sqlite"\n', encoding="utf-8")
-    (folder / "questions.jsonl").write_text(
-        "\n".join(json.dumps(q) for q in QUESTIONS) + "\n", encoding="utf-8")
-    return folder
+# The same tiny set and scripted answers as the runner's tests: t01 right; h01 without its
+# ROUND, which the harness's rounding check catches (avg 7.6665 for north).
+from tests.core.test_sqleval_runner import ANSWERS, QUESTIONS, question_set  # noqa: F401
 
 
 class Endpoint:
