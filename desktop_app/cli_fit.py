@@ -56,7 +56,14 @@ def _value(v: float) -> str:
 
 def run_fit(args: argparse.Namespace) -> int:
     """Fit, print the parameters and the per-cell errors, then the changed sweep if --set."""
-    from desktop_app.core.fit import FitError, changed, fit_profile, parse_changes, predict
+    from desktop_app.core.fit import (
+        KV_FACTOR,
+        FitError,
+        changed,
+        fit_profile,
+        parse_changes,
+        predict,
+    )
     from desktop_app.core.store import NotFoundError, Store, StoreError, resolve_db_path
     from desktop_app.core.throughput.records import load_sweep
 
@@ -97,7 +104,7 @@ def run_fit(args: argparse.Namespace) -> int:
         "errors": [dataclasses.asdict(e) for e in fit.errors],
     }
     if changes:
-        what = ", ".join(f"{k}={'x' if k == 'kv_capacity' and v > 0 else ''}{abs(v):g}"
+        what = ", ".join(f"kv_capacity=x{v:g}" if k == KV_FACTOR else f"{k}={v:g}"
                          for k, v in changes.items())
         base, after = predict(fit.profile, cells), predict(changed(fit.profile, changes), cells)
         out.write(f"\nWhat if {what} (fitted model before -> after, virtual time):\n")

@@ -36,6 +36,8 @@ from desktop_app.core.simulator.virtual import simulate_closed_loop
 
 # Settings `predict` can change, as vLLM spells them, with other engines' names for them.
 CHANGEABLE = ("max_num_seqs", "max_num_batched_tokens", "kv_capacity")
+# `kv_capacity=x1.5` is a factor of the fitted capacity; `parse_changes` files it under this key.
+KV_FACTOR = "kv_capacity_factor"
 ALIASES = {
     "max-num-seqs": "max_num_seqs", "max_running_requests": "max_num_seqs",
     "max-running-requests": "max_num_seqs", "parallel": "max_num_seqs", "np": "max_num_seqs",
@@ -167,7 +169,7 @@ def _first_guess(cells: Sequence[MeasuredCell], seqs: int) -> dict[str, float]:
     lengths = sorted({n for n, _ in single})
     x = np.array([n for n, _ in single], float)
     y = np.array([t for _, t in single], float)
-    guess = {"preprocess_s": float(min(y)) * 0.2, "prefill_ctx_slowdown_tokens": math.inf}
+    guess = {"prefill_ctx_slowdown_tokens": math.inf}
     if len(lengths) >= 3:
         a, b, c = np.linalg.lstsq(np.stack([np.ones_like(x), x, x * x], 1), y, rcond=None)[0]
         if b > 0 and c > 0:
@@ -281,8 +283,8 @@ def _errors(profile: Profile, cells: Sequence[MeasuredCell]) -> list[CellError]:
 
 
 def parse_changes(items: Sequence[str]) -> dict[str, float]:
-    """{"max_num_seqs": 4, "kv_capacity": 1.5 (a factor when written x1.5)} from KEY=VALUE
-    items; ValueError naming the item otherwise."""
+    """{"max_num_seqs": 4, "kv_capacity": 200000} from KEY=VALUE items (`kv_capacity=x1.5`
+    gives {KV_FACTOR: 1.5}); ValueError naming the item otherwise."""
     changes: dict[str, float] = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -301,21 +303,24 @@ def parse_changes(items: Sequence[str]) -> dict[str, float]:
             raise ValueError(f"--set {item!r}: must be positive")
         if key != "kv_capacity" and (factor or number != int(number)):
             raise ValueError(f"--set {item!r}: {key} takes a whole number")
-        changes[key] = number if key != "kv_capacity" or factor else -number
+        if factor:
+            changes[KV_FACTOR] = number
+        else:
+            changes[key] = int(number)
     return changes
 
 
 def changed(profile: Profile, changes: Mapping[str, float]) -> Profile:
-    """`profile` with `changes` applied (kv_capacity: a positive value is a factor, a negative
-    one, as `parse_changes` marks absolute values, the capacity in tokens)."""
+    """`profile` with `changes` (as `parse_changes` gives them) applied."""
     updates = {}
     if "max_num_seqs" in changes:
         updates["max_num_seqs"] = int(changes["max_num_seqs"])
     if "max_num_batched_tokens" in changes:
         updates["max_num_batched_tokens"] = int(changes["max_num_batched_tokens"])
     if "kv_capacity" in changes:
-        k = changes["kv_capacity"]
-        updates["kv_cache_tokens"] = int(-k if k < 0 else profile.kv_cache_tokens * k)
+        updates["kv_cache_tokens"] = int(changes["kv_capacity"])
+    if KV_FACTOR in changes:
+        updates["kv_cache_tokens"] = int(profile.kv_cache_tokens * changes[KV_FACTOR])
     return dataclasses.replace(profile, **updates)
 
 

@@ -64,7 +64,10 @@ def test_a_raised_max_num_seqs_is_predicted_within_ten_percent():
 
 def test_changes_take_engine_spellings_and_name_bad_items():
     assert parse_changes(["--parallel=4", "chunked_prefill_size=4096", "kv_capacity=x1.5"]) == {
-        "max_num_seqs": 4, "max_num_batched_tokens": 4096, "kv_capacity": 1.5}
+        "max_num_seqs": 4, "max_num_batched_tokens": 4096, "kv_capacity_factor": 1.5}
+    assert parse_changes(["kv_capacity=200000"]) == {"kv_capacity": 200000}
+    profile = load_profile("fast")
+    assert changed(profile, {"kv_capacity_factor": 1.5}).kv_cache_tokens == 180_000
     with pytest.raises(ValueError, match="'temperature=1'"):
         parse_changes(["temperature=1"])
     with pytest.raises(ValueError, match="whole number"):

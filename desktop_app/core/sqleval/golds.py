@@ -91,14 +91,15 @@ def gold_answers(question: Question, sandbox: Sandbox) -> tuple[Gold, ...]:
     golds: list[Gold] = []
     sqls = ([question.gold_sql] if question.gold_sql.strip() else []) + list(
         question.gold_alternatives)
-    for number, sql in enumerate(sqls, start=1):
-        label = "gold SQL" if number == 1 and question.gold_sql.strip() else (
-            f"alternative gold SQL {number - 1 if question.gold_sql.strip() else number}")
+    # Alternatives are numbered from 1 whether or not a main gold SQL comes first.
+    first_alt = 0 if question.gold_sql.strip() else 1
+    for number, sql in enumerate(sqls):
+        label = "gold SQL" if number + first_alt == 0 else (
+            f"alternative gold SQL {number + first_alt}")
         try:
             golds.append(Gold(label, sandbox.run(sql), sql))
         except SandboxError as exc:
-            what = "gold SQL" if label == "gold SQL" else label
-            raise GoldError(f"{what} failed: {exc}") from None
+            raise GoldError(f"{label} failed: {exc}") from None
     for file in question.gold_files:
         golds.append(Gold(Path(file).name, read_gold_csv(Path(file))))
     if not golds:

@@ -116,6 +116,7 @@ class SqlAgentPage(QWidget):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("page_sql_agent")
+        self._judges_follow_set = False  # True once the user picks a set: its defaults apply
         self.context = context
         self.settings = settings or Settings()
         self.controller = controller or SqlEvalController(context, self)
@@ -452,27 +453,28 @@ class SqlAgentPage(QWidget):
         self._judges_follow_set = True  # the user chose a set: its judging defaults apply
         questions = self.form_values().questions
         self.judging_note.setVisible(False)
-        if self.controller.set_asks_columns(questions) is not None:
-            self._apply_set_judging(self.controller.set_asks_columns(questions))
+        self._apply_set_judging(questions)  # known when the set was read before
         self.controller.load_set_ids(questions)
         self._update_start()
 
     def _on_controller_set_ids_loaded(self, questions: str, _ids) -> None:
         if questions == self.form_values().questions:
-            asks = self.controller.set_asks_columns(questions)
-            if asks is not None:
-                self._apply_set_judging(asks)
+            self._apply_set_judging(questions)
             self._update_start()
 
-    def _apply_set_judging(self, asks_columns: bool) -> None:
+    def _apply_set_judging(self, questions: str) -> None:
         """A set whose questions do not name their columns is judged by full, names ignored
-        (strict and tolerant would compare names nobody asked for); said beside the judges."""
+        (strict and tolerant would compare names nobody asked for); said beside the judges.
+        Nothing happens until the set has been read."""
+        asks_columns = self.controller.set_asks_columns(questions)
+        if asks_columns is None:
+            return
         self.judging_note.setVisible(not asks_columns)
         self.judging_note.setText(self.tr(
             "This set's questions do not name their output columns or rounding: full judges "
             "them with column names ignored; strict and tolerant compare names nobody asked "
             "for.") if not asks_columns else "")
-        if asks_columns or not getattr(self, "_judges_follow_set", False):
+        if asks_columns or not self._judges_follow_set:
             return
         self._judges_follow_set = False
         for judge, box in self.judge_boxes.items():
