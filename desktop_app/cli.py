@@ -276,7 +276,9 @@ def _cmd_runs(args: argparse.Namespace) -> int:
                     store.list_runs(kind=args.kind, status=args.status, limit=args.limit)]
     except StoreError as exc:
         raise CliError(str(exc)) from None
-    lang = _runs_lang(args)
+    from desktop_app.cli_common import words_lang
+
+    lang = words_lang(args)
     w = _RUNS_WORDS[lang]
     if not runs:
         print(w["none"].format(path=path))
@@ -310,11 +312,6 @@ _RUNS_WORDS = {
 }
 
 
-def _runs_lang(args: argparse.Namespace) -> str:
-    lang = getattr(args, "lang", None) or os.environ.get("THROUGHLINE_LANG") or "en"
-    if lang not in _RUNS_WORDS:
-        raise CliError(f"THROUGHLINE_LANG={lang!r} is not one of en, zh")
-    return lang
 
 
 def _run_result(o, w: dict) -> str:

@@ -11,6 +11,24 @@ from contextlib import ExitStack
 from desktop_app.core.parsing import InputError
 
 
+LANGS = ("en", "zh")
+LANG_ENV = "THROUGHLINE_LANG"
+
+
+def add_lang_argument(parser: argparse.ArgumentParser) -> None:
+    """`--lang en|zh` for a subcommand whose printed words are translated."""
+    parser.add_argument("--lang", default=None, choices=list(LANGS),
+                        help=f"language of the words (default: ${LANG_ENV}, else en)")
+
+
+def words_lang(args: argparse.Namespace) -> str:
+    """The language a command prints in: --lang, else $THROUGHLINE_LANG, else English."""
+    lang = getattr(args, "lang", None) or os.environ.get(LANG_ENV) or "en"
+    if lang not in LANGS:
+        raise InputError("--lang", f"{LANG_ENV}={lang!r} is not one of {', '.join(LANGS)}")
+    return lang
+
+
 def api_key_from_env(args: argparse.Namespace) -> str | None:
     """The API key named by --api-key-env (never a flag's value: keys stay out of shell history)."""
     if not getattr(args, "api_key_env", None):

@@ -20,8 +20,7 @@ from pathlib import Path
 
 from desktop_app.core.parsing import InputError
 
-LANGS = ("en", "zh")
-LANG_ENV = "THROUGHLINE_LANG"
+from desktop_app.cli_common import add_lang_argument, words_lang
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -33,8 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "names a winner only outside the noise (docs/COMPARE.md).")
     p.add_argument("--runs", required=True, metavar="ID,ID[,...]",
                    help="run ids to compare, as `throughline runs` lists them")
-    p.add_argument("--lang", default=None, choices=list(LANGS),
-                   help=f"language of the words (default: ${LANG_ENV}, else en)")
+    add_lang_argument(p)
     p.add_argument("--json", type=Path, default=None, metavar="OUT",
                    help="also write the comparison as JSON to OUT (- for stdout, no table)")
     # Not `--db`'s own dest: a subcommand's default would overwrite the top-level --db.
@@ -42,11 +40,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="results database (also accepted before `compare`)")
 
 
-def _lang(args: argparse.Namespace) -> str:
-    lang = args.lang or os.environ.get(LANG_ENV) or "en"
-    if lang not in LANGS:
-        raise InputError("--lang", f"{LANG_ENV}={lang!r} is not one of {', '.join(LANGS)}")
-    return lang
 
 
 def comparison_json(comp, lang: str) -> dict:
@@ -158,7 +151,7 @@ def run_compare(args: argparse.Namespace) -> int:
 
     if getattr(args, "compare_db", None):
         os.environ["THROUGHLINE_DB"] = str(Path(args.compare_db).expanduser().resolve())
-    lang = _lang(args)
+    lang = words_lang(args)
     ids = parse_run_ids(args.runs)
     db = resolve_db_path(None)
     if not Path(db).is_file():

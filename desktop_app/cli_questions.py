@@ -15,14 +15,12 @@ found a gold that cannot be used, 2 bad input (one line on stderr).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 from desktop_app.core.parsing import InputError
 
-LANGS = ("en", "zh")
-LANG_ENV = "THROUGHLINE_LANG"
+from desktop_app.cli_common import add_lang_argument, words_lang
 FORMAT_CHOICES = ("auto", "spider", "bird", "spider2-lite", "defog")
 
 WORDS = {
@@ -133,20 +131,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     check = qsub.add_parser("check", help="run every gold and report the unusable ones")
     check.add_argument("set", metavar="SET", help="a set's name or folder")
     for parser in (imp, lst, show, check):
-        parser.add_argument("--lang", default=None, choices=list(LANGS),
-                            help=f"language of the words (default: ${LANG_ENV}, else en)")
+        add_lang_argument(parser)
 
 
-def _lang(args: argparse.Namespace) -> str:
-    lang = getattr(args, "lang", None) or os.environ.get(LANG_ENV) or "en"
-    if lang not in LANGS:
-        raise InputError("--lang", f"{LANG_ENV}={lang!r} is not one of {', '.join(LANGS)}")
-    return lang
 
 
 def run_questions(args: argparse.Namespace) -> int:
     """Dispatch to the subcommand; InputError becomes one line on stderr (exit 2)."""
-    lang = _lang(args)
+    lang = words_lang(args)
     command = {"import": _import, "list": _list, "show": _show, "check": _check}
     return command[args.questions_command](args, lang)
 
