@@ -314,6 +314,11 @@ def charts(comp: Comparison, lang: str, add_image: AddImage) -> str:
 
 def findings(comp: Comparison, lang: str) -> str:
     """The diagnosis per throughput run and the top failed questions per SQL run."""
+    return diagnosis(comp, lang) + "\n" + failed_questions(comp, lang)
+
+
+def diagnosis(comp: Comparison, lang: str) -> str:
+    """The diagnosis per throughput run, its findings in severity order."""
     out = [f'{_BREAK}{_t(lang, "diagnosis")}</h2>']
     if text(lang, "english_only"):
         out.append(f'<p style="color:#666">{_t(lang, "english_only")}</p>')
@@ -334,7 +339,12 @@ def findings(comp: Comparison, lang: str) -> str:
                    else escape(f.severity))
             out.append(f"<li><b>[{sev}]</b> {escape(f.message)}{sug}</li>")
         out.append("</ol>")
-    out.append(f'<h2>{_t(lang, "failed")}</h2>')
+    return "\n".join(out)
+
+
+def failed_questions(comp: Comparison, lang: str) -> str:
+    """The first failed questions per SQL run, structural failures first, with why."""
+    out = [f'<h2>{_t(lang, "failed")}</h2>']
     if not comp.sql:
         out.append(f'<p style="color:#666">{_t(lang, "charts_sql_none")}</p>')
     for run in comp.sql:
