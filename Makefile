@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup run test test-real test-load bench lint clean
+.PHONY: setup run test test-real test-load bench lint clean lock
 
 setup:
 	@bash packaging/setup-env.sh
@@ -34,3 +34,8 @@ clean:
 # (make test runs it too); the figures (memory per 1,000 requests) come from bench/load_c128.py.
 test-load: setup
 	$(PY) -m pytest -q -m load tests/core/test_load.py
+
+# Re-resolve pyproject.toml's ranges in a throwaway venv and pin the result in
+# packaging/constraints.txt; then `make test` and commit the file only if it passes.
+lock:
+	bash packaging/lock.sh

@@ -9,6 +9,9 @@ set -euo pipefail
 VENV=${VENV:-.venv}
 PYTHON=${PYTHON:-python3}
 STAMP="$VENV/.installed"
+# The exact versions the tests passed with (make lock refreshes them); pyproject.toml keeps the
+# ranges for people who install the package into an environment of their own.
+CONSTRAINTS=packaging/constraints.txt
 
 DEBIAN_PACKAGES=(
   libegl1 libgl1 libglib2.0-0 libfontconfig1 libfreetype6 libxkbcommon0 libdbus-1-3 libx11-6
@@ -50,10 +53,10 @@ if [ ! -x "$VENV/bin/python" ]; then
     "$PYTHON" -m venv "$VENV"
   fi
 fi
-if [ ! -f "$STAMP" ] || [ pyproject.toml -nt "$STAMP" ]; then
-  say "installing the project into $VENV"
+if [ ! -f "$STAMP" ] || [ pyproject.toml -nt "$STAMP" ] || [ "$CONSTRAINTS" -nt "$STAMP" ]; then
+  say "installing the project into $VENV (versions from $CONSTRAINTS)"
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[test]'
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -c "$CONSTRAINTS" -e '.[test]'
   touch "$STAMP"
 fi
 
