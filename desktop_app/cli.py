@@ -37,6 +37,29 @@ class CliError(Exception):
     """A problem with the user's input or environment, shown as one line."""
 
 
+class _VersionAction(argparse.Action):
+    """`--version`: what a bug report needs; Qt is imported only when asked (the parser stays
+    light)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text())
+        parser.exit()
+
+
+def version_text() -> str:
+    import platform
+
+    try:
+        import PySide6
+        from PySide6.QtCore import qVersion
+
+        qt = f"Qt {qVersion()}, PySide6 {PySide6.__version__}"
+    except ImportError as exc:  # a broken install still says what it is
+        qt = f"Qt not importable ({exc})"
+    return (f"throughline {__version__} ({qt}, Python {platform.python_version()}, "
+            f"{platform.system()} {platform.machine()})")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for `throughline` and its subcommands."""
     parser = argparse.ArgumentParser(
@@ -46,7 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"throughline {__version__}")
+    parser.add_argument("--version", action=_VersionAction, nargs=0,
+                        help="print the versions of Throughline, Qt, PySide6 and Python, and exit")
     parser.add_argument(
         "--db",
         metavar="PATH",
