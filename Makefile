@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup run test test-real test-load bench lint clean lock
+.PHONY: setup run test test-real test-load bench lint clean lock package package-check
 
 setup:
 	@bash packaging/setup-env.sh
@@ -28,7 +28,7 @@ test-real: setup
 	bash tests/real/run.sh $(REAL_PORT)
 
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache build dist *.egg-info
 
 # Load (issue #7) on its own: 2,000 requests at concurrency 128 against the simulator, ~25 s
 # (make test runs it too); the figures (memory per 1,000 requests) come from bench/load_c128.py.
@@ -39,3 +39,14 @@ test-load: setup
 # packaging/constraints.txt; then `make test` and commit the file only if it passes.
 lock:
 	bash packaging/lock.sh
+
+# A one-folder desktop build in dist/throughline (PyInstaller, packaging/throughline.spec).
+package: setup
+	$(PY) -m pip install -q --disable-pip-version-check -c packaging/constraints.txt -e '.[test,package]'
+	$(VENV)/bin/pyinstaller --noconfirm --log-level WARN --distpath dist --workpath build/pyinstaller packaging/throughline.spec
+	@du -sh dist/throughline
+
+# Opt in (minutes): the frozen build runs its demo, its simulator and a sweep against it, and
+# saves its window's screenshots offscreen (packaging/check-bundle.sh).
+package-check: package
+	bash packaging/check-bundle.sh dist/throughline

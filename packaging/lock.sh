@@ -12,7 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 "$PYTHON" -m venv "$tmp/venv"
 "$tmp/venv/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
 # Every extra a developer installs (not `ray`: optional, large, and not used by the tests).
-"$tmp/venv/bin/python" -m pip install -q --disable-pip-version-check '.[test]'
+"$tmp/venv/bin/python" -m pip install -q --disable-pip-version-check '.[test,package]'
 {
   echo "# Exact versions the test suite passed with; used by packaging/setup-env.sh (make run,"
   echo "# make test). Refresh with \`make lock\`, then run \`make test\` before committing it."

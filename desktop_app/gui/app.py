@@ -12,12 +12,16 @@ import asyncio
 import logging
 import os
 import sys
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+
+from desktop_app import paths
 
 from desktop_app.gui.context import AppContext
 from desktop_app.gui.event_loop import EventLoop
@@ -150,6 +154,11 @@ async def _show_store_status(window: MainWindow) -> None:
     window.set_store_status(await asyncio.to_thread(check_store))
 
 
+# Set to 1: print the monotonic clock at the main window's first paint and quit
+# (packaging/check-bundle.sh; docs/PERFORMANCE.md).
+ENV_FIRST_PAINT_EXIT = "THROUGHLINE_FIRST_PAINT_EXIT"
+
+
 def run_app(simulator_profile: str = "fast", screenshots: Path | None = None,
             results_db: Path | None = None, language: str | None = None) -> int:
     """Run the desktop app until the main window closes; returns the exit status.
@@ -161,6 +170,8 @@ def run_app(simulator_profile: str = "fast", screenshots: Path | None = None,
     app = QApplication.instance() or QApplication(sys.argv)
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
+    app.setDesktopFileName("throughline")  # Wayland matches the window to throughline.desktop
+    app.setWindowIcon(QIcon(str(paths.resources_dir() / "icons" / "throughline.svg")))
     # --lang, else THROUGHLINE_LANG, else the Settings menu's choice. The translators are the
     # app's children: they live as long as it does.
     setup_language(app, language or os.environ.get(ENV_LANGUAGE)
@@ -182,6 +193,14 @@ def run_app(simulator_profile: str = "fast", screenshots: Path | None = None,
             tasks.append(asyncio.ensure_future(_show_store_status(window)))
 
         window.first_painted.connect(check_store_after_paint)
+        if os.environ.get(ENV_FIRST_PAINT_EXIT):
+            # For start-up benchmarks of builds we cannot instrument (the frozen bundle):
+            # print CLOCK_MONOTONIC at the first paint, which the launching process shares.
+            def report_first_paint() -> None:
+                print(f"first_paint_monotonic {time.monotonic():.6f}", flush=True)
+                window.close()
+
+            window.first_painted.connect(report_first_paint)
         window.show()
         loop.run_until_complete(closed.wait())
         shell.shutdown()

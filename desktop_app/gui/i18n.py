@@ -93,9 +93,10 @@ def qm_file(language: str, cache_dir: Path | None = None) -> Path | None:
     (now, once) into `cache_dir` (default: the user cache folder). None when there is no .ts
     or it cannot be compiled (the UI then stays in English, and the log says why)."""
     ts = ts_file(language)
-    if not ts.is_file():
-        return None
     beside = ts.with_suffix(".qm")
+    if not ts.is_file():
+        # A frozen build ships the compiled file alone (packaging/throughline.spec).
+        return beside if beside.is_file() else None
     if _fresh(beside, ts):
         return beside
     cache_dir = cache_dir or platformdirs.user_cache_path(paths.APP_NAME) / "translations"

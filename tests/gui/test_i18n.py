@@ -151,6 +151,17 @@ def test_a_missing_qm_is_compiled_into_the_cache_once(tmp_path, monkeypatch, qap
     assert translator.translate("MainWindow", "Endpoints") == "端点"
 
 
+def test_a_frozen_build_uses_its_shipped_qm_without_the_source(tmp_path, monkeypatch, qapp):
+    # The bundle holds the compiled .qm alone, and no lrelease to make one.
+    shipped = tmp_path / "translations"
+    shipped.mkdir()
+    qm = i18n.qm_file("zh_CN", tmp_path / "cache")
+    shutil.copy(qm, shipped / qm.name)
+    monkeypatch.setattr(i18n, "ts_file", lambda language: shipped / TS.name)
+    monkeypatch.setattr(i18n, "_lrelease", lambda: None)
+    assert i18n.qm_file("zh_CN", tmp_path / "cache2") == shipped / qm.name
+
+
 def test_chinese_has_a_font_and_the_app_falls_back_to_it(qapp):
     family = i18n.cjk_family()
     assert family, "no font with Chinese glyphs (install fonts-wqy-microhei)"
