@@ -39,6 +39,7 @@ from desktop_app.core.endpoint.limits import (
     LimitedTransport,
     ResponseLimitError,
     clean_text,
+    env_proxy_mounts,
     loads_limited,
     with_limit,
 )
@@ -111,6 +112,9 @@ def make_client(config: EndpointConfig, concurrency: int) -> httpx.AsyncClient:
         verify=verify,
         # Every byte read passes the limits of `limits.py` (body sizes, decoded size).
         transport=LimitedTransport(httpx.AsyncHTTPTransport(verify=verify, limits=limits)),
+        # A client given its own transport ignores HTTP(S)_PROXY; these mounts honour them as
+        # httpx would, bounded the same way, loopback always direct.
+        mounts=env_proxy_mounts(verify, limits),
     )
 
 

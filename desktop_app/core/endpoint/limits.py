@@ -26,6 +26,11 @@ Limit (module default), what it bounds, and its error:
 * `MAX_STREAM_TEXT_CHARS` (1,000,000): streamed text kept per request (the rest counted only).
 * `MAX_PLAUSIBLE_TOKENS` (10,000,000): a usage count above it is impossible (flag
   `absurd_usage`).
+
+Encodings: the client asks for `Accept-Encoding: gzip, deflate` only. A body in any other
+Content-Encoding (br, zstd, compress, ...) is refused when it is read, `UnsupportedEncoding`:
+httpx would decode br or zstd whole and unbounded when brotli or zstandard happen to be
+installed (a bomb), and pass it through undecoded (garbage to parse) when not.
 """
 
 from __future__ import annotations
@@ -39,8 +44,8 @@ import httpx
 
 __all__ = [
     "DecompressedTooLarge", "JSONTooDeep", "LimitedTransport", "MetricsTooLarge",
-    "ResponseLimitError", "ResponseTooLarge", "SSELineTooLong", "clean_text", "loads_limited",
-    "mib",
+    "ResponseLimitError", "ResponseTooLarge", "SSELineTooLong", "UnsupportedEncoding",
+    "clean_text", "loads_limited", "mib",
 ]
 
 MAX_BODY_BYTES = 16 * 1024 * 1024
@@ -89,6 +94,19 @@ class SSELineTooLong(ResponseLimitError):
 class JSONTooDeep(ResponseLimitError, ValueError):
     """A JSON document nested deeper than `MAX_JSON_DEPTH`."""
 
+
+class UnsupportedEncoding(ResponseLimitError):
+    """A body in a Content-Encoding the client did not ask for (only gzip and deflate are
+    decoded, in bounded pieces); `encoding` is what the server sent. Code: unsupported_encoding."""
+
+    code = "unsupported_encoding"
+
+    def __init__(self, message: str, *, encoding: str) -> None:
+        super().__init__(message)
+        self.encoding = encoding
+
+
+_DECODED = ("gzip", "x-gzip", "deflate", "identity")
 
 _ERRORS = {"body": ResponseTooLarge, "stream": DecompressedTooLarge, "metrics": MetricsTooLarge}
 
@@ -164,6 +182,10 @@ class _Decoder:
                 yield data
             return
         while data:
+            if self._d.eof:  # the stream (or a gzip member) ended before this input
+                if self.encoding == "deflate":
+                    return  # bytes after a deflate stream: ignored, never kept
+                self._d = self._new()  # a further gzip member
             try:
                 out = self._d.decompress(data, DECODE_PIECE_BYTES)
             except zlib.error as exc:
@@ -176,11 +198,13 @@ class _Decoder:
             self._first = False
             if out:
                 yield out
-            if self._d.unconsumed_tail:
+            # eof first: at a member's end CPython leaves a stale `unconsumed_tail` (the same
+            # bytes as `unused_data`), and feeding that back looped forever on the event loop,
+            # `unused_data` growing each turn (a body of concatenated gzip members).
+            if self._d.eof:
+                data = self._d.unused_data
+            elif self._d.unconsumed_tail:
                 data = self._d.unconsumed_tail
-            elif self._d.eof and self._d.unused_data and self.encoding != "deflate":
-                data = self._d.unused_data  # a further gzip member
-                self._d = self._new()
             else:
                 data = b""
 
@@ -189,6 +213,21 @@ class _Decoder:
             out = self._d.flush()
             if out:
                 yield out
+
+
+class _RefusedStream(httpx.AsyncByteStream):
+    """The body of an answer in an encoding not asked for: reading it raises, nothing is read
+    (so a status and headers still reach the caller, and an error answer keeps its status)."""
+
+    def __init__(self, inner: httpx.AsyncByteStream, error: UnsupportedEncoding) -> None:
+        self._inner, self._error = inner, error
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        raise self._error
+        yield b""  # pragma: no cover - makes this an async generator
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
 
 
 class _LimitedStream(httpx.AsyncByteStream):
@@ -233,8 +272,8 @@ class LimitedTransport(httpx.AsyncBaseTransport):
     """Wraps the run's transport: decodes gzip/deflate itself, in bounded pieces, and raises a
     `ResponseLimitError` once a body passes its limit. A request's limit is its extension
     `throughline_max_bytes` = (bytes, kind) with kind "body", "stream" or "metrics"; by default
-    (MAX_BODY_BYTES, "body"). Encodings other than gzip/deflate/identity (never asked for:
-    the client sends `Accept-Encoding: gzip, deflate`) are left to httpx, still counted raw."""
+    (MAX_BODY_BYTES, "body"). A body in another encoding (never asked for: the client sends
+    `Accept-Encoding: gzip, deflate`) raises `UnsupportedEncoding` when read."""
 
     def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
         self._inner = inner
@@ -251,12 +290,21 @@ class LimitedTransport(httpx.AsyncBaseTransport):
                      response.headers.get("content-encoding", "").split(",") if e.strip()]
         headers = response.headers
         decoders: list[_Decoder] = []
-        if encodings and all(e in ("gzip", "x-gzip", "deflate", "identity") for e in encodings):
+        url = str(request.url.copy_with(username=None, password=None))
+        if encodings:
             decoders = [_Decoder(e) for e in reversed(encodings)]
             headers = httpx.Headers([(k, v) for k, v in response.headers.multi_items()
                                      if k.lower() not in ("content-encoding", "content-length")])
-        stream = _LimitedStream(response.stream, decoders, limit, kind, str(request.url.copy_with(
-            username=None, password=None)))
+        other = [e for e in encodings if e not in _DECODED]
+        if other:
+            error = UnsupportedEncoding(
+                f"UnsupportedEncoding: {url} answered in Content-Encoding "
+                f"{', '.join(encodings)[:80]}, which was not asked for (gzip, deflate only); "
+                "the body was not read", encoding=other[0][:40])
+            return httpx.Response(response.status_code, headers=headers,
+                                  stream=_RefusedStream(response.stream, error),
+                                  extensions=response.extensions)
+        stream = _LimitedStream(response.stream, decoders, limit, kind, url)
         return httpx.Response(response.status_code, headers=headers, stream=stream,
                               extensions=response.extensions)
 
@@ -282,3 +330,31 @@ async def read_some(response: httpx.Response, limit: int) -> bytes:
     except ResponseLimitError:
         pass
     return b"".join(pieces)[:limit]
+
+
+# --- proxies ----------------------------------------------------------------------------------
+
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+"""Hosts always reached directly, whatever the environment's proxy says: a server on this
+machine (the simulator, a local engine) sent through a corporate proxy would be unreachable or
+timed through the proxy."""
+
+
+def env_proxy_mounts(verify, limits: httpx.Limits) -> dict[str, httpx.AsyncBaseTransport | None]:
+    """The environment's proxies (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and NO_PROXY, read as
+    httpx reads them) as `httpx.AsyncClient(mounts=...)`, each proxy's transport wrapped in
+    `LimitedTransport` so what comes through a proxy is bounded too; loopback hosts
+    (`LOOPBACK_HOSTS`) always go direct (None: the client's own transport). Needed because a
+    client given its own `transport=` ignores the environment's proxies altogether. A proxy
+    that cannot be reached fails the request with httpx's ProxyError/ConnectError."""
+    try:
+        from httpx._utils import get_environment_proxies  # httpx's own reading of the env
+    except ImportError:  # pragma: no cover - a later httpx moved it: no proxies, as before
+        return {}
+    mounts: dict[str, httpx.AsyncBaseTransport | None] = {}
+    for pattern, proxy in get_environment_proxies().items():
+        mounts[pattern] = None if proxy is None else LimitedTransport(
+            httpx.AsyncHTTPTransport(verify=verify, limits=limits, proxy=proxy))
+    if any(t is not None for t in mounts.values()):
+        mounts.update({f"all://{host}": None for host in LOOPBACK_HOSTS})
+    return mounts

@@ -39,7 +39,7 @@ REQUEST_COLUMNS = (
     "run_id", "cell_index", "seq", "warmup", "sent_at", "ttft_s", "e2e_s", "prompt_tokens_target",
     "prompt_tokens", "completion_tokens", "tokens_source", "prefill_tps", "decode_tps", "tpot_s",
     "itl_count", "itl_s", "error_class", "error_message", "finish_reason", "response_id",
-    "status_code",
+    "status_code", "ttft_answer_s", "reasoning_chunks",
 )
 # vLLM's latency keys, from our distribution in seconds: (vLLM metric, ours).
 _VLLM_LATENCIES = (("ttft", "ttft_s"), ("tpot", "tpot_s"), ("itl", "itl_s"), ("e2el", "e2e_s"))

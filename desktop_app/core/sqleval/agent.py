@@ -77,6 +77,10 @@ REPLY_MAX_TOKENS = 4096  # max_tokens of one reply: bounds a runaway generation 
 # (in the token budget or the model's context) the question stops before the call.
 MIN_REPLY_TOKENS = 32
 MAX_TOOL_NAME_CHARS = 200  # a longer "tool name" is cut before it is quoted anywhere
+# Tool arguments longer than this (a real query is a few thousand characters) are not run and
+# not sent back: every step resends the whole conversation, so 4 MB of arguments a step grew the
+# loop to 947 MiB over 20 steps. The call gets a bad-arguments answer instead.
+MAX_TOOL_ARGUMENT_CHARS = 100_000
 MAX_STEP_ERROR_CHARS = 4000  # a step's error text is cut here (it quotes names and messages)
 HISTORY_REPLY_CHARS = 8000  # an assistant text longer than this is cut before it is sent back
 # Replies in a row calling only unknown tools, only with bad arguments, or making the same
@@ -291,6 +295,8 @@ def _normalise_calls(reply: dict, step: int) -> list[dict]:
         name = clean_text(str(fn.get("name") or ""))
         if len(name) > MAX_TOOL_NAME_CHARS:
             name = name[:MAX_TOOL_NAME_CHARS] + f"...[{len(name):,} characters]"
+        if len(args) > MAX_TOOL_ARGUMENT_CHARS:
+            args = json.dumps({"arguments_too_long": len(args), "limit": MAX_TOOL_ARGUMENT_CHARS})
         call_id = clean_text(str(call.get("id") or f"call_{step}_{i}"))[:200]
         calls.append({"id": call_id, "type": "function",
                       "function": {"name": name, "arguments": clean_text(args)}})

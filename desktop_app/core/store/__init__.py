@@ -22,7 +22,8 @@ Secrets never reach the file: run configurations, endpoint URLs and error messag
 :mod:`desktop_app.core.redact` first.
 """
 
-from desktop_app.core.store.errors import NotFoundError, StoreError
+from desktop_app.core.store import checks
+from desktop_app.core.store.errors import STORE_PROBLEMS, NotFoundError, StoreError, StoreUnusable
 from desktop_app.core.store.locations import default_db_path, resolve_db_path, utc_now_iso
 from desktop_app.core.store.schema import DEFAULT_BUSY_TIMEOUT_S, MIGRATIONS, SCHEMA_VERSION
 from desktop_app.core.store.store import FINAL_STATUSES, RUN_STATUSES, Store
@@ -34,10 +35,13 @@ __all__ = [
     "MIGRATIONS",
     "RUN_STATUSES",
     "SCHEMA_VERSION",
+    "STORE_PROBLEMS",
     "NotFoundError",
     "RunWriter",
     "Store",
     "StoreError",
+    "StoreUnusable",
+    "checks",
     "default_db_path",
     "resolve_db_path",
     "utc_now_iso",

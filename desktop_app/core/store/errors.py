@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class StoreError(Exception):
     """The results file cannot be used: wrong format, newer schema, or a failed background write."""
@@ -9,3 +11,35 @@ class StoreError(Exception):
 
 class NotFoundError(StoreError, LookupError):
     """No run, cell or question with the given id."""
+
+
+STORE_PROBLEMS = (
+    "is_directory", "not_a_database", "truncated", "corrupt", "not_throughline", "newer_schema",
+    "read_only", "disk_full", "busy", "cannot_open",
+)
+"""The codes of :class:`StoreUnusable`, each one way a results file cannot be used."""
+
+
+class StoreUnusable(StoreError):
+    """The results file at `path` cannot be opened for a run, found before anything is sent.
+
+    `code` is one of :data:`STORE_PROBLEMS` (a GUI or CLI puts it in words); `detail` is what
+    the system or SQLite said. The message (English) names the path and what is wrong.
+    """
+
+    def __init__(self, path: Path | str, code: str, detail: str = "") -> None:
+        self.path, self.code, self.detail = Path(path), code, detail
+        what = {
+            "is_directory": "is a folder, not a results file",
+            "not_a_database": "is not an SQLite database (not a Throughline results file)",
+            "truncated": "is truncated (cut short)",
+            "corrupt": "is corrupt",
+            "not_throughline": "is an SQLite file but not a Throughline results database",
+            "newer_schema": "was written by a newer Throughline",
+            "read_only": "cannot be written (read-only)",
+            "disk_full": "cannot be written: the disk is full",
+            "busy": "is locked by another process",
+            "cannot_open": "cannot be opened",
+        }.get(code, code)
+        super().__init__(f"results database {self.path} {what}"
+                         + (f": {detail}" if detail else ""))

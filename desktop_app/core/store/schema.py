@@ -12,7 +12,7 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from desktop_app.core.store.errors import StoreError
+from desktop_app.core.store.errors import StoreUnusable
 
 DEFAULT_BUSY_TIMEOUT_S = 5.0
 
@@ -153,7 +153,15 @@ def _migrate_to_v2(db: Database) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN diagnosis_json TEXT")
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [_migrate_to_v1, _migrate_to_v2]
+def _migrate_to_v3(db: Database) -> None:
+    """Keep a reasoning model's figures per request (the time to the first answer token and the
+    chunks that carried reasoning only), and why a cell's rows did not all reach the file."""
+    db.execute("ALTER TABLE tp_requests ADD COLUMN ttft_answer_s REAL")
+    db.execute("ALTER TABLE tp_requests ADD COLUMN reasoning_chunks INTEGER")
+    db.execute("ALTER TABLE tp_cells ADD COLUMN error TEXT")
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [_migrate_to_v1, _migrate_to_v2, _migrate_to_v3]
 """``MIGRATIONS[v]`` takes a file from schema version ``v`` to ``v + 1``; append, never edit."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -164,20 +172,21 @@ def _read_schema_version(conn: sqlite3.Connection, path: Path) -> int:
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if "meta" not in tables:
         if tables - {"sqlite_sequence", "sqlite_stat1"}:
-            raise StoreError(f"{path} is an SQLite file but not a Throughline results database")
+            raise StoreUnusable(path, "not_throughline")
         return 0
     row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     if row is None:
-        raise StoreError(f"{path} has no schema version; it is not a Throughline results database")
+        raise StoreUnusable(path, "not_throughline", "it has no schema version")
     return int(row[0])
 
 
 def _refuse_newer(path: Path, found: int) -> None:
     known = len(MIGRATIONS)
     if found > known:
-        raise StoreError(
-            f"{path} uses results schema version {found}, but this Throughline only knows versions "
-            f"up to {known}: it was written by a newer Throughline. Upgrade to open it."
+        raise StoreUnusable(
+            path, "newer_schema",
+            f"it uses results schema version {found}, but this Throughline only knows versions "
+            f"up to {known}. Upgrade to open it.",
         )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -21,6 +22,7 @@ from sqlite_utils import Database
 
 from desktop_app import __version__
 from desktop_app.core.redact import redact_config, redact_text, redact_url
+from desktop_app.core.store.checks import check_file, closed, opened, rows_landed, unusable_from
 from desktop_app.core.store.errors import NotFoundError, StoreError
 from desktop_app.core.store.liveness import _HOSTNAME, _OWNER_TOKEN, _owner_gone
 from desktop_app.core.store.locations import _iso, utc_now_iso
@@ -47,8 +49,13 @@ from desktop_app.core.store.tables import (
 )
 from desktop_app.core.store.writer import RunWriter
 
+log = logging.getLogger(__name__)
+
 RUN_STATUSES = ("running", "completed", "cancelled", "failed", "interrupted")
 FINAL_STATUSES = RUN_STATUSES[1:]
+FINISHED_CELL_STATUSES = ("completed", "time_budget")
+"""A cell's statuses that say every request it sent is stored; `Store.update_cell` writes one
+only after checking so, and writes 'incomplete' (with the count that landed) otherwise."""
 
 
 # --------------------------------------------------------------------------- the store
@@ -90,13 +97,20 @@ class Store:
         ``busy_timeout_s`` seconds. Runs left 'running' by a process on this host that no longer
         exists are marked 'interrupted'. Raises :class:`StoreError` for a file that is not a
         results database or that a newer Throughline wrote; such a file is left untouched.
+
+        Everything that would stop a run from being stored is found here, before a caller sends
+        anything: a folder, a file that is not SQLite, cut short or corrupt, a read-only file or
+        folder, a full disk (`checks.check_file`; the schema-version write below is the probe
+        that the file takes writes). Each raises :class:`StoreUnusable` (a StoreError) whose
+        `code` says which and whose message names the path.
         """
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        check_file(path)
         try:
             conn = _connect(path, busy_timeout_s)
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open {path}: {exc}") from exc
+            raise unusable_from(path, exc) from exc
+        opened(path)
         try:
             _refuse_newer(path, _read_schema_version(conn, path))
             db = Database(conn)
@@ -104,11 +118,13 @@ class Store:
             _migrate(db, path)
             store = cls(path, db, busy_timeout_s)
             store._mark_interrupted()
-        except sqlite3.DatabaseError as exc:
+        except sqlite3.Error as exc:
             conn.close()
-            raise StoreError(f"{path} is not a usable Throughline results database: {exc}") from exc
+            closed(path)
+            raise unusable_from(path, exc) from exc
         except BaseException:
             conn.close()
+            closed(path)
             raise
         return store
 
@@ -140,6 +156,7 @@ class Store:
                     errors.append(exc)
             self._db.close()
             self._db = None
+            closed(self.path)
         if errors:
             raise errors[0]
 
@@ -227,20 +244,31 @@ class Store:
         return int(cursor.lastrowid)
 
     @_locked
-    def finish_run(self, run_id: int, status: str, error: str | None = None) -> None:
-        """Mark a run 'completed', 'cancelled', 'failed' or 'interrupted', ended now.
+    def finish_run(self, run_id: int, status: str, error: str | None = None) -> str:
+        """Mark a run 'completed', 'cancelled', 'failed' or 'interrupted', ended now; returns
+        the status written: 'failed' instead of 'completed' when a cell is 'incomplete' (its
+        requests did not all reach the file), the error then naming each such cell.
 
         ``error`` is shown to the user; credentials in it are blanked. Close the run's
         :class:`RunWriter` first, so its last rows are in before the run reads as finished.
         """
         if status not in FINAL_STATUSES:
             raise ValueError(f"status must be one of {FINAL_STATUSES}, not {status!r}")
+        # A run whose cells did not all reach the file is not completed: it says which and
+        # how many rows landed, and can be resumed (the incomplete cells run again).
+        lost = [f"cell {i + 1}: {e}" for i, e in self.db.execute(
+            "SELECT cell_index, error FROM tp_cells WHERE run_id = ? AND status = 'incomplete' "
+            "ORDER BY cell_index", (run_id,))]
+        if lost:
+            status = "failed" if status == "completed" else status
+            error = "; ".join(([error] if error else []) + lost)
         cursor = self.db.execute(
             "UPDATE runs SET status = ?, ended_at = ?, error = ? WHERE id = ?",
             (status, utc_now_iso(), redact_text(error) if error else error, run_id),
         )
         if cursor.rowcount == 0:
             raise NotFoundError(f"no run {run_id} in {self.path}")
+        return status
 
     @_locked
     def update_run(
@@ -292,12 +320,15 @@ class Store:
         """Make a cell pending again: its requests and /metrics samples deleted, its times and
         summary cleared (resume runs it again from scratch). Call inside :meth:`claim_run`'s
         `prepare` to make it part of the claim."""
+        for writer in list(self._writers):
+            writer.forget_cell(cell_id)
         self.db.execute("DELETE FROM tp_requests WHERE run_id = ? AND cell_id = ?",
                         (run_id, cell_id))
         self.db.execute("DELETE FROM metric_samples WHERE run_id = ? AND cell_id = ?",
                         (run_id, cell_id))
         self.db.execute("UPDATE tp_cells SET status = 'pending', started_at = NULL, "
-                        "ended_at = NULL, summary_json = NULL WHERE id = ?", (cell_id,))
+                        "ended_at = NULL, summary_json = NULL, error = NULL WHERE id = ?",
+                        (cell_id,))
 
     @_locked
     def set_diagnosis(self, run_id: int, findings: Sequence[Mapping[str, Any]]) -> None:
@@ -416,20 +447,44 @@ class Store:
 
     @_locked
     def update_cell(self, cell_id: int, **fields: Any) -> None:
-        """Change a cell's fields (names as in :meth:`add_cell`), e.g. status, ended_at, summary."""
+        """Change a cell's fields (names as in :meth:`add_cell`), e.g. status, ended_at, summary.
+
+        A finished status (:data:`FINISHED_CELL_STATUSES`) is written only after every request
+        row of the cell handed to this store's writers is committed (blocks until they are);
+        when some could not be (a full disk), the cell is written 'incomplete' instead, its
+        `error` saying how many landed and why, and the run's error says so too.
+        """
         fields = self._cell_fields(fields)
         if not fields:
             return
+        if fields.get("status") in FINISHED_CELL_STATUSES:
+            fields.update(self._rows_landed(cell_id))
         sql, params = _update_sql(_TP_CELLS, cell_id, fields)
         if self.db.execute(sql, params).rowcount == 0:
             raise NotFoundError(f"no cell {cell_id} in {self.path}")
+
+    def _rows_landed(self, cell_id: int) -> dict[str, Any]:
+        """{} when every request row of `cell_id` the writers were handed is committed; else
+        the fields of an 'incomplete' cell (and the run's error set, while it is running)."""
+        handed, stored, why = rows_landed(list(self._writers), cell_id)
+        if stored >= handed:
+            return {}
+        error = (f"{stored} of {handed} requests were stored; writing the others failed"
+                 + (f": {why}" if why else ""))
+        try:  # best effort: the disk that lost the rows may refuse this too
+            self.db.execute(
+                "UPDATE runs SET error = ? WHERE id = (SELECT run_id FROM tp_cells WHERE id = ?) "
+                "AND status = 'running'", (redact_text(error), cell_id))
+        except sqlite3.Error:
+            log.error("results store: cannot record an incomplete cell on its run")
+        return {"status": "incomplete", "error": error}
 
     @_locked
     def cells(self, run_id: int) -> list[CellRecord]:
         """The cells of a run in sweep order."""
         cursor = self.db.execute(
             "SELECT id, run_id, cell_index, input_tokens, output_tokens, concurrency, "
-            "request_rate, status, started_at, ended_at, summary_json FROM tp_cells "
+            "request_rate, status, started_at, ended_at, summary_json, error FROM tp_cells "
             "WHERE run_id = ? ORDER BY cell_index, id",
             (run_id,),
         )

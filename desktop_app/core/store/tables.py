@@ -105,7 +105,7 @@ _TP_REQUESTS = _TableSpec(
     "tp_requests",
     "run_id cell_id seq warmup sent_at ttft_s e2e_s prompt_tokens_target prompt_tokens "
     "completion_tokens tokens_source prefill_tps decode_tps tpot_s itl_s error_class error_message "
-    "finish_reason response_id status_code",
+    "finish_reason response_id status_code ttft_answer_s reasoning_chunks",
     required=("run_id",),
     defaults={"warmup": 0},
     redacted=("error_message",),
@@ -132,7 +132,7 @@ _SQL_STEPS = _TableSpec(
 _TP_CELLS = _TableSpec(
     "tp_cells",
     "run_id cell_index input_tokens output_tokens concurrency request_rate status started_at "
-    "ended_at summary_json",
+    "ended_at summary_json error",
     required=("run_id", "cell_index"),
     defaults={"status": "pending"},
 )
@@ -185,6 +185,7 @@ class CellRecord:
     ``input_tokens``/``output_tokens`` are the targets in tokens; ``concurrency`` is the closed-loop
     number of requests in flight, ``request_rate`` the open-loop rate in requests per second (one of
     them is usually None). ``summary`` is whatever the runner stored when the cell finished.
+    ``error`` says why a cell is 'incomplete' (its requests did not all reach the file).
     """
 
     id: int
@@ -198,6 +199,7 @@ class CellRecord:
     started_at: str | None
     ended_at: str | None
     summary: dict[str, Any] | None = field(hash=False)
+    error: str | None = None
 
 
 _RUN_COLUMNS = (
@@ -213,6 +215,6 @@ def _run_record(row: Sequence[Any]) -> RunRecord:
 
 
 def _cell_record(row: Sequence[Any]) -> CellRecord:
-    values = list(row)
-    values[-1] = json.loads(values[-1]) if values[-1] else None
+    values = list(row)  # ..., summary_json, error
+    values[-2] = json.loads(values[-2]) if values[-2] else None
     return CellRecord(*values)

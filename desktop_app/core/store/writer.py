@@ -77,6 +77,20 @@ class _Call:
 
 _LIVE_WRITERS: weakref.WeakSet[RunWriter] = weakref.WeakSet()
 
+_REQ_CELL = _TP_REQUESTS.columns.index("cell_id")
+_REQ_WARMUP = _TP_REQUESTS.columns.index("warmup")
+
+
+def _cell_tally(rows) -> dict[int, int]:
+    """How many of `rows` ((sql, params) pairs) are a cell's measured requests, by cell id."""
+    tally: dict[int, int] = {}
+    for sql, params in rows:
+        if sql == _TP_REQUESTS.insert_sql and params[_REQ_CELL] is not None \
+                and not params[_REQ_WARMUP]:
+            cell = params[_REQ_CELL]
+            tally[cell] = tally.get(cell, 0) + 1
+    return tally
+
 
 @atexit.register
 def _close_live_writers() -> None:
@@ -120,6 +134,11 @@ class RunWriter:
         self._error_lock = threading.Lock()
         self._closed = False
         self._close_lock = threading.Lock()
+        # Per cell id: [request rows handed to the writer thread, rows it committed]; changed
+        # on the writer thread only, read after `sync()` (see `cell_rows`).
+        self._cell_rows: dict[int, list[int]] = {}
+        self._refused_rows: dict[int, int] = {}  # by cell id: add_request refused them
+        self._last_error: str | None = None
         self._db = Database(_connect(self.path, busy_timeout_s))
         self._thread = threading.Thread(
             target=self._run, name="throughline-results-writer", daemon=True
@@ -131,7 +150,15 @@ class RunWriter:
 
     def add_request(self, row: Mapping[str, Any]) -> None:
         """Queue one throughput request (a ``tp_requests`` row; ``run_id`` required)."""
-        self._put(_TP_REQUESTS.insert_sql, _TP_REQUESTS.params(row))
+        params = _TP_REQUESTS.params(row)
+        try:
+            self._put(_TP_REQUESTS.insert_sql, params)
+        except StoreError:
+            # Refused (an earlier write failed): still a row of its cell that is not stored.
+            with self._error_lock:
+                for cell, n in _cell_tally([(_TP_REQUESTS.insert_sql, params)]).items():
+                    self._refused_rows[cell] = self._refused_rows.get(cell, 0) + n
+            raise
 
     def add_metric_sample(self, row: Mapping[str, Any]) -> None:
         """Queue one ``/metrics`` sample; ``run_id`` and ``t_s`` (s since run start) required."""
@@ -183,6 +210,35 @@ class RunWriter:
                 break
         self._raise_pending()
 
+    def sync(self) -> None:
+        """Block until every row queued so far has been tried (committed or failed), without
+        raising a pending error: the caller asks `cell_rows` next, and the error stays for the
+        run's own next call to see. Returns at once when the writer has stopped."""
+        if not self._thread.is_alive():
+            return
+        done = threading.Event()
+        self._queue.put(_Flush(done))
+        while not done.wait(0.1):
+            if not self._thread.is_alive():
+                break
+
+    def cell_rows(self, cell_id: int) -> tuple[int, int, str | None]:
+        """(request rows of cell `cell_id` this writer was handed, tried or refused, how many of
+        them are committed, the last write error or None). Warm-up rows are not counted. Call
+        `sync()` first so every row queued so far is counted."""
+        handed, stored = self._cell_rows.get(cell_id, (0, 0))
+        with self._error_lock:
+            handed += self._refused_rows.get(cell_id, 0)
+        return handed, stored, self._last_error
+
+    def forget_cell(self, cell_id: int) -> None:
+        """Drop the counts of a cell that is made pending again (`Store.reset_cell`). Does not
+        wait for the writer: reset_cell runs inside a claim's transaction, whose write lock a
+        commit would wait on."""
+        self._cell_rows.pop(cell_id, None)
+        with self._error_lock:
+            self._refused_rows.pop(cell_id, None)
+
     def close(self) -> None:
         """Commit what is queued, stop the thread and close the connection. Idempotent.
 
@@ -226,6 +282,7 @@ class RunWriter:
 
     def _record(self, error: BaseException) -> None:
         log.error("results writer: %s", error)
+        self._last_error = str(error)
         with self._error_lock:
             if self._error is None:
                 self._error = error
@@ -297,21 +354,32 @@ class RunWriter:
         if batch:
             self._commit(batch)
 
+    def _count(self, tally: dict[int, int], column: int) -> None:
+        for cell, n in tally.items():
+            self._cell_rows.setdefault(cell, [0, 0])[column] += n
+
     def _commit(self, batch: list[tuple[str, tuple]]) -> None:
+        # Every request row is counted as handed, and as stored only once its commit succeeded:
+        # `Store.update_cell` compares the two before it lets a cell read as finished.
+        tally = _cell_tally(batch)
+        self._count(tally, 0)
         try:
             with self._db.atomic():
                 for sql, group in itertools.groupby(batch, key=lambda item: item[0]):
                     self._db.conn.executemany(sql, [params for _, params in group])
         except (sqlite3.IntegrityError, sqlite3.InterfaceError, sqlite3.ProgrammingError):
             self._commit_one_by_one(batch)
-        except sqlite3.Error as exc:
+        except sqlite3.Error as exc:  # a full disk, a read-only file: the batch is lost
             self._record(exc)
         except Exception:  # noqa: BLE001 - a value SQLite cannot hold (OverflowError, a lone
             # surrogate's UnicodeEncodeError, ...): find the row, keep the others.
             self._commit_one_by_one(batch)
+        else:
+            self._count(tally, 1)
 
     def _commit_one_by_one(self, batch: list[tuple[str, tuple]]) -> None:
         # One bad row (say, of a run deleted meanwhile) must not take its batch's good rows along.
+        stored = []
         try:
             with self._db.atomic():
                 for sql, params in batch:
@@ -323,21 +391,26 @@ class RunWriter:
                         sqlite3.ProgrammingError,
                     ) as exc:
                         self._record(exc)
+                        continue
                     except sqlite3.Error:
                         raise
                     except Exception as exc:  # noqa: BLE001 - one bad value, not the run's end
-                        self._store_as_failed(sql, params, exc)
+                        if not self._store_as_failed(sql, params, exc):
+                            continue
+                    stored.append((sql, params))
         except sqlite3.Error as exc:
             self._record(exc)
+        else:
+            self._count(_cell_tally(stored), 1)
 
-    def _store_as_failed(self, sql: str, params: tuple, exc: Exception) -> None:
+    def _store_as_failed(self, sql: str, params: tuple, exc: Exception) -> bool:
         """A row with a value SQLite cannot hold (an integer past 64 bits, a lone surrogate):
         a request row is stored failed, the values it could not hold left empty and the reason
-        in its error message; any other row is logged and skipped."""
+        in its error message; any other row is logged and skipped. Whether a row was stored."""
         reason = f"{type(exc).__name__}: {exc}"[:200]
         if sql != _TP_REQUESTS.insert_sql:
             log.error("results writer: a row could not be stored and was skipped: %s", reason)
-            return
+            return False
         values = [_storable(v) for v in params]
         cols = _TP_REQUESTS.columns
         i_class, i_msg = cols.index("error_class"), cols.index("error_message")
@@ -351,5 +424,6 @@ class RunWriter:
             raise
         except Exception as again:  # noqa: BLE001
             log.error("results writer: a request row could not be stored: %s", again)
-        else:
-            log.warning("results writer: a request stored as failed: %s", reason)
+            return False
+        log.warning("results writer: a request stored as failed: %s", reason)
+        return True

@@ -1,8 +1,11 @@
 """Run one throughput sweep against a base URL in this process and print what happened as one
-JSON line (peak RSS from `resource.getrusage`, in MiB). Used by the hostile-server tests in a
-subprocess, so each behaviour's memory is measured alone.
+JSON line (peak RSS in MiB: /proc's VmHWM, else `resource.getrusage`; see `rss_mib`). Used by
+the hostile-server tests in a subprocess, so each behaviour's memory is measured alone.
 
     python drive.py BASE_URL '{"limits": {"MAX_SSE_LINE_BYTES": 1048576}, "sweep": {...}}'
+
+"store": a results file to store into; "spare_pages": let its writers grow it by that many
+pages only (a full disk).
 """
 
 from __future__ import annotations
@@ -12,6 +15,36 @@ import json
 import resource
 import sys
 import time
+
+
+def rss_mib() -> tuple[float, float]:
+    """(resident, peak resident) MiB of this process. Linux: /proc's VmRSS and VmHWM, which
+    exec resets; `resource.getrusage`'s ru_maxrss is not reset by exec (a child of a big test
+    process starts at its parent's peak, hiding its own growth), so it is the fallback only."""
+    try:
+        fields = dict(line.split(":", 1) for line in
+                      open("/proc/self/status", encoding="ascii").read().splitlines()
+                      if line.startswith(("VmRSS", "VmHWM")))
+        return tuple(int(fields[k].split()[0]) / 1024 for k in ("VmRSS", "VmHWM"))
+    except (OSError, KeyError, ValueError):
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return peak, peak
+
+
+def _tighten_writers(spare_pages: int) -> None:
+    """The store's writers may grow the file by `spare_pages` pages only; then SQLite answers
+    SQLITE_FULL, as a full disk does (a small filesystem cannot be mounted without root)."""
+    from desktop_app.core.store import writer
+
+    connect = writer._connect
+
+    def tight(path, busy):
+        conn = connect(path, busy)
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count = {pages + spare_pages}")
+        return conn
+
+    writer._connect = tight
 
 
 def main() -> None:
@@ -30,7 +63,7 @@ def main() -> None:
     for key in ("input_tokens", "output_tokens", "concurrency"):
         sweep[key] = tuple(sweep[key])
     config = SweepConfig(endpoint=endpoint, **sweep)
-    base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    base_rss = rss_mib()[0]
     t0 = time.perf_counter()
     error = None
     result = None
@@ -40,6 +73,8 @@ def main() -> None:
 
         from desktop_app.core.store import Store
 
+        if spec.get("spare_pages") is not None:
+            _tighten_writers(int(spec["spare_pages"]))
         store = Store.open(Path(spec["store"]))
     try:
         result = asyncio.run(run_sweep(config, store))
@@ -50,7 +85,7 @@ def main() -> None:
     out = {
         "elapsed_s": time.perf_counter() - t0,
         "base_rss_mib": base_rss,
-        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_rss_mib": rss_mib()[1],
         "error": error,
     }
     if result is not None:

@@ -13,6 +13,7 @@ Behaviours (argument in brackets, with its default):
 |---|---|
 | `ok` | behaves |
 | `gzip_bomb[.MB=64]` | the stream body is gzip that inflates to MB megabytes of SSE comment lines |
+| `gzip_members[.MB=1024]` | the same as MB gzip members of 1 MiB each (a 1 GB inflation without compressing 1 GB first) |
 | `huge_line[.MB=5]` | one SSE line of MB megabytes without a newline, then the connection stays open |
 | `endless` | content chunks every millisecond, never `[DONE]` |
 | `slowloris[.S=2]` | headers, then one byte every S seconds |
@@ -30,6 +31,8 @@ Behaviours (argument in brackets, with its default):
 | `echo_auth` | chat answers 400 quoting the request's Authorization header and Host |
 | `reasoning[.K=5]` | K chunks of `delta.reasoning_content` (vLLM's reasoning parsers), then the content |
 | `reasoning_alt[.K=5]` | the same with `delta.reasoning` (vLLM's newer field, OpenRouter) |
+| `encoding[.NAME=br]` | every chat answer (streamed or not) in Content-Encoding NAME (br, zstd, ...): bytes the client must refuse unread; `/v1/models` stays plain |
+| `encoding_error[.NAME=br]` | chat answers 500 with a body in Content-Encoding NAME |
 
 Non-streamed chat completions (the SQL agent's calls) of the behaviours below, and of `ok`, get
 one JSON reply; `slowloris` and `endless` answer them as they answer a stream (so the body
@@ -49,6 +52,7 @@ length / 4 (the "true" count, below the client's high estimate), completion_toke
 | `sql_tool_calls_7` | `tool_calls: 7` |
 | `sql_huge_name[.MB=1]` | one tool call whose name is MB megabytes long |
 | `sql_text` | plain text, no tool call and no answer (the loop nudges once) |
+| `sql_huge_args[.MB=8]` | a `run_sql` call whose arguments are MB megabytes (a comment in the SQL), every step |
 
 `HostileServer` runs it on its own thread and loop: `with HostileServer() as srv: srv.url("ok")`.
 Run as a script (`python server.py`) it prints its port and serves until killed.
@@ -267,6 +271,9 @@ async def _sql_chat(conn: _Conn, name: str, arg: str, req: dict) -> bool:
         calls = [_tool_call(0, "x" * int(float(arg or 1) * 1024 * 1024), {"sql": "SELECT 1"})]
     elif name == "sql_text":
         content = "I would first look at the tables, then write the query."
+    elif name == "sql_huge_args":
+        size = int(float(arg or 8) * 1024 * 1024)
+        calls = [_tool_call(step, "run_sql", {"sql": f"SELECT {step} /* " + "x" * size + " */"})]
     else:
         calls = [_tool_call(0, "submit_answer", {"sql": "SELECT 1"})]
     message = {"role": "assistant", "content": content, **extra}
@@ -281,6 +288,14 @@ async def _sql_chat(conn: _Conn, name: str, arg: str, req: dict) -> bool:
 
 
 async def _chat(conn: _Conn, name: str, arg: str, req: dict, headers: dict) -> bool:
+    if name in ("encoding", "encoding_error"):
+        # Not what was asked for (Accept-Encoding: gzip, deflate); random-looking bytes, as
+        # a br or zstd body is to a client that does not decode it.
+        data = bytes((i * 131 + 7) % 256 for i in range(4096))
+        await conn.send_head(500 if name == "encoding_error" else 200, {
+            **_SSE_HEAD, "Content-Encoding": arg or "br", "Content-Length": str(len(data))})
+        await conn.send(data)
+        return False
     if not req.get("stream") and (name == "ok" or name.startswith("sql_")):
         return await _sql_chat(conn, name, arg, req)
     n = max(1, min(int(req.get("max_tokens") or 8), 4096))
@@ -304,6 +319,14 @@ async def _chat(conn: _Conn, name: str, arg: str, req: dict, headers: dict) -> b
                    f"(Bearer was {headers.get('authorization', '-').split(' ')[-1]})")
         await conn.json(400, {"error": {"message": message}})
         return True
+    if name == "gzip_members":
+        member = _gzip_bomb(1)  # one gzip member inflating to 1 MiB; members concatenate
+        count = int(arg or 1024)
+        await conn.send_head(200, {**_SSE_HEAD, "Content-Encoding": "gzip",
+                                   "Content-Length": str(len(member) * count)})
+        for _ in range(count):
+            await conn.send(member)
+        return False
     if name == "gzip_bomb":
         data = _gzip_bomb(int(arg or 64))
         await conn.send_head(200, {**_SSE_HEAD, "Content-Encoding": "gzip",
