@@ -19,6 +19,7 @@ test: setup
 bench: setup
 	$(PY) bench/sim_stream_rate.py
 	$(PY) bench/client_fidelity.py
+	$(PY) bench/client_fidelity.py --concurrency 64 --requests 640 --compare '' --no-raw --http-client httpx
 	$(PY) bench/client_ceiling.py
 
 # Opt in: starts a real llama.cpp server (2 slots) with ../shared/real-engine/start-real-server.sh

@@ -1,8 +1,10 @@
 """Timing fidelity of Throughline's throughput client, checked against the simulator's trace.
 
 Starts the simulator in its own process (`launcher.start_simulator`, profile `fast` by default),
-then runs closed-loop cells from this process with the real client (`endpoint.client.make_client`
-and `stream_request`, driven by `throughput.loops.closed_loop`, as a sweep does): short prompts,
+then runs closed-loop cells from this process with the real client (`--http-client lean`, the
+default: `endpoint.lean`; `httpx`: `endpoint.client.make_client` and `stream_request`; both
+driven by `throughput.loops.closed_loop`, as a sweep does; `--workers N` spreads each cell over
+N processes with `throughput.workers.WorkerPool`, as `--workers` does a sweep's): short prompts,
 64 output tokens (`ignore_eos`), at concurrency 1, 16 and 64. Each StreamResult is matched to its
 `GET /sim/trace` record by response id, and per request:
 
@@ -26,6 +28,10 @@ on the main profile with a minimal raw-asyncio client: the floor any client gets
     .venv/bin/python bench/client_fidelity.py                       # about 100 s
     .venv/bin/python bench/client_fidelity.py --concurrency 64 --requests 640 --compare ''
     .venv/bin/python bench/client_fidelity.py --out fidelity.md     # also write the markdown
+    .venv/bin/python bench/client_fidelity.py --concurrency 64 --requests 640 --compare '' \
+        --http-client httpx lean                                    # the two paths side by side
+
+The "before the write" column exists for the httpx path only.
 """
 
 from __future__ import annotations
@@ -45,9 +51,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from desktop_app.core.endpoint.client import make_client, stream_request  # noqa: E402
+from desktop_app.core.endpoint.lean import LeanClient, stream_request_lean  # noqa: E402
 from desktop_app.core.endpoint.types import EndpointConfig, StreamResult  # noqa: E402
 from desktop_app.core.simulator.launcher import start_simulator  # noqa: E402
 from desktop_app.core.throughput.loops import ClientLoadMonitor, closed_loop  # noqa: E402
+from desktop_app.core.throughput.workers import WorkerPool, merge_loads  # noqa: E402
 
 # Diagnostic only: when httpcore starts writing each request's headers (after the pool gave it a
 # connection), keyed by an `X-Bench-Index` request header the simulator ignores. It splits the
@@ -86,19 +94,27 @@ def body(index: int, tokens: int) -> dict:
             "messages": [{"role": "user", "content": f"request {index}: say something"}]}
 
 
-async def run_cell(url: str, pid: int, concurrency: int, requests: int, tokens: int) -> dict:
+async def run_cell(url: str, pid: int, concurrency: int, requests: int, tokens: int,
+                   http_client: str = "lean", workers: int = 1) -> dict:
+    if workers > 1:
+        return await run_cell_workers(url, pid, concurrency, requests, tokens, http_client,
+                                      workers)
     config = EndpointConfig(base_url=url, model=MODEL)
     results: list[tuple[int, StreamResult]] = []
+    lean = LeanClient(config, concurrency) if http_client == "lean" else None
+    stream = stream_request_lean if lean is not None else stream_request
     async with make_client(config, concurrency) as client:
+        streams = lean or client
+
         async def warm(i: int) -> None:
-            await stream_request(client, config, body(-1 - i, tokens))
+            await stream(streams, config, body(-1 - i, tokens))
 
         await closed_loop(warm, concurrency=concurrency, requests=concurrency)  # opens the pool
         await client.delete(url + "/sim/trace")
 
         async def send(i: int) -> None:
-            res = await stream_request(client, config, body(i, tokens),
-                                       headers={"X-Bench-Index": str(i)})
+            res = await stream(streams, config, body(i, tokens),
+                               headers={"X-Bench-Index": str(i)})
             results.append((i, res))
 
         monitor = ClientLoadMonitor()
@@ -110,6 +126,8 @@ async def run_cell(url: str, pid: int, concurrency: int, requests: int, tokens: 
         client_cpu = (time.process_time() - client0) / wall
         server_cpu = (cpu_seconds(pid) - server0) / wall
         trace = (await client.get(url + "/sim/trace")).json()["records"]
+        if lean is not None:
+            await lean.aclose()
     matches = []
     for i, res in results:
         written = WRITE_STAMPS.pop(str(i).encode(), None)
@@ -117,8 +135,45 @@ async def run_cell(url: str, pid: int, concurrency: int, requests: int, tokens: 
         matches.append((res.response_id, ok, res.sent_ns, res.first_token_ns, res.last_token_ns,
                         written))
     row = summarize(matches, trace, concurrency, requests, tokens, wall)
-    row.update(client="throughline", client_cpu=client_cpu, server_cpu=server_cpu,
-               lag_p50=load.loop_lag_p50_ms if load else float("nan"),
+    row.update(client=f"throughline {http_client}", client_cpu=client_cpu,
+               server_cpu=server_cpu, lag_p50=load.loop_lag_p50_ms if load else float("nan"),
+               lag_p99=load.loop_lag_p99_ms if load else float("nan"))
+    return row
+
+
+async def run_cell_workers(url: str, pid: int, concurrency: int, requests: int, tokens: int,
+                           http_client: str, workers: int) -> dict:
+    """The same cell spread over `workers` processes (`throughput.workers.WorkerPool`, as a
+    sweep with --workers runs it); client CPU is this process's plus the workers'."""
+    config = EndpointConfig(base_url=url, model=MODEL)
+    results: list[tuple[int, StreamResult]] = []
+    pool = WorkerPool(workers, config, http_client)
+    try:
+        await pool.start()
+        await pool.run_cell([(-1 - i, body(-1 - i, tokens)) for i in range(concurrency)],
+                            concurrency=concurrency, rate_per_s=None, seed=0, deadline=None,
+                            on_result=lambda i, r: None)
+        async with httpx.AsyncClient() as client:
+            await client.delete(url + "/sim/trace")
+        pids = [w.pid for w in pool.workers]
+        server0, t0 = cpu_seconds(pid), time.perf_counter()
+        client0 = time.process_time() + sum(cpu_seconds(p) for p in pids)
+        await pool.run_cell([(i, body(i, tokens)) for i in range(requests)],
+                            concurrency=concurrency, rate_per_s=None, seed=0, deadline=None,
+                            on_result=lambda i, r: results.append((i, r)))
+        wall = time.perf_counter() - t0
+        client_cpu = (time.process_time() + sum(cpu_seconds(p) for p in pids) - client0) / wall
+        server_cpu = (cpu_seconds(pid) - server0) / wall
+        load = merge_loads(pool.loads)
+    finally:
+        await pool.close()
+    async with httpx.AsyncClient() as client:
+        trace = (await client.get(url + "/sim/trace")).json()["records"]
+    matches = [(res.response_id, res.error_class is None and res.first_token_ns is not None,
+                res.sent_ns, res.first_token_ns, res.last_token_ns, None) for _, res in results]
+    row = summarize(matches, trace, concurrency, requests, tokens, wall)
+    row.update(client=f"throughline {http_client} x{workers} workers", client_cpu=client_cpu,
+               server_cpu=server_cpu, lag_p50=load.loop_lag_p50_ms if load else float("nan"),
                lag_p99=load.loop_lag_p99_ms if load else float("nan"))
     return row
 
@@ -206,13 +261,16 @@ async def run_cell_raw(url: str, pid: int, concurrency: int, requests: int, toke
     return row
 
 
-def measure(profile: str, cells: list[tuple[int, int]], tokens: int, raw: bool = False
-            ) -> list[dict]:
+def measure(profile: str, cells: list[tuple[int, int]], tokens: int, raw: bool = False,
+            http_client: str = "lean", workers: int = 1) -> list[dict]:
     out = []
-    run = run_cell_raw if raw else run_cell
     with start_simulator(profile) as sim:
         for conc, n in cells:
-            row = asyncio.run(run(sim.url, sim.pid, conc, n, tokens))
+            if raw:
+                row = asyncio.run(run_cell_raw(sim.url, sim.pid, conc, n, tokens))
+            else:
+                row = asyncio.run(run_cell(sim.url, sim.pid, conc, n, tokens, http_client,
+                                           workers))
             row["profile"] = profile
             out.append(row)
             s = row["stats"]
@@ -263,6 +321,10 @@ def main() -> None:
                         help="repeat the largest concurrency on this profile ('' for none)")
     parser.add_argument("--no-raw", action="store_true",
                         help="skip the minimal raw-asyncio client at the largest concurrency")
+    parser.add_argument("--http-client", nargs="+", default=["lean"],
+                        choices=["lean", "httpx"], help="the client path(s) to measure")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="spread each cell over this many worker processes")
     parser.add_argument("--out", type=Path, help="also write the markdown table to this file")
     args = parser.parse_args()
     defaults = {1: 200, 16: 400, 64: 640}
@@ -271,21 +333,30 @@ def main() -> None:
         parser.error("give one --requests value per --concurrency value")
     print(f"client fidelity against the simulator: {os.cpu_count()} CPUs, Python "
           f"{platform.python_version()}, httpx {httpx.__version__}", flush=True)
-    rows = measure(args.profile, list(zip(args.concurrency, requests)), args.tokens)
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    rows = []
+    for http_client in args.http_client:
+        rows += measure(args.profile, list(zip(args.concurrency, requests)), args.tokens,
+                        http_client=http_client, workers=args.workers)
     top_cell = [(args.concurrency[-1], requests[-1])]
     if args.compare:
-        rows += measure(args.compare, top_cell, args.tokens)
+        for http_client in args.http_client:
+            rows += measure(args.compare, top_cell, args.tokens, http_client=http_client,
+                            workers=args.workers)
     if not args.no_raw:
         rows += measure(args.profile, top_cell, args.tokens, raw=True)
     table = markdown(rows, args.tokens)
     print()
     print(table)
-    top = next(r for r in rows if r["profile"] == args.profile and r["client"] == "throughline"
-               and r["concurrency"] == args.concurrency[-1])
-    worst = max(top["stats"]["ttft_err"][1], top["stats"]["e2e_err"][1])
-    verdict = "met" if worst < TARGET_P99_MS else "MISSED"
-    print(f"\ntarget: p99 error < {TARGET_P99_MS:g} ms at concurrency {top['concurrency']} "
-          f"({args.profile}): {verdict} (worst p99 {worst:.2f} ms)")
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    for top in rows:
+        if (top["profile"] != args.profile or not top["client"].startswith("throughline")
+                or top["concurrency"] != args.concurrency[-1]):
+            continue
+        worst = max(top["stats"]["ttft_err"][1], top["stats"]["e2e_err"][1])
+        verdict = "met" if worst < TARGET_P99_MS else "MISSED"
+        print(f"target: p99 error < {TARGET_P99_MS:g} ms at concurrency {top['concurrency']} "
+              f"({args.profile}, {top['client']}): {verdict} (worst p99 {worst:.2f} ms)")
     if args.out:
         args.out.write_text(table + "\n")
 

@@ -64,16 +64,21 @@ TARGET_ROWS_S = 1.0
 # ---- the wrapped client: every StreamResult of whichever sweep runs
 
 RESULTS: list[StreamResult] = []
-_stream_request = sweep_module.stream_request
 
 
-async def _recording_stream_request(*args, **kwargs) -> StreamResult:
-    res = await _stream_request(*args, **kwargs)
-    RESULTS.append(res)
-    return res
+def _recording(stream):
+    async def recording_stream_request(*args, **kwargs) -> StreamResult:
+        res = await stream(*args, **kwargs)
+        RESULTS.append(res)
+        return res
+
+    return recording_stream_request
 
 
-sweep_module.stream_request = _recording_stream_request
+# The sweep streams on the lean path (endpoint.lean) unless a proxy applies or --http-client
+# httpx is chosen; wrap both. (A sweep with workers > 1 streams in other processes: not seen.)
+sweep_module.stream_request = _recording(sweep_module.stream_request)
+sweep_module.stream_request_lean = _recording(sweep_module.stream_request_lean)
 
 
 def pct(values, q) -> float:

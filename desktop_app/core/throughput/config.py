@@ -15,6 +15,7 @@ from desktop_app.core.throughput.types import CellSpec
 
 
 MAX_REQUESTS = 10_000_000  # per cell (and warm-up): more is a typo, not a benchmark
+MAX_WORKERS = 256  # load-generating processes
 
 
 def default_requests(concurrency: int) -> int:
@@ -59,6 +60,12 @@ class SweepConfig:
     # Server settings the user typed (`parse_user_settings`): recorded with the run beside what
     # the server reports (`merge_settings`); never sent anywhere.
     server_settings: dict = field(default_factory=dict)
+    # How streams are received: "lean" (`endpoint.lean`, the default; the httpx path is used
+    # anyway when a proxy applies to the endpoint) or "httpx" (`endpoint.client`).
+    http_client: str = "lean"
+    # Load-generating processes a cell's streams are spread over (`throughput.workers`); 1 runs
+    # them in this process, on its loop.
+    workers: int = 1
 
     @property
     def open_loop(self) -> bool:
@@ -128,6 +135,11 @@ class SweepConfig:
                 raise InputError(name, f"{value!r} must be a positive number of seconds")
         if not self.endpoint.model:
             raise InputError("model", "choose a model (the endpoint's /v1/models lists them)")
+        if self.http_client not in ("lean", "httpx"):
+            raise InputError("HTTP client", f"{self.http_client!r:.40} must be lean or httpx")
+        if (isinstance(self.workers, bool) or not isinstance(self.workers, int)
+                or not 1 <= self.workers <= MAX_WORKERS):
+            raise InputError("workers", f"{self.workers!r:.40} must be 1 to {MAX_WORKERS}")
         for key, value in self.server_settings.items():
             if not isinstance(key, str) or not isinstance(value, (str, int, float, bool)):
                 raise InputError("server settings", f"{key!r}: a setting is text or a number")
@@ -146,6 +158,7 @@ _TOML_KEYS = {
     "requests_per_cell", "warmup", "cell_time_budget_s", "unique_prompts", "scrape_metrics",
     "metrics_interval_s", "ttft_target_s", "tpot_target_s", "ignore_eos", "temperature", "seed",
     "name", "verify_tls", "connect_timeout_s", "first_byte_timeout_s", "total_timeout_s",
+    "http_client", "workers",
 }
 
 
@@ -186,13 +199,14 @@ def _is_list_of(check):
 _TOML_TYPES = {
     **dict.fromkeys(("base_url", "model", "name"), ("a string", lambda v: isinstance(v, str))),
     "api": ('"chat" or "completions"', lambda v: v in ("chat", "completions")),
+    "http_client": ('"lean" or "httpx"', lambda v: v in ("lean", "httpx")),
     **dict.fromkeys(("input_tokens", "output_tokens", "concurrency"), (
         'a whole number, a list of them or a text like "512,4k"',
         _is_list_of(lambda x: isinstance(x, str) or isinstance(x, int)
                     and not isinstance(x, bool)))),
     "request_rates": ("a number or a list of numbers",
                       _is_list_of(lambda x: _is_number(x) or isinstance(x, str))),
-    **dict.fromkeys(("requests_per_cell", "warmup", "seed"), (
+    **dict.fromkeys(("requests_per_cell", "warmup", "seed", "workers"), (
         "a whole number", lambda v: isinstance(v, int) and not isinstance(v, bool))),
     **dict.fromkeys(("cell_time_budget_s", "metrics_interval_s", "ttft_target_s",
                      "tpot_target_s", "temperature", "connect_timeout_s", "first_byte_timeout_s",

@@ -5,6 +5,10 @@ plain callback (the GUI's controller turns it into signals), hands every finishe
 the store's writer as it finishes, and on cancellation stops every request in flight, marks the
 cell and the run cancelled and re-raises, leaving the store consistent.
 
+Streams go over the lean path (`endpoint.lean`) unless the config asks for httpx or a proxy
+applies; with `workers` > 1 a cell's streams run in worker processes (`throughput.workers`) and
+come back here to be recorded.
+
 Clock: every time in the records is seconds since the run started (the moment its row was
 stored, so the run's `started_at` is the origin to the millisecond), from
 `time.perf_counter_ns()` stamps taken as bytes arrived (see `endpoint.client`), so the client's
@@ -15,21 +19,24 @@ continues on the same clock: its new cells' times count from the original start.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import itertools
 import logging
+import multiprocessing
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from desktop_app.core.endpoint.client import make_client, stream_request
+from desktop_app.core.endpoint.lean import LeanClient, lean_supported, stream_request_lean
 from desktop_app.core.endpoint.limits import clean_text
 from desktop_app.core.endpoint.discovery import choose_model, discover
 from desktop_app.core.endpoint.server_settings import stored_settings
 from desktop_app.core.endpoint.types import EndpointInfo, MetricSample, StreamResult
 from desktop_app.core.metrics import RequestTiming, request_metrics, summarize_cell
 from desktop_app.core.parsing import InputError
-from desktop_app.core.store import RunWriter, Store, utc_now_iso
+from desktop_app.core.store import RunWriter, Store, StoreError, utc_now_iso
 from desktop_app.core.throughput.config import SweepConfig
 from desktop_app.core.throughput.diagnosis import diagnose
 from desktop_app.core.throughput.records import save_diagnosis
@@ -37,6 +44,7 @@ from desktop_app.core.throughput.loops import ClientLoadMonitor, closed_loop, op
 from desktop_app.core.throughput.prompts import PromptError, PromptFactory, check_prompt_tokens
 from desktop_app.core.throughput.servermetrics import MetricsScraper
 from desktop_app.core.throughput.types import CellResult, CellSpec, Finding
+from desktop_app.core.throughput.workers import WorkerPool, merge_loads
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +69,8 @@ class RequestRecord:
     flags: tuple[str, ...] = ()  # plausibility codes (StreamResult.flags)
     # Time to the first answer token (content or a tool call; reasoning excluded), seconds from
     # the send, and the chunks that carried reasoning only. `ttft_s` counts any token, reasoning
-    # included: the two differ only for a reasoning model. Not stored in the results database
-    # (the sweep's JSON file only): None / 0 for requests restored by a resume.
+    # included: the two differ only for a reasoning model. Stored since schema v3; None / 0 for
+    # requests stored before it.
     ttft_answer_s: float | None = None
     reasoning_chunks: int = 0
 
@@ -139,6 +147,15 @@ class _Run:
         self.run_done = 0
         self.prompt_seq = itertools.count()  # every request of the run gets its own salt
         self.run_total = sum(c.requests for c in config.cells()) + config.warmup
+        self.streams: LeanClient | None = None  # the lean path's connections, when it is used
+        self.pool: WorkerPool | None = None  # the worker processes, when config.workers > 1
+
+    async def stream(self, client, body: dict, deadline: float | None = None) -> StreamResult:
+        """One streamed request of the run, on the lean path or on the httpx `client`."""
+        if self.streams is not None:
+            return await stream_request_lean(self.streams, self.config.endpoint, body,
+                                             deadline=deadline)
+        return await stream_request(client, self.config.endpoint, body, deadline=deadline)
 
     def restart_clock(self, origin_epoch: float | None = None) -> None:
         """Start the run's clock now, or at `origin_epoch` (epoch seconds) for a resumed run."""
@@ -222,6 +239,7 @@ def _row_values(run, run_id, cell_id, index, warmup, target, res, timing, m) -> 
         "error_class": timing.error_class, "error_message": res.error_message,
         "finish_reason": res.finish_reason, "response_id": res.response_id,
         "status_code": res.status_code,
+        "ttft_answer_s": _answer_s(res), "reasoning_chunks": res.reasoning_chunks,
     }
 
 
@@ -251,12 +269,25 @@ async def run_sweep(
     run.on_progress(SweepProgress("discovering", run_total=run.run_total))
     specs = config.cells()
     max_conc = max((s.concurrency or 64) for s in specs)
-    async with make_client(config.endpoint, max_conc) as client:
+    lean = config.http_client == "lean" and lean_supported(config.endpoint)
+    async with (make_client(config.endpoint, max_conc) as client,
+                contextlib.AsyncExitStack() as stack):
+        if lean:
+            run.streams = await stack.enter_async_context(LeanClient(config.endpoint, max_conc))
         if info is None:
             info = await discover(config.endpoint, client)
         config = dataclasses.replace(config, endpoint=choose_model(config.endpoint, info))
         run.config = config
         prompts = await _prepare_prompts(run, client, info, specs)
+        if config.workers > 1 and multiprocessing.current_process().daemon:
+            # A daemon process (the app's sweep process, which also resumes runs) may not
+            # start processes of its own: its cells run here, on this loop.
+            log.warning("workers=%d asked in a daemon process: streaming in-process",
+                        config.workers)
+        elif config.workers > 1:
+            run.pool = WorkerPool(config.workers, config.endpoint, config.http_client)
+            stack.push_async_callback(run.pool.close)
+            await run.pool.start()
         result = SweepResult(None, config, info)
         run_id = None
         if resume is not None:
@@ -294,10 +325,21 @@ async def run_sweep(
 
 
 async def _finish(run: _Run, result: SweepResult, status: str, error: str | None = None) -> None:
+    """Close the writer and mark the run; `result.status` becomes what was written: a run whose
+    rows did not all reach the file (a full disk) is failed, never completed."""
     if run.writer is not None:
-        await asyncio.to_thread(run.writer.close)
+        try:
+            await asyncio.to_thread(run.writer.close)
+        except StoreError as exc:
+            status = "failed" if status == "completed" else status
+            error = error or f"the results file refused rows: {exc}"
     if run.store is not None and result.run_id is not None:
-        await asyncio.to_thread(run.store.finish_run, result.run_id, status, error)
+        try:
+            status = await asyncio.to_thread(run.store.finish_run, result.run_id, status, error)
+        except StoreError:
+            # The file takes nothing more; the next open marks the run interrupted.
+            status = "failed" if status == "completed" else status
+    result.status = status
 
 
 async def _prepare_prompts(run: _Run, client, info: EndpointInfo, specs: list[CellSpec]) -> PromptFactory:
@@ -377,8 +419,7 @@ async def _warm_up(run: _Run, client, info, prompts, spec: CellSpec, result: Swe
     async def send(index: int) -> None:
         nonlocal saw_usage
         prompt = await prompts.prompt(spec.input_tokens, next(run.prompt_seq))
-        res = await stream_request(client, config.endpoint,
-                                   request_body(config, info, prompt, spec.output_tokens))
+        res = await run.stream(client, request_body(config, info, prompt, spec.output_tokens))
         saw_usage = saw_usage or res.tokens_source == "usage"
         run.run_done += 1
         if run.writer is not None and result.run_id is not None:
@@ -398,6 +439,12 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
     samples: list[MetricSample] = []
     mismatches = 0
     implausible: dict[str, int] = {}
+    # Every prompt of the cell is built (and counted, where this server's salts do not all
+    # count the same) before its first request: no request waits on the tokenizer.
+    bodies: list[dict | None] = []
+    for _ in range(spec.requests):
+        prompt = await prompts.prompt(spec.input_tokens, next(run.prompt_seq))
+        bodies.append(request_body(config, info, prompt, spec.output_tokens))
     started = run.elapsed()
     # The cell's time budget: no request starts after it, and those in flight are cut at it
     # (they end `timeout`, saying so).
@@ -415,11 +462,11 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
             run_id=result.run_id))
 
     async def send(i: int) -> None:
+        body, bodies[i] = bodies[i], None
+        record(i, await run.stream(client, body, deadline=deadline))
+
+    def record(i: int, res: StreamResult) -> None:
         nonlocal mismatches
-        prompt = await prompts.prompt(spec.input_tokens, next(run.prompt_seq))
-        res = await stream_request(client, config.endpoint,
-                                   request_body(config, info, prompt, spec.output_tokens),
-                                   deadline=deadline)
         timing = to_timing(run, spec.input_tokens, res, result.usage_expected)
         timings.append(timing)
         for code in res.flags:
@@ -459,7 +506,13 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
     progress(None)
     status = "completed"
     try:
-        if spec.concurrency is not None:
+        if run.pool is not None:
+            items = list(enumerate(bodies))
+            bodies.clear()
+            sent = await run.pool.run_cell(items, concurrency=spec.concurrency,
+                                           rate_per_s=spec.request_rate, seed=config.seed + index,
+                                           deadline=deadline, on_result=record)
+        elif spec.concurrency is not None:
             sent = await closed_loop(send, concurrency=spec.concurrency, requests=spec.requests,
                                      deadline=deadline)
         else:
@@ -470,11 +523,18 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
     except asyncio.CancelledError:
         status = "cancelled"
         raise
+    except BaseException:
+        status = "failed"  # whatever ended the cell, it did not complete
+        raise
     finally:
         load = await monitor.stop()
+        if run.pool is not None:  # the workers' loops stamped the chunks, not this one
+            load = merge_loads(run.pool.loads)
         if scraper_task is not None:
             scraper_task.cancel()
-            await asyncio.gather(scraper_task, return_exceptions=True)
+            scraped = (await asyncio.gather(scraper_task, return_exceptions=True))[0]
+            if isinstance(scraped, StoreError) and status == "completed":
+                status = "failed"  # its samples could not be stored: said, not dropped
         if run.store is not None:
             await asyncio.to_thread(run.store.update_cell, cell_id, status=status,
                                     ended_at=_iso_now())
