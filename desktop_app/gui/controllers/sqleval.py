@@ -18,6 +18,13 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from desktop_app.core.compare.strategies import (
+    PathEntry,
+    PathShare,
+    layered_paths,
+    path_split,
+    run_split,
+)
 from desktop_app.core.endpoint.client import EndpointError
 from desktop_app.core.endpoint.server_settings import user_settings
 from desktop_app.core.parsing import InputError, parse_int_list
@@ -141,10 +148,12 @@ class StoredSqlRun:
 
     run: SqlRun
     rows: tuple[QuestionRow, ...]
+    # A layered run: the questions each path answered, with passes, tokens and seconds.
+    paths: tuple[PathShare, ...] = ()
 
     @classmethod
-    def from_run(cls, run: SqlRun) -> StoredSqlRun:
-        return cls(run, tuple(QuestionRow.from_stored(q) for q in run.questions))
+    def from_run(cls, run: SqlRun, paths: tuple[PathShare, ...] = ()) -> StoredSqlRun:
+        return cls(run, tuple(QuestionRow.from_stored(q) for q in run.questions), paths)
 
     @property
     def run_id(self) -> int:
@@ -393,4 +402,13 @@ def _read_run(context: AppContext, run_id: int) -> StoredSqlRun:
             raise InputError("run", translate(
                 "SqlEvalController", "run {run} is a {kind} run, not a SQL evaluation").format(
                 run=run_id, kind=translate("RunStatus", info.kind)))
-        return StoredSqlRun.from_run(eval_from(store, info))
+        run = eval_from(store, info)
+        return StoredSqlRun.from_run(run, run_split(run, layered_paths(store, run_id)))
+
+
+def live_paths(result: EvalResult) -> tuple[PathShare, ...]:
+    """A finished layered run's split per path (empty for another run), from its items."""
+    return path_split((PathEntry(i.outcome.path, i.outcome.route_reason or "",
+                                 {j: v.passed for j, v in i.outcome.verdicts.items()},
+                                 i.outcome.prompt_tokens + i.outcome.completion_tokens,
+                                 i.outcome.seconds) for i in result.items), result.judges)

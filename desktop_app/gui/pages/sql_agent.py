@@ -43,6 +43,7 @@ from desktop_app.gui.controllers.sqleval import (
     StoredSqlRun,
     config_from_form,
     default_run_name,
+    live_paths,
 )
 from desktop_app.gui.i18n import status_text, translate
 from desktop_app.gui.models.questions import (
@@ -86,6 +87,21 @@ STRATEGY_TIPS = {
         "gold) and only an answer that fails pays for the tool loop, with the format guard "
         "and examples."),
 }
+# What each scripted persona of the built-in simulator does (core/simulator/personas.py), as
+# the model combo's tooltips: they are not models, and their scores are not a model's.
+PERSONA_TIPS = {
+    "sim/careful": QT_TRANSLATE_NOOP(
+        "SqlAgentPage", "A scripted persona of the built-in simulator, not a model: it lists "
+        "the tables, describes one, runs the gold SQL and submits it, so every question "
+        "passes every judge (25/25 on sales-25). For checking the harness end to end."),
+    "sim/seed-reference": QT_TRANSLATE_NOOP(
+        "SqlAgentPage", "A scripted persona of the built-in simulator, not a model: it replays "
+        "the seed reports' run, dropping ROUND(x, n) and misnaming columns as that run did "
+        "(9/25 strict, 22/25 tolerant on sales-25), with the same faults on the layered "
+        "strategy's fast path."),
+}
+MODEL_TIP = QT_TRANSLATE_NOOP("SqlAgentPage", "The model the agent runs on: the active "
+                              "endpoint's models (or type one)")
 MIN_DONE_FOR_ETA = 1  # questions finished before the progress text estimates the time left
 
 
@@ -202,8 +218,7 @@ class SqlAgentPage(QWidget):
         self.model_combo = QComboBox()
         self.model_combo.setEditable(True)
         self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.model_combo.setToolTip(self.tr("The model the agent runs on: the active "
-                                            "endpoint's models (or type one)"))
+        self.model_combo.setToolTip(translate("SqlAgentPage", MODEL_TIP))
         model_group = QGroupBox(self.tr("Model"))
         mform = QFormLayout(model_group)
         mform.addRow(self.tr("Model"), self.model_combo)
@@ -352,6 +367,13 @@ class SqlAgentPage(QWidget):
         self.status_label = QLabel(self.tr("No run yet: choose the options and press Start."))
         self.summary_label = QLabel("")
         self.summary_label.setWordWrap(True)
+        # A layered run: the share of questions each path answered, with pass rates and cost.
+        self.paths_label = QLabel("")
+        self.paths_label.setWordWrap(True)
+        self.paths_label.setVisible(False)
+        self.paths_label.setToolTip(self.tr(
+            "The layered strategy: the fast path is one request without tools whose answer "
+            "passed the harness's checks; the tool loop answered the rest"))
 
         self.filter_combo = QComboBox()
         for name in FILTERS:
@@ -393,7 +415,7 @@ class SqlAgentPage(QWidget):
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
         for widget in (self.endpoint_label, self.progress_bar, self.status_label,
-                       self.summary_label):
+                       self.summary_label, self.paths_label):
             top_layout.addWidget(widget)
         top_layout.addLayout(filters)
         top_layout.addWidget(self.table, 1)
@@ -558,6 +580,7 @@ class SqlAgentPage(QWidget):
         self._header_run = (config.endpoint.model, None, True)
         self._update_header()
         self._update_summary(config.judges)
+        self._show_paths(())
         self.controller.start(config)
 
     def _on_stop_clicked(self) -> None:
@@ -638,6 +661,7 @@ class SqlAgentPage(QWidget):
             self.tr("Finished run {run}: {count} questions{skipped}. Double-click one to "
                     "inspect it.").format(run=result.run_id, count=len(result.items),
                                           skipped=skipped))
+        self._show_paths(live_paths(result))
 
     def _on_controller_cancelled(self, run_id: int) -> None:
         self.progress_bar.setFormat(self.tr("%v / %m questions"))
@@ -676,6 +700,7 @@ class SqlAgentPage(QWidget):
             self._header_run = (stored.model, stored.run_id, False)
             self._update_header()
         self._simulated = stored.simulated
+        self._show_paths(stored.paths)
         self._show_stored_choices(stored)
         self._update_summary(stored.judges)
         self._on_filter_changed()
@@ -711,6 +736,26 @@ class SqlAgentPage(QWidget):
         self.summary_label.setText(self.tr("Passed: {counts}").format(counts=", ".join(parts))
                                    + note if self.model.rowCount() else "")
 
+    def _show_paths(self, shares) -> None:
+        """One line per path of a layered run: its share of the questions, each judge's
+        passes, tokens and seconds per question; hidden for other runs."""
+        lines = []
+        for share in shares:
+            name = (self.tr("Fast path") if share.path == "fast" else self.tr("Tool loop"))
+            if not share.questions:
+                lines.append(self.tr("{path}: no question").format(path=name))
+                continue
+            passed = ", ".join(f"{j} {n}/{share.questions}" for j, n in share.passed.items())
+            lines.append(self.tr(
+                "{path}: {count} of {total} questions ({share} %), passed {passed}; "
+                "{tokens} tokens and {seconds} s per question").format(
+                path=name, count=share.questions, total=share.total,
+                share=f"{share.share * 100:.0f}", passed=passed,
+                tokens=f"{share.tokens_per_question or 0:,.0f}",
+                seconds=f"{share.seconds_per_question or 0:.1f}"))
+        self.paths_label.setText("\n".join(lines))
+        self.paths_label.setVisible(bool(lines))
+
     # ------------------------------------------------------------------ context events
 
     def _on_context_endpoint_changed(self, endpoint) -> None:
@@ -718,8 +763,14 @@ class SqlAgentPage(QWidget):
         self._update_header()
         self._update_start()
 
-    def _on_model_combo_text_changed(self, _text: str) -> None:
+    def _on_model_combo_text_changed(self, text: str) -> None:
         self._update_header()
+        self._update_model_tip(text)
+
+    def _update_model_tip(self, model: str) -> None:
+        """The closed combo says what a chosen persona does; any other model, what it is."""
+        tip = PERSONA_TIPS.get(model.strip())
+        self.model_combo.setToolTip(translate("SqlAgentPage", tip or MODEL_TIP))
 
     def _update_header(self) -> None:
         """The header names the model evaluated: the run in progress's, else the shown run's,
@@ -762,8 +813,13 @@ class SqlAgentPage(QWidget):
         self.model_combo.blockSignals(True)
         self.model_combo.clear()
         self.model_combo.addItems(models)
+        for i, name in enumerate(models):
+            if name in PERSONA_TIPS:
+                self.model_combo.setItemData(i, translate("SqlAgentPage", PERSONA_TIPS[name]),
+                                             Qt.ItemDataRole.ToolTipRole)
         self.model_combo.setCurrentText(choice)
         self.model_combo.blockSignals(False)
+        self._update_model_tip(choice)
 
     def _on_context_open_run_requested(self, run_id: int, kind: str) -> None:
         if kind == "sql":
