@@ -132,6 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
     whatif.add_argument("--set", action="append", metavar="KEY=VALUE",
                         help="with --from-run: max_num_seqs=4, max_num_batched_tokens=8192, "
                         "kv_capacity=x1.5 (SGLang's and llama.cpp's names work too); repeatable")
+    whatif.add_argument("--lang", choices=["en", "zh"],
+                        help="language of the words (default: $THROUGHLINE_LANG, else en)")
 
     from desktop_app import cli_demo, cli_judge, cli_resume, cli_sql, cli_sqleval, cli_throughput
     from desktop_app import cli_exchange
@@ -181,6 +183,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Exception as exc:  # noqa: BLE001 - a bug: one line here, the trace in the log file
         from desktop_app.core.redact import redact_text
+        from desktop_app.core.store.errors import StoreError
+
+        if isinstance(exc, StoreError):  # the results file failed mid-run (a full disk): said
+            print(f"throughline {command}: {redact_text(str(exc))}", file=sys.stderr)
+            return 1
 
         logging.getLogger("desktop_app").exception("throughline %s crashed", command)
         where = f" (details in {log_file})" if log_file else ""

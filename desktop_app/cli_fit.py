@@ -2,7 +2,8 @@
 stored sweep, how well it fits, and what a changed setting would do to the same sweep.
 
 Every predicted figure is simulated in virtual time and printed as such. Exit status 0, or 2
-for a run that cannot be fitted (one line saying why).
+for a run that cannot be fitted (one line saying why). The words are English or Chinese
+(`--lang`, else $THROUGHLINE_LANG); parameter names, numbers and units stay as they are.
 """
 
 from __future__ import annotations
@@ -14,7 +15,67 @@ import math
 import sys
 from pathlib import Path
 
+from desktop_app.cli_common import words_lang
 from desktop_app.core.parsing import InputError
+
+_WORDS = {
+    "en": {
+        "fitted": "Engine model fitted to run {run} ({name}): {n} cells. Predicted figures are "
+                  "simulated in virtual time.\n",
+        "params_head": "parameter                     value        source   note\n",
+        "fit_head": "Goodness of fit (predicted / measured - 1):\n",
+        "errors_head": "input  load  TTFT p50  prefill  decode\n",
+        "worst": "worst: TTFT {ttft}, prefill {prefill}, decode {decode}\n",
+        "whatif": "\nWhat if {what} (fitted model before -> after, virtual time):\n",
+        "whatif_head": "input  load  TTFT p50 s            decode tok/s/req      output tok/s\n",
+        "extrapolated": "Extrapolated: the sweep never ran more than {n} requests at once, so the "
+                        "decode cost of larger batches is the fitted line carried past what was "
+                        "measured (how well that held on a real engine: docs/WHATIF.md).\n",
+        "unlimited": "unlimited",
+        "src_server": "server", "src_sweep": "sweep", "src_assumed": "assumed", "src_fit": "fit",
+    },
+    "zh": {
+        "fitted": "已将引擎模型拟合到运行 {run}（{name}）：{n} 个单元。预测值均在虚拟时间中模拟"
+                  "得出。\n",
+        "params_head": "参数                          取值         来源     说明\n",
+        "fit_head": "拟合优度（预测值 / 实测值 - 1）：\n",
+        "errors_head": "输入   并发  TTFT p50  Prefill  Decode\n",
+        "worst": "最差：TTFT {ttft}，Prefill {prefill}，Decode {decode}\n",
+        "whatif": "\n假如 {what}（拟合模型，调整前 -> 调整后，虚拟时间）：\n",
+        "whatif_head": "输入   并发  TTFT p50 s            单请求 Decode tok/s   输出 tok/s\n",
+        "extrapolated": "外推：压测中同时运行的请求从未超过 {n} 个，更大批次的 Decode 开销是把拟合直线"
+                        "延伸到实测范围之外得到的（在真实引擎上的准确度见 docs/WHATIF.md）。\n",
+        "unlimited": "无上限",
+        "src_server": "服务端", "src_sweep": "压测", "src_assumed": "假定", "src_fit": "拟合",
+        # A parameter's note, by its code (core/fit.NOTE_CODES).
+        "note_queue_cap": "诊断发现请求排在这么多个运行中的请求之后",
+        "note_no_queue": "未观察到排队：至少为测过的最大并发；在更高并发下压测即可"
+                                     "确定",
+        "note_vllm_default": "服务端未报告：取 vLLM 的默认值",
+        "note_kv_never_reached": "服务端未报告且从未达到：压测中同时最多占用 {held} 个 "
+                                        "token；在更高并发下使用更长的提示即可确定",
+        "note_needs_lengths": "需要在单并发下测三种或更多提示长度",
+    },
+}
+
+
+def _w(lang: str, key: str, **values) -> str:
+    from desktop_app.report.strings import lookup
+
+    return lookup(_WORDS, lang, key, **values)
+
+
+def _pad(text: str, width: int) -> str:
+    """`text` padded to `width` terminal columns (a CJK character takes two)."""
+    return text + " " * max(width - sum(2 if ord(ch) > 0x2e80 else 1 for ch in text), 0)
+
+
+def _note(p, lang: str) -> str:
+    """A fitted parameter's note in `lang` (the core's English one when it has no words)."""
+    key = f"note_{p.code}"
+    if lang == "en" or not p.code or key not in _WORDS[lang]:
+        return p.note
+    return _WORDS[lang][key].format(held=f"{p.held_tokens or 0:,}")
 
 
 def _measured(run):
@@ -48,9 +109,9 @@ def _num(value: float | None, digits: int = 2) -> str:
     return f"{value:,.{digits}f}" if abs(value) < 1000 else f"{value:,.0f}"
 
 
-def _value(v: float) -> str:
+def _value(v: float, lang: str = "en") -> str:
     if isinstance(v, float) and math.isinf(v):
-        return "unlimited"
+        return _w(lang, "unlimited")
     return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.4g}"
 
 
@@ -85,18 +146,20 @@ def run_fit(args: argparse.Namespace) -> int:
     except FitError as exc:
         raise InputError("--from-run", f"run {args.from_run}: {exc}") from None
     out = sys.stdout
-    out.write(f"Engine model fitted to run {args.from_run} ({run.info.name}): {len(cells)} "
-              "cells. Predicted figures are simulated in virtual time.\n")
-    out.write("parameter                     value        source   note\n")
+    lang = words_lang(args)
+    out.write(_w(lang, "fitted", run=args.from_run, name=run.info.name, n=len(cells)))
+    out.write(_w(lang, "params_head"))
     for p in fit.params:
-        out.write(f"{p.name:<29} {_value(p.value):<12} {p.source:<8} {p.note}\n")
-    out.write("Goodness of fit (predicted / measured - 1):\n")
-    out.write("input  load  TTFT p50  prefill  decode\n")
+        source = _w(lang, f"src_{p.source}") if f"src_{p.source}" in _WORDS["en"] else p.source
+        out.write(f"{p.name:<29} {_pad(_value(p.value, lang), 12)} {_pad(source, 8)} "
+                  f"{_note(p, lang)}\n")
+    out.write(_w(lang, "fit_head"))
+    out.write(_w(lang, "errors_head"))
     for e in fit.errors:
         out.write(f"{e.input_tokens:>5}  {e.concurrency:>4}  {_pct(e.ttft):>8}  "
                   f"{_pct(e.prefill):>7}  {_pct(e.decode):>6}\n")
-    out.write(f"worst: TTFT {_pct(fit.worst('ttft'))}, prefill {_pct(fit.worst('prefill'))}, "
-              f"decode {_pct(fit.worst('decode'))}\n")
+    out.write(_w(lang, "worst", ttft=_pct(fit.worst("ttft")), prefill=_pct(fit.worst("prefill")),
+                 decode=_pct(fit.worst("decode"))))
     document: dict = {
         "run_id": args.from_run, "simulated": True, "clock": "virtual",
         "parameters": [dataclasses.asdict(p) | {"value": None if math.isinf(p.value)
@@ -107,8 +170,11 @@ def run_fit(args: argparse.Namespace) -> int:
         what = ", ".join(f"kv_capacity=x{v:g}" if k == KV_FACTOR else f"{k}={v:g}"
                          for k, v in changes.items())
         base, after = predict(fit.profile, cells), predict(changed(fit.profile, changes), cells)
-        out.write(f"\nWhat if {what} (fitted model before -> after, virtual time):\n")
-        out.write("input  load  TTFT p50 s            decode tok/s/req      output tok/s\n")
+        out.write(_w(lang, "whatif", what=what))
+        beyond = fit.extrapolated_batch(changes)
+        if beyond is not None:
+            out.write(_w(lang, "extrapolated", n=beyond))
+        out.write(_w(lang, "whatif_head"))
         rows = []
         for c, b, a in zip(cells, base, after):
             cols = []
@@ -124,6 +190,7 @@ def run_fit(args: argparse.Namespace) -> int:
                          "ttft_p50_s": cols[0][:2], "decode_tps": cols[1][:2],
                          "output_tps": cols[2][:2]})
         document["changes"] = changes
+        document["extrapolated_beyond_batch"] = beyond
         document["predicted"] = rows
     if args.json:
         try:

@@ -52,6 +52,13 @@ _MAX_REFINE_ROUNDS = 12
 _UNBOUNDED_KV = 10_000_000
 
 
+# Why a parameter came from the sweep or was assumed (`FitParam.code`), rendered in words by the
+# GUI and the report: the cap the diagnosis saw requests queue behind; no queue seen (the cap is
+# at least the largest concurrency run); vLLM's default token budget; a KV capacity the sweep
+# never reached (`held_tokens` the most it held); a context slowdown needing three prompt lengths.
+NOTE_CODES = ("queue_cap", "no_queue", "vllm_default", "kv_never_reached", "needs_lengths")
+
+
 class FitError(ValueError):
     """A sweep the model cannot be fitted to; the text says what is missing."""
 
@@ -76,6 +83,9 @@ class FitParam:
     value: float
     source: str
     note: str = ""
+    # The note as a code for the views' words (`NOTE_CODES`), and the token count it quotes.
+    code: str = ""
+    held_tokens: int | None = None
 
 
 @dataclass(frozen=True)
@@ -96,6 +106,17 @@ class Fit:
     profile: Profile
     params: tuple[FitParam, ...]
     errors: tuple[CellError, ...]
+    # The most requests the sweep saw running at once (its cap, or its largest concurrency):
+    # the decode cost of a larger batch is the fitted line carried past what was measured.
+    measured_batch: int = 0
+
+    def extrapolated_batch(self, changes: Mapping[str, float]) -> int | None:
+        """`measured_batch` when `changes` let more requests run at once than the sweep ever
+        saw (a prediction resting on extrapolation, to be said beside it), else None."""
+        seqs = changes.get("max_num_seqs")
+        if seqs is not None and self.measured_batch and seqs > self.measured_batch:
+            return self.measured_batch
+        return None
 
     def worst(self, figure: str) -> float | None:
         """The largest absolute relative error of `figure` (ttft, prefill, decode)."""
@@ -132,19 +153,20 @@ def _limits(cells: Sequence[MeasuredCell], settings: Mapping, cap: int | None
     elif cap is not None:
         seqs = cap
         params.append(FitParam("max_num_seqs", seqs, "sweep",
-                               "the diagnosis saw requests queue behind this many"))
+                               "the diagnosis saw requests queue behind this many",
+                               "queue_cap"))
     else:
         seqs = max(c.concurrency for c in cells)
         params.append(FitParam("max_num_seqs", seqs, "assumed",
                                "no queue was seen: at least the largest concurrency run; a "
-                               "sweep at higher concurrency would identify it"))
+                               "sweep at higher concurrency would identify it", "no_queue"))
     budget = _setting(settings, "max_num_batched_tokens")
     if budget is not None:
         params.append(FitParam("max_num_batched_tokens", budget, "server"))
     else:
         budget = 8192
         params.append(FitParam("max_num_batched_tokens", budget, "assumed",
-                               "not reported by the server: vLLM's default"))
+                               "not reported by the server: vLLM's default", "vllm_default"))
     kv = _setting(settings, "kv_cache_tokens")
     if kv is None and _setting(settings, "num_gpu_blocks") and _setting(settings, "block_size"):
         kv = _setting(settings, "num_gpu_blocks") * _setting(settings, "block_size")
@@ -156,7 +178,7 @@ def _limits(cells: Sequence[MeasuredCell], settings: Mapping, cap: int | None
         params.append(FitParam("kv_cache_tokens", kv, "assumed",
                                f"not reported and never reached: the sweep held at most "
                                f"{held:,} tokens at once; longer prompts at higher concurrency "
-                               "would identify it"))
+                               "would identify it", "kv_never_reached", held))
     return params, seqs, budget, kv
 
 
@@ -219,10 +241,12 @@ def _loss(profile: Profile, cells: Sequence[MeasuredCell], measured) -> float:
 
 
 def fit_profile(cells: Sequence[MeasuredCell], settings: Mapping | None = None, *,
-                cap: int | None = None, name: str = "fitted", model: str = "") -> Fit:
+                cap: int | None = None, name: str = "fitted", model: str = "",
+                rounds: int = _MAX_REFINE_ROUNDS) -> Fit:
     """The engine model fitted to `cells` (see the module doc). `cap` is the concurrency cap
-    the diagnosis found, used when the server did not say its max_num_seqs. Raises FitError
-    when the sweep cannot identify prefill or decode."""
+    the diagnosis found, used when the server did not say its max_num_seqs; `rounds` bounds
+    the refinement (fewer: faster, a coarser fit). Raises FitError when the sweep cannot
+    identify prefill or decode."""
     cells = [c for c in cells if c.concurrency and c.timings]
     if not cells:
         raise FitError("the sweep has no closed-loop cell with requests")
@@ -236,7 +260,7 @@ def fit_profile(cells: Sequence[MeasuredCell], settings: Mapping | None = None, 
     best = _loss(profile, cells, measured)
     tuned = ["prefill_tokens_per_s", "preprocess_s", "decode_base_s", "decode_per_seq_s",
              "decode_per_ctx_token_s"]
-    for _ in range(_MAX_REFINE_ROUNDS):
+    for _ in range(rounds):
         improved = False
         for key in tuned:
             for factor in (1.5, 0.67, 1.15, 0.87, 1.04, 0.96):
@@ -256,9 +280,11 @@ def fit_profile(cells: Sequence[MeasuredCell], settings: Mapping | None = None, 
         "prefill_ctx_slowdown_tokens", profile.prefill_ctx_slowdown_tokens,
         "fit" if math.isfinite(profile.prefill_ctx_slowdown_tokens) else "assumed",
         "" if math.isfinite(profile.prefill_ctx_slowdown_tokens) else
-        "needs three prompt lengths or more at concurrency 1"))
+        "needs three prompt lengths or more at concurrency 1",
+        "" if math.isfinite(profile.prefill_ctx_slowdown_tokens) else "needs_lengths"))
     fitted.append(FitParam("decode_per_ctx_token_s", profile.decode_per_ctx_token_s, "fit"))
-    return Fit(profile, tuple(params + fitted), tuple(_errors(profile, cells)))
+    batch = min(seqs, max(c.concurrency for c in cells))
+    return Fit(profile, tuple(params + fitted), tuple(_errors(profile, cells)), batch)
 
 
 def _mean(summary: CellSummary, name: str) -> float | None:
@@ -327,3 +353,83 @@ def changed(profile: Profile, changes: Mapping[str, float]) -> Profile:
 def predict(profile: Profile, cells: Sequence[MeasuredCell]) -> list[CellSummary]:
     """Every cell run against `profile` in virtual time, the same requests as measured."""
     return [summarize_cell(_simulate(profile, c)) for c in cells]
+
+
+# --------------------------------------------------------------------------- a stored sweep
+#
+# What the What-if panel and the report need of a stored sweep (`throughput.records.
+# ThroughputRun`, read by duck typing so this module stays below the records).
+
+
+def measured_cells(run) -> list[MeasuredCell]:
+    """The closed-loop cells of stored sweep `run` with their completed requests, as a fit
+    reads them (`requests`: the requests the cell recorded)."""
+    cells = []
+    for cell in run.cells:
+        spec = cell.result.spec
+        ok = tuple(t for t in cell.result.timings if t.ok)
+        if spec.concurrency and ok:
+            cells.append(MeasuredCell(spec.input_tokens, spec.output_tokens, spec.concurrency,
+                                      len(cell.result.timings) or spec.requests, ok))
+    return cells
+
+
+def concurrency_cap(findings) -> int | None:
+    """The cap the diagnosis saw requests queue behind (its `concurrency_cap` finding), or None."""
+    for finding in findings:
+        if finding.code == "concurrency_cap":
+            cap = (finding.evidence or {}).get("cap")
+            return int(cap) if isinstance(cap, int) and cap > 0 else None
+    return None
+
+
+def fit_run(run, *, rounds: int = _MAX_REFINE_ROUNDS) -> tuple[Fit, list[MeasuredCell]]:
+    """The engine model fitted to stored sweep `run` (its server settings, the diagnosis's
+    cap), and the cells it was fitted to. Raises FitError as `fit_profile` does. Takes about
+    0.3 s per cell of 8 requests of 32 tokens on this machine's cores (docs/WHATIF.md)."""
+    cells = measured_cells(run)
+    fit = fit_profile(cells, run.info.settings, cap=concurrency_cap(run.findings),
+                      name=f"fitted-run-{run.info.id}", model=run.info.model or "",
+                      rounds=rounds)
+    return fit, cells
+
+
+async def fit_job(cells: Sequence[MeasuredCell], settings: Mapping, cap: int | None,
+                  name: str, model: str, emit) -> Fit:
+    """`fit_profile` as a job for a worker process (`gui.worker.run_in_process`): it emits
+    nothing; cancelling takes effect when the fit ends (it does not stop midway)."""
+    return fit_profile(cells, settings, cap=cap, name=name, model=model)
+
+
+def suggested_changes(fit: Fit, findings) -> dict[str, float]:
+    """The change the diagnosis's suggestion stands for, as `parse_changes` gives it:
+    max_num_seqs doubled when it found requests queueing behind a concurrency cap; {} when it
+    suggests nothing the model can try."""
+    if concurrency_cap(findings) is None:
+        return {}
+    return {"max_num_seqs": 2 * fit.profile.max_num_seqs}
+
+
+@dataclass(frozen=True)
+class CellWhatif:
+    """One cell measured, as the fitted model runs it (`before`) and with the settings changed
+    (`after`); every summary from the same number of requests, in virtual time."""
+
+    input_tokens: int
+    output_tokens: int
+    concurrency: int
+    measured: CellSummary
+    before: CellSummary
+    after: CellSummary
+
+
+def whatif_cells(fit: Fit, cells: Sequence[MeasuredCell],
+                 changes: Mapping[str, float]) -> list[CellWhatif]:
+    """Every cell of `cells` measured, predicted by `fit` as fitted, and predicted with
+    `changes` (as `parse_changes` gives them; {}: after = before). Blocking (milliseconds
+    per cell); deterministic."""
+    before = predict(fit.profile, cells)
+    after = predict(changed(fit.profile, changes), cells) if changes else before
+    return [CellWhatif(c.input_tokens, c.output_tokens, c.concurrency,
+                       summarize_cell(list(c.timings)), b, a)
+            for c, b, a in zip(cells, before, after)]

@@ -12,16 +12,26 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import math
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
 
 from desktop_app.core.endpoint.server_settings import user_settings
 from desktop_app.core.endpoint.types import EndpointConfig
+from desktop_app.core.fit import (
+    Fit,
+    MeasuredCell,
+    concurrency_cap,
+    fit_job,
+    measured_cells,
+    suggested_changes,
+    whatif_cells,
+)
 from desktop_app.core.metrics import RequestTiming, summarize_cell
 from desktop_app.core.parsing import InputError, parse_float_list, parse_int_list
 from desktop_app.core.store import Store
-from desktop_app.core.throughput.config import SweepConfig
+from desktop_app.core.throughput.config import SweepConfig, default_requests
 from desktop_app.core.throughput.jobs import resume_job, sweep_job
 from desktop_app.core.throughput.records import (
     ThroughputRun,
@@ -134,6 +144,48 @@ def default_run_name(form: SweepForm, endpoint: ActiveEndpoint | None) -> str | 
     return config.default_name()
 
 
+def planned_requests(config: dict, spec: CellSpec) -> int:
+    """How many requests the sweep stored with `config` (its JSON) meant to send in `spec`'s
+    cell: its requests per cell, else the sweep's default for the load."""
+    per_cell = config.get("requests_per_cell") if isinstance(config, dict) else None
+    if isinstance(per_cell, int) and not isinstance(per_cell, bool) and per_cell > 0:
+        return per_cell
+    if spec.concurrency:
+        return default_requests(spec.concurrency)
+    if spec.request_rate:
+        return max(8, math.ceil(8 * spec.request_rate))
+    return spec.requests
+
+
+def stored_cells(stored: ThroughputRun) -> list[CellResult]:
+    """The cells of a stored sweep as the page shows them: a cell stopped midway (no summary
+    stored) is summarized from the requests it did finish, and every cell's `spec.requests`
+    is what it meant to send, so "12/32 finished" can be said."""
+    out = []
+    for cell in stored.results():
+        result = cell
+        if not cell.summary.count and cell.timings:
+            result = dataclasses.replace(result, summary=summarize_cell(cell.timings))
+        planned = planned_requests(stored.info.config, cell.spec)
+        if cell.status != "completed" and planned != cell.spec.requests:
+            result = dataclasses.replace(
+                result, spec=dataclasses.replace(cell.spec, requests=planned))
+        out.append(result)
+    return out
+
+
+def stored_progress(stored: ThroughputRun) -> tuple[int, int]:
+    """(requests finished, requests planned) of a stored sweep, for its progress bar: a
+    completed run is whole (every cell did what it meant to), a stopped one says how far it
+    got."""
+    if stored.info.status == "completed":
+        return 1, 1
+    cells = stored_cells(stored)
+    planned = sum(c.spec.requests if c.status != "completed" else c.summary.count
+                  for c in cells)
+    return sum(c.summary.count for c in cells), max(planned, 1)
+
+
 def read_stored_sweep(store: Store, run_id: int) -> ThroughputRun:
     """Blocking read of a stored sweep (call it in a thread): `throughput.records.load_sweep`,
     the one reader every view of a sweep uses, with its kept (or rebuilt) diagnosis."""
@@ -227,7 +279,7 @@ class ThroughputController(QObject):
             poller = asyncio.ensure_future(self._poll_samples(store))
             result = await run_in_process(job, self._on_sweep_events, name="throughline-sweep")
         except asyncio.CancelledError:
-            self._finish_cell()
+            self._finish_cell("cancelled")
             self.sweep_cancelled.emit()
             raise
         except Exception as exc:  # noqa: BLE001 - any failure is shown to the user as is
@@ -276,13 +328,15 @@ class ThroughputController(QObject):
         if emit:
             self.progress_changed.emit(progress)
 
-    def _finish_cell(self) -> None:
+    def _finish_cell(self, status: str = "completed") -> None:
+        """The cell in progress as far as it got (`status` cancelled when the sweep was
+        stopped in it: its `spec.requests` says what it meant to send)."""
         if self._cell is None:
             return
         spec = self._cell[1]
         timings, self._cell, self._timings = tuple(self._timings), None, []
         self.cell_finished.emit(CellResult(spec=spec, summary=summarize_cell(timings),
-                                           timings=timings))
+                                           timings=timings, status=status))
 
     async def _poll_samples(self, store: Store) -> None:
         """Read the running sweep's /metrics samples back from the store as the writer commits
@@ -297,3 +351,103 @@ class ThroughputController(QObject):
                 self.samples_received.emit([sample_from_row(r) for r in rows[seen:]])
                 seen = len(rows)
 
+
+
+@dataclass(frozen=True)
+class FittedRun:
+    """A stored sweep with the engine model fitted to it (`core.fit`): its id and name, the
+    fit, the cells it was fitted to, and the change its diagnosis suggests ({} for none)."""
+
+    run_id: int
+    name: str
+    fit: Fit
+    cells: tuple[MeasuredCell, ...]
+    suggested: dict
+
+
+class WhatifController(QObject):
+    """Fits the engine model to a stored sweep and predicts it with settings changed.
+
+    The fit (seconds: every cell simulated many times) runs in a process of its own, like the
+    sweep, so the window never waits on it; a prediction (milliseconds per cell) runs in a
+    thread. Starting either again cancels the one of its kind still running."""
+
+    busy_changed = Signal(bool)
+    fitted = Signal(object)  # FittedRun
+    predicted = Signal(object)  # list[CellWhatif]
+    failed = Signal(str)
+
+    def __init__(self, context: AppContext, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._context = context
+        self.fit_task: asyncio.Task | None = None
+        self.predict_task: asyncio.Task | None = None
+        self.current: FittedRun | None = None
+
+    @property
+    def busy(self) -> bool:
+        return any(t is not None and not t.done() for t in (self.fit_task, self.predict_task))
+
+    def fit_run(self, run_id: int, stored: ThroughputRun | None = None) -> asyncio.Task:
+        """Fit the model to run `run_id` (`stored` when the page has it read already, else
+        read here in a thread); emits fitted, then predicted (the settings as fitted), or
+        failed with the reason in the core's words."""
+        for task in (self.fit_task, self.predict_task):
+            if task is not None and not task.done():
+                task.cancel()
+        self.current = None
+        self.fit_task = asyncio.ensure_future(self._fit(run_id, stored))
+        return self.fit_task
+
+    def predict(self, changes: dict) -> asyncio.Task | None:
+        """Predict the fitted sweep with `changes` (as `core.fit.parse_changes` gives them);
+        emits predicted. None before a fit."""
+        if self.current is None:
+            return None
+        if self.predict_task is not None and not self.predict_task.done():
+            self.predict_task.cancel()
+        self.predict_task = asyncio.ensure_future(self._predict(self.current, dict(changes)))
+        return self.predict_task
+
+    async def _fit(self, run_id: int, stored: ThroughputRun | None) -> None:
+        self.busy_changed.emit(True)
+        try:
+            if stored is None:
+                def read() -> ThroughputRun:
+                    with self._context.open_store() as store:
+                        return read_stored_sweep(store, run_id)
+
+                stored = await asyncio.to_thread(read)
+            cells = measured_cells(stored)
+            fit = await run_in_process(functools.partial(
+                fit_job, cells, stored.info.settings, concurrency_cap(stored.findings),
+                f"fitted-run-{run_id}", stored.info.model or ""), lambda _events: None,
+                name="throughline-fit")
+            self.current = FittedRun(run_id, stored.info.name, fit, tuple(cells),
+                                     suggested_changes(fit, stored.findings))
+            self.fitted.emit(self.current)
+            self.predicted.emit(await asyncio.to_thread(whatif_cells, fit, cells, {}))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the reason is shown to the user as is
+            self.failed.emit(str(exc))
+        finally:
+            self.busy_changed.emit(self.busy_after(asyncio.current_task()))
+
+    async def _predict(self, fitted: FittedRun, changes: dict) -> None:
+        self.busy_changed.emit(True)
+        try:
+            cells = await asyncio.to_thread(whatif_cells, fitted.fit, fitted.cells, changes)
+            if fitted is self.current:
+                self.predicted.emit(cells)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the reason is shown to the user as is
+            self.failed.emit(str(exc))
+        finally:
+            self.busy_changed.emit(self.busy_after(asyncio.current_task()))
+
+    def busy_after(self, ending: asyncio.Task | None) -> bool:
+        """Whether work other than `ending` (the task finishing now) is still running."""
+        return any(t is not None and t is not ending and not t.done()
+                   for t in (self.fit_task, self.predict_task))

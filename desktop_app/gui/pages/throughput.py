@@ -43,9 +43,12 @@ from desktop_app.gui.context import ActiveEndpoint, AppContext
 from desktop_app.gui.controllers.throughput import (
     SweepForm,
     ThroughputController,
+    WhatifController,
     build_config,
     default_run_name,
     form_errors,
+    stored_cells,
+    stored_progress,
 )
 from desktop_app.gui.i18n import status_text, translate
 from desktop_app.gui.models.cells import CellTableModel
@@ -53,6 +56,7 @@ from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.widgets.column_fit import ColumnFitter
 from desktop_app.gui.widgets.diagnosis import DiagnosisView
 from desktop_app.gui.widgets.live_chart import LiveChart
+from desktop_app.gui.widgets.whatif_panel import WhatifPanel
 
 KEY_FORM = "throughput/form"
 KEY_SPLITTER = "throughput/splitter"
@@ -68,6 +72,21 @@ _PHASES = {"discovering": QT_TRANSLATE_NOOP("ThroughputPage",
            "warm-up": QT_TRANSLATE_NOOP("ThroughputPage", "Warming up..."),
            "diagnosing": QT_TRANSLATE_NOOP("ThroughputPage", "Diagnosing...")}
 _ERROR_STYLE = "color: #b00020;"
+# A cell stopped midway (or cut by the time budget): how many of its requests finished.
+FINISHED_NOTE = QT_TRANSLATE_NOOP("ThroughputPage", "{done}/{planned} finished")
+
+
+class SweepCellModel(CellTableModel):
+    """The cell table; a cell that did not complete says how many of its requests finished."""
+
+    def _notes(self, row: int) -> str:
+        notes = super()._notes(row)
+        cell = self.cell(row)
+        if cell.status == "completed":
+            return notes
+        finished = translate("ThroughputPage", FINISHED_NOTE).format(
+            done=cell.summary.count, planned=cell.spec.requests)
+        return finished + (translate("CellTableModel", ", ") + notes if notes else "")
 
 
 def _clock(seconds: float) -> str:
@@ -84,7 +103,7 @@ class ThroughputPage(QWidget):
         self.context = context
         self.settings = settings or Settings()
         self.controller = ThroughputController(context, self)
-        self.model = CellTableModel(self)
+        self.model = SweepCellModel(self)
         self._samples: list[MetricSample] = []
 
         form = self._build_form()
@@ -283,7 +302,14 @@ class ThroughputPage(QWidget):
         top.addWidget(self.progress, 1)
         top.addWidget(self.status_label, 3)
         column.addLayout(top)
-        column.addWidget(splitter, 1)
+        # Beside the results, the engine model fitted to them (fitted when first shown).
+        self.whatif_controller = WhatifController(self.context, self)
+        self.whatif = WhatifPanel(self.whatif_controller)
+        self.views = QTabWidget()
+        self.views.setDocumentMode(True)
+        self.views.addTab(splitter, self.tr("Results"))
+        self.views.addTab(self.whatif, self.tr("What if"))
+        column.addWidget(self.views, 1)
         return right
 
     # ---- the form
@@ -367,6 +393,7 @@ class ThroughputPage(QWidget):
             return
         self.save_state()
         self._clear()
+        self.whatif.set_run(None)
         # Every length the sweep will measure labels the x axis from the start, so the charts
         # keep their layout while cells arrive.
         self._planned_lengths = tuple(config.input_tokens)
@@ -424,6 +451,7 @@ class ThroughputPage(QWidget):
         """Show a finished sweep: its cells, charts, server timeline and diagnosis."""
         self._show_cells(result.cells, result.samples)
         self.findings.set_findings(result.findings)
+        self.whatif.set_run(result.run_id)
         run = (self.tr("Run {run}").format(run=result.run_id) if result.run_id is not None
                else self.tr("The sweep"))
         self.progress.setRange(0, 1)
@@ -452,6 +480,7 @@ class ThroughputPage(QWidget):
                 self.tr("A sweep is running: stop it before resuming another."))
             return False
         self._clear()
+        self.whatif.set_run(None)
         self.status_label.setText(self.tr("Resuming run #{run}...").format(run=run_id))
         self.controller.resume(run_id)
         self._on_controller_running_changed(True)
@@ -462,7 +491,11 @@ class ThroughputPage(QWidget):
         charts and timeline, and its diagnosis as kept when the sweep ended; a run without one
         (older, imported) shows the diagnosis rebuilt from its stored requests, and says so."""
         info = stored.info
-        self._show_cells(stored.results(), list(stored.samples), stored.unreliable())
+        self._show_cells(stored_cells(stored), list(stored.samples), stored.unreliable())
+        done, planned = stored_progress(stored)
+        self.progress.setRange(0, planned)
+        self.progress.setValue(done)
+        self.whatif.set_run(info.id, stored)
         note = ""
         if not stored.diagnosis_kept:
             note = (self.tr("The diagnosis could not be rebuilt from the stored run: {error}")
@@ -522,6 +555,7 @@ class ThroughputPage(QWidget):
     def _on_chart_point_clicked(self, row: object) -> None:
         if isinstance(row, int) and 0 <= row < self.model.rowCount():
             self.table.selectRow(row)
+            self.views.setCurrentIndex(0)
             self.tabs.setCurrentWidget(self.table)
 
 
