@@ -42,8 +42,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 
-def comparison_json(comp, lang: str) -> dict:
-    """The comparison as the JSON `--json` writes (fields in docs/COMPARE.md)."""
+def comparison_json(comp, lang: str, strategies=None) -> dict:
+    """The comparison as the JSON `--json` writes (fields in docs/COMPARE.md); `strategies`
+    (a `core.compare.StrategyReport`) adds its "strategies" section."""
+    from desktop_app.report.strategy_section import strategy_json
     from desktop_app.report.verdicts import render_row, row_label
 
     runs = list(comp.runs)
@@ -67,10 +69,13 @@ def comparison_json(comp, lang: str) -> dict:
             "winner": ids[v.winner] if v.winner is not None else None,
             "significant": v.significant, "method": v.method, "status": v.status,
             "code": v.code, "text": render_row(row, runs, lang)})
-    return {"runs": out_runs,
-            "settings_differ": {k: {str(run_id): val for run_id, val in per.items()}
-                                for k, per in comp.settings_differ.items()},
-            "rows": rows}
+    out = {"runs": out_runs,
+           "settings_differ": {k: {str(run_id): val for run_id, val in per.items()}
+                               for k, per in comp.settings_differ.items()},
+           "rows": rows}
+    if strategies:
+        out["strategies"] = strategy_json(strategies, lang)
+    return out
 
 
 # --------------------------------------------------------------------------- the table
@@ -114,8 +119,10 @@ def _setting(v: object) -> str:
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
-def comparison_text(comp, lang: str) -> str:
-    """The settings-differ table, then the rows (speed, then quality), as plain text."""
+def comparison_text(comp, lang: str, strategies=None) -> str:
+    """The settings-differ table, then the rows (speed, then quality), then (given a
+    `core.compare.StrategyReport`) the strategies compared, as plain text."""
+    from desktop_app.report.strategy_section import strategy_text
     from desktop_app.report.verdicts import render_row, row_label, value_text
 
     w = _WORDS[lang]
@@ -137,8 +144,12 @@ def comparison_text(comp, lang: str) -> str:
             [w["dimension"], *(heads[i] for i in cols), w["verdict"]],
             [[row_label(row, lang), *(value_text(row, row.values[i], lang) for i in cols),
               render_row(row, runs, lang)] for row in rows])]
+    if strategies:
+        out += strategy_text(strategies, lang, _table)
     if comp.notes:
-        out += ["", w["notes"], *(f"- {n}" for n in comp.notes)]
+        from desktop_app.report.strings import note_text
+
+        out += ["", w["notes"], *(f"- {note_text(n, lang)}" for n in comp.notes)]
     return "\n".join(out)
 
 
@@ -146,7 +157,7 @@ def run_compare(args: argparse.Namespace) -> int:
     """Print the comparison (and write its JSON); returns 0, or raises InputError (turned
     into one line, exit 2)."""
     from desktop_app.cli_report import parse_run_ids
-    from desktop_app.core.compare import CompareError, compare
+    from desktop_app.core.compare import CompareError, compare, compare_strategies, paths_for
     from desktop_app.core.store import Store, StoreError, resolve_db_path
 
     if getattr(args, "compare_db", None):
@@ -159,6 +170,7 @@ def run_compare(args: argparse.Namespace) -> int:
     try:
         with Store.open(db) as store:
             comp = compare(store, ids)
+            strategies = compare_strategies(comp.runs, paths_for(store, comp.runs))
     except StoreError as exc:
         raise InputError("--db", str(exc)) from None
     except CompareError as exc:
@@ -167,7 +179,7 @@ def run_compare(args: argparse.Namespace) -> int:
         raise InputError("--runs", "fewer than two of these runs are throughput sweeps or SQL "
                          "evaluations")
     if args.json is not None:
-        data = json.dumps(comparison_json(comp, lang), ensure_ascii=False, indent=2,
+        data = json.dumps(comparison_json(comp, lang, strategies), ensure_ascii=False, indent=2,
                           default=str)
         if str(args.json) == "-":
             sys.stdout.write(data + "\n")
@@ -176,7 +188,7 @@ def run_compare(args: argparse.Namespace) -> int:
             args.json.write_text(data + "\n", encoding="utf-8")
         except OSError as exc:
             raise InputError("--json", f"cannot write {args.json}: {exc.strerror}") from None
-    print(comparison_text(comp, lang))
+    print(comparison_text(comp, lang, strategies))
     if args.json is not None:
         print(f"\nWrote {args.json}")
     return 0

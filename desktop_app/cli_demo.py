@@ -46,7 +46,7 @@ def run_demo_command(args: argparse.Namespace) -> int:
     from desktop_app import paths
     from desktop_app.core.demo import run_demo
     from desktop_app.core.exchange import export_run
-    from desktop_app.core.store import Store
+    from desktop_app.cli_common import open_results_store
     from desktop_app.report import write_comparison_pdf
 
     out = _checked_out_dir(args.out)
@@ -55,16 +55,19 @@ def run_demo_command(args: argparse.Namespace) -> int:
     def say(line: str) -> None:
         print(f"[{time.perf_counter() - started:5.1f} s] {line}", file=sys.stderr, flush=True)
 
-    with Store.open(out / DB_NAME) as store:
+    with open_results_store(out / DB_NAME, "--out") as store:
         runs = asyncio.run(run_demo(store, sets_dir=paths.questions_dir(),
                                     cache_dir=paths.user_data_dir() / "databases", say=say))
         say("Comparison PDF")
         pdf = write_comparison_pdf(store, runs.all_ids, out / "comparison.pdf", args.lang)
         say("CSV and JSON exports")
+        from desktop_app.report.export_words import ExportWords
+
         written: list[Path] = []
         for run_id in runs.all_ids:
             for fmt in ("csv", "json"):
-                written += export_run(store, run_id, fmt, out / "exports" / f"run-{run_id}")
+                written += export_run(store, run_id, fmt, out / "exports" / f"run-{run_id}",
+                                      ExportWords(args.lang))
     say("Done")
     print(f"Runs {', '.join(f'#{i}' for i in runs.all_ids)} in {out / DB_NAME}")
     print(f"Comparison: {pdf}")

@@ -15,6 +15,8 @@ import os
 import sys
 from pathlib import Path
 
+from desktop_app.cli_common import add_lang_argument, words_lang
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register the `export` and `import` subcommands (importing nothing heavy: every command
@@ -32,6 +34,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                      help="csv or json")
     exp.add_argument("--out", required=True, type=Path, metavar="DIR",
                      help="folder to write into (created if missing)")
+    add_lang_argument(exp)
 
     imp = sub.add_parser(
         "import", help="store a vllm bench serve, AIPerf or GuideLLM result file as a run",
@@ -59,9 +62,11 @@ def _open_store():
 def run_export(args: argparse.Namespace) -> int:
     """Export one run; prints the files written, one per line."""
     from desktop_app.core.exchange import export_run
+    from desktop_app.report.export_words import ExportWords
 
+    words = ExportWords(words_lang(args))
     with _open_store() as store:
-        files = export_run(store, args.run, args.format, args.out)
+        files = export_run(store, args.run, args.format, args.out, words)
     for path in files:
         print(path)
     return 0

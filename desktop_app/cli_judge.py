@@ -2,13 +2,15 @@
 
     throughline judge --db sales.sqlite --gold-sql "SELECT ..." --sql "SELECT ..." \\
         [--round avg_price=2 ...] [--order-sensitive] [--mode strict|tolerant|full] \\
-        [--ignore-names] [--tolerance 1e-6] [--json OUT]
+        [--ignore-names] [--tolerance 1e-6] [--json OUT] [--lang en|zh]
 
 Both queries run in the read-only sandbox. The question is synthesized from the gold result: its
 column names are the required columns, `--round` gives the rounding, `--order-sensitive` says the
 order matters. Exit 0 whether the answer passes or not (the candidate failing to run is a
 `sql_error` verdict); exit 2 only when it could not judge (missing database, a failing gold
-query, a bad option), with one line naming the problem.
+query, a bad option), with one line naming the problem. The printed verdict is in --lang
+(default $THROUGHLINE_LANG, else English); the JSON keeps English `message` and
+`counterfactual_text`, with each finding's `params` and the line's `headline` beside them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import argparse
 import json
 import sys
 from pathlib import Path
+
+from desktop_app.cli_common import add_lang_argument, words_lang
 
 MODES = ("strict", "tolerant", "full")
 
@@ -54,6 +58,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", type=Path, metavar="OUT", help="write the verdict as JSON")
     p.add_argument("--time-limit", type=float, default=5.0, metavar="S",
                    help="seconds each query may run (default 5)")
+    add_lang_argument(p)
 
 
 def parse_rounding(items: list[str]) -> dict[str, int]:
@@ -71,8 +76,13 @@ def parse_rounding(items: list[str]) -> dict[str, int]:
 def judge_command(args: argparse.Namespace) -> dict:
     """The verdict document for `args` (see the module doc); raises JudgeCommandError when it
     cannot judge. Pure apart from reading the database read-only."""
+    return _document(args, *judge_verdicts(args))
+
+
+def judge_verdicts(args: argparse.Namespace) -> tuple[dict, object, object]:
+    """(every judge's verdict, the gold result, the answer's result or None) for `args`;
+    raises JudgeCommandError when it cannot judge."""
     from desktop_app.core.sqleval.golds import Gold, judge_answer
-    from desktop_app.core.sqleval.judge import counterfactual
     from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
     from desktop_app.core.sqleval.types import Question
 
@@ -99,14 +109,25 @@ def judge_command(args: argparse.Namespace) -> dict:
         verdicts = judge_answer(question, (Gold("gold SQL", gold, args.gold_sql),), actual,
                                 sandbox=box, final_sql=args.sql, error=error,
                                 tolerance=args.tolerance, ignore_names=bool(args.ignore_names))
+    return verdicts, gold, actual
+
+
+def _document(args: argparse.Namespace, verdicts: dict, gold, actual) -> dict:
+    """The --json document: English words (`message`, `counterfactual_text`) with the values
+    beside them (`params`, `headline`)."""
+    from desktop_app.core.sqleval.export import finding_json, headline_json
+    from desktop_app.core.sqleval.judge import counterfactual
+    from desktop_app.report.judge_words import ENGLISH
+
     chosen = verdicts[args.mode]
+    line = counterfactual(verdicts)
     return {
         "mode": args.mode,
         "passed": chosen.passed,
-        "findings": [{"code": f.code, "message": f.message, "cells": [list(c) for c in f.cells]}
-                     for f in chosen.findings],
+        "findings": [finding_json(f, ENGLISH) for f in chosen.findings],
         "counterfactual": {m: v.passed for m, v in verdicts.items()},
-        "counterfactual_text": counterfactual(verdicts),
+        "counterfactual_text": ENGLISH.headline(line),
+        "headline": headline_json(line, ENGLISH),
         "tolerance": chosen.tolerance,
         "gold": {"columns": list(gold.columns), "rows": gold.total_rows},
         "answer": None if actual is None else {"columns": list(actual.columns),
@@ -115,17 +136,23 @@ def judge_command(args: argparse.Namespace) -> dict:
 
 
 def run_judge_command(args: argparse.Namespace) -> int:
-    """`throughline judge`: prints a short summary, writes --json; 0 judged, 2 could not."""
+    """`throughline judge`: prints a short summary in --lang, writes --json; 0 judged, 2 could
+    not."""
+    from desktop_app.core.sqleval.judge import counterfactual
+    from desktop_app.report.judge_words import JudgeWords
+
+    words = JudgeWords(words_lang(args))
     try:
-        doc = judge_command(args)
+        verdicts, gold, actual = judge_verdicts(args)
     except JudgeCommandError as exc:
         print(f"throughline judge: {exc}", file=sys.stderr)
         return 2
-    verdict = "PASS" if doc["passed"] else "FAIL"
-    print(f"{doc['mode']}: {verdict}")
-    for finding in doc["findings"]:
-        print(f"  {finding['code']}: {finding['message']}")
-    print(f"across judges: {doc['counterfactual_text']}")
+    doc = _document(args, verdicts, gold, actual)
+    chosen = verdicts[args.mode]
+    print(words.verdict(args.mode, chosen.passed))
+    for finding in chosen.findings:
+        print(f"  {finding.code}: {words.finding(finding)}")
+    print(words.across_judges(counterfactual(verdicts)))
     if args.json:
         try:
             Path(args.json).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n",

@@ -7,7 +7,13 @@ import asyncio
 from contextlib import ExitStack
 from pathlib import Path
 
-from desktop_app.cli_common import api_key_from_env, checked_base_url, endpoint_or_simulator
+from desktop_app.cli_common import (
+    add_lang_argument,
+    api_key_from_env,
+    checked_base_url,
+    endpoint_or_simulator,
+    words_lang,
+)
 from desktop_app.core.parsing import InputError
 
 
@@ -32,12 +38,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="environment variable holding the API key (never stored)")
     target.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
     p.add_argument("--json", type=Path, metavar="OUT", help="write every figure as JSON")
+    add_lang_argument(p)
 
 
 def run_resume(args: argparse.Namespace) -> int:
     """Resume the run; exit 0 when it finished, 2 when it could not be resumed."""
     from desktop_app.core.endpoint.discovery import EndpointError
-    from desktop_app.core.store import Store, StoreError, resolve_db_path
+    from desktop_app.cli_common import open_results_store
+    from desktop_app.core.store import resolve_db_path
     from desktop_app.core.throughput.resume import ResumeError, check_resumable
 
     if args.base_url and args.simulator:
@@ -45,10 +53,7 @@ def run_resume(args: argparse.Namespace) -> int:
     path = resolve_db_path(None)
     if not path.exists():
         raise InputError("--db", f"{path} does not exist")
-    try:
-        store = Store.open(path)
-    except StoreError as exc:
-        raise InputError("--db", str(exc)) from None
+    store = open_results_store(path)
     with store, ExitStack() as stack:
         try:
             run = check_resumable(store, args.run_id)
@@ -84,5 +89,5 @@ async def _resume(args: argparse.Namespace, store, base_url: str) -> int:
     finally:
         progress.close()
     print(f"Run {result.run_id} resumed and {result.status} in {store.path}")
-    print_sweep(result, args.json)
+    print_sweep(result, args.json, words_lang(args))
     return 0

@@ -15,9 +15,11 @@ from pathlib import Path
 
 from desktop_app.cli_common import (
     ProgressLine,
+    add_lang_argument,
     api_key_from_env,
     checked_base_url,
     endpoint_or_simulator,
+    words_lang,
 )
 from desktop_app.core.parsing import InputError
 
@@ -92,7 +94,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     help="retry a model call that failed transiently (no answer, 429, 5xx) up "
                     "to N times, backing off 1 s, 2 s, 4 s ... and at least the server's "
                     "Retry-After (default 0: a fault ends the question where it happened)")
-    ev.add_argument("--language", choices=["en", "zh"], default="en")
+    ev.add_argument("--language", choices=["en", "zh"], default="en",
+                    help="the language the questions are asked in (default en); --lang sets "
+                    "the language of the printed words")
     ev.add_argument("--tool-mode", choices=["native", "text"], default="native",
                     help="native tool calls, or text: the answer is a fenced ```sql block")
     ev.add_argument("--name", help="a name for the run")
@@ -102,6 +106,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "max-num-seqs=2; recorded with the run")
     p.add_argument("--json", type=Path, metavar="OUT", help="write every verdict as JSON")
     p.add_argument("--no-store", action="store_true", help="do not keep the run in the store")
+    add_lang_argument(p)
 
     r = sub.add_parser(
         "rejudge", help="judge a stored SQL run again (no model is called)",
@@ -112,6 +117,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--tolerance", type=float, default=1e-6, metavar="X", help=TOLERANCE_HELP)
     r.add_argument("--ignore-names", action="store_true")
     r.add_argument("--json", type=Path, metavar="OUT", help="write every verdict as JSON")
+    add_lang_argument(r)
 
 
 def build_config(args: argparse.Namespace, base_url: str):
@@ -181,6 +187,7 @@ def run_sqleval(args: argparse.Namespace) -> int:
     """Run the evaluation; exit 0 when it ran (failed questions included)."""
     from desktop_app.core.endpoint.client import EndpointError
 
+    words_lang(args)  # a bad $THROUGHLINE_LANG is said before the simulator starts
     with ExitStack() as stack:
         base_url = endpoint_or_simulator(stack, args.base_url, args.simulator)
         config = build_config(args, base_url)
@@ -195,13 +202,13 @@ def run_sqleval(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace, config) -> int:
-    from desktop_app.core.sqleval.export import eval_to_json, tier_table
     from desktop_app.core.sqleval.runner import run_eval
-    from desktop_app.core.store import Store, resolve_db_path
+    from desktop_app.cli_common import open_results_store
+    from desktop_app.core.store import resolve_db_path
 
     sets_dir, cache_dir = _dirs()
     progress = EvalProgressLine()
-    store = None if args.no_store else Store.open(resolve_db_path(None))
+    store = None if args.no_store else open_results_store()  # before run_eval contacts the server
     try:
         result = await run_eval(config, store, progress, sets_dir=sets_dir, cache_dir=cache_dir)
     finally:
@@ -214,20 +221,18 @@ async def _run(args: argparse.Namespace, config) -> int:
               f"{result.model}; set {result.set_name}", file=sys.stderr)
     if result.run_id is not None:
         print(f"Run {result.run_id} stored in {resolve_db_path(None)}")
-    print(tier_table(result))
-    _print_explained(result)
-    _write_json(args.json, eval_to_json(result))
+    _print_summary(args, result)
     return 0
 
 
 def run_rejudge(args: argparse.Namespace) -> int:
     """Re-judge a stored run without calling a model; prints the per-tier table."""
-    from desktop_app.core.sqleval.export import eval_to_json, tier_table
     from desktop_app.core.sqleval.runner import rejudge
     from desktop_app.core.sqleval.types import JUDGE_MODES
     from desktop_app.core.store import Store, StoreError, resolve_db_path
 
     modes = _names(args.judge, "--judge", JUDGE_MODES)
+    words_lang(args)  # a bad $THROUGHLINE_LANG is said before any work
     sets_dir, cache_dir = _dirs()
     try:
         with Store.open(resolve_db_path(None)) as store:
@@ -242,20 +247,23 @@ def run_rejudge(args: argparse.Namespace) -> int:
             raise InputError("--tolerance", str(exc).split(": ", 1)[-1]) from None
         raise
     print(f"Run {args.run_id} re-judged (tolerance {args.tolerance:g}); no model was called.")
-    print(tier_table(result))
-    _print_explained(result)
-    _write_json(args.json, eval_to_json(result))
+    _print_summary(args, result)
     return 0
 
 
-def _print_explained(result) -> None:
-    """The seeds' "15 answers omitted ROUND(x, 2)": counted where the table is read."""
-    from desktop_app.core.sqleval.export import explained
+def _print_summary(args: argparse.Namespace, result) -> None:
+    """The per-tier table (with its epochs and layered lines) and the seeds' "15 of 25 answers
+    omit ROUND(x, n)" where the table is read, in --lang; the JSON in English (findings'
+    `message` and the counterfactual lines, with their `params` beside them)."""
+    from desktop_app.core.sqleval.export import eval_to_json
+    from desktop_app.report.judge_words import ENGLISH, missing_round_line, tier_table
 
-    omitted = explained(result.items).get("missing_round", 0)
+    lang = words_lang(args)
+    print(tier_table(result, lang))
+    omitted = missing_round_line(result.items, lang)
     if omitted:
-        print(f"{omitted} of {len(result.items)} answers omit the ROUND(x, n) their question "
-              "asks for (finding missing_round).")
+        print(omitted)
+    _write_json(args.json, eval_to_json(result, ENGLISH))
 
 
 def _write_json(path: Path | None, data: dict) -> None:

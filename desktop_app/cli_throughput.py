@@ -12,9 +12,11 @@ from pathlib import Path
 
 from desktop_app.cli_common import (
     ProgressLine,
+    add_lang_argument,
     api_key_from_env,
     checked_base_url,
     endpoint_or_simulator,
+    words_lang,
 )
 from desktop_app.core.parsing import InputError, parse_float_list, parse_int_list
 
@@ -63,11 +65,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     sweep.add_argument("--no-metrics", action="store_true", help="do not scrape /metrics")
     sweep.add_argument("--name", help="a name for the run")
     sweep.add_argument("--note", metavar="TEXT", help="a note kept with the run")
+    sweep.add_argument("--workers", type=int, metavar="N",
+                       help="load-generating processes a cell's streams are spread over "
+                            "(default: CPU count minus one, at least 1; 1 = this process)")
+    sweep.add_argument("--http-client", choices=["lean", "httpx"],
+                       help="how streams are received: the lean HTTP/1.1 path (default) or "
+                            "httpx (always used through a proxy)")
     sweep.add_argument("--setting", action="append", default=[], metavar="KEY=VALUE",
                        help="a server setting the engine does not report, e.g. --setting "
                        "max-num-seqs=2; recorded with the run")
     p.add_argument("--json", type=Path, metavar="OUT", help="write every figure as JSON")
     p.add_argument("--no-store", action="store_true", help="do not keep the run in the store")
+    add_lang_argument(p)  # the diagnosis's words
 
 
 def _option(args, raw: dict, attr: str, key: str, default=None):
@@ -148,7 +157,21 @@ def build_config(args: argparse.Namespace, base_url: str, model: str):
         name=_option(args, raw, "name", "name", ""),
         notes=(args.note or "").strip(),
         server_settings=user_settings(args.setting),
+        http_client=_option(args, raw, "http_client", "http_client", "lean"),
+        workers=_workers(_option(args, raw, "workers", "workers")),
     ), raw
+
+
+def _workers(value: int | None) -> int:
+    """--workers, or the default (CPU count minus one, at least 1)."""
+    from desktop_app.core.throughput.config import MAX_WORKERS
+    from desktop_app.core.throughput.workers import default_workers
+
+    if value is None:
+        return default_workers()
+    if not 1 <= value <= MAX_WORKERS:
+        raise InputError("--workers", f"{value!r:.40} is out of range (1 to {MAX_WORKERS})")
+    return value
 
 
 class SweepProgressLine(ProgressLine):
@@ -167,8 +190,11 @@ class SweepProgressLine(ProgressLine):
 
 
 def run_throughput(args: argparse.Namespace) -> int:
-    """Run the sweep; exit 0 when it ran (failed requests included), 2 when it could not run."""
+    """Run the sweep; exit 0 when it ran (failed requests included), 1 when its results could
+    not all be stored, 2 when it could not run."""
     from desktop_app.core.endpoint.discovery import EndpointError
+
+    words_lang(args)  # a bad $THROUGHLINE_LANG is said before the sweep, not after it
 
     from desktop_app.core.throughput.config import load_sweep_toml
 
@@ -176,6 +202,9 @@ def run_throughput(args: argparse.Namespace) -> int:
     base_url = args.base_url or raw.get("base_url")
     if args.model is None and raw.get("model"):
         args.model = raw["model"]
+    from desktop_app.cli_common import check_results_store
+
+    check_results_store(args)  # an unusable results file stops here, before any request
     with ExitStack() as stack:
         base_url = endpoint_or_simulator(stack, base_url, args.simulator)
         try:
@@ -188,7 +217,8 @@ async def _run(args: argparse.Namespace, base_url: str) -> int:
     from desktop_app.core.endpoint.client import make_client
     from desktop_app.core.endpoint.discovery import choose_model, discover
     from desktop_app.core.redact import redact_url
-    from desktop_app.core.store import Store, resolve_db_path
+    from desktop_app.cli_common import open_results_store
+    from desktop_app.core.store import resolve_db_path
     from desktop_app.core.throughput.sweep import run_sweep
 
     config, _raw = build_config(args, base_url, args.model or "")
@@ -206,7 +236,7 @@ async def _run(args: argparse.Namespace, base_url: str) -> int:
           f"{info.tokenizer or 'none (prompts calibrated)'}, /metrics "
           f"{'yes' if info.has_metrics else 'no'}", file=sys.stderr)
     progress = SweepProgressLine()
-    store = None if args.no_store else Store.open(resolve_db_path(None))
+    store = None if args.no_store else open_results_store()
     try:
         result = await run_sweep(config, store, progress, info=info)
     finally:
@@ -215,18 +245,23 @@ async def _run(args: argparse.Namespace, base_url: str) -> int:
             store.close()
     if result.run_id is not None:
         print(f"Run {result.run_id} stored in {resolve_db_path(None)}")
-    print_sweep(result, args.json)
-    return 0
+    print_sweep(result, args.json, words_lang(args))
+    return 1 if result.status == "failed" else 0
 
 
-def print_sweep(result, json_path: Path | None) -> None:
-    """The cell table and the diagnosis on stdout; every figure as JSON into `json_path`."""
-    from desktop_app.core.throughput.export import cells_table, findings_text, sweep_to_json
+def print_sweep(result, json_path: Path | None, lang: str | None = None) -> None:
+    """The cell table and the diagnosis on stdout, the diagnosis in `lang` (default:
+    $THROUGHLINE_LANG, else English); every figure as JSON into `json_path`, each finding with
+    its message and suggestion in the same language."""
+    from desktop_app.core.throughput.export import cells_table, sweep_to_json
+    from desktop_app.report.diagnosis_words import finding_text, findings_text, suggestion_text
 
+    lang = lang or words_lang(argparse.Namespace())
     print(cells_table(result.cells))
     print()
-    print(findings_text(result.findings))
+    print(findings_text(result.findings, lang))
     if json_path:
-        json_path.write_text(json.dumps(sweep_to_json(result), indent=1) + "\n",
+        doc = sweep_to_json(result, lambda f: (finding_text(f, lang), suggestion_text(f, lang)))
+        json_path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n",
                              encoding="utf-8")
         print(f"JSON written to {json_path}")

@@ -53,6 +53,7 @@ _WORDS = (QT_TRANSLATE_NOOP("RunStatus", "running"), QT_TRANSLATE_NOOP("RunStatu
           QT_TRANSLATE_NOOP("RunStatus", "cancelled"), QT_TRANSLATE_NOOP("RunStatus", "failed"),
           QT_TRANSLATE_NOOP("RunStatus", "interrupted"),
           QT_TRANSLATE_NOOP("RunStatus", "time_budget"),
+          QT_TRANSLATE_NOOP("RunStatus", "incomplete"), QT_TRANSLATE_NOOP("RunStatus", "pending"),
           QT_TRANSLATE_NOOP("RunStatus", "throughput"), QT_TRANSLATE_NOOP("RunStatus", "sql"))
 
 

@@ -85,6 +85,17 @@ def _two(main: str, small: list[str]) -> str:
 # --------------------------------------------------------------------------- the cover
 
 
+SIMULATED_PREFIX = "simulated "  # how a run on the built-in simulator stores its engine
+
+
+def engine_label(engine: str, lang: str) -> str:
+    """A run's engine as the report shows it: "vllm", or for the built-in simulator (stored as
+    "simulated vllm") "vllm (simulated)" / "vllm（模拟）"; empty stays empty."""
+    if engine.startswith(SIMULATED_PREFIX):
+        return text(lang, "engine_simulated", engine=engine.removeprefix(SIMULATED_PREFIX))
+    return engine
+
+
 def setting_value(v: object) -> str:
     """A server setting's value as the engine's flags write it (true/false, 0.9, 2048)."""
     if isinstance(v, bool):

@@ -12,18 +12,19 @@ from html import escape
 from PySide6.QtGui import QImage
 
 from desktop_app.core.compare import Comparison, SqlRun, ThroughputRun
-from desktop_app.core.metrics import DEFINITIONS
-from desktop_app.report import figures, verdicts
+from desktop_app.report import figures, strings, verdicts
 from desktop_app.report.fmt import (
     cell_html,
+    change,
     config_phrases,
+    engine_label,
     num,
     pct,
     secs,
     setting_value,
     settings_groups,
 )
-from desktop_app.report.strings import text
+from desktop_app.report.strings import lookup, note_text, text
 
 AddImage = Callable[[QImage], str]
 IMAGE_WIDTH = 640  # document pixels: the charts' layout width
@@ -58,11 +59,12 @@ def _img(add_image: AddImage, fig: figures.Figure) -> str:
     return f'<p align="center"><img src="{add_image(image)}" width="{IMAGE_WIDTH}"/></p>'
 
 
-# --------------------------------------------------------------------------- cover
+# --------------------------------------------------------------------------- page 1, the runs
 
 
 def _run_block(lang: str, run: ThroughputRun | SqlRun) -> str:
-    """One run on the cover: its label, note, what it was asked to do, its server settings."""
+    """One run in detail: its label, endpoint, model and engine, note, what it was asked to do,
+    its server settings."""
     info = run.info
     tp = isinstance(run, ThroughputRun)
     lines = []
@@ -78,7 +80,9 @@ def _run_block(lang: str, run: ThroughputRun | SqlRun) -> str:
                      escape(" · ".join(items)))
     if not groups:
         lines.append(f'<span style="color:#666">{_t(lang, "settings_none")}</span>')
-    return (f'<p style="margin-bottom:6px"><b>{escape(info.label)}</b><br/>' +
+    ident = " · ".join(escape(x) for x in (info.endpoint, info.model,
+                                           engine_label(info.engine, lang)) if x)
+    return (f'<p style="margin-bottom:6px"><b>{escape(info.label)}</b> · {ident}<br/>' +
             "<br/>".join(lines) + "</p>")
 
 
@@ -87,21 +91,137 @@ def _status(lang: str, status: str) -> str:
     return _t(lang, key) if key in _keys() else escape(status)
 
 
-def cover(comp: Comparison, lang: str, when: str) -> str:
-    """Title, the runs compared (endpoint, model, engine, times), their settings, the judges."""
-    out = [f'<h1>{_t(lang, "title")}</h1>',
-           f'<p>{_t(lang, "subtitle", n=len(comp.runs), when=when)}</p>',
-           f'<h2>{_t(lang, "cover")}</h2>', _TABLE,
-           _head([_t(lang, k) for k in ("col_run", "col_kind", "col_endpoint", "col_model",
-                                        "col_engine", "col_status", "col_started")])]
+def _runs_table(comp: Comparison, lang: str) -> str:
+    # The endpoint is in "what differs" (when it does) and with each run's settings.
+    out = [_TABLE, _head([_t(lang, k) for k in ("col_run", "col_kind", "col_model",
+                                                "col_engine", "col_status", "col_started")])]
     for i, r in enumerate(comp.runs):
         info = r.info
         kind = _t(lang, "kind_throughput" if isinstance(r, ThroughputRun) else "kind_sql")
-        out.append(_row([f"<b>{escape(info.label)}</b>", kind, escape(info.endpoint),
-                         escape(info.model), escape(info.engine), _status(lang, info.status),
+        out.append(_row([f"<b>{escape(info.label)}</b>", kind,
+                         escape(info.model), escape(engine_label(info.engine, lang)),
+                         _status(lang, info.status),
                          escape(info.started_at[:19].replace("T", " "))], i % 2 == 1))
     out.append("</table>")
-    out.append(f'<h3>{_t(lang, "settings")}</h3>')
+    return "\n".join(out)
+
+
+def summary(comp: Comparison, lang: str, when: str) -> str:
+    """Page 1: the title, what was compared (the runs, the settings that differ) and the
+    verdict per dimension group: speed (TTFT, Prefill, Decode per concurrency), quality (pass
+    rate per judge, the answers that omit a ROUND asked for), capacity in tasks. A winner only
+    where the comparison found the difference outside the noise."""
+    out = [f'<h1>{_t(lang, "title")}</h1>',
+           f'<p>{_t(lang, "subtitle", n=len(comp.runs), when=when)}</p>',
+           f'<h2>{_t(lang, "cover")}</h2>', _runs_table(comp, lang)]
+    if any(r.info.simulated for r in comp.runs):
+        out.append(f'<p style="color:#a04000;font-size:8pt"><b>{_t(lang, "simulated")}</b></p>')
+    out.append(differs(comp, lang))
+    out.append(f'<h2>{_t(lang, "verdicts")}</h2>'
+               f'<p style="font-size:8pt;color:#444">{_t(lang, "verdicts_intro")}</p>')
+    out.append(f'<h3>{_t(lang, "sum_speed")}</h3>')
+    out.append(_speed_verdicts(comp, lang))
+    out.append(f'<h3>{_t(lang, "sum_quality")}</h3>')
+    out.append(_quality_verdicts(comp, lang))
+    if comp.verdicts:
+        out.append(f'<h3>{_t(lang, "sum_capacity")}</h3>')
+        out.append(_capacity_verdicts(comp, lang))
+    return "\n".join(out)
+
+
+def _capacity_verdicts(comp: Comparison, lang: str) -> str:
+    """Per success criterion, each configuration's modelled figure, the best in bold: the
+    capacity model has no interval, so it ranks and names no winner."""
+    caps = comp.capacities
+    share = 60 // max(len(caps), 1)
+    out = [_TABLE, _head([_t(lang, "col_criterion")] + [escape(c.label) for c in caps],
+                         widths=[100 - share * len(caps)] + [share] * len(caps))]
+    for n, v in enumerate(comp.verdicts):
+        cells = [f"<b>{_t(lang, 'crit_' + v.criterion)}</b>"]
+        for i, f in enumerate(v.figures):
+            if f is None:
+                cells.append(_t(lang, "na"))
+                continue
+            shown = escape(_criterion_figure(lang, v.criterion, f))
+            cells.append(f"<b>{shown}</b>" if i == v.winner else shown)
+        out.append(_row(cells, n % 2 == 1))
+    out.append(f'</table><p style="font-size:8pt;color:#444">{_t(lang, "sum_capacity_note")}'
+               "</p>")
+    return "\n".join(out)
+
+
+_SPEED = ("ttft", "prefill", "decode")  # the summary's speed rows, in the seeds' order
+_SPEED_TERMS = {"ttft": "ttft_s", "prefill": "prefill_tps", "decode": "decode_tps"}
+
+
+def _short_verdict(row, runs, lang: str) -> str:
+    """A row's verdict in a few words for the summary grid: "#2 wins, 45 % higher", "about
+    even", or why there is none. Decided by the comparison (never here)."""
+    v = row.verdict
+    if v.status == "win" and v.significant and v.winner is not None:
+        diff = v.diff
+        by = "∞" if diff is None else lookup(
+            verdicts.STRINGS, lang,
+            ("by_points" if v.better == "higher" else "by_points_lower")
+            if v.diff_kind == "points" else
+            ("by_higher" if v.better == "higher" else "by_lower"), x=f"{abs(diff) * 100:.0f}")
+        return _t(lang, "sum_win", w=f"#{runs[v.winner].info.id}", by=by)
+    if v.status == "tie":
+        return _t(lang, "sum_even")
+    if v.code == "client_bound":
+        return escape(lookup(verdicts.STRINGS, lang, "client_bound"))
+    if v.code == "not_comparable_lengths":
+        return _t(lang, "sum_not_comparable")
+    return _t(lang, "na")
+
+
+def _speed_verdicts(comp: Comparison, lang: str) -> str:
+    rows = [r for r in comp.rows if r.group == "throughput" and r.key in _SPEED]
+    if not rows:
+        return f'<p style="color:#666">{_t(lang, "sum_no_tp")}</p>'
+    concs = sorted({r.params["concurrency"] for r in rows})
+    out = [_TABLE, _head([_t(lang, "col_dimension")] +
+                         [_t(lang, "col_at", c=c) for c in concs])]
+    for n, key in enumerate(_SPEED):
+        by_c = {r.params["concurrency"]: r for r in rows if r.key == key}
+        if not by_c:
+            continue
+        cells = [f"<b>{_term(lang, _SPEED_TERMS[key])}</b>"]
+        cells += [_short_verdict(by_c[c], comp.runs, lang) if c in by_c else _t(lang, "na")
+                  for c in concs]
+        out.append(_row(cells, n % 2 == 1))
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def _term(lang: str, key: str) -> str:
+    """A metric's name as the glossary gives it (strings.TERMS)."""
+    return escape(strings.term(lang, key))
+
+
+def _quality_verdicts(comp: Comparison, lang: str) -> str:
+    rows = [r for r in comp.rows if r.key == "pass_rate"]
+    if not rows:
+        return f'<p style="color:#666">{_t(lang, "sum_no_sql")}</p>'
+    out = ["<ul>"]
+    for row in rows:
+        out.append(f"<li><b>{escape(verdicts.row_label(row, lang))}</b>{_t(lang, 'colon')}"
+                   f"{escape(verdicts.render_row(row, comp.runs, lang))}</li>")
+    # The seeds' "15 answers omitted ROUND(x, 2)": counted by the judges' explanations.
+    items = [text(lang, "sum_missing_round_run", run=run.info.label, n=omitted,
+                  total=len(run.judged))
+             for run in comp.sql if (omitted := run.explained().get("missing_round", 0))]
+    if items:
+        out.append("<li>" + _t(lang, "sum_missing_round",
+                               items=text(lang, "list_sep").join(items)) + "</li>")
+    out.append("</ul>")
+    return "\n".join(out)
+
+
+def run_details(comp: Comparison, lang: str) -> str:
+    """The runs in detail: each run's note, configuration and server settings; the judges;
+    the comparison's notes."""
+    out = [f'{_BREAK}{_t(lang, "settings")}</h2>']
     out += [_run_block(lang, r) for r in comp.runs]
     if comp.sql:
         tol = next((r.tolerance for r in comp.sql if r.tolerance is not None), 1e-6)
@@ -110,14 +230,10 @@ def cover(comp: Comparison, lang: str, when: str) -> str:
         out.append(f'<h3>{_t(lang, "judges")}</h3><ul>')
         out += [f"<li>{_t(lang, f'judge_{j}', tol=f'{tol:g}')}</li>" for j in judges]
         out.append("</ul>")
-    if any(r.info.simulated for r in comp.runs):
-        out.append(f'<p style="color:#a04000"><b>{_t(lang, "simulated")}</b></p>')
     if comp.notes:
         out.append(f'<h3>{_t(lang, "notes")}</h3>')
-        if text(lang, "english_only"):
-            out.append(f'<p style="color:#666">{_t(lang, "english_only")}</p>')
         out.append("<ul>")
-        out += [f"<li>{escape(n)}</li>" for n in comp.notes]
+        out += [f"<li>{escape(note_text(n, lang))}</li>" for n in comp.notes]
         out.append("</ul>")
     return "\n".join(out)
 
@@ -153,7 +269,8 @@ def differs(comp: Comparison, lang: str) -> str:
                 continue
             mark = (f' <span style="color:#666">{_t(lang, "mark_user")}</span>'
                     if r.info.settings_source.get(key) == "user" else "")
-            cells.append(escape(setting_value(v)) + mark)
+            shown = engine_label(str(v), lang) if key == "engine" else setting_value(v)
+            cells.append(escape(shown) + mark)
         out.append(_row(cells, n % 2 == 1))
     out.append("</table>")
     return "\n".join(out)
@@ -163,13 +280,12 @@ _IDENTITY = {"model": "col_model", "engine": "col_engine", "endpoint": "col_endp
 
 
 def side_by_side(comp: Comparison, lang: str) -> str:
-    """What differs between the runs, then the dimension tables: one row per dimension, a
-    column per run (its value with the 95 % interval), the verdict last. Speed rows list the
-    throughput runs, quality rows the SQL runs (a run of the other kind would only add a column
-    of n/a)."""
+    """The dimension tables (what differs between the runs is on page 1): one row per
+    dimension, a column per run (its value with the 95 % interval), the verdict last. Speed
+    rows list the throughput runs, quality rows the SQL runs (a run of the other kind would
+    only add a column of n/a)."""
     runs = list(comp.runs)
-    out = [f'{_BREAK}{_t(lang, "table")}</h2>', differs(comp, lang),
-           f'<p>{_t(lang, "table_intro")}</p>']
+    out = [f'{_BREAK}{_t(lang, "table")}</h2>', f'<p>{_t(lang, "table_intro")}</p>']
     for title, kind, group in (("table_tp", ThroughputRun, "throughput"),
                                ("table_sql", SqlRun, "sql")):
         cols = [i for i, r in enumerate(runs) if isinstance(r, kind)]
@@ -187,6 +303,54 @@ def side_by_side(comp: Comparison, lang: str) -> str:
             cells.append(escape(verdicts.render_row(row, runs, lang)))
             out.append(_row(cells, n % 2 == 1))
         out.append("</table>")
+    return "\n".join(out)
+
+
+def grid(comp: Comparison, lang: str) -> str:
+    """The seeds' main table: a row per prompt length (and output length, when a sweep used
+    several) and concurrency, per throughput run its cell's Prefill tok/s with the change
+    against 1 concurrent, Decode tok/s and TTFT, as each cell measured them (the same cells
+    and figures the dimension rows average)."""
+    out = [f'{_BREAK}{_t(lang, "grid")}</h2>']
+    runs = comp.throughput
+    if not runs:
+        out.append(f'<p style="color:#666">{_t(lang, "charts_tp_none")}</p>')
+        return "\n".join(out)
+    out.append(f'<p style="font-size:8pt;color:#444">{_t(lang, "grid_intro")}</p>')
+    cells = {(r.info.id, c.input_tokens, c.output_tokens, c.concurrency): c
+             for r in runs for c in reversed(r.closed_loop_cells)}  # the first of a shape
+    keys = sorted({k[1:] for k in cells})
+    outputs = len({k[1] for k in keys}) > 1
+    lead = [_t(lang, "col_prompt")] + ([_t(lang, "col_output")] if outputs else []) + [
+        _t(lang, "col_conc")]
+    th = '<th bgcolor="#e8eef5" align="left"'
+    first = "".join(f"{th} rowspan=\"2\">{c}</th>" for c in lead) + "".join(
+        f'{th} colspan="3">{_run_head(r)}</th>' for r in runs)
+    second = "".join(f"{th}>{_t(lang, k)}</th>" for _ in runs
+                     for k in ("col_prefill", "col_decode", "col_ttft"))
+    out += [_TABLE, f"<thead><tr>{first}</tr><tr>{second}</tr></thead>"]
+    na = f'<span style="color:#888">{_t(lang, "na")}</span>'
+    for n, (length, output, conc) in enumerate(keys):
+        row = [f"{length:,}"] + ([f"{output:,}"] if outputs else []) + [str(conc)]
+        for r in runs:
+            c = cells.get((r.info.id, length, output, conc))
+            if c is None:
+                row += [na] * 3
+                continue
+            vals = [num(c.prefill_tps) if c.prefill_tps is not None else None,
+                    num(c.decode_tps) if c.decode_tps is not None else None,
+                    secs(c.ttft_s) if c.ttft_s is not None else None]
+            if vals[0] is not None and c.prefill_change is not None and conc != 1:
+                vals[0] += f" ({change(c.prefill_change)})"
+            for v in vals:
+                if v is None:
+                    row.append(na)
+                elif c.client_bound:
+                    row.append(f'<span style="color:#a04000">{escape(v)}</span>')
+                else:
+                    row.append(escape(v))
+        out.append(_row(row, n % 2 == 1))
+    out.append("</table>")
     return "\n".join(out)
 
 
@@ -224,8 +388,8 @@ def capacity(comp: Comparison, lang: str, add_image: AddImage) -> str:
             if p.seconds_per_task is None:
                 bg = ' bgcolor="#f7f7f7"' if i % 2 == 1 else ""
                 out.append(f'<tr{bg}><td>{escape(cap.label)}</td><td>{p.concurrency}</td>'
-                           f'<td colspan="5" style="color:#888">{_t(lang, "na")}: '
-                           f'{escape(p.reason or "")}</td></tr>')
+                           f'<td colspan="5" style="color:#888">{_t(lang, "na")}'
+                           f'{_t(lang, "colon")}{_capacity_reason(lang, p)}</td></tr>')
                 i += 1
                 continue
             else:
@@ -275,15 +439,25 @@ def capacity(comp: Comparison, lang: str, add_image: AddImage) -> str:
     return "\n".join(out)
 
 
+def _capacity_reason(lang: str, point) -> str:
+    """Why a capacity point has no figures, in the report's language."""
+    key = f"cap_reason_{point.reason_code}"
+    return _t(lang, key) if key in _keys() else escape(point.reason or "")
+
+
+def _criterion_figure(lang: str, criterion: str, f: float) -> str:
+    if criterion == "users_dont_wait":
+        return text(lang, "fig_s_task", v=secs(f))
+    if criterion == "answers_usable":
+        return text(lang, "fig_rate", v=pct(f))
+    return text(lang, "fig_per_hour", v=num(f))
+
+
 def _criterion_text(lang: str, comp: Comparison, v) -> str:
     caps = comp.capacities
 
     def fig(f: float) -> str:
-        if v.criterion == "users_dont_wait":
-            return text(lang, "fig_s_task", v=secs(f))
-        if v.criterion == "answers_usable":
-            return text(lang, "fig_rate", v=pct(f))
-        return text(lang, "fig_per_hour", v=num(f))
+        return _criterion_figure(lang, v.criterion, f)
 
     if v.winner is None:
         return text(lang, "crit_none")
@@ -312,15 +486,18 @@ def charts(comp: Comparison, lang: str, add_image: AddImage) -> str:
     return "\n".join(out)
 
 
-def findings(comp: Comparison, lang: str) -> str:
-    """The diagnosis per throughput run and the top failed questions per SQL run."""
-    return diagnosis(comp, lang) + "\n" + failed_questions(comp, lang)
-
-
 def diagnosis(comp: Comparison, lang: str) -> str:
     """The diagnosis per throughput run, its findings in severity order."""
+    from desktop_app.report.diagnosis_words import (
+        finding_text,
+        is_stored_text,
+        suggestion_text,
+    )
+
     out = [f'{_BREAK}{_t(lang, "diagnosis")}</h2>']
-    if text(lang, "english_only"):
+    # Runs diagnosed before findings had codes and values (#12) kept English text: say so.
+    stored = any(is_stored_text(f) for run in comp.throughput for f in run.findings)
+    if stored and text(lang, "english_only"):
         out.append(f'<p style="color:#666">{_t(lang, "english_only")}</p>')
     if not comp.throughput:
         out.append(f'<p style="color:#666">{_t(lang, "charts_tp_none")}</p>')
@@ -333,17 +510,23 @@ def diagnosis(comp: Comparison, lang: str) -> str:
             continue
         out.append("<ol>")
         for f in run.findings:
-            sug = (f"<br/><i>{_t(lang, 'suggestion')}:</i> {escape(f.suggestion)}"
-                   if f.suggestion else "")
+            suggestion = suggestion_text(f, lang)
+            colon = _t(lang, "colon") if "colon" in _keys() else ": "
+            sug = (f"<br/><i>{_t(lang, 'suggestion')}{colon}</i>{escape(suggestion)}"
+                   if suggestion else "")
             sev = (_t(lang, f"severity_{f.severity}") if f"severity_{f.severity}" in _keys()
                    else escape(f.severity))
-            out.append(f"<li><b>[{sev}]</b> {escape(f.message)}{sug}</li>")
+            out.append(f"<li><b>[{sev}]</b> {escape(finding_text(f, lang))}{sug}</li>")
         out.append("</ol>")
     return "\n".join(out)
 
 
 def failed_questions(comp: Comparison, lang: str) -> str:
-    """The first failed questions per SQL run, structural failures first, with why."""
+    """The first failed questions per SQL run, structural failures first, with why (the
+    judges' words from `judge_words`, in `lang`)."""
+    from desktop_app.report.judge_words import JudgeWords
+
+    words = JudgeWords(lang)
     out = [f'<h2>{_t(lang, "failed")}</h2>']
     if not comp.sql:
         out.append(f'<p style="color:#666">{_t(lang, "charts_sql_none")}</p>')
@@ -357,24 +540,21 @@ def failed_questions(comp: Comparison, lang: str) -> str:
             continue
         for q in failed[:MAX_FAILED]:
             qtext = (q.text_zh if lang == "zh" and q.text_zh else q.text_en)
-            why = list(q.strict_findings[:2]) + [e for e in q.explanations
-                                                 if e not in q.strict_findings][:2]
+            strict = [words.finding(f) for f in q.verdicts["strict"].findings[:2]]
+            why = strict + [e for e in map(words.finding, q.findings) if e not in strict][:2]
+            klass = words.failure_class(q.failure_class) or "?"
             out.append(
                 f"<p><b>{escape(q.question_id)}</b> ({_t(lang, 'tier_' + q.tier)}, "
-                f"{_t(lang, 'q_class')}{_t(lang, 'colon')}{escape(q.failure_class or '?')})<br/>"
+                f"{_t(lang, 'q_class')}{_t(lang, 'colon')}{escape(klass)})<br/>"
                 f'<span style="color:#333">{escape(qtext)}</span><br/>'
-                f"<i>{_t(lang, 'q_verdicts')}{_t(lang, 'colon')}</i>{escape(q.counterfactual)}<br/>"
-                f"<i>{_t(lang, 'q_why')}{_t(lang, 'colon')}</i>{escape(' '.join(why))}</p>")
+                f"<i>{_t(lang, 'q_verdicts')}{_t(lang, 'colon')}</i>"
+                f"{escape(words.headline(q.counterfactual))}<br/>"
+                f"<i>{_t(lang, 'q_why')}{_t(lang, 'colon')}</i>"
+                f"{escape(('' if lang == 'zh' else ' ').join(why))}</p>")
         if len(failed) > MAX_FAILED:
             more = _t(lang, "failed_more", n=len(failed) - MAX_FAILED, run=run.info.label)
             out.append(f"<p style='color:#666'>{more}</p>")
     return "\n".join(out)
-
-
-# The report's own figures, defined beside the throughput metrics.
-_REPORT_DEFINITIONS = ("pass_rate", "mean_steps", "mean_tokens", "failure_class",
-                       "seconds_per_task", "tasks_per_hour", "correct_per_hour",
-                       "tokens_per_pass")
 
 
 _METHODS = ("method_interval", "method_winner", "method_average", "method_mcnemar",
@@ -388,10 +568,13 @@ def appendix(lang: str) -> str:
     out += [f"<li>{_t(lang, key)}</li>" for key in _METHODS]
     out += ["</ul>", f'<h3>{_t(lang, "metric_defs")}</h3>',
             f'<p>{_t(lang, "appendix_intro")}</p>', _TABLE]
-    keys = [*DEFINITIONS, *_REPORT_DEFINITIONS]
-    for i, key in enumerate(keys):
-        words = text(lang, f"def_{key}") if f"def_{key}" in _keys() else DEFINITIONS[key]
-        out.append(_row([f"<b>{escape(key)}</b>", escape(words)], i % 2 == 1))
+    out.append(_head([_t(lang, "col_term"), _t(lang, "col_definition"), _t(lang, "col_unit")],
+                     widths=[24, 64, 12]))
+    for i, key in enumerate(strings.TERMS):  # the glossary (docs/GLOSSARY.md)
+        name = (f"<b>{escape(strings.term(lang, key))}</b><br/>"
+                f'<span style="font-size:7pt;color:#666">{escape(key)}</span>')
+        out.append(_row([name, escape(strings.definition(lang, key)),
+                         escape(strings.unit(lang, key))], i % 2 == 1))
     out.append("</table>")
     out.append(f'<h3>{_t(lang, "capacity_model")}</h3><p>{_t(lang, "capacity_model_text")}</p>'
                f'<p>{_t(lang, "cost_model_text")}</p>')

@@ -1,10 +1,14 @@
-"""Every word the comparison PDF prints, in English and Chinese: one dict per language.
+"""Every word the comparison PDF prints, in English and Chinese: one dict per language, and
+the glossary of metric names (`TERMS`, `term`, `definition`; docs/GLOSSARY.md is written from
+it by `glossary_markdown`).
 
 `text(lang, key, **values)` formats one entry. Diagnosis findings and the judges' findings are
 produced by the core in English and are quoted as they are (the zh report says so).
 """
 
 from __future__ import annotations
+
+from desktop_app.core.metrics import DEFINITIONS
 
 LANGS = ("en", "zh")
 
@@ -88,6 +92,11 @@ EN = {
     "simulated": "Simulated: runs against Throughline's built-in simulator or a scripted "
                  "persona. These figures describe the harness, never a model.",
     "notes": "Notes",
+    "note_kind_left_out": "run #{run} is a {kind} run: no section reads that kind, it is left out",
+    "note_sql_without_sweep": "SQL run #{run} ({model} at {target}) has no throughput run of the "
+                              "same endpoint and model here",
+    "note_sweep_without_sql": "throughput run #{run} ({model} at {target}) has no SQL run of the "
+                              "same endpoint and model here, so no capacity in tasks",
     "table": "Side by side",
     "table_tp": "Speed (throughput runs)",
     "table_sql": "Quality (SQL evaluation runs)",
@@ -125,7 +134,7 @@ EN = {
     "crit_users_dont_wait": "Users don't wait (lowest time per task)",
     "crit_answers_usable": "Answers usable as they are (highest strict pass rate)",
     "crit_usable_per_hour": "Most usable answers per hour (strict)",
-    "crit_win": "{w} wins: {fig}{rest}",
+    "crit_win": "best on the modelled figures: {w}, {fig}{rest}",
     "crit_only": "Only {w} has this figure: {fig}",
     "crit_none": "n/a: no configuration has this figure",
     "fig_s_task": "{v} per task", "fig_rate": "{v} strict pass rate",
@@ -147,7 +156,7 @@ EN = {
     "axis_kv": "KV cache %", "axis_rate": "pass rate %", "axis_tokens": "tokens per question",
     "axis_per_hour": "correct answers per hour",
     "series_running": "running", "series_waiting": "waiting", "series_kv": "KV cache",
-    "series_prefill": "prefill", "series_decode": "decode", "series_prompt": "prompt",
+    "series_prefill": "Prefill", "series_decode": "Decode", "series_prompt": "prompt",
     "series_completion": "completion",
     "charts_sql": "SQL evaluation charts",
     "charts_sql_none": "Section skipped: no SQL run among the compared runs.",
@@ -170,7 +179,7 @@ EN = {
                        "interval. The requests of the cell are resampled with replacement 2,000 "
                        "times, the statistic is taken of each resample, and the interval runs "
                        "from the 2.5th to the 97.5th percentile of those values. The statistic "
-                       "is the median for TTFT and the mean for prefill and decode tok/s per "
+                       "is the median for TTFT and the mean for Prefill and Decode tok/s per "
                        "request. The resampling is seeded from the data, so the same stored run "
                        "always prints the same interval; n is the number of requests behind "
                        "the figure, and a figure from a single request has no interval.",
@@ -203,8 +212,8 @@ EN = {
     "metric_defs": "Metric definitions",
     "capacity_model": "Capacity model",
     "capacity_model_text": "For each agent step s of each question (its stored prompt tokens "
-                           "p and completion tokens k) at concurrency c: time = p / prefill "
-                           "tok/s(c, nearest measured prompt length) + (k - 1) / decode "
+                           "p and completion tokens k) at concurrency c: time = p / Prefill "
+                           "tok/s(c, nearest measured prompt length) + (k - 1) / Decode "
                            "tok/s(c, same length). Time per task = the mean over questions of "
                            "the sum over its steps. Tasks per hour = c x 3600 / time per task; "
                            "correct answers per hour = tasks per hour x the judge's pass rate. "
@@ -213,18 +222,19 @@ EN = {
     "cost_model_text": "Tokens per pass = all tokens of the SQL run / questions passed; seconds "
                        "per pass = the run's measured wall seconds per question, summed, / "
                        "questions passed.",
-    "def_ttft_s": "first non-empty content chunk minus send time (seconds)",
-    "def_prefill_tps": "prompt_tokens / TTFT per request, queueing included (tok/s)",
-    "def_decode_tps": "(completion_tokens - 1) / (last token - first token) per request (tok/s)",
-    "def_tpot_s": "1 / decode_tps (vLLM's meaning: excludes TTFT; seconds)",
-    "def_itl_s": "gaps between successive content chunks, pooled over requests (seconds)",
-    "def_e2e_s": "last token minus send time (seconds)",
-    "def_output_tps": "completion tokens of completed requests / cell wall time (tok/s)",
-    "def_effective_prefill_tps": "prompt tokens / measure of the union of [sent, first] (tok/s)",
-    "def_effective_decode_tps": "(completion - 1) tokens / measure of the union of "
-                                "[first, last]",
-    "def_prefill_change": "mean prefill_tps / mean prefill_tps at concurrency 1 - 1 (fraction)",
-    "def_decode_change": "mean decode_tps / mean decode_tps at concurrency 1 - 1 (fraction)",
+    # The core metrics' definitions: core/metrics.py DEFINITIONS (one home); then the report's.
+    **{f"def_{key}": words for key, words in DEFINITIONS.items()},
+    "def_missing_round": "answers that omit the ROUND(x, n) their question asks for (the "
+                         "judges' missing_round explanation), each answer counted once",
+    "def_client_bound": "a cell whose client may have inflated its latencies (its event loop "
+                        "ran late, or it used nearly a whole core): shown, never ranked",
+    "def_interval": "the range a figure's true value lies in with 95 % confidence: bootstrap "
+                    "percentile for speed and effort, Wilson score for unpaired pass rates",
+    "def_concurrency": "requests kept in flight at once by the load generator (closed loop)",
+    "def_kv_cache": "the share of the server's KV cache in use, from its /metrics",
+    "def_running": "requests the server was running at a /metrics sample",
+    "def_waiting": "requests queued at the server at a /metrics sample, not yet running",
+    "def_prompt_tokens": "the prompt length of a sweep cell's requests (tokens)",
     "def_pass_rate": "questions a judge passed / questions judged, epochs pooled (fraction)",
     "def_mean_steps": "model calls per question (agent steps), mean over the tier's questions",
     "def_mean_tokens": "prompt + completion tokens summed over a question's steps, mean over "
@@ -236,6 +246,40 @@ EN = {
     "def_tokens_per_pass": "all tokens of the SQL run / questions the judge passed",
     "page": "Page {n}",
     "colon": ": ",
+    "engine_simulated": "{engine} (simulated)",
+    "verdicts": "Verdicts",
+    "verdicts_intro": "A run is named the winner only where the difference is outside the noise "
+                      "(95 % intervals that do not overlap and at least 10 % apart; paired pass "
+                      "rates by the exact McNemar test); otherwise the runs are about even. The "
+                      "pages that follow give every value with its interval.",
+    "sum_speed": "Speed (throughput runs)", "sum_quality": "Quality (SQL evaluation runs)",
+    "sum_capacity": "Capacity in tasks",
+    "col_at": "{c} concurrent",
+    "sum_win": "{w} wins, {by}",
+    "sum_even": "about even",
+    "sum_not_comparable": "not comparable",
+    "sum_no_tp": "No throughput run among the compared runs.",
+    "sum_no_sql": "No SQL evaluation run among the compared runs.",
+    "sum_missing_round": "Answers that omit the ROUND(x, n) their question asks for: {items}",
+    "sum_missing_round_run": "{run} {n} of {total} judged",
+    "list_sep": "; ",
+    "sum_capacity_note": "Capacity figures are modelled from the sweeps' means and carry no "
+                         "interval: they rank the configurations, they are not tested against "
+                         "noise.",
+    "grid": "Prefill, decode and TTFT by prompt length and concurrency",
+    "grid_intro": "Each cell as measured: Prefill tok/s (mean per request, queueing included) "
+                  "with its change against 1 concurrent at the same prompt length, Decode tok/s "
+                  "(mean per request) and TTFT (median). Orange: a client-bound cell (the load "
+                  "generator may have inflated its latencies).",
+    "col_prompt": "Prompt tokens", "col_output": "Output tokens", "col_conc": "Concurrent",
+    "col_prefill": "Prefill tok/s (vs 1)", "col_decode": "Decode tok/s", "col_ttft": "TTFT",
+    "col_term": "Name", "col_definition": "Definition", "col_unit": "Unit",
+    "col_criterion": "Success criterion (bold: best)",
+    "cap_reason_no_steps": "the SQL run stored no steps",
+    "cap_reason_no_prefill": "prefill not measured at this concurrency",
+    "cap_reason_no_decode": "decode not measured at this concurrency (every token arrived at "
+                            "once)",
+    "cap_reason_no_time": "no time per task (empty steps)",
 }
 
 ZH = {
@@ -309,14 +353,19 @@ ZH = {
     "simulated": "模拟数据：这些运行针对 Throughline 内置模拟器或脚本化角色，数字只反映评测工具本身，"
                  "不代表任何模型。",
     "notes": "说明",
+    "note_kind_left_out": "运行 #{run} 是 {kind} 类运行：没有章节读取此类运行，已略去",
+    "note_sql_without_sweep": "SQL 评测 #{run}（{model}，{target}）在此没有同一端点、同一模型的"
+                              "吞吐测试",
+    "note_sweep_without_sql": "吞吐测试 #{run}（{model}，{target}）在此没有同一端点、同一模型的 "
+                              "SQL 评测，因此没有按任务计的容量",
     "table": "对比总表",
     "table_tp": "速度（吞吐测试）",
     "table_sql": "质量（SQL 答题评测）",
     "table_intro": "每行一个维度，每列一次运行：每个数值附 95 % 区间 [下限 – 上限] 和 n（其所依据的"
                    "请求数或题数）。只有差异超出噪声范围时，最后一列才给出胜者（方法见附录）；"
-                   "受客户端限制的数值照常列出，但不参与排名。n/a 表示该运行未测量此项（绝不臆测）。",
+                   "受客户端限制的数值照常列出，但不参与排名。不适用表示该运行未测量此项（绝不臆测）。",
     "col_dimension": "维度", "col_verdict": "结论",
-    "na": "n/a",
+    "na": "不适用",
     "judge_name_strict": "严格", "judge_name_tolerant": "容差", "judge_name_full": "完整",
     "tier_trivial": "trivial", "tier_easy": "easy", "tier_medium": "medium", "tier_hard": "hard",
     "tolerant_short": "容差 {n}",
@@ -341,9 +390,9 @@ ZH = {
     "crit_users_dont_wait": "用户不等待（每题耗时最短）",
     "crit_answers_usable": "结果可直接使用（严格通过率最高）",
     "crit_usable_per_hour": "每小时可用答案最多（严格）",
-    "crit_win": "{w} 胜出：{fig}{rest}",
+    "crit_win": "按模型推算的数字最优：{w}，{fig}{rest}",
     "crit_only": "仅 {w} 有此数据：{fig}",
-    "crit_none": "n/a：没有配置有此数据",
+    "crit_none": "不适用：没有配置有此数据",
     "fig_s_task": "每题 {v}", "fig_rate": "严格通过率 {v}",
     "fig_per_hour": "每小时 {v} 个严格正确答案",
     "charts_tp": "吞吐图表",
@@ -371,7 +420,7 @@ ZH = {
     "diagnosis": "诊断结论",
     "diagnosis_none": "运行 {run}：未发现明显问题。",
     "suggestion": "建议",
-    "english_only": "（说明、诊断与判定细节由程序以英文生成，原文照录。）",
+    "english_only": "（以下为早期版本保存的英文原文，照录。）",
     "failed": "失败题目（前若干道）",
     "failed_none": "运行 {run}：所有题目均通过严格判定。",
     "failed_more": "……运行 {run} 另有 {n} 道失败题。",
@@ -404,13 +453,13 @@ ZH = {
     "metric_defs": "指标定义",
     "capacity_model": "容量模型",
     "capacity_model_text": "对每道题的每个智能体步骤 s（保存的提示 token p 与生成 token k），在并发 c 下："
-                           "耗时 = p / prefill tok/s(c, 最接近的已测提示长度) + (k - 1) / decode "
+                           "耗时 = p / Prefill tok/s(c, 最接近的已测提示长度) + (k - 1) / Decode "
                            "tok/s(c, 同一长度)。每题耗时 = 各题所有步骤耗时之和的平均值。每小时任务数 = "
                            "c × 3600 / 每题耗时；每小时正确答案数 = 每小时任务数 × 该判定的通过率。"
                            "不计步骤之间工具执行的时间，也不计前缀缓存的收益。",
     "cost_model_text": "每个通过的 token = SQL 评测的全部 token / 通过题数；每个通过的秒数 = "
                        "评测实测的每题耗时之和 / 通过题数。",
-    "def_ttft_s": "首个非空内容块到达时间减去发送时间（秒）",
+    "def_ttft_s": "首个携带任何 token（内容、工具调用或推理）的数据块到达时间减去发送时间（秒）",
     "def_prefill_tps": "单请求 prompt_tokens / TTFT，含排队时间（tok/s）",
     "def_decode_tps": "单请求 (completion_tokens - 1) / (最后一个 token - 第一个 token)（tok/s）",
     "def_tpot_s": "1 / decode_tps（vLLM 口径：不含 TTFT；秒）",
@@ -421,6 +470,14 @@ ZH = {
     "def_effective_decode_tps": "(生成 - 1) token / 各请求 [首 token, 末 token] 区间并集的长度",
     "def_prefill_change": "平均 prefill_tps / 单并发平均 prefill_tps - 1（比例）",
     "def_decode_change": "平均 decode_tps / 单并发平均 decode_tps - 1（比例）",
+    "def_missing_round": "遗漏了题目要求的 ROUND(x, n) 的答案（判定的 missing_round 说明），每个答案计一次",
+    "def_client_bound": "压测客户端可能拉高了延迟的单元（其事件循环滞后，或几乎占满一个 CPU 核）：照常列出，永不参与排名",
+    "def_interval": "以 95 % 置信度包含真实值的范围：速度与工作量用自助法百分位区间，非配对通过率用 Wilson 区间",
+    "def_concurrency": "压测客户端同时保持在途的请求数（闭环）",
+    "def_kv_cache": "服务端 KV Cache 的占用比例，来自其 /metrics",
+    "def_running": "某次 /metrics 采样时服务端正在运行的请求数",
+    "def_waiting": "某次 /metrics 采样时在服务端排队、尚未运行的请求数",
+    "def_prompt_tokens": "吞吐测试单元中请求的提示长度（token）",
     "def_pass_rate": "判定通过的题数 / 参与判定的题数，多轮合并（比例）",
     "def_mean_steps": "每题的模型调用次数（智能体步数），该难度各题的平均值",
     "def_mean_tokens": "一道题所有步骤的提示 + 生成 token 之和（服务端 usage 计数），该难度各题的平均值",
@@ -431,6 +488,34 @@ ZH = {
     "def_tokens_per_pass": "SQL 评测的全部 token / 该判定通过的题数",
     "page": "第 {n} 页",
     "colon": "：",
+    "engine_simulated": "{engine}（模拟）",
+    "verdicts": "结论",
+    "verdicts_intro": "只有差异超出噪声范围时才判定胜者（95 % 区间不重叠且相差至少 10 %；配对通过率用"
+                      "精确 McNemar 检验）；否则各运行大致持平。后续各页给出每个数值及其区间。",
+    "sum_speed": "速度（吞吐测试）", "sum_quality": "质量（SQL 答题评测）",
+    "sum_capacity": "按任务计的容量",
+    "col_at": "{c} 并发",
+    "sum_win": "{w} 胜出，{by}",
+    "sum_even": "大致持平",
+    "sum_not_comparable": "无法比较",
+    "sum_no_tp": "对比的运行中没有吞吐测试。",
+    "sum_no_sql": "对比的运行中没有 SQL 评测。",
+    "sum_missing_round": "遗漏了题目要求的 ROUND(x, n) 的答案：{items}",
+    "sum_missing_round_run": "{run} 已判定 {total} 个中 {n} 个",
+    "list_sep": "；",
+    "sum_capacity_note": "容量数字由吞吐测试的均值模型推算，没有区间：只用于排序，未经噪声检验。",
+    "grid": "按提示长度与并发的 Prefill、Decode 与 TTFT",
+    "grid_intro": "每格为实测值：Prefill tok/s（单请求平均，含排队）及其相对同一提示长度单并发的变化，"
+                  "Decode tok/s（单请求平均）与 TTFT（中位数）。橙色：受客户端限制的单元（压测客户端"
+                  "可能拉高了其延迟）。",
+    "col_prompt": "提示 token", "col_output": "输出 token", "col_conc": "并发",
+    "col_prefill": "Prefill tok/s（相对单并发）", "col_decode": "Decode tok/s", "col_ttft": "TTFT",
+    "col_term": "名称", "col_definition": "定义", "col_unit": "单位",
+    "col_criterion": "成功标准（粗体：最优）",
+    "cap_reason_no_steps": "该 SQL 评测未保存步骤",
+    "cap_reason_no_prefill": "此并发下未测得 Prefill",
+    "cap_reason_no_decode": "此并发下未测得 Decode（所有 token 一次性到达）",
+    "cap_reason_no_time": "无每题耗时（步骤为空）",
 }
 
 STRINGS = {"en": EN, "zh": ZH}
@@ -443,6 +528,80 @@ def lookup(strings: dict[str, dict[str, str]], lang: str, key: str, **values) ->
     return template.format(**values) if values else template
 
 
+def note_text(note, lang: str) -> str:
+    """A comparison's note (`core.compare.CompareNote`) in words."""
+    return text(lang, f"note_{note.code}", **note.params)
+
+
 def text(lang: str, key: str, **values) -> str:
     """The entry `key` of the report's words in `lang`, formatted with `values`."""
     return lookup(STRINGS, lang, key, **values)
+
+
+# --------------------------------------------------------------------------- the glossary
+
+# Every metric and term the PDF, the GUI's summary and the CLI's tables name: key -> (English
+# name, Chinese name, English unit, Chinese unit). The Chinese names follow the seeds' tables
+# (Prefill, Decode and TTFT as they are). docs/GLOSSARY.md is this table
+# (tests/report/test_glossary.py keeps it in sync and checks the PDF's words use these names).
+TERMS: dict[str, tuple[str, str, str, str]] = {
+    "ttft_s": ("TTFT", "TTFT", "s", "秒"),
+    "prefill_tps": ("Prefill tok/s", "Prefill tok/s", "tok/s", "tok/s"),
+    "decode_tps": ("Decode tok/s", "Decode tok/s", "tok/s", "tok/s"),
+    "prefill_change": ("Prefill change vs 1 concurrent", "相对单并发的 Prefill 变化", "%", "%"),
+    "decode_change": ("Decode change vs 1 concurrent", "相对单并发的 Decode 变化", "%", "%"),
+    "tpot_s": ("TPOT", "TPOT", "s", "秒"),
+    "itl_s": ("ITL", "ITL", "s", "秒"),
+    "e2e_s": ("End-to-end latency", "端到端延迟", "s", "秒"),
+    "output_tps": ("Output tok/s", "输出 tok/s", "tok/s", "tok/s"),
+    "effective_prefill_tps": ("Effective Prefill tok/s", "有效 Prefill tok/s", "tok/s", "tok/s"),
+    "effective_decode_tps": ("Effective Decode tok/s", "有效 Decode tok/s", "tok/s", "tok/s"),
+    "concurrency": ("Concurrent", "并发", "requests", "个请求"),
+    "prompt_tokens": ("Prompt tokens", "提示 token", "tokens", "token"),
+    "client_bound": ("Client-bound", "受客户端限制", "", ""),
+    "kv_cache": ("KV cache", "KV Cache", "%", "%"),
+    "running": ("running", "运行中", "requests", "个请求"),
+    "waiting": ("waiting", "排队", "requests", "个请求"),
+    "interval": ("95 % interval", "95 % 区间", "as the figure", "同数值"),
+    "pass_rate": ("Pass rate", "通过率", "%", "%"),
+    "mean_steps": ("Mean steps per question", "每题平均步数", "steps", "步"),
+    "mean_tokens": ("Mean tokens per question", "每题平均 token", "tokens", "token"),
+    "failure_class": ("Failure class", "失败类型", "", ""),
+    "missing_round": ("Missing ROUND", "遗漏 ROUND", "answers", "个答案"),
+    "seconds_per_task": ("Seconds per task", "每题耗时（秒）", "s", "秒"),
+    "tasks_per_hour": ("Tasks per hour", "每小时任务数", "tasks/h", "任务/小时"),
+    "correct_per_hour": ("Correct per hour", "每小时正确数", "answers/h", "答案/小时"),
+    "tokens_per_pass": ("Tokens per pass", "每个通过的 token", "tokens", "token"),
+}
+
+
+def term(lang: str, key: str) -> str:
+    """A metric's or term's name in `lang` as the glossary gives it."""
+    en, zh, _, _ = TERMS[key]
+    return zh if lang == "zh" else en
+
+
+def definition(lang: str, key: str) -> str:
+    """A term's definition in `lang` (in English the core's DEFINITIONS for its metrics)."""
+    return text(lang, f"def_{key}")
+
+
+def unit(lang: str, key: str) -> str:
+    _, _, en, zh = TERMS[key]
+    return zh if lang == "zh" else en
+
+
+def glossary_markdown() -> str:
+    """docs/GLOSSARY.md: one table of every term (English and Chinese name, definition, unit)."""
+    out = ["# Glossary: the names of the metrics and terms", "",
+           "Every metric and term the comparison PDF, the GUI's summary and the command line",
+           "name, in English and Chinese. Written from `desktop_app/report/strings.py`",
+           "(`TERMS`; definitions from `core/metrics.py` `DEFINITIONS` and the `def_` entries);",
+           "`tests/report/test_glossary.py` fails when this file and the code disagree.", "",
+           "| key | English | 中文 | definition | 定义 | unit | 单位 |",
+           "|---|---|---|---|---|---|---|"]
+    for key in TERMS:
+        cells = [f"`{key}`", term("en", key), term("zh", key), definition("en", key),
+                 definition("zh", key), unit("en", key), unit("zh", key)]
+        out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(out) + "\n"

@@ -69,6 +69,7 @@ EN = {
     "bn_failures": "failed requests",
     "bn_prefill_slows_with_length": "prefill slows with prompt length",
     "bn_none": "none found",
+    "na": "n/a",
 }
 
 ZH = {
@@ -91,9 +92,9 @@ ZH = {
     "v_within_noise_paired": "大致持平（在噪声范围内）：{figures}；{pair}",
     "v_no_interval": "无法判断：{figures}，但其中一方没有记录离散程度",
     "v_not_comparable_lengths": "无法比较：各运行测量的提示长度不同",
-    "v_client_bound": "n/a：{runs} 受客户端限制，不参与比较",
-    "v_only_one": "n/a：仅 {w} 测量了此项",
-    "v_none": "n/a：没有运行测量此项",
+    "v_client_bound": "不适用：{runs} 受客户端限制，不参与比较",
+    "v_only_one": "不适用：仅 {w} 测量了此项",
+    "v_none": "不适用：没有运行测量此项",
     "v_same_bottleneck": "各运行瓶颈相同：{what}",
     "v_different_bottlenecks": "各运行瓶颈不同：{what}",
     "v_fewest_failures": "严格判定失败最少：{w}（占其题目的 {share}）",
@@ -114,6 +115,7 @@ ZH = {
     "bn_failures": "请求失败",
     "bn_prefill_slows_with_length": "提示变长时 Prefill 变慢",
     "bn_none": "未发现",
+    "na": "不适用",
 }
 
 STRINGS = {"en": EN, "zh": ZH}
@@ -179,12 +181,16 @@ def value_text(row: DimensionRow, value: DimValue, lang: str = "en",
     and a mark when it rests on a client-bound cell or other prompt lengths; "n/a" when
     absent."""
     if not value.available:
-        return "n/a"
+        return _t(lang, "na")
     if row.key == "bottleneck":
         return bottleneck_name(value.text or "none", lang, value.detail.get("cap"))
     if row.key == "failure_classes":
         classes = value.detail.get("classes") or []
-        text = ", ".join(f"{c} ×{n}" for c, n in classes) or _t(lang, "none_found")
+        from desktop_app.report.judge_words import failure_class_text
+
+        sep = "、" if lang == "zh" else ", "
+        text = sep.join(f"{failure_class_text(c, lang)} ×{n}" for c, n in classes) or _t(
+            lang, "none_found")
         omitted = value.detail.get("missing_round") or 0
         return text + (_t(lang, "missing_round", n=omitted) if omitted else "")
     est = value.estimate

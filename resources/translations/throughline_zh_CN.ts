@@ -95,11 +95,11 @@
     </message>
     <message>
         <source>mean prefill tok/s against the concurrency-1 cell of the same lengths</source>
-        <translation>预填充 tok/s 均值相对于相同长度、并发为 1 的单元的变化</translation>
+        <translation>Prefill tok/s 均值相对于相同长度、并发为 1 的单元的变化</translation>
     </message>
     <message>
         <source>mean (completion tokens - 1) / decode time per request</source>
-        <translation>每个请求（生成 token 数 - 1）/ 解码时间 的均值</translation>
+        <translation>单请求（生成 token 数 - 1）/ Decode 时间 的均值</translation>
     </message>
     <message>
         <source>mean time per output token after the first (milliseconds)</source>
@@ -185,11 +185,11 @@
     </message>
     <message>
         <source>prefill</source>
-        <translation>预填充</translation>
+        <translation>Prefill</translation>
     </message>
     <message>
         <source>Prefill throughput vs prompt length</source>
-        <translation>预填充吞吐量与提示长度</translation>
+        <translation>Prefill 吞吐量与提示长度</translation>
     </message>
     <message>
         <source>Pass rate by tier</source>
@@ -197,7 +197,7 @@
     </message>
     <message>
         <source>Comparing throughput runs {names}: a winner only where the 95 % intervals do not overlap. Below, every cell: means of prefill and decode, median TTFT (hover for its interval).</source>
-        <translation>比较吞吐量运行 {names}：仅当 95 % 置信区间不重叠时才判定胜者。下方为每个单元：预填充与解码均值、TTFT 中位数（悬停查看其置信区间）。</translation>
+        <translation>比较吞吐量运行 {names}：仅当 95 % 置信区间不重叠时才判定胜者。下方为每个单元：Prefill 与 Decode 均值、TTFT 中位数（悬停查看其置信区间）。</translation>
     </message>
     <message>
         <source>Comparing SQL runs {names}: {count} questions, {differ} with different verdicts (in bold).</source>
@@ -327,6 +327,22 @@
 <context>
     <name>EndpointsPage</name>
     <message>
+        <source>A quick small-GPU server (an 8B-class model, vLLM defaults scaled down): TTFT tens of milliseconds, decode about 300 tok/s alone. For demos and tests.</source>
+        <translation>小显卡上的快速服务端（8B 级模型，按比例缩小的 vLLM 默认参数）：TTFT 为几十毫秒，单请求 Decode 约 300 tok/s。用于演示和测试。</translation>
+    </message>
+    <message>
+        <source>The seed reports&apos; server: vLLM with max-num-seqs=2 and the KV cache nearly full; prefill about 700 tok/s, decode about 25 tok/s, TTFT 51.5 s at 32k tokens. Slow on purpose.</source>
+        <translation>种子报告中的服务端：vLLM，max-num-seqs=2，KV 缓存接近占满；Prefill 约 700 tok/s，Decode 约 25 tok/s，32k token 时 TTFT 为 51.5 s。刻意模拟的慢速服务端。</translation>
+    </message>
+    <message>
+        <source>No modelled delay: tokens go out as fast as the server can write them. Measures the client&apos;s own ceiling, not a server.</source>
+        <translation>不模拟任何延迟：token 以服务端能写出的最快速度发送。测量的是客户端自身的上限，而不是服务端。</translation>
+    </message>
+    <message>
+        <source>The fast server capped at 2 requests at once (like vLLM with --max-num-seqs 2): requests beyond 2 queue.</source>
+        <translation>同时最多处理 2 个请求的 fast 服务端（相当于 vLLM 的 --max-num-seqs 2）：超出 2 个的请求排队等待。</translation>
+    </message>
+    <message>
         <source>Built-in simulator</source>
         <translation>内置模拟器</translation>
     </message>
@@ -449,6 +465,10 @@
     <message>
         <source>{name} (simulated)</source>
         <translation>{name}（模拟）</translation>
+    </message>
+    <message>
+        <source>The simulator profile: how fast the simulated server is</source>
+        <translation>模拟器配置：决定模拟服务端的速度</translation>
     </message>
     <message>
         <source>give it a name</source>
@@ -679,6 +699,50 @@
         <translation>无法重新评判：参考 SQL 执行失败：{error}</translation>
     </message>
     <message>
+        <source>the fast answer passed the harness&apos;s checks</source>
+        <translation>快速答案通过了评测框架的检查</translation>
+    </message>
+    <message>
+        <source>the fast answer failed the harness&apos;s checks</source>
+        <translation>快速答案未通过评测框架的检查</translation>
+    </message>
+    <message>
+        <source>the fast path gave no answer</source>
+        <translation>快速路径没有给出答案</translation>
+    </message>
+    <message>
+        <source>the route sends this tier straight to the tool loop</source>
+        <translation>路由规则将该难度的题目直接交给工具循环</translation>
+    </message>
+    <message>
+        <source>the route sends every question to the tool loop</source>
+        <translation>路由规则将所有题目交给工具循环</translation>
+    </message>
+    <message>
+        <source>the query failed: {error}</source>
+        <translation>查询失败：{error}</translation>
+    </message>
+    <message>
+        <source>the query returned no rows</source>
+        <translation>查询没有返回任何行</translation>
+    </message>
+    <message>
+        <source>the output columns are {columns}, the question asks for {required}</source>
+        <translation>输出列为 {columns}，题目要求 {required}</translation>
+    </message>
+    <message>
+        <source>column {column} must be rounded to {decimals} decimals (values like {value})</source>
+        <translation>列 {column} 应保留 {decimals} 位小数（实际值如 {value}）</translation>
+    </message>
+    <message>
+        <source>: </source>
+        <translation>：</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
         <source>No findings: the answer matches.</source>
         <translation>没有发现问题：答案一致。</translation>
     </message>
@@ -735,6 +799,10 @@
         <translation>参考 SQL</translation>
     </message>
     <message>
+        <source>The question&apos;s gold SQL, laid out one clause a line as the agent&apos;s queries are; the judges ran it as stored</source>
+        <translation>题目的参考 SQL，按智能体查询的样式每个子句一行排版；评判时运行的是存储的原文</translation>
+    </message>
+    <message>
         <source>Final SQL</source>
         <translation>最终 SQL</translation>
     </message>
@@ -783,6 +851,18 @@
         <translation>重新评判需要该题的数据库。</translation>
     </message>
     <message>
+        <source>Layered: the fast path answered (one request without tools): {why}.</source>
+        <translation>分层策略：由快速路径作答（一次不带工具的请求）：{why}。</translation>
+    </message>
+    <message>
+        <source>Layered: the tool loop answered (steps 1–{last}); the fast path was skipped: {why}.</source>
+        <translation>分层策略：由工具循环作答（第 1–{last} 步）；跳过了快速路径：{why}。</translation>
+    </message>
+    <message>
+        <source>Layered: the tool loop answered (steps 2–{last}); step 1 was the fast path. The loop was entered because {why}.</source>
+        <translation>分层策略：由工具循环作答（第 2–{last} 步）；第 1 步是快速路径。进入工具循环的原因：{why}。</translation>
+    </message>
+    <message>
         <source>Re-judged at tolerance {tolerance} (not saved; no model call).</source>
         <translation>已按容差 {tolerance} 重新评判（未保存；未调用模型）。</translation>
     </message>
@@ -807,7 +887,7 @@
     </message>
     <message>
         <source>Sweeps of prompt length x concurrency with live charts of prefill, decode and TTFT, and the server&apos;s queue and KV cache.</source>
-        <translation>按提示长度 × 并发数扫描，实时绘制预填充、解码和 TTFT 图表，以及服务器的队列和 KV cache。</translation>
+        <translation>按提示长度 × 并发数扫描，实时绘制 Prefill、Decode 和 TTFT 图表，以及服务端的队列和 KV 缓存。</translation>
     </message>
     <message>
         <source>SQL Agent</source>
@@ -1076,6 +1156,14 @@
     <message>
         <source>time_budget</source>
         <translation>超出时间预算</translation>
+    </message>
+    <message>
+        <source>incomplete</source>
+        <translation>不完整</translation>
+    </message>
+    <message>
+        <source>pending</source>
+        <translation>待运行</translation>
     </message>
     <message>
         <source>throughput</source>
@@ -1396,6 +1484,14 @@
         <translation>智能体使用的模型：当前端点提供的模型（也可以手动输入）</translation>
     </message>
     <message>
+        <source>A scripted persona of the built-in simulator, not a model: it lists the tables, describes one, runs the gold SQL and submits it, so every question passes every judge (25/25 on sales-25). For checking the harness end to end.</source>
+        <translation>内置模拟器的脚本角色，并非真实模型：它列出表、查看其中一张表、运行参考 SQL 并提交，因此每道题都能通过所有评判（sales-25 上 25/25）。用于端到端检查评测框架。</translation>
+    </message>
+    <message>
+        <source>A scripted persona of the built-in simulator, not a model: it replays the seed reports&apos; run, dropping ROUND(x, n) and misnaming columns as that run did (9/25 strict, 22/25 tolerant on sales-25), with the same faults on the layered strategy&apos;s fast path.</source>
+        <translation>内置模拟器的脚本角色，并非真实模型：它重放种子报告中的运行，像那次运行一样遗漏 ROUND(x, n) 并写错列名（sales-25 上严格 9/25、容差 22/25）；在分层策略的快速路径上也犯同样的错误。</translation>
+    </message>
+    <message>
         <source>Model</source>
         <translation>模型</translation>
     </message>
@@ -1490,6 +1586,10 @@
     <message>
         <source>No run yet: choose the options and press Start.</source>
         <translation>尚未运行：选好选项后点击“开始”。</translation>
+    </message>
+    <message>
+        <source>The layered strategy: the fast path is one request without tools whose answer passed the harness&apos;s checks; the tool loop answered the rest</source>
+        <translation>分层策略：快速路径是一次不带工具的请求，其答案通过了评测框架的检查；其余题目由工具循环作答</translation>
     </message>
     <message>
         <source>all tiers</source>
@@ -1594,6 +1694,22 @@
     <message>
         <source>Passed: {counts}</source>
         <translation>通过：{counts}</translation>
+    </message>
+    <message>
+        <source>Fast path</source>
+        <translation>快速路径</translation>
+    </message>
+    <message>
+        <source>Tool loop</source>
+        <translation>工具循环</translation>
+    </message>
+    <message>
+        <source>{path}: no question</source>
+        <translation>{path}：没有题目</translation>
+    </message>
+    <message>
+        <source>{path}: {count} of {total} questions ({share} %), passed {passed}; {tokens} tokens and {seconds} s per question</source>
+        <translation>{path}：{total} 题中的 {count} 题（{share} %），通过 {passed}；每题 {tokens} token、{seconds} s</translation>
     </message>
     <message>
         <source>Evaluating model {model} on {endpoint}</source>
@@ -1805,6 +1921,10 @@
         <translation>正在诊断…</translation>
     </message>
     <message>
+        <source>{done}/{planned} finished</source>
+        <translation>已完成 {done}/{planned}</translation>
+    </message>
+    <message>
         <source>Sweep</source>
         <translation>扫描</translation>
     </message>
@@ -1886,11 +2006,11 @@
     </message>
     <message>
         <source>Prefill tok/s per request (queueing included)</source>
-        <translation>每个请求的预填充 tok/s（含排队）</translation>
+        <translation>单请求 Prefill tok/s（含排队）</translation>
     </message>
     <message>
         <source>Decode tok/s per request</source>
-        <translation>每个请求的解码 tok/s</translation>
+        <translation>单请求 Decode tok/s</translation>
     </message>
     <message>
         <source>Server: running, waiting, KV cache</source>
@@ -1911,6 +2031,14 @@
     <message>
         <source>Diagnosis</source>
         <translation>诊断</translation>
+    </message>
+    <message>
+        <source>Results</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>What if</source>
+        <translation>假设分析</translation>
     </message>
     <message>
         <source>Endpoint: {endpoint}</source>
@@ -2038,6 +2166,157 @@
     <message>
         <source>By tier, per question. Pass rate per judge: {key}</source>
         <translation>按层级统计，每题平均。各评判器通过率：{key}</translation>
+    </message>
+</context>
+<context>
+    <name>WhatifPanel</name>
+    <message>
+        <source>No sweep yet: finish one, or open one from the Runs page.</source>
+        <translation>还没有扫描：完成一次扫描，或从“运行”页打开一个。</translation>
+    </message>
+    <message>
+        <source>Engine settings</source>
+        <translation>引擎设置</translation>
+    </message>
+    <message>
+        <source>requests the server runs at once (--parallel on llama.cpp, --max-running-requests on SGLang)</source>
+        <translation>服务端同时运行的请求数（llama.cpp 为 --parallel，SGLang 为 --max-running-requests）</translation>
+    </message>
+    <message>
+        <source>tokens one engine step may take (chunked prefill budget; --ubatch-size on llama.cpp)</source>
+        <translation>引擎每步可处理的 token 数（分块 Prefill 预算；llama.cpp 为 --ubatch-size）</translation>
+    </message>
+    <message>
+        <source>KV cache in tokens, or a factor of the fitted one: x1.5</source>
+        <translation>KV 缓存的 token 数，或拟合值的倍数：x1.5</translation>
+    </message>
+    <message>
+        <source>Predict</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <source>How well the model fits</source>
+        <translation>模型拟合程度</translation>
+    </message>
+    <message>
+        <source>Prefill tok/s per request</source>
+        <translation>单请求 Prefill tok/s</translation>
+    </message>
+    <message>
+        <source>Decode tok/s per request</source>
+        <translation>单请求 Decode tok/s</translation>
+    </message>
+    <message>
+        <source>concurrency</source>
+        <translation>并发</translation>
+    </message>
+    <message>
+        <source>Solid: measured. Dashed: predicted by the fitted model with the settings on the left (simulated in virtual time). One line per prompt length (tokens).</source>
+        <translation>实线：实测。虚线：拟合模型按左侧设置的预测（虚拟时间模拟）。每个提示长度（token）一条线。</translation>
+    </message>
+    <message>
+        <source>input</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>load</source>
+        <translation>负载</translation>
+    </message>
+    <message>
+        <source>fit TTFT</source>
+        <translation>拟合 TTFT</translation>
+    </message>
+    <message>
+        <source>fit prefill</source>
+        <translation>拟合 Prefill</translation>
+    </message>
+    <message>
+        <source>fit decode</source>
+        <translation>拟合 Decode</translation>
+    </message>
+    <message>
+        <source>fitted model against measured: predicted / measured - 1</source>
+        <translation>拟合模型与实测之比：预测值 / 实测值 - 1</translation>
+    </message>
+    <message>
+        <source>the fitted model as measured -&gt; with the settings changed</source>
+        <translation>拟合模型（实测设置）-&gt; 改变设置后</translation>
+    </message>
+    <message>
+        <source>change</source>
+        <translation>变化</translation>
+    </message>
+    <message>
+        <source>Run {run}: open this tab to fit the engine model to it.</source>
+        <translation>运行 {run}：打开此页即可为其拟合引擎模型。</translation>
+    </message>
+    <message>
+        <source>Fitting the engine model to run {run}: every cell is simulated in virtual time...</source>
+        <translation>正在为运行 {run} 拟合引擎模型：每个单元都以虚拟时间模拟……</translation>
+    </message>
+    <message>
+        <source>The model cannot be fitted to this run: {reason}</source>
+        <translation>无法用此运行拟合模型：{reason}</translation>
+    </message>
+    <message>
+        <source>Run {run}: {name}, {cells} cells fitted. Predicted figures are simulated in virtual time.</source>
+        <translation>运行 {run}：{name}，已拟合 {cells} 个单元。预测数字均为虚拟时间模拟。</translation>
+    </message>
+    <message>
+        <source>as fitted: {value}</source>
+        <translation>拟合值：{value}</translation>
+    </message>
+    <message>
+        <source>Worst cell error (predicted / measured - 1): TTFT p50 {ttft}, prefill {prefill}, decode {decode}.</source>
+        <translation>最大单元误差（预测值 / 实测值 - 1）：TTFT p50 {ttft}，Prefill {prefill}，Decode {decode}。</translation>
+    </message>
+    <message>
+        <source>Suggested: {change}</source>
+        <translation>建议：{change}</translation>
+    </message>
+    <message>
+        <source>What the diagnosis suggests for this run: fill the fields with it and predict</source>
+        <translation>诊断对此运行的建议：填入字段并预测</translation>
+    </message>
+    <message>
+        <source>unlimited</source>
+        <translation>不限</translation>
+    </message>
+    <message>
+        <source>reported by the server</source>
+        <translation>服务端报告</translation>
+    </message>
+    <message>
+        <source>from the sweep</source>
+        <translation>来自扫描</translation>
+    </message>
+    <message>
+        <source>fitted</source>
+        <translation>拟合</translation>
+    </message>
+    <message>
+        <source>assumed</source>
+        <translation>假定</translation>
+    </message>
+    <message>
+        <source>the diagnosis saw requests queue behind this many</source>
+        <translation>诊断观察到请求在此上限后排队</translation>
+    </message>
+    <message>
+        <source>no queue was seen: at least the largest concurrency run; a sweep at higher concurrency would identify it</source>
+        <translation>未观察到排队：至少为所测的最大并发数；更高并发的扫描可确定它</translation>
+    </message>
+    <message>
+        <source>not reported by the server: vLLM&apos;s default</source>
+        <translation>服务端未报告：采用 vLLM 的默认值</translation>
+    </message>
+    <message>
+        <source>not identified: the server did not report it and the sweep never filled it (at most {tokens} tokens held at once); longer prompts at higher concurrency would identify it</source>
+        <translation>无法确定：服务端未报告，扫描也从未占满（同时最多占用 {tokens} 个 token）；更长提示、更高并发的扫描可确定它</translation>
+    </message>
+    <message>
+        <source>not identified: needs three prompt lengths or more at concurrency 1 whose TTFT grows faster than the length; taken as no slowdown</source>
+        <translation>无法确定：需要在并发 1 下有三个以上的提示长度，且 TTFT 的增长快于长度；按无减速处理</translation>
     </message>
 </context>
 </TS>

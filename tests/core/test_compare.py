@@ -26,6 +26,7 @@ from desktop_app.core.sqleval.types import Verdict
 from desktop_app.core.stats import Estimate, point
 from desktop_app.core.throughput.types import CellResult, CellSpec, Finding
 from desktop_app.report.verdicts import render_row, row_label, value_text
+from tests.lang_check import english_runs
 
 URL = "http://gpu-box:8000"
 
@@ -327,7 +328,13 @@ def test_pairs_need_the_same_endpoint_and_model():
     other_url = sql_run(14, SQL.questions, url="http://elsewhere:8000/")
     pairs, notes = pair_runs([TP, SQL, other_model, other_url])
     assert [(tp.info.id, s.info.id) for tp, s in pairs] == [(10, 11)]
-    assert len(notes) == 2 and "#13" in notes[0] and "same endpoint and model" in notes[0]
+    assert [(n.code, n.params["run"]) for n in notes] == [("sql_without_sweep", 13),
+                                                          ("sql_without_sweep", 14)]
+    from desktop_app.report.strings import note_text
+
+    assert "#13" in note_text(notes[0], "en") and "same endpoint and model" in note_text(
+        notes[0], "en")
+    assert english_runs(note_text(notes[0], "zh"), allowed=("other",)) == []
     same_url_slash = sql_run(15, SQL.questions, url=URL + "/")
     assert pair_runs([TP, same_url_slash])[0]
 
@@ -343,7 +350,8 @@ def test_simulator_runs_pair_on_the_profile_not_the_random_port():
     pairs, notes = pair_runs([tp, same_profile, other_profile])
     # A new port per start, the same server: paired. The same port, another profile: not.
     assert [(t.info.id, s.info.id) for t, s in pairs] == [(50, 51)]
-    assert len(notes) == 1 and "#52" in notes[0] and "simulator:fast-capped" in notes[0]
+    assert [(n.code, n.params["run"], n.params["target"]) for n in notes] == [
+        ("sql_without_sweep", 52, "simulator:fast-capped")]
 
 
 def test_verdicts_name_the_winner_per_success_criterion():

@@ -20,6 +20,7 @@ from desktop_app.core.simulator.profiles import load_profile
 from desktop_app.core.simulator.virtual import simulate_closed_loop
 from desktop_app.core.throughput.diagnosis import _level_times, diagnose, unreliable_cells
 from desktop_app.core.throughput.types import CellResult, CellSpec, ClientLoad
+from desktop_app.report.diagnosis_words import finding_text, suggestion_text
 
 SCRAPE_EVERY_S = 0.5
 GAP_BETWEEN_CELLS_S = 1.0
@@ -72,6 +73,15 @@ def sweep(profile: str, lengths, concurrencies, *, output: int = 64, metrics_cap
     return cells
 
 
+def en(finding) -> str:
+    """A finding's words in English, as the CLI prints them."""
+    return finding_text(finding, "en")
+
+
+def sug(finding) -> str | None:
+    return suggestion_text(finding, "en")
+
+
 def codes(findings) -> list[str]:
     return [f.code for f in findings]
 
@@ -88,17 +98,17 @@ def test_seed_reference_cap_named_from_vllm_metrics():
     assert findings[0].code == "concurrency_cap"
     cap = findings[0]
     assert cap.severity == "problem"
-    assert "at most 2 requests at once" in cap.message
-    assert "up to 4 waited" in cap.message
-    assert "vllm:num_requests_running plateau at 2" in cap.message
-    assert "max-num-seqs=2" in cap.message
+    assert "at most 2 requests at once" in en(cap)
+    assert "up to 4 waited" in en(cap)
+    assert "vllm:num_requests_running plateau at 2" in en(cap)
+    assert "max-num-seqs=2" in en(cap)
     assert cap.evidence["cap"] == 2 and cap.evidence["source"] == "metrics"
     # the queue share is quoted for the 6-concurrent cell, and says how it was estimated
     share = cap.evidence["queue_share"]
     assert share["concurrency"] == 6 and share["estimate"] == "ttft_minus_concurrency_1_ttft"
-    assert f"{share['share'] * 100:.0f} % of TTFT" in cap.message
+    assert f"{share['share'] * 100:.0f} % of TTFT" in en(cap)
     assert 0.5 < share["share"] < 1.0
-    assert "max-num-seqs" in cap.suggestion and "91 %" in cap.suggestion
+    assert "max-num-seqs" in sug(cap) and "91 %" in sug(cap)
 
 
 def test_seed_reference_cap_inferred_without_metrics():
@@ -106,8 +116,8 @@ def test_seed_reference_cap_inferred_without_metrics():
     findings = diagnose(cells)
     cap = by_code(findings, "concurrency_cap")
     assert cap.evidence["cap"] == 2 and cap.evidence["source"] == "client_timeline"
-    assert "at most 2 requests at once" in cap.message
-    assert "inferred from the client's timeline" in cap.message
+    assert "at most 2 requests at once" in en(cap)
+    assert "inferred from the client's timeline" in en(cap)
     assert cap.evidence["max_client_concurrency"] == 6
 
 
@@ -141,12 +151,12 @@ def test_decode_and_prefill_degradation_in_words():
     alone = decode.evidence["decode_tps"]["512/64"]["1"]
     at6 = decode.evidence["decode_tps"]["512/64"]["6"]
     assert alone > at6
-    assert f"from {alone:.1f} tok/s alone" in decode.message and f"{at6:.1f} at 6" in decode.message
-    assert "not queueing" in decode.message
+    assert f"from {alone:.1f} tok/s alone" in en(decode) and f"{at6:.1f} at 6" in en(decode)
+    assert "not queueing" in en(decode)
     prefill = by_code(findings, "prefill_drop_under_concurrency")
     means = prefill.evidence["mean_change_by_concurrency"]
     assert means["2"] > means["4"] > means["6"]
-    assert f"{means['6'] * 100:+.0f} % at 6" in prefill.message
+    assert f"{means['6'] * 100:+.0f} % at 6" in en(prefill)
     # the evidence is ready for JSON exports
     for f in findings:
         json.dumps(f.evidence)
@@ -157,7 +167,7 @@ def test_length_findings_at_one_concurrent_request():
     findings = diagnose(cells)
     linear = by_code(findings, "ttft_linear")
     assert 1.0 < linear.evidence["slope_s_per_1k_tokens"] < 2.5
-    assert "per 1k tokens" in linear.message
+    assert "per 1k tokens" in en(linear)
     slows = by_code(findings, "prefill_slows_with_length")
     assert slows.evidence["to_tokens"] == 32768 and slows.evidence["change"] < -0.15
 
@@ -175,8 +185,8 @@ def test_kv_pressure_with_preemptions():
     kv = by_code(diagnose(cells, vllm_info()), "kv_cache_pressure")
     assert kv.severity == "problem"
     assert kv.evidence["preemptions"] == 3 and kv.evidence["preemptions_by_cell"] == {"1": 3}
-    assert "97 %" in kv.message and "preempted 3 requests" in kv.message
-    assert "gpu-memory-utilization" in kv.suggestion
+    assert "97 %" in en(kv) and "preempted 3 requests" in en(kv)
+    assert "gpu-memory-utilization" in sug(kv)
 
 
 def test_no_kv_finding_when_the_cache_has_room():
@@ -197,7 +207,7 @@ def test_client_bound_cell_is_marked_unreliable():
     findings = diagnose(cells)
     bound = by_code(findings, "client_bound")
     assert findings[0] is bound and bound.severity == "problem"
-    assert "45 ms" in bound.message and "unreliable" in bound.message
+    assert "45 ms" in en(bound) and "unreliable" in en(bound)
     assert set(bound.evidence["cells"]) == {"2"}
 
 
@@ -205,7 +215,7 @@ def test_token_mismatches_are_reported():
     cells = sweep("fast", (512,), (1, 2))
     cells[1] = dataclasses.replace(cells[1], token_mismatches=3)
     f = by_code(diagnose(cells), "token_count_mismatch")
-    assert "3 requests in 1 cell" in f.message and "server's count" in f.message
+    assert "3 requests in 1 cell" in en(f) and "server's count" in en(f)
     assert f.evidence == {"cells": {"1": 3}, "requests": 3}
 
 
@@ -217,8 +227,8 @@ def test_failures_by_class():
     cells[1] = dataclasses.replace(cells[1], timings=tuple(ts), summary=summarize_cell(ts))
     f = by_code(diagnose(cells), "failures")
     assert f.evidence["by_class"] == {"http_status": 1, "timeout": 1}
-    assert "2 of" in f.message and "1 timeout" in f.message
-    assert "timeout" in f.suggestion
+    assert "2 of" in en(f) and "1 timeout" in en(f)
+    assert "timeout" in sug(f)
 
 
 def test_goodput_best_concurrency():
@@ -226,7 +236,7 @@ def test_goodput_best_concurrency():
     cells = [dataclasses.replace(c, goodput=g) for c, g in zip(cells, (1.0, 0.95, 0.6))]
     f = by_code(diagnose(cells), "goodput")
     assert f.evidence["512/64"]["best_concurrency"] == 2
-    assert "up to concurrency 2" in f.message
+    assert "up to concurrency 2" in en(f)
     cells = [dataclasses.replace(c, goodput=0.5) for c in cells]
     f = by_code(diagnose(cells), "goodput")
     assert f.severity == "warning" and f.evidence["512/64"]["best_concurrency"] is None
@@ -252,7 +262,7 @@ def test_a_queue_that_drains_early_still_shows_the_cap_when_the_client_kept_more
     cell = CellResult(CellSpec(256, 16, 4, concurrency=4), summarize_cell(timings),
                       tuple(timings), samples)
     cap = [f for f in diagnose([cell]) if f.code == "concurrency_cap"]
-    assert cap and "at most 2 requests at once" in cap[0].message
+    assert cap and "at most 2 requests at once" in en(cap[0])
 
 
 def test_suggestions_name_the_setting_as_the_engine_spells_it():
@@ -261,4 +271,4 @@ def test_suggestions_name_the_setting_as_the_engine_spells_it():
                          ("sglang", "chunked-prefill-size")):
         info = dataclasses.replace(vllm_info(), engine=engine)
         decode = by_code(diagnose(cells, info), "decode_slows_with_batch")
-        assert f"a smaller {knob} keeps prefill chunks" in decode.suggestion, engine
+        assert f"a smaller {knob} keeps prefill chunks" in sug(decode), engine

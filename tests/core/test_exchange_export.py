@@ -19,6 +19,7 @@ from desktop_app.core.throughput.config import SweepConfig
 from desktop_app.core.throughput.diagnosis import unreliable_cells
 from desktop_app.core.throughput.sweep import run_sweep
 from tests.core.test_sqleval_runner import _run, question_set  # noqa: F401 - a fixture
+from tests.lang_check import english_runs
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +113,8 @@ async def test_sql_run_exports_questions_steps_and_pass_counts(
     assert questions["h01"]["passed_strict"] == "false"
     assert questions["h01"]["passed_tolerant"] == "true"
     assert questions["h01"]["failure_class"] == "rounding_only"
-    assert "fails strict" in questions["h01"]["counterfactual"]
+    # The core holds no words: the CSV's line is the language-free form of types.Headline.
+    assert questions["h01"]["counterfactual"].startswith("strict FAIL, tolerant PASS")
     assert json.loads(questions["h01"]["result_columns"]) == ["region", "avg_amount"]
     steps = _read_csv(csv_files[1])
     assert len(steps) == 4 and {s["tool_name"] for s in steps} == {"run_sql", "submit_answer"}
@@ -125,6 +127,35 @@ async def test_sql_run_exports_questions_steps_and_pass_counts(
     assert doc["summary"]["tiers"]["hard"]["mean_steps"] == 2
     h01 = next(q for q in doc["questions"] if q["question_id"] == "h01")
     assert [s["step_index"] for s in h01["steps_detail"]] == [0, 1]
+
+
+@pytest.mark.asyncio
+async def test_exports_carry_the_sentences_in_the_chosen_language(
+        question_set, tmp_path):  # noqa: F811
+    from desktop_app.report.export_words import ExportWords
+
+    with Store.open(tmp_path / "r.db") as store:
+        result = await _run(question_set, tmp_path, store)
+        (zh_csv, _) = export_run(store, result.run_id, "csv", tmp_path / "zh", ExportWords("zh"))
+        (en_json,) = export_run(store, result.run_id, "json", tmp_path / "en", ExportWords("en"))
+    line = {r["question_id"]: r for r in _read_csv(zh_csv)}["h01"]["counterfactual"]
+    assert line.startswith("严格未通过") and english_runs(line) == [], line
+    h01 = next(q for q in json.loads(en_json.read_text(encoding="utf-8"))["questions"]
+               if q["question_id"] == "h01")
+    assert h01["counterfactual_text"].startswith("fails strict, passes tolerant")
+    # The diagnosis of a sweep: codes and values, and the sentences beside them.
+    with serve_in_thread(load_profile("fast-capped")) as server:  # capped: findings to word
+        config = SweepConfig(endpoint=EndpointConfig(server.url, model="sim/llama-sim-8b"),
+                             input_tokens=(128,), concurrency=(1, 4), output_tokens=(8,),
+                             requests_per_cell=8, warmup=1, metrics_interval_s=0.05)
+        with Store.open(tmp_path / "tp.db") as store:
+            swept = await asyncio.wait_for(run_sweep(config, store), 60)
+            (doc_file,) = export_run(store, swept.run_id, "json", tmp_path / "tp",
+                                     ExportWords("zh"))
+    findings = json.loads(doc_file.read_text(encoding="utf-8"))["diagnosis"]["findings"]
+    assert "concurrency_cap" in [f["code"] for f in findings]
+    assert all(f["message"] for f in findings)
+    assert all(english_runs(f["message"]) == [] for f in findings), findings
 
 
 def test_bad_exports_fail_with_one_line_and_leave_nothing(sweep_store, tmp_path, monkeypatch):

@@ -4,6 +4,7 @@ import pytest
 
 from desktop_app.core.sqleval.explain import explain_sql
 from desktop_app.core.sqleval.types import Question
+from desktop_app.report.judge_words import finding_text
 
 GOLD = ("WITH m AS (SELECT month, SUM(amount) AS rev FROM sales GROUP BY month) "
         "SELECT month, ROUND(rev, 2) AS net_revenue, ROUND(SUM(rev) OVER (ORDER BY month "
@@ -20,7 +21,7 @@ def question(**kw) -> Question:
 
 
 def found(sql, **kw):
-    return [(f.code, f.message) for f in explain_sql(sql, question(**kw))]
+    return [(f.code, finding_text(f)) for f in explain_sql(sql, question(**kw))]
 
 
 def test_the_gold_itself_has_nothing_to_explain():

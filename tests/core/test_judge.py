@@ -19,6 +19,7 @@ from desktop_app.core.sqleval.judge import (
     sqlite_round,
 )
 from desktop_app.core.sqleval.types import Question, QueryResult
+from desktop_app.report.judge_words import finding_text, headline_text
 
 GOLD_SQL = ("SELECT region, ROUND(AVG(price), 2) AS avg_price FROM sales GROUP BY region "
             "ORDER BY region")
@@ -52,7 +53,7 @@ def test_exact_match_passes_every_judge():
     verdicts = judge_all(question(), GOLD, GOLD)
     assert passed(verdicts) == {"strict": True, "tolerant": True, "full": True}
     assert all(v.findings == () for v in verdicts.values())
-    assert counterfactual(verdicts) == "passes every judge"
+    assert headline_text(counterfactual(verdicts)) == "passes every judge"
     assert verdicts["strict"].tolerance is None and verdicts["tolerant"].tolerance == 1e-6
 
 
@@ -64,11 +65,11 @@ def test_missing_round_fails_strict_only_and_says_so():
     finding = verdicts["strict"].findings[0]
     assert finding.code == "rounding_only"
     assert finding.cells == ((0, "avg_price", "12.35", "12.3456"),)
-    assert "ROUND(x, 2) missing on avg_price: got 12.3456, expected 12.35" in finding.message
+    assert "ROUND(x, 2) missing on avg_price: got 12.3456, expected 12.35" in finding_text(finding)
     # The sqlglot explanation rides along on the failing verdict only.
     assert "missing_round" in codes(verdicts["strict"])
     assert verdicts["tolerant"].findings == ()
-    assert counterfactual(verdicts) == (
+    assert headline_text(counterfactual(verdicts)) == (
         "fails strict, passes tolerant and full: only rounding differs in avg_price")
 
 
@@ -78,8 +79,8 @@ def test_wrong_column_name_is_named():
     assert not any(passed(verdicts).values())
     finding = verdicts["strict"].findings[0]
     assert finding.code == "column_names"
-    assert "got avg, expected avg_price" in finding.message
-    assert counterfactual(verdicts) == (
+    assert "got avg, expected avg_price" in finding_text(finding)
+    assert headline_text(counterfactual(verdicts)) == (
         "fails every judge: wrong column names (got avg, expected avg_price)")
     assert judge("full", question(), GOLD, actual, ignore_names=True).passed
 
@@ -88,7 +89,7 @@ def test_case_only_name_difference_fails_strict_only_and_says_case():
     actual = result(("region", "AVG_PRICE"), *GOLD.rows)
     verdicts = judge_all(question(), GOLD, actual)
     assert passed(verdicts) == {"strict": False, "tolerant": True, "full": True}
-    assert "only in case" in verdicts["strict"].findings[0].message
+    assert "only in case" in finding_text(verdicts["strict"].findings[0])
 
 
 def test_order_only():
@@ -98,8 +99,8 @@ def test_order_only():
     unordered_q = question(order_matters=False, gold_sql=GOLD_SQL.replace(" ORDER BY region", ""))
     verdicts = judge_all(unordered_q, GOLD, shuffled)
     assert passed(verdicts) == {"strict": False, "tolerant": False, "full": True}
-    assert counterfactual(verdicts).startswith("fails strict and tolerant, passes full: only the "
-                                               "row order differs")
+    assert headline_text(counterfactual(verdicts)).startswith(
+        "fails strict and tolerant, passes full: only the row order differs")
 
 
 def test_gold_order_by_counts_as_ordered_even_when_the_question_does_not_say():
@@ -113,7 +114,7 @@ def test_duplicates_only():
     actual = result(GOLD.columns, *GOLD.rows, GOLD.rows[0])
     for verdict in judge_all(question(order_matters=False), GOLD, actual).values():
         assert codes(verdict) == ["duplicates_only"]
-        assert "got 4 rows, expected 3" in verdict.findings[0].message
+        assert "got 4 rows, expected 3" in finding_text(verdict.findings[0])
 
 
 def test_row_count_and_empty_result():
@@ -123,7 +124,8 @@ def test_row_count_and_empty_result():
     empty = result(GOLD.columns)
     verdicts = judge_all(question(), GOLD, empty)
     assert codes(verdicts["full"]) == ["empty_result"]
-    assert counterfactual(verdicts) == "fails every judge: empty result (got 0 rows, expected 3)"
+    assert headline_text(counterfactual(verdicts)) == (
+        "fails every judge: empty result (got 0 rows, expected 3)")
     # Both empty with the same structure is a pass.
     assert all(passed(judge_all(question(), empty, empty)).values())
 
@@ -132,7 +134,7 @@ def test_column_count():
     actual = result(("region",), ("east",), ("north",), ("west",))
     verdicts = judge_all(question(), GOLD, actual)
     assert codes(verdicts["strict"]) == ["column_count"]
-    assert "got 1, expected 2" in verdicts["strict"].findings[0].message
+    assert "got 1, expected 2" in finding_text(verdicts["strict"].findings[0])
 
 
 def test_value_mismatch_lists_cells():
@@ -142,7 +144,7 @@ def test_value_mismatch_lists_cells():
     assert verdict.findings[0].cells == ((0, "avg_price", "12.35", "99.0"),
                                          (2, "avg_price", "3.0", "1.0"))
     assert "Row 1 avg_price: got 99.0, expected 12.35 (2 cells differ)" in (
-        verdict.findings[0].message)
+        finding_text(verdict.findings[0]))
 
 
 def test_at_most_ten_cells_listed():
@@ -150,7 +152,7 @@ def test_at_most_ten_cells_listed():
     actual = result(("n",), *[(i + 1000,) for i in range(50)])
     q = question(rounding={}, required_columns=("n",))
     finding = judge("full", q, gold, actual).findings[0]
-    assert len(finding.cells) == 10 and "50 cells differ" in finding.message
+    assert len(finding.cells) == 10 and "50 cells differ" in finding_text(finding)
 
 
 def test_nulls_compare_equal_to_nulls_only():
@@ -167,7 +169,7 @@ def test_int_and_float_are_the_same_number_except_for_strict():
     actual = result(("n",), (3.0,))
     verdicts = judge_all(question(rounding={}, required_columns=("n",)), gold, actual)
     assert passed(verdicts) == {"strict": False, "tolerant": True, "full": True}
-    assert "Only the number format differs" in verdicts["strict"].findings[0].message
+    assert "Only the number format differs" in finding_text(verdicts["strict"].findings[0])
 
 
 def test_text_vs_number():
@@ -231,7 +233,7 @@ def test_no_result_findings(error, stop, code):
     verdicts = judge_all(question(), GOLD, None, error=error, stop_reason=stop,
                          final_sql="SELECT prce FROM sales" if error else None)
     assert [codes(v) for v in verdicts.values()] == [[code]] * 3
-    assert counterfactual(verdicts).startswith("fails every judge: ")
+    assert headline_text(counterfactual(verdicts)).startswith("fails every judge: ")
 
 
 def test_classify_error_takes_exceptions_by_class():
@@ -342,4 +344,4 @@ def test_float_noise_in_a_column_that_must_be_rounded_is_a_missing_round():
     actual = result(("region", "avg_price"), ("east", 1234.5000000000002))
     verdicts = judge_all(question(), gold, actual)
     assert passed(verdicts) == {"strict": False, "tolerant": True, "full": True}
-    assert "ROUND(x, 2) missing on avg_price" in verdicts["strict"].findings[0].message
+    assert "ROUND(x, 2) missing on avg_price" in finding_text(verdicts["strict"].findings[0])

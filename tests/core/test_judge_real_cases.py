@@ -15,6 +15,7 @@ from desktop_app.core.sqleval.rounding import _round_column, sqlite_round
 from desktop_app.core.sqleval.sandbox import Sandbox, SqlError, SqlRefused
 from desktop_app.core.sqleval.tools import execute_tool
 from desktop_app.core.sqleval.types import Question, QueryResult
+from desktop_app.report.judge_words import finding_text, headline_text
 
 _SQLITE = sqlite3.connect(":memory:")
 
@@ -101,7 +102,7 @@ def test_a_correct_answer_that_only_lacks_round_passes_tolerant_and_full(db):
     assert {m: v.passed for m, v in verdicts.items()} == {
         "strict": False, "tolerant": True, "full": True}
     assert verdicts["strict"].findings[0].code == "rounding_only"
-    assert counterfactual(verdicts).startswith(
+    assert headline_text(counterfactual(verdicts)).startswith(
         "fails strict, passes tolerant and full: only rounding differs in avg_price")
 
 
@@ -150,7 +151,8 @@ def test_passing_strict_implies_passing_tolerant(pair, tol, ordered):
     verdicts = judge_all(q, gold, actual, tolerance=tol)
     if verdicts["strict"].passed:
         assert verdicts["tolerant"].passed, verdicts["tolerant"].findings
-    assert "passes strict" not in counterfactual(verdicts) or verdicts["tolerant"].passed
+    line = headline_text(counterfactual(verdicts))
+    assert "passes strict" not in line or verdicts["tolerant"].passed
 
 
 def test_tolerant_checks_what_strict_checks_and_no_more():
@@ -161,7 +163,7 @@ def test_tolerant_checks_what_strict_checks_and_no_more():
     verdicts = judge_all(q, gold, actual)
     assert {m: v.passed for m, v in verdicts.items()} == {
         "strict": True, "tolerant": True, "full": False}
-    assert counterfactual(verdicts) == (
+    assert headline_text(counterfactual(verdicts)) == (
         "fails full, passes strict and tolerant: wrong values in avg_price")
 
 
@@ -176,8 +178,8 @@ def test_a_sum_off_by_638000_is_a_wrong_value_not_rounding(db):
     assert not any(v.passed for v in verdicts.values())
     for verdict in verdicts.values():
         assert verdict.findings[0].code == "value_mismatch"
-        assert "rounding" not in verdict.findings[0].message.lower()
-    assert counterfactual(verdicts) == (
+        assert "rounding" not in finding_text(verdict.findings[0]).lower()
+    assert headline_text(counterfactual(verdicts)) == (
         "fails every judge: wrong values in total")
     # The same with floats that the gold shows with 1 decimal.
     gold = result(("total",), (227_857_142.5,))
@@ -192,8 +194,8 @@ def test_rounding_only_means_rounded_to_the_gold_it_equals_the_gold():
     finding = verdicts["tolerant"].findings[0]
     assert finding.code == "rounding_only"
     assert "Rounded to 2 decimals as the gold shows, the answer equals the gold" in (
-        finding.message)
-    assert "within" not in finding.message.lower()
+        finding_text(finding))
+    assert "within" not in finding_text(finding).lower()
     # 12.34 is within 1 % of 12.35 but rounds to itself: a wrong value.
     verdicts = judge_all(q, gold, result(gold.columns, ("east", 12.34)))
     assert [v.findings[0].code for v in verdicts.values()] == ["value_mismatch"] * 3
@@ -232,9 +234,10 @@ def test_a_typo_is_a_syntax_error_with_sqlites_message(sandbox):
                          final_sql="SELEC region FROM sales", error=info.value)
     for verdict in verdicts.values():
         assert verdict.findings[0].code == "sql_error"
-        assert verdict.findings[0].message == (
+        assert finding_text(verdict.findings[0]) == (
             'The final query has a syntax error. near "SELEC": syntax error')
-    assert counterfactual(verdicts) == "fails every judge: the final query has a syntax error"
+    assert headline_text(counterfactual(verdicts)) == (
+        "fails every judge: the final query has a syntax error")
 
 
 @pytest.mark.parametrize("sql, reason", [
@@ -265,8 +268,8 @@ def test_a_pass_on_a_degenerate_gold_says_it_proves_little(gold_rows, what):
         assert verdict.passed
         assert [f.code for f in verdict.findings] == ["degenerate_gold"]
         assert f"The gold query {what}, so the pass proves little" in (
-            verdict.findings[0].message)
-    assert counterfactual(verdicts) == "passes every judge"
+            finding_text(verdict.findings[0]))
+    assert headline_text(counterfactual(verdicts)) == "passes every judge"
     # A failing answer is not marked: its finding says what is wrong.
     wrong = judge_all(q, gold, result(gold.columns, ("east", 1.0), ("west", 2.0)))
     assert all("degenerate_gold" not in [f.code for f in v.findings] for v in wrong.values())
@@ -287,7 +290,7 @@ def test_null_the_text_null_and_the_empty_string_are_shown_apart():
     assert not any(v.passed for v in verdicts.values())  # strict too: NULL is not 'NULL'
     finding = verdicts["strict"].findings[0]
     assert finding.cells == ((0, "a", "'NULL'", "NULL"), (0, "b", "''", "NULL"))
-    assert "Row 1 a: got NULL, expected 'NULL'" in finding.message
+    assert "Row 1 a: got NULL, expected 'NULL'" in finding_text(finding)
     # Ordinary text and numbers stay as they are.
     verdicts = judge_all(q, result(("a", "b"), ("east", 1.5)), result(("a", "b"), ("west", 2)))
     assert verdicts["full"].findings[0].cells == ((0, "a", "east", "west"), (0, "b", "1.5", "2"))

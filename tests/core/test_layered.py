@@ -13,9 +13,10 @@ from desktop_app.core.parsing import InputError
 from desktop_app.core.simulator import personas
 from desktop_app.core.sqleval import runner
 from desktop_app.core.sqleval import strategies as prompts
-from desktop_app.core.sqleval.export import eval_to_json, tier_table
+from desktop_app.core.sqleval.export import eval_to_json
 from desktop_app.core.sqleval.runner import EvalConfig, run_eval
 from desktop_app.core.store import Store
+from desktop_app.report.judge_words import tier_table
 # The same tiny set and scripted answers as the runner's tests: t01 right; h01 without its
 # ROUND, which the harness's rounding check catches (avg 7.6665 for north).
 from tests.core.test_sqleval_runner import ANSWERS, QUESTIONS, question_set  # noqa: F401

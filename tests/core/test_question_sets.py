@@ -17,6 +17,7 @@ from desktop_app.core.sqleval.golds import Gold, check_set, gold_answers, judge_
 from desktop_app.core.sqleval.questions import load_question_set
 from desktop_app.core.sqleval.sandbox import Sandbox
 from desktop_app.core.sqleval.types import Question
+from desktop_app.report.judge_words import finding_text
 
 
 @pytest.fixture
@@ -190,11 +191,11 @@ def test_several_accepted_answers(spider2, tmp_path):
     for verdict in second.values():
         assert verdict.passed
         assert verdict.findings[-1].code == "matched_alternative"
-        assert "local055_b.csv" in verdict.findings[-1].message
+        assert "local055_b.csv" in finding_text(verdict.findings[-1])
     for verdict in neither.values():
         assert not verdict.passed
         assert verdict.findings[-1].code == "no_alternative_matched"
-        assert "first (local055_a.csv)" in verdict.findings[-1].message
+        assert "first (local055_a.csv)" in finding_text(verdict.findings[-1])
 
 
 @pytest.fixture
@@ -223,7 +224,7 @@ def test_a_result_over_the_row_cap_is_judged_whole(big_db, monkeypatch):
         monkeypatch.setattr(golds, "JUDGE_MAX_ROWS", 11_000)
         cut = judge_answer(q, accepted, answer, sandbox=box, final_sql=answer_sql)
     notes = [f for f in cut["full"].findings if f.code == "truncated_comparison"]
-    assert notes and "first 11,000 of 12,000 rows" in notes[0].message
+    assert notes and "first 11,000 of 12,000 rows" in finding_text(notes[0])
 
 
 def test_check_reports_failing_empty_and_null_golds(tmp_path, capsys, data_home):

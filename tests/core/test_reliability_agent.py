@@ -20,6 +20,7 @@ from desktop_app.core.sqleval.agent import MISBEHAVIOUR_STEPS, REPLY_MAX_TOKENS
 from desktop_app.core.sqleval.runner import EvalConfig, run_eval
 from desktop_app.core.sqleval.types import STOP_REASONS
 from desktop_app.core.store import Store
+from desktop_app.report.judge_words import finding_text
 
 MAX_STEPS = 20
 TIME_LIMIT_S = 60.0
@@ -78,7 +79,7 @@ def test_a_misbehaving_model_ends_with_a_named_stop_inside_its_budgets(sim, cach
             assert len(outcome.steps) < MAX_STEPS and outcome.seconds < TIME_LIMIT_S
             assert all(not v.passed for v in outcome.verdicts.values())
             finding = outcome.verdicts["strict"].findings[0]  # what the judge tells the user
-            assert finding.code == "no_answer" and FINDING[model] in finding.message
+            assert finding.code == "no_answer" and FINDING[model] in finding_text(finding)
         rows = store.sql_questions(result.run_id)
         assert [r["stop_reason"] for r in rows] == [reason] * len(QUESTIONS)
         assert all(r["status"] == "completed" and r["steps"] == steps for r in rows)

@@ -11,9 +11,10 @@ from desktop_app import paths
 from desktop_app.core.endpoint.types import EndpointConfig
 from desktop_app.core.parsing import InputError
 from desktop_app.core.simulator.launcher import start_simulator
-from desktop_app.core.sqleval.export import eval_to_json, tier_table
+from desktop_app.core.sqleval.export import eval_to_json
 from desktop_app.core.sqleval.runner import EvalConfig, rejudge, run_eval
 from desktop_app.core.store import Store
+from desktop_app.report.judge_words import tier_table
 
 QUESTIONS = [
     {"id": "t01", "tier": "trivial", "text_en": "How many sales rows? Column: n.",
@@ -111,7 +112,7 @@ async def test_a_run_stores_every_question_and_step_and_exports_them(question_se
         assert h01["failure_class"] == "rounding_only"
         assert h01["verdicts_json"]["verdicts"]["strict"]["passed"] is False
         assert h01["verdicts_json"]["verdicts"]["tolerant"]["passed"] is True
-        assert "fails strict" in h01["verdicts_json"]["counterfactual"]
+        assert h01["verdicts_json"]["counterfactual"]["failing"] == ["strict"]
         assert h01["result_json"]["columns"] == ["region", "avg_amount"]
         assert rows["t01"]["failure_class"] is None
     assert (result.summary["strict"].passed, result.summary["tolerant"].passed) == (1, 2)

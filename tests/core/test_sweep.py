@@ -14,6 +14,7 @@ from desktop_app.core.store import Store
 from desktop_app.core.throughput.config import SweepConfig
 from desktop_app.core.throughput.export import sweep_to_json
 from desktop_app.core.throughput.sweep import run_sweep
+from desktop_app.report.diagnosis_words import finding_text
 
 
 @pytest.fixture(scope="module")
@@ -140,9 +141,10 @@ async def test_seed_reference_in_real_time_names_the_cap_of_two():
             metrics_interval_s=0.1)
         result = await asyncio.wait_for(run_sweep(config), 90)
     cap = [f for f in result.findings if f.code == "concurrency_cap"]
-    assert cap, [f.message for f in result.findings]
-    assert "at most 2 requests at once" in cap[0].message
-    assert "vllm:num_requests_running" in cap[0].message
+    assert cap, [f.code for f in result.findings]
+    words = finding_text(cap[0], "en")
+    assert "at most 2 requests at once" in words
+    assert "vllm:num_requests_running" in words
 
 
 @pytest.mark.parametrize("args, expected", [

@@ -122,7 +122,7 @@ def test_m01_shows_steps_verdicts_findings_and_differing_cells(qtbot, page, stor
     assert brush.color() == FINDING_COLOR
     assert diff.actual_model.data(diff.actual_model.index(0, col)) == "87495.951"
     assert diff.expected_model.data(diff.expected_model.index(0, col)) == "87495.95"
-    assert page.gold_sql.sql().startswith("SELECT c.customer_name")
+    assert page.gold_sql.sql().startswith("SELECT\n  c.customer_name")  # laid out as the agent's
     assert page.rejudge_button.isEnabled()
 
 

@@ -19,6 +19,7 @@ from desktop_app.core.endpoint.types import EndpointConfig
 from desktop_app.core.throughput.config import SweepConfig
 from desktop_app.core.throughput.prompts import PromptFactory
 from desktop_app.core.throughput.sweep import run_sweep
+from desktop_app.report.diagnosis_words import finding_text
 
 SLOT_CONTEXT = 4096  # start-real-server.sh: CTX tokens per slot
 
@@ -105,8 +106,8 @@ async def test_a_small_sweep_completes_and_names_the_cap_of_two_slots(real_url):
     cap = next((f for f in result.findings if f.code == "concurrency_cap"), None)
     assert cap is not None, [f.code for f in result.findings]
     assert cap.evidence["cap"] == 2
-    assert "at most 2 requests at once" in cap.message
-    assert "llamacpp:requests_processing" in cap.message
+    assert "at most 2 requests at once" in finding_text(cap, "en")
+    assert "llamacpp:requests_processing" in finding_text(cap, "en")
 
 
 @pytest.mark.asyncio

@@ -150,7 +150,7 @@ def test_english_pdf_has_every_section_and_the_measured_numbers(pdfs, store_ids)
                 assert f"{cap.label} {point.concurrency} " in text
                 assert num(point.tasks_per_hour) in text
     assert "Simulated" in text and "prefill_tps" in text  # the warning and the appendix
-    assert 6 <= _pages(en) <= 14
+    assert 6 <= _pages(en) <= 18  # summary and grid first, no split rows: some pages run short
 
 
 def test_chinese_pdf_renders_chinese_headings(pdfs):
@@ -337,3 +337,113 @@ def test_settings_read_and_typed_are_told_apart_and_identical_settings_said_so()
     assert "各运行记录的服务端参数完全相同。" in differs(same, "zh")
     none = Comparison(runs=(run(4, {}, {}), run(5, {}, {})), rows=())
     assert "No run recorded server settings" in differs(none, "en")
+
+
+# --------------------------------------------------------------------------- page flow
+
+
+def _page_lines(pdf: Path) -> list[list[str]]:
+    """Each page's lines of text (pdftotext -layout, white space runs as one space), without
+    the footer every page carries."""
+    out = []
+    for n in range(1, _pages(pdf) + 1):
+        text = subprocess.run(["pdftotext", "-layout", "-f", str(n), "-l", str(n), str(pdf), "-"],
+                              capture_output=True, text=True, check=True).stdout
+        lines = [" ".join(line.split()) for line in text.splitlines()]
+        out.append([line for line in lines if line and "Throughline ·" not in line])
+    return out
+
+
+def _images_per_page(pdf: Path) -> dict[int, int]:
+    listing = subprocess.run(["pdfimages", "-list", str(pdf)], capture_output=True, text=True,
+                             check=True).stdout.splitlines()[2:]
+    counts: dict[int, int] = {}
+    for line in listing:
+        page = int(line.split()[0])
+        counts[page] = counts.get(page, 0) + 1
+    return counts
+
+
+def _page_flow_problems(pdf: Path, comp, lang: str) -> list[str]:
+    """What a reader would notice at the page breaks: text hidden outside a page's printed area
+    (a line drawn twice, once clipped), a page holding a single line and no chart, a heading
+    left last on a page, a line repeated across a page break."""
+    import re
+    from html import unescape
+
+    from desktop_app.report.pdf import MARGIN_MM, _html
+
+    problems = []
+    bbox = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    margin = MARGIN_MM / 25.4 * 72  # points
+    foot = {}  # page -> how far down its text (above the footer) reaches, as a share
+    for n, page in enumerate(bbox.split("<page ")[1:], 1):
+        height = float(re.search(r'height="([\d.]+)"', page).group(1))
+        words = re.findall(r'yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">([^<]*)</word>',
+                           page)
+        for y0, y1, word in words:
+            if float(y0) < margin - 1 or float(y1) > height - margin + 1:
+                problems.append(f"page {n}: hidden text {word!r} at y {y0}")
+                break
+        body = [float(y1) for _y0, y1, _w in words if float(y1) < height - margin - 12]
+        foot[n] = max(body, default=0.0) / height
+    html = _html(comp, lang, "2026-01-01 00:00", lambda _image: "chart.png")
+    headings = {" ".join(unescape(re.sub(r"<[^>]+>", "", h)).split())
+                for h in re.findall(r"<h[123][^>]*>(.*?)</h[123]>", html, re.S)}
+    pages = _page_lines(pdf)
+    images = _images_per_page(pdf)
+    for n, lines in enumerate(pages, 1):
+        if len(lines) < 2 and not images.get(n):
+            problems.append(f"page {n} holds only {lines}")
+        # A heading as the last text is fine above a chart; at the foot of a page it is stranded.
+        if lines and lines[-1] in headings and foot[n] > 0.75:
+            problems.append(f"page {n} ends with the heading {lines[-1]!r}")
+    for n, (a, b) in enumerate(zip(pages, pages[1:]), 1):
+        for line in set(a[-3:]) & set(b[:3]):
+            problems.append(f"pages {n}-{n + 1}: {line!r} on both")
+    return problems
+
+
+def test_page_breaks_split_no_row_strand_no_heading_and_repeat_no_line(pdfs, capped_pdfs,
+                                                                       store_ids):
+    db, fast, instant = store_ids
+    with Store.open(db) as store:
+        mixed = compare(store, [fast[0], instant[0], fast[1], instant[1]])
+    comp, capped_en, capped_zh = capped_pdfs
+    for pdf, c, lang in ((pdfs[0], mixed, "en"), (pdfs[1], mixed, "zh"),
+                         (capped_en, comp, "en"), (capped_zh, comp, "zh")):
+        assert _page_flow_problems(pdf, c, lang) == [], pdf
+
+
+def test_page_one_sums_up_and_the_grid_gives_each_cell(capped_pdfs, pdfs, store_ids):
+    from desktop_app.report.fmt import num
+
+    comp, en, zh = capped_pdfs
+    pages = _page_lines(en)
+    first = " ".join(pages[0])
+    for words in ("Comparison summary", "What was compared", "What differs between these runs",
+                  "Verdicts", "Speed (throughput runs)", "TTFT", "Prefill tok/s",
+                  "Decode tok/s", "1 concurrent", "2 concurrent"):
+        assert words in first, words
+    assert "vllm (simulated)" in first and "simulated vllm" not in _text(en)
+    assert "vllm（模拟）" in " ".join(_page_lines(zh)[0])
+    # The grid: every cell's measured figures, on the page after the summary.
+    grid = " ".join(pages[1])
+    assert grid.startswith("Prefill, decode and TTFT by prompt length and concurrency")
+    for run in comp.throughput:
+        for cell in run.closed_loop_cells:
+            assert num(cell.prefill_tps) in grid and num(cell.decode_tps) in grid
+            if cell.concurrency > 1:
+                assert f"({cell.prefill_change * 100:+.0f}\u00a0%)".replace("\u00a0", " ") in grid
+    # The SQL part states the answers that omitted a ROUND asked for, as such.
+    db, fast, instant = store_ids
+    with Store.open(db) as store:
+        seed = next(r for r in compare(store, [instant[0], instant[1]]).sql)
+    omitted = seed.explained().get("missing_round", 0)
+    assert omitted > 0
+    summary = " ".join(_page_lines(pdfs[0])[0])
+    assert "Answers that omit the ROUND(x, n) their question asks for:" in summary
+    assert f"{seed.info.label} {omitted} of {len(seed.judged)} judged" in summary
+    zh = _text(pdfs[1])
+    assert "遗漏了题目要求的 ROUND(x, n) 的答案" in zh and "不适用" in zh

@@ -9,11 +9,15 @@ Qt-free; the PDF report (`desktop_app.report`) and the GUI's Runs page both read
 - `pair_runs(runs)`, `capacity(tp, sql)`, `capacity_verdicts(caps)`: speed and quality together
   (cost per correct answer, correct answers per hour at each measured concurrency).
 - `compare(store, run_ids)`: all of the above at once, as a :class:`Comparison`.
+- `compare_strategies(runs, paths)`: the fast path, the tool loop and the layered strategy on
+  the same endpoint (correct answers per hour, tokens per correct answer, pass rate per judge,
+  decided on noise), and each layered run's split per path (`layered_paths(store, run_id)`).
 """
 
 from desktop_app.core.compare.capacity import (
     Capacity,
     CapacityPoint,
+    CompareNote,
     Cost,
     CriterionVerdict,
     capacity,
@@ -41,11 +45,24 @@ from desktop_app.core.compare.load import (
 )
 from desktop_app.core.compare.session import Comparison, CompareError, compare
 from desktop_app.core.compare.settings import settings_differ
+from desktop_app.core.compare.strategies import (
+    LayeredPath,
+    PathShare,
+    StrategyGroup,
+    StrategyReport,
+    StrategyRun,
+    compare_strategies,
+    layered_paths,
+    path_split,
+    paths_for,
+)
 
 __all__ = [
-    "VERDICT_CODES", "Capacity", "CapacityPoint", "CompareError", "Comparison", "Cost",
-    "CriterionVerdict", "DimValue", "DimensionRow", "RowVerdict", "RunInfo", "SqlRun",
-    "StepTokens", "StoredCell", "StoredQuestion", "ThroughputRun", "capacity",
-    "capacity_verdicts", "compare", "cost_per_correct", "dimension_rows", "load_run",
-    "pair_runs", "run_label", "settings_differ", "wilson",
+    "VERDICT_CODES", "Capacity", "CapacityPoint", "CompareError", "CompareNote", "Comparison", "Cost",
+    "CriterionVerdict", "DimValue", "DimensionRow", "LayeredPath", "PathShare", "RowVerdict",
+    "RunInfo", "SqlRun", "StepTokens", "StoredCell", "StoredQuestion", "StrategyGroup",
+    "StrategyReport", "StrategyRun", "ThroughputRun", "capacity", "capacity_verdicts",
+    "compare", "compare_strategies", "cost_per_correct", "dimension_rows", "layered_paths",
+    "load_run", "pair_runs", "path_split", "paths_for", "run_label", "settings_differ",
+    "wilson",
 ]

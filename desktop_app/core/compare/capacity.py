@@ -42,7 +42,9 @@ __all__ = ["CapacityPoint", "Cost", "Capacity", "CriterionVerdict", "pair_runs",
 @dataclass(frozen=True)
 class CapacityPoint:
     """The model at one concurrency: seconds per task, tasks per hour, correct answers per hour
-    per judge; `reason` says why the figures are missing (None when present)."""
+    per judge; `reason` says why the figures are missing (None when present), in English, and
+    `reason_code` the same as a code for other languages ("no_steps", "no_prefill",
+    "no_decode", "no_time")."""
 
     concurrency: int
     seconds_per_task: float | None
@@ -50,6 +52,7 @@ class CapacityPoint:
     correct_per_hour: dict[str, float] = field(default_factory=dict, hash=False)
     extrapolated_share: float = 0.0
     reason: str | None = None
+    reason_code: str | None = None
 
 
 @dataclass(frozen=True)
@@ -95,11 +98,25 @@ class CriterionVerdict:
     text: str
 
 
-def pair_runs(runs: list) -> tuple[list[tuple[ThroughputRun, SqlRun]], list[str]]:
+@dataclass(frozen=True)
+class CompareNote:
+    """What a comparison left out and why, as a code and its values (words: report/strings
+    `note_<code>`): `kind_left_out` (run, kind), `sql_without_sweep` and `sweep_without_sql`
+    (run, model, target)."""
+
+    code: str
+    params: dict = field(default_factory=dict, hash=False)
+
+
+def _who(run) -> dict:
+    return {"run": run.info.id, "model": run.info.model, "target": run.info.target_key}
+
+
+def pair_runs(runs: list) -> tuple[list[tuple[ThroughputRun, SqlRun]], list[CompareNote]]:
     """(throughput, SQL) pairs of the same server and model (on the built-in simulator, any
-    persona of the simulated server that was swept), and a note (English) for each SQL run that
-    has no such partner while throughput runs are present, and for each throughput run left
-    without a SQL partner while SQL runs are present. The server is `RunInfo.target_key`:
+    persona of the simulated server that was swept), and a `CompareNote` for each SQL run
+    that has no such partner while throughput runs are present, and for each throughput run
+    left without a SQL partner while SQL runs are present. The server is `RunInfo.target_key`:
     a simulator's profile (its port is random per start), else the endpoint URL."""
     tps = [r for r in runs if isinstance(r, ThroughputRun)]
     pairs, notes = [], []
@@ -110,14 +127,12 @@ def pair_runs(runs: list) -> tuple[list[tuple[ThroughputRun, SqlRun]], list[str]
                  or [tp for tp in tps if _same_target(tp, sql)])
         pairs += [(tp, sql) for tp in mates]
         if tps and not mates:
-            notes.append(f"SQL run #{sql.info.id} ({sql.info.model} at {sql.info.target_key}) "
-                         "has no throughput run of the same endpoint and model here")
+            notes.append(CompareNote("sql_without_sweep", _who(sql)))
     paired = {id(tp) for tp, _ in pairs}
     if any(isinstance(r, SqlRun) for r in runs):
         # Said, not silently dropped: a sweep left out of capacity in tasks.
-        notes += [f"throughput run #{tp.info.id} ({tp.info.model} at {tp.info.target_key}) has "
-                  "no SQL run of the same endpoint and model here, so no capacity in tasks"
-                  for tp in tps if id(tp) not in paired]
+        notes += [CompareNote("sweep_without_sql", _who(tp)) for tp in tps
+                  if id(tp) not in paired]
     return pairs, notes
 
 
@@ -162,13 +177,15 @@ def _point(tp: ThroughputRun, sql: SqlRun, conc: int) -> CapacityPoint:
     dec = sorted(n for n, c in cells.items() if c.decode_tps)
     questions = [q for q in sql.questions if q.steps]
     if not questions:
-        return CapacityPoint(conc, None, None, reason="the SQL run stored no steps")
+        return CapacityPoint(conc, None, None, reason="the SQL run stored no steps",
+                             reason_code="no_steps")
     if not pre:
-        return CapacityPoint(conc, None, None, reason="prefill not measured at this concurrency")
+        return CapacityPoint(conc, None, None, reason="prefill not measured at this concurrency",
+                             reason_code="no_prefill")
     needs_decode = any(s.completion_tokens > 1 for q in questions for s in q.steps)
     if needs_decode and not dec:
         return CapacityPoint(conc, None, None, reason="decode not measured at this concurrency "
-                             "(every token arrived at once)")
+                             "(every token arrived at once)", reason_code="no_decode")
     lo, hi = pre[0], pre[-1]
     outside = total = 0
     times = []
@@ -184,7 +201,8 @@ def _point(tp: ThroughputRun, sql: SqlRun, conc: int) -> CapacityPoint:
         times.append(t)
     per_task = fmean(times)
     if per_task <= 0:
-        return CapacityPoint(conc, None, None, reason="no time per task (empty steps)")
+        return CapacityPoint(conc, None, None, reason="no time per task (empty steps)",
+                             reason_code="no_time")
     per_hour = conc * 3600.0 / per_task
     correct = {j: per_hour * r for j, r in _pass_rates(sql).items()}
     return CapacityPoint(conc, per_task, per_hour, correct, outside / total if total else 0.0)

@@ -356,8 +356,10 @@ def _bottleneck_row(runs: Sequence) -> DimensionRow:
         if main is None:
             vals.append(DimValue(text="none", detail={"doubts": doubts}))
         else:
+            # The finding as a code and values (`report.diagnosis_words.finding_text` puts it
+            # in the reader's words): the core keeps no sentence of its own here.
             vals.append(DimValue(text=main.code, detail={
-                "message": main.message, "severity": main.severity, "doubts": doubts,
+                "finding": main, "severity": main.severity, "doubts": doubts,
                 "cap": main.evidence.get("cap")}))
     texts = {i: v.text for i, v in enumerate(vals) if v.text is not None}
     if len(texts) < 2:

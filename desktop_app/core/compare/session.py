@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from desktop_app.core.compare.capacity import (
     Capacity,
+    CompareNote,
     CriterionVerdict,
     capacity,
     capacity_verdicts,
@@ -27,7 +28,7 @@ class CompareError(ValueError):
 class Comparison:
     """Runs in the order asked, their dimension rows, and the capacity configurations.
 
-    `notes` (English) say what was skipped and why: runs of a kind no section reads, SQL runs
+    `notes` (`CompareNote`: codes and values) say what was skipped and why: runs of a kind no section reads, SQL runs
     without a throughput partner of the same endpoint and model. `settings_differ` is what is
     not the same in every run ({setting: {run id: value}}, see `compare.settings`)."""
 
@@ -35,7 +36,7 @@ class Comparison:
     rows: tuple[DimensionRow, ...]
     capacities: tuple[Capacity, ...] = ()
     verdicts: tuple[CriterionVerdict, ...] = ()
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[CompareNote, ...] = field(default=())
     settings_differ: dict[str, dict[int, object]] = field(default_factory=dict, hash=False)
 
     @property
@@ -64,7 +65,7 @@ def compare(store: Store, run_ids: list[int]) -> Comparison:
             missing.append(run_id)
     if missing:
         raise CompareError(f"no run {', '.join(map(str, missing))} in {store.path}")
-    notes = [f"run #{r.id} is a {r.kind} run: no section reads that kind, it is left out"
+    notes = [CompareNote("kind_left_out", {"run": r.id, "kind": r.kind})
              for r in loaded if isinstance(r, RunInfo)]
     runs = [r for r in loaded if not isinstance(r, RunInfo)]
     pairs, pair_notes = pair_runs(runs)

@@ -4,6 +4,10 @@ Throughput runs give ``run-<id>-cells.csv`` and ``run-<id>-requests.csv`` (CSV) 
 ``run-<id>.json``; SQL runs give ``run-<id>-questions.csv`` and ``run-<id>-steps.csv`` or
 ``run-<id>.json``. Files appear all at once or not at all (see :mod:`.atomic`). Field names are
 documented in docs/EXPORTS.md.
+
+The core holds no words: findings and the line across judges are exported as codes and values,
+and, when the caller passes `words` (`report/export_words.ExportWords`), also as sentences in
+that language (`message`/`suggestion` of each diagnosis finding, the questions' `counterfactual`).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import math
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from desktop_app import __version__
 from desktop_app.core.exchange import sql_export, tp_export
@@ -28,6 +32,16 @@ from desktop_app.core.store import NotFoundError, Store, utc_now_iso
 from desktop_app.core.throughput.records import finding_to_json, sweep_from
 
 FORMATS = ("csv", "json")
+
+
+class ExportWords(Protocol):
+    """What puts an export's findings in words (`report/export_words.py` implements it)."""
+
+    def diagnosis(self, finding) -> tuple[str, str | None]:
+        """A diagnosis finding's message and suggestion."""
+
+    def headline(self, headline) -> str:
+        """A question's line across judges."""
 EXPORT_FORMAT = "throughline-run-export"
 EXPORT_FORMAT_VERSION = 1
 KINDS = ("throughput", "sql")
@@ -113,8 +127,10 @@ def get_run(store: Store, run_id: int) -> RunInfo:
     return run
 
 
-def export_run(store: Store, run_id: int, fmt: str, out_dir: Path) -> list[Path]:
+def export_run(store: Store, run_id: int, fmt: str, out_dir: Path,
+               words: ExportWords | None = None) -> list[Path]:
     """Write run ``run_id`` into ``out_dir`` as ``fmt`` ('csv' or 'json'); return the files.
+    With ``words``, findings and verdict lines also carry their sentences in its language.
 
     Raises ExchangeError (one line naming ``--run``, ``--format`` or ``--out``) for an unknown
     run, a kind that cannot be exported, an unknown format or a folder that cannot be written;
@@ -129,9 +145,9 @@ def export_run(store: Store, run_id: int, fmt: str, out_dir: Path) -> list[Path]
     stem = out_dir / f"run-{run.id}"
     try:
         if run.kind == "throughput":
-            files = _throughput_files(store, run, fmt, stem)
+            files = _throughput_files(store, run, fmt, stem, words)
         else:
-            files = _sql_files(store, run, fmt, stem)
+            files = _sql_files(store, run, fmt, stem, words)
         return write_all(files)
     except BaseException as exc:
         if created:  # a folder made for this export goes too, if nothing else went in
@@ -143,7 +159,15 @@ def export_run(store: Store, run_id: int, fmt: str, out_dir: Path) -> list[Path]
         raise
 
 
-def _throughput_files(store: Store, run: RunInfo, fmt: str, stem: Path) -> list:
+def _finding_json(f, words: ExportWords | None) -> dict:
+    out = finding_to_json(f)
+    if words is not None:
+        out["message"], out["suggestion"] = words.diagnosis(f)
+    return out
+
+
+def _throughput_files(store: Store, run: RunInfo, fmt: str, stem: Path,
+                      words: ExportWords | None) -> list:
     # No per-request timings here: the intervals come from one streamed pass in load_sweep,
     # and the requests themselves are streamed again per cell below.
     sweep = sweep_from(store, run)
@@ -152,7 +176,7 @@ def _throughput_files(store: Store, run: RunInfo, fmt: str, stem: Path) -> list:
         fields = [*_envelope(run).items(), ("run", tp_export.run_json(run)),
                   ("definitions", METRIC_DEFINITIONS),
                   ("diagnosis", {"kept": sweep.diagnosis_kept,
-                                 "findings": [finding_to_json(f) for f in sweep.findings]}),
+                                 "findings": [_finding_json(f, words) for f in sweep.findings]}),
                   ("cells", Many(tp_export.json_cells(store, sweep))),
                   ("requests", Many(tp_export.json_requests(store, run.id, index_of))),
                   ("server_metrics", tp_export.json_server_metrics(store, run.id, index_of))]
@@ -169,19 +193,20 @@ def _throughput_files(store: Store, run: RunInfo, fmt: str, stem: Path) -> list:
     ]
 
 
-def _sql_files(store: Store, run: RunInfo, fmt: str, stem: Path) -> list:
+def _sql_files(store: Store, run: RunInfo, fmt: str, stem: Path,
+               words: ExportWords | None) -> list:
     rows = question_rows(store, run.id)
     sql_run = eval_from(store, run)
     typed = {q.row_id: q for q in sql_run.questions}
     if fmt == "json":
         fields = [*_envelope(run).items(), ("run", tp_export.run_json(run)),
                   ("summary", sql_export.summary_json(sql_run)),
-                  ("questions", Many(sql_export.json_questions(store, rows)))]
+                  ("questions", Many(sql_export.json_questions(store, rows, typed, words)))]
         return [(stem.with_name(stem.name + ".json"), json_writer(fields))]
     return [
         (stem.with_name(stem.name + "-questions.csv"),
          csv_writer(sql_export.QUESTION_COLUMNS,
-                    (sql_export.question_row(run.id, r, typed[r["id"]]) for r in rows))),
+                    (sql_export.question_row(run.id, r, typed[r["id"]], words) for r in rows))),
         (stem.with_name(stem.name + "-steps.csv"),
          csv_writer(sql_export.STEP_COLUMNS,
                     (sql_export.step_row(run.id, q, s)

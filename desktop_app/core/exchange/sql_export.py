@@ -28,12 +28,19 @@ STEP_COLUMNS = (
 )
 
 
-def question_row(run_id: int, row: dict[str, Any], question: StoredQuestion) -> dict[str, Any]:
+def _line(question: StoredQuestion, words) -> str:
+    """The line across judges: in words when given, else its compact language-free form."""
+    return words.headline(question.counterfactual) if words is not None else str(
+        question.counterfactual)
+
+
+def question_row(run_id: int, row: dict[str, Any], question: StoredQuestion,
+                 words=None) -> dict[str, Any]:
     """One row of ``questions.csv``; ``passed_<judge>`` is empty when that judge did not judge
     the question (it never finished, or that judge did not run)."""
     out = {k: row.get(k) for k in QUESTION_COLUMNS}
     out.update(
-        run_id=run_id, question_row_id=question.row_id, counterfactual=question.counterfactual,
+        run_id=run_id, question_row_id=question.row_id, counterfactual=_line(question, words),
         result_columns=json.dumps(question.result.get("columns") or [], ensure_ascii=False),
         result_total_rows=question.result.get("total_rows"),
         result_error=question.result.get("error"),
@@ -82,11 +89,16 @@ def summary_json(run: SqlRun) -> dict[str, Any]:
     }
 
 
-def json_questions(store: Store, rows: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+def json_questions(store: Store, rows: list[dict[str, Any]],
+                   typed: dict[int, StoredQuestion] | None = None,
+                   words=None) -> Iterator[dict[str, Any]]:
     """The ``questions`` entries of the JSON export: each stored row (``run_id`` dropped) with
-    its steps as ``steps_detail``, read one question at a time."""
+    its steps as ``steps_detail``, read one question at a time; with ``words``, the line across
+    judges in words as ``counterfactual_text``."""
     for row in rows:
         q = {k: v for k, v in row.items() if k != "run_id"}
+        if words is not None and typed and row["id"] in typed:
+            q["counterfactual_text"] = _line(typed[row["id"]], words)
         q["steps_detail"] = [{k: v for k, v in s.items() if k not in ("run_id", "question_row_id")}
                              for s in step_rows(store, row["id"])]
         yield q

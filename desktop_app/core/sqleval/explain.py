@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from desktop_app.core.sqleval.types import JudgeFinding, Question
 
-_ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
-
-
-def _ordinal(n: int) -> str:
-    return _ORDINALS.get(n, f"{n}th")
+# Every finding made here, as (code, form) (see judge.FINDING_FORMS); report/judge_words.py
+# has words for each.
+EXPLAIN_FORMS: tuple[tuple[str, str | None], ...] = (
+    ("alias_differs", "name"), ("alias_differs", "case"),
+    ("missing_round", "none"), ("missing_round", "digits"), ("missing_round", "inner"),
+    ("window_frame", None),
+)
 
 
 def _parse(sql: str):
@@ -119,10 +121,10 @@ def _projection_findings(tree, question: Question) -> list[JudgeFinding]:
     found: list[JudgeFinding] = []
     for i, required in enumerate(question.required_columns):
         if i < len(names) and names[i] != required:
-            case = " (only the case differs)" if names[i].lower() == required.lower() else ""
-            found.append(JudgeFinding(
-                "alias_differs", f"The {_ordinal(i + 1)} column is named {names[i] or '(none)'}; "
-                f"the question asks for {required}{case}.", ((-1, required, required, names[i]),)))
+            found.append(JudgeFinding("alias_differs", {
+                "form": "case" if names[i].lower() == required.lower() else "name",
+                "position": i + 1, "got": names[i], "required": required},
+                ((-1, required, required, names[i]),)))
     lowered = [n.lower() for n in names]
     required_lower = [c.lower() for c in question.required_columns]
     for col, n in question.rounding.items():
@@ -135,15 +137,10 @@ def _projection_findings(tree, question: Question) -> list[JudgeFinding]:
         state, got = _round_state(tree, projections[index])
         if state == "round" and got == n:
             continue
-        if state == "round":
-            why = (f"is rounded to {got} decimal{'' if got == 1 else 's'}; the question asks "
-                   f"for {n} (ROUND(x, {n}))")
-        elif state == "inner":
-            why = (f"has ROUND only inside the expression, not on the result; the question asks "
-                   f"for ROUND(x, {n}) on the column")
-        else:
-            why = f"has no ROUND; the question asks for ROUND(x, {n})"
-        found.append(JudgeFinding("missing_round", f"Column {names[index] or col} {why}."))
+        form = {"round": "digits", "inner": "inner"}.get(state, "none")
+        found.append(JudgeFinding("missing_round", {
+            "form": form, "column": names[index] or col, "digits": n,
+            **({"got_digits": got} if form == "digits" else {})}))
     return found
 
 
@@ -172,8 +169,7 @@ def _window_findings(tree, gold) -> list[JudgeFinding]:
             break
         unmatched.remove(partner)
         if frame != partner[1] and (frame or partner[1]):
-            got = frame or "the default frame"
-            want = partner[1] or "the default frame"
-            found.append(JudgeFinding(
-                "window_frame", f"The window of {func} uses {got}; the gold query uses {want}."))
+            # "" is the default frame (the words say so)
+            found.append(JudgeFinding("window_frame",
+                                      {"function": func, "got": frame, "gold": partner[1]}))
     return found

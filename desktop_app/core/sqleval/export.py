@@ -1,4 +1,5 @@
-"""A SQL evaluation's summaries, its JSON (documented in docs/SQL-EVAL.md) and per-tier table.
+"""A SQL evaluation's summaries and its JSON (documented in docs/SQL-EVAL.md); the per-tier
+table's words are `report/judge_words.tier_table`'s.
 
 `summarize` turns the items of a run into pass counts per judge and tier, effort per tier and the
 spread across epochs. Also the JSON shapes a run stores per question and per step (`runner` writes them with these
@@ -16,7 +17,15 @@ endpoint: never report those scores as a model's), `summary` (per judge: `passed
 with the layered strategy `path` ("fast" or "loop") and `route_reason`). A layered run adds
 `layered` {path: {`questions`, `passed` {judge: n}, `mean_prompt_tokens`,
 `mean_completion_tokens`, `mean_seconds`}}.
-Findings are {`code`, `message`, `cells`: [[row, column, expected, actual], ...]}.
+Findings are {`code`, `params`, `message`, `cells`: [[row, column, expected, actual], ...]}:
+`params` the values the words need, `message` those words in English (rendered by the
+`words` the caller passes, `report/judge_words.ENGLISH`; the core holds no words). An item's
+`counterfactual` is the English line, `headline` the same as values ({`failing`, `passing`,
+`reason`}).
+
+The store keeps findings as {`code`, `params`, `cells`} and the counterfactual as {`failing`,
+`passing`, `reason`}; verdicts stored earlier hold an English `message` and line instead,
+which `records` keeps as `stored_text`.
 """
 
 from __future__ import annotations
@@ -25,11 +34,12 @@ import dataclasses
 import statistics
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from desktop_app.core.sqleval.types import (
     TIERS,
     AgentStep,
+    Headline,
     JudgeFinding,
     Question,
     QueryResult,
@@ -40,11 +50,11 @@ from desktop_app.core.store import utc_now_iso
 if TYPE_CHECKING:
     from desktop_app.core.sqleval.runner import EvalResult, ItemResult
 
-__all__ = ["JSON_FORMAT_VERSION", "RESULT_ROWS", "EpochSpread", "JudgeSummary", "TierStats",
-           "eval_to_json", "explained", "failure_class", "layered_line", "passed",
-           "path_summary", "summarize",
+__all__ = ["JSON_FORMAT_VERSION", "RESULT_ROWS", "EpochSpread", "FindingWords",
+           "JudgeSummary", "TierStats", "eval_to_json", "explained", "failure_class",
+           "headline_json", "passed", "path_summary", "summarize",
            "finding_json", "question_from_snapshot", "question_snapshot", "result_json",
-           "step_row", "tier_table", "verdict_json", "verdicts_json"]
+           "step_row", "verdict_json", "verdicts_json"]
 
 JSON_FORMAT_VERSION = 1
 RESULT_ROWS = 20  # rows of the final result kept in the store and the export
@@ -154,14 +164,41 @@ def result_json(result: QueryResult | None, error: str | None) -> dict:
             "truncated": result.truncated or len(result.rows) > RESULT_ROWS, "error": error}
 
 
-def finding_json(f: JudgeFinding) -> dict:
-    """A finding as stored and exported."""
-    return {"code": f.code, "message": f.message, "cells": [list(c) for c in f.cells]}
+class FindingWords(Protocol):
+    """What says a finding and a counterfactual in words (`report/judge_words.JudgeWords`);
+    the exports take one for their English `message` and line."""
+
+    def finding(self, finding: JudgeFinding) -> str: ...
+
+    def headline(self, headline: Headline) -> str: ...
 
 
-def verdict_json(v: Verdict) -> dict:
+def finding_json(f: JudgeFinding, words: FindingWords | None = None) -> dict:
+    """A finding as stored ({code, params, cells}) and, with `words`, as exported (plus its
+    `message`). A finding read from an earlier verdict keeps its stored `message` and has no
+    `params`."""
+    data: dict = {"code": f.code}
+    if f.params or not f.stored_text:
+        data["params"] = dict(f.params)
+    message = words.finding(f) if words is not None else f.stored_text
+    if message:
+        data["message"] = message
+    data["cells"] = [list(c) for c in f.cells]
+    return data
+
+
+def headline_json(h: Headline, words: FindingWords | None = None) -> dict | str:
+    """A counterfactual as stored: {failing, passing, reason}; an earlier verdict's English line
+    stays the string it was."""
+    if h.stored_text:
+        return h.stored_text
+    return {"failing": list(h.failing), "passing": list(h.passing),
+            "reason": None if h.reason is None else finding_json(h.reason, words)}
+
+
+def verdict_json(v: Verdict, words: FindingWords | None = None) -> dict:
     """A verdict as stored and exported."""
-    return {"passed": v.passed, "findings": [finding_json(f) for f in v.findings],
+    return {"passed": v.passed, "findings": [finding_json(f, words) for f in v.findings],
             "tolerance": v.tolerance}
 
 
@@ -195,7 +232,7 @@ def verdicts_json(item: ItemResult, question: Question, tolerance: float, ignore
     """The `verdicts_json` of a stored question: every judge's verdict and what goes with it."""
     return {
         "verdicts": {j: verdict_json(v) for j, v in item.outcome.verdicts.items()},
-        "counterfactual": item.counterfactual,
+        "counterfactual": headline_json(item.counterfactual),
         "findings": [finding_json(f) for f in item.findings],
         "tolerance": tolerance, "ignore_names": ignore_names, "judged_at": utc_now_iso(),
         "rejudged": rejudged, "question": question_snapshot(question),
@@ -236,14 +273,17 @@ def step_row(run_id: int, question_row_id: int, step: AgentStep) -> dict:
 # --------------------------------------------------------------------------- the export
 
 
-def item_json(item: ItemResult) -> dict:
-    """One question in one epoch, as exported."""
+def item_json(item: ItemResult, words: FindingWords | None = None) -> dict:
+    """One question in one epoch, as exported (findings and the line in `words`' language;
+    without words, the line is `str(Headline)`'s compact form)."""
     o = item.outcome
+    line = item.counterfactual
     return {
         "id": o.question_id, "tier": o.tier, "epoch": o.epoch,
-        "verdicts": {j: verdict_json(v) for j, v in o.verdicts.items()},
-        "findings": [finding_json(f) for f in item.findings],
-        "counterfactual": item.counterfactual,
+        "verdicts": {j: verdict_json(v, words) for j, v in o.verdicts.items()},
+        "findings": [finding_json(f, words) for f in item.findings],
+        "counterfactual": words.headline(line) if words is not None else str(line),
+        "headline": headline_json(line, words),
         "steps": item.steps, "prompt_tokens": o.prompt_tokens,
         "completion_tokens": o.completion_tokens, "seconds": round(o.seconds, 3),
         "stop_reason": o.stop_reason, "final_sql": o.final_sql,
@@ -271,29 +311,10 @@ def path_summary(items: list[ItemResult], judges: tuple[str, ...]) -> dict[str, 
     return out
 
 
-def layered_line(result: EvalResult) -> str | None:
-    """ "layered: fast path settled 14 of 25 (strict 9/14), the tool loop 11 (strict 3/11)",
-    with each path's mean tokens and seconds; None when the run is not layered."""
-    paths = path_summary(result.items, result.judges)
-    if not paths:
-        return None
-    judge = result.judges[0] if result.judges else "strict"
-    fast, loop = paths["fast"], paths["loop"]
-
-    def rate(p: dict) -> str:
-        return f"{judge} {p['passed'].get(judge, 0)}/{p['questions']}"
-
-    def cost(name: str, p: dict) -> str:
-        return (f"{name} {p['mean_prompt_tokens'] + p['mean_completion_tokens']:,.0f} tokens, "
-                f"{p['mean_seconds']:.1f} s per question")
-
-    return (f"layered: fast path settled {fast['questions']} of {len(result.items)} "
-            f"({rate(fast)}), the tool loop {loop['questions']} ({rate(loop)}); "
-            f"{cost('fast', fast)}; {cost('loop', loop)}")
-
-
-def eval_to_json(result: EvalResult) -> dict:
-    """Everything an evaluation measured, as the fields listed in the module doc."""
+def eval_to_json(result: EvalResult, words: FindingWords | None = None) -> dict:
+    """Everything an evaluation measured, as the fields listed in the module doc; `words`
+    (`report/judge_words.ENGLISH` for the documented export) give findings their `message`
+    and items their `counterfactual` line."""
     summary = {}
     for judge, s in result.summary.items():
         entry = {"passed": s.passed, "total": s.total,
@@ -313,7 +334,7 @@ def eval_to_json(result: EvalResult) -> dict:
                       "mean_completion_tokens": s.mean_completion_tokens,
                       "mean_seconds": s.mean_seconds} for t, s in result.tiers.items()},
         "skipped": [{"id": s.id, "source": s.source, "reason": s.reason} for s in result.skipped],
-        "items": [item_json(i) for i in sorted(result.items, key=_order)],
+        "items": [item_json(i, words) for i in sorted(result.items, key=_order)],
     }
     paths = path_summary(result.items, result.judges)
     if paths:
@@ -325,47 +346,3 @@ def eval_to_json(result: EvalResult) -> dict:
 
 def _order(item: ItemResult) -> tuple:
     return (item.outcome.epoch, item.outcome.question_id)
-
-
-def tier_table(result: EvalResult) -> str:
-    """A per-tier text table: questions, pass rate per judge, mean steps and tokens; a total
-    line; a note when the model is simulated."""
-    judges = list(result.judges)
-    head = ["tier", "questions"] + judges + ["steps", "prompt tok", "compl. tok"]
-    rows = []
-    for tier, stats in result.tiers.items():
-        cells = [tier, str(stats.questions)]
-        for judge in judges:
-            ok, total = result.summary[judge].by_tier.get(tier, (0, 0))
-            cells.append(_rate(ok, total))
-        cells += [f"{stats.mean_steps:.1f}", f"{stats.mean_prompt_tokens:,.0f}",
-                  f"{stats.mean_completion_tokens:,.0f}"]
-        rows.append(cells)
-    total = ["all", str(len(result.items))]
-    total += [_rate(result.summary[j].passed, result.summary[j].total) for j in judges]
-    n = max(len(result.items), 1)
-    total += [f"{sum(i.steps for i in result.items) / n:.1f}",
-              f"{sum(i.outcome.prompt_tokens for i in result.items) / n:,.0f}",
-              f"{sum(i.outcome.completion_tokens for i in result.items) / n:,.0f}"]
-    rows.append(total)
-    widths = [max(len(r[c]) for r in [head, *rows]) for c in range(len(head))]
-    lines = ["  ".join(h.ljust(w) if c == 0 else h.rjust(w)
-                       for c, (h, w) in enumerate(zip(r, widths))) for r in [head, *rows]]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    lines.insert(len(lines) - 1, lines[1])
-    for judge, spread in result.epochs.items():
-        lines.append(f"{judge} over {len(spread.rates)} epochs: mean {spread.mean:.0%}, "
-                     f"std {spread.std:.1%}, min {spread.min:.0%}, max {spread.max:.0%}")
-    layered = layered_line(result)
-    if layered:
-        lines.append(layered)
-    if result.skipped:
-        lines.append(f"{len(result.skipped)} question(s) skipped: "
-                     + "; ".join(f"{s.id}: {s.reason}" for s in result.skipped[:5]))
-    if result.simulated:
-        lines.append("SIMULATED: a scripted persona of the built-in simulator, not a model.")
-    return "\n".join(lines)
-
-
-def _rate(ok: int, total: int) -> str:
-    return f"{ok}/{total} {ok / total:.0%}" if total else "-"

@@ -27,6 +27,11 @@ from desktop_app.core.sqleval.judge import degenerate, judge_all
 from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
 from desktop_app.core.sqleval.types import JUDGE_MODES, JudgeFinding, Question, QueryResult, Verdict
 
+# The notes judge_answer adds to a verdict, as (code, form) (see judge.FINDING_FORMS).
+NOTE_FORMS: tuple[tuple[str, str | None], ...] = (
+    ("matched_alternative", None), ("no_alternative_matched", None),
+    ("truncated_comparison", None),
+)
 JUDGE_MAX_ROWS = 500_000  # rows per side a judge reads (about 100 MB at 5 columns)
 JUDGE_TIME_LIMIT_S = 30.0  # per query read again for judging
 MAX_GOLD_FILE_BYTES = 64 * 1024 * 1024
@@ -151,13 +156,14 @@ def judge_answer(question: Question, golds: tuple[Gold, ...], actual: QueryResul
         verdict = against(0 if index is None else index)[mode]
         notes: list[JudgeFinding] = []
         if index is not None and index > 0:
-            notes.append(JudgeFinding(
-                "matched_alternative", f"Matched accepted answer {index + 1} of {len(golds)} "
-                f"({golds[index].label}), not the first ({golds[0].label})."))
+            # Labels as Gold names them ("gold SQL", "alternative gold SQL 2", a file name);
+            # report/question_words.gold_label puts them in words.
+            notes.append(JudgeFinding("matched_alternative", {
+                "index": index + 1, "total": len(golds), "label": golds[index].label,
+                "first": golds[0].label}))
         elif index is None and len(golds) > 1 and actual is not None:
-            notes.append(JudgeFinding(
-                "no_alternative_matched", f"None of the {len(golds)} accepted answers matched; "
-                f"the findings compare with the first ({golds[0].label})."))
+            notes.append(JudgeFinding("no_alternative_matched", {
+                "total": len(golds), "first": golds[0].label}))
         compared = golds[0 if index is None else index].result
         notes += _truncation(actual, compared)
         if notes:
@@ -171,12 +177,8 @@ def _truncation(actual: QueryResult | None, gold: QueryResult) -> list[JudgeFind
            if r is not None and r.truncated]
     if not cut:
         return []
-    parts = ", ".join(
-        f"the {side}'s first {len(r.rows):,} of "
-        + (f"{r.total_rows:,} rows" if r.total_rows is not None else "more rows")
-        for side, r in cut)
-    return [JudgeFinding("truncated_comparison",
-                         f"The comparison rests on {parts}; the rest was not compared.")]
+    return [JudgeFinding("truncated_comparison", {"parts": [
+        {"side": side, "rows": len(r.rows), "total": r.total_rows} for side, r in cut]})]
 
 
 # --- checking a whole set ----------------------------------------------------------------------

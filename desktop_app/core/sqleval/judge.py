@@ -22,6 +22,10 @@ row counts use `total_rows` when known. A passing verdict on a gold that returne
 NULLs carries a `degenerate_gold` finding (the pass proves little). Findings show values with
 `shown`: NULL bare, the text 'NULL' and the empty string '' quoted.
 
+Findings and the counterfactual are values (a code, `params`, the cells; a `types.Headline`),
+never words: `report/judge_words.py` says them in English or Chinese. `FINDING_FORMS` lists
+every (code, form) made here, so a test can check that each has words.
+
 Rounding is SQLite's exactly (`rounding.sqlite_round`): numpy away from ties, SQLite itself (an in-memory
 connection per thread, cached per value) near a tie and for odd cases. Every judge is pure and
 cheap on an exact match (one list comparison); rounding runs column-wise and the per-cell path
@@ -39,6 +43,7 @@ from operator import itemgetter
 from desktop_app.core.sqleval.rounding import _round_column, sqlite_round
 from desktop_app.core.sqleval.types import (
     JUDGE_MODES,
+    Headline,
     JudgeFinding,
     JudgeMode,
     Question,
@@ -48,6 +53,27 @@ from desktop_app.core.sqleval.types import (
 
 MAX_CELLS = 10  # differing cells listed in a finding
 _MAX_GREEDY = 500  # unmatched rows beyond this are not paired up one by one (O(n^2))
+
+# The no_answer finding's forms: the stop reasons that end a question without an answer, and
+# "stopped" (the model stopped without submitting SQL).
+NO_ANSWER_STOPS = ("token_budget", "time_budget", "endpoint_error", "cancelled",
+                   "output_budget", "unknown_tool", "bad_arguments", "repeated_call", "stopped")
+# Every finding the judges make, as (code, form): a code with several wordings says which in
+# `params["form"]` (None: one wording). report/judge_words.py has words for each (a test
+# checks), and for explain.EXPLAIN_FORMS and golds.NOTE_FORMS.
+FINDING_FORMS: tuple[tuple[str, str | None], ...] = (
+    ("sql_error", "failed"), ("sql_error", "syntax"), ("sql_error", "no_result"),
+    ("timeout", None), ("refused", None), ("step_budget", None),
+    *(("no_answer", stop) for stop in NO_ANSWER_STOPS),
+    ("column_count", None), ("column_names", "names"), ("column_names", "case"),
+    ("empty_result", None), ("duplicates_only", None), ("row_count", None),
+    ("rounding_only", "missing"), ("rounding_only", "question"), ("rounding_only", "gold"),
+    ("value_mismatch", "format"), ("value_mismatch", "values"), ("value_mismatch", "rows"),
+    ("order_only", "first_row"), ("order_only", "asked"), ("order_only", "gold_orders"),
+    ("degenerate_gold", "empty"), ("degenerate_gold", "null_only"),
+)
+# The forms of the counterfactual line (`Headline.code`, plus a failure with no finding).
+HEADLINE_CODES = ("passes_all", "fails_all", "fails_some", "no_finding")
 
 
 def canonical(value) -> str:
@@ -111,16 +137,6 @@ def _count(result: QueryResult) -> int:
     return result.total_rows if result.total_rows is not None else len(result.rows)
 
 
-def _headline(finding: JudgeFinding) -> str:
-    """The first sentence of a finding's message, for the counterfactual line."""
-    head = finding.message.split(". ", 1)[0].rstrip(".")
-    return head[:1].lower() + head[1:]
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 # --- answers that never produced a result ------------------------------------------------------
 
 def classify_error(error: str | BaseException) -> str:
@@ -145,28 +161,17 @@ def classify_error(error: str | BaseException) -> str:
 def _no_result(final_sql: str | None, error, stop_reason: str) -> JudgeFinding:
     if error is not None:
         code = classify_error(error)
-        what = {"timeout": "The final query timed out", "refused": "The final query was refused",
-                "sql_error": "The final query failed"}[code]
-        if code == "sql_error" and "syntax error" in str(error).lower():
-            what = "The final query has a syntax error"  # SQLite's message follows
-        return JudgeFinding(code, f"{what}. {error}")
+        params = {"error": str(error)}  # the sandbox's or SQLite's own message, quoted as is
+        if code == "sql_error":
+            params["form"] = "syntax" if "syntax error" in str(error).lower() else "failed"
+        return JudgeFinding(code, params)
     if stop_reason == "step_budget":
-        return JudgeFinding("step_budget", "Stopped at the step budget without an answer.")
-    reasons = {
-        "token_budget": "Stopped at the token budget without an answer.",
-        "time_budget": "Stopped at the time budget without an answer.",
-        "endpoint_error": "No answer: the endpoint failed.",
-        "cancelled": "No answer: the run was cancelled.",
-        "output_budget": "No answer: the replies kept hitting max_tokens without one.",
-        "unknown_tool": "No answer: the model kept calling tools that do not exist.",
-        "bad_arguments": "No answer: the model kept sending invalid tool arguments.",
-        "repeated_call": "No answer: the model kept repeating the same call.",
-    }
-    if stop_reason in reasons:
-        return JudgeFinding("no_answer", reasons[stop_reason])
+        return JudgeFinding("step_budget")
+    if stop_reason in NO_ANSWER_STOPS:
+        return JudgeFinding("no_answer", {"form": stop_reason})
     if final_sql:
-        return JudgeFinding("sql_error", "The final query produced no result.")
-    return JudgeFinding("no_answer", "No final answer: the model stopped without submitting SQL.")
+        return JudgeFinding("sql_error", {"form": "no_result"})
+    return JudgeFinding("no_answer", {"form": "stopped"})
 
 
 # --- structure ---------------------------------------------------------------------------------
@@ -177,36 +182,27 @@ def _structure(pair: "_Pair", names: str) -> tuple[list[JudgeFinding], bool]:
     gold, actual = pair.gold, pair.actual
     found: list[JudgeFinding] = []
     if len(gold.columns) != len(actual.columns):
-        found.append(JudgeFinding(
-            "column_count",
-            f"Wrong column count (got {len(actual.columns)}, expected {len(gold.columns)}). "
-            f"The answer returns {', '.join(actual.columns) or 'no columns'}; the question asks "
-            f"for {', '.join(gold.columns)}."))
+        found.append(JudgeFinding("column_count", {
+            "got": len(actual.columns), "expected": len(gold.columns),
+            "got_columns": list(actual.columns), "expected_columns": list(gold.columns)}))
     elif names != "ignore":
         pairs = [(a, g) for a, g in zip(actual.columns, gold.columns)
                  if (a != g if names == "exact" else a.lower() != g.lower())]
         if pairs:
             case_only = all(a.lower() == g.lower() for a, g in pairs)
-            listed = ", ".join(f"got {a}, expected {g}" for a, g in pairs)
-            head = "Column names differ only in case" if case_only else "Wrong column names"
-            found.append(JudgeFinding("column_names", f"{head} ({listed}).", tuple(
-                (-1, g, g, a) for a, g in pairs)))
+            found.append(JudgeFinding("column_names", {
+                "form": "case" if case_only else "names",
+                "pairs": [[a, g] for a, g in pairs]}, tuple((-1, g, g, a) for a, g in pairs)))
     n_gold, n_actual = _count(gold), _count(actual)
     if n_gold != n_actual:
         if n_actual == 0:
-            found.append(JudgeFinding(
-                "empty_result", f"Empty result (got 0 rows, expected {n_gold}). The answer "
-                f"returned no rows; the gold query returns {_plural(n_gold, 'row')}."))
+            found.append(JudgeFinding("empty_result", {"got": 0, "expected": n_gold}))
         elif (len(gold.columns) == len(actual.columns) and not gold.truncated
               and not actual.truncated
               and set(pair.rounded()[0]) == set(pair.rounded()[1])):
-            found.append(JudgeFinding(
-                "duplicates_only",
-                f"Only duplicates differ (got {n_actual} rows, expected {n_gold}). The distinct "
-                "rows are the same; a DISTINCT or a GROUP BY is missing or extra."))
+            found.append(JudgeFinding("duplicates_only", {"got": n_actual, "expected": n_gold}))
         else:
-            found.append(JudgeFinding(
-                "row_count", f"Wrong row count (got {n_actual}, expected {n_gold})."))
+            found.append(JudgeFinding("row_count", {"got": n_actual, "expected": n_gold}))
     comparable = len(gold.columns) == len(actual.columns) and n_gold == n_actual
     return found, comparable
 
@@ -330,32 +326,29 @@ def _cell_kind(g, a, n: int | None, tol: float, strict: bool) -> str | None:
 
 def _value_finding(diffs: list, total: int, columns, plan: dict[int, int]) -> JudgeFinding:
     """One finding for the differing cells [(row, col_index, expected, actual, kind)] (rows
-    0-based in `cells`, 1-based in the message; a column-name finding uses row -1)."""
+    0-based in `cells`, 1-based in `params["row"]`; a column-name finding uses row -1)."""
     kinds = {d[4] for d in diffs}
-    cols = ", ".join(dict.fromkeys(columns[d[1]] for d in diffs))
     cells = tuple((r, columns[c], shown(g), shown(a))
                   for r, c, g, a, _ in diffs[:MAX_CELLS])
-    r0, c0, g0, a0, _ = diffs[0]
-    got = f"got {shown(a0)}, expected {shown(g0)}"
-    example = f"Row {r0 + 1} {columns[c0]}: {got}"
-    more = f" ({_plural(total, 'cell')} differ)" if total > 1 else ""
+
+    def params(form: str, diff) -> dict:
+        r, c, g, a, _ = diff
+        return {"form": form, "columns": list(dict.fromkeys(columns[d[1]] for d in diffs)),
+                "row": r + 1, "column": columns[c], "got": shown(a), "expected": shown(g),
+                "differ": total}
+
     if kinds <= {"rounding", "format"} and "rounding" in kinds:
-        r1, c1, g1, a1, _ = next(d for d in diffs if d[4] == "rounding")
-        n = plan.get(c1)
-        got = f"got {shown(a1)}, expected {shown(g1)}"
-        a_num = _number(a1)
+        first = next(d for d in diffs if d[4] == "rounding")
+        n = plan.get(first[1])
+        a_num = _number(first[3])
         if n is not None and a_num is not None and sqlite_round(a_num, n) != a_num:
-            detail = f"ROUND(x, {n}) missing on {columns[c1]}: {got}"
-        else:
-            how = "as the question asks" if n is not None else "as the gold shows"
-            detail = (f"Rounded to {_plural(_rounding_decimals(g1, n), 'decimal')} {how}, the "
-                      f"answer equals the gold. Row {r1 + 1} {columns[c1]}: {got}")
-        return JudgeFinding("rounding_only", f"Only rounding differs in {cols}. {detail}{more}.",
-                            cells)
-    if kinds == {"format"}:
-        return JudgeFinding("value_mismatch", f"Only the number format differs in {cols}. "
-                            f"Same number, other text: {example}{more}.", cells)
-    return JudgeFinding("value_mismatch", f"Wrong values in {cols}. {example}{more}.", cells)
+            return JudgeFinding("rounding_only", {**params("missing", first), "digits": n},
+                                cells)
+        return JudgeFinding("rounding_only", {
+            **params("question" if n is not None else "gold", first),
+            "digits": _rounding_decimals(first[2], n)}, cells)
+    form = "format" if kinds == {"format"} else "values"
+    return JudgeFinding("value_mismatch", params(form, diffs[0]), cells)
 
 
 def _positional(gold_rows, actual_rows, plan, tol, strict, *, limit=None, skip=None):
@@ -427,8 +420,7 @@ def _compare_values(mode, question: Question, pair: _Pair, tol: float, ordered: 
     if mode in ("strict", "tolerant"):
         diffs, total = _positional(gold.rows, actual.rows, plan, tol, mode == "strict", limit=1)
         if diffs and any(d[4] == "value" for d in diffs) and pair.multiset_equal(tol):
-            return [JudgeFinding("order_only", f"Only the row order differs. The first row is "
-                                 f"another of the right rows; {mode} compares the first row.")]
+            return [JudgeFinding("order_only", {"form": "first_row", "judge": mode})]
         return [_value_finding(diffs, total, columns, plan)] if diffs else []
     if pair.rounded_equal():
         return []
@@ -442,15 +434,13 @@ def _compare_values(mode, question: Question, pair: _Pair, tol: float, ordered: 
     if pair.multiset_equal(tol):
         if not diffs:  # unordered
             return []
-        why = ("the question asks for an order" if question.order_matters
-               else "the gold query orders its rows")
-        return [JudgeFinding("order_only", f"Only the row order differs. The answer has the "
-                             f"right rows in another order; {why}.")]
+        return [JudgeFinding("order_only", {
+            "form": "asked" if question.order_matters else "gold_orders"})]
     if not diffs:  # unordered mismatch: show the first differing rows after sorting both sides
         rg, ra = (sorted(rows, key=_sort_key) for rows in pair.rounded())
         diffs, total = _positional(rg, ra, {}, tol, False)
         if not diffs:
-            return [JudgeFinding("value_mismatch", "Wrong values. The rows differ.")]
+            return [JudgeFinding("value_mismatch", {"form": "rows"})]
     return [_value_finding(diffs, total, columns, plan)]
 
 
@@ -519,9 +509,7 @@ def _degenerate_gold(gold: QueryResult) -> list[JudgeFinding]:
     kind = degenerate(gold)
     if kind is None:
         return []
-    what = "returned no rows" if kind == "empty" else "returned only NULLs"
-    return [JudgeFinding("degenerate_gold", f"The gold query {what}, so the pass proves little. "
-                         "Any answer with the same columns and nothing in them passes.")]
+    return [JudgeFinding("degenerate_gold", {"form": kind})]
 
 
 def _with_explanation(verdict: Verdict, final_sql, question, extra) -> Verdict:
@@ -548,22 +536,14 @@ def _explain(final_sql: str, question: Question) -> list[JudgeFinding]:
         return []
 
 
-def counterfactual(verdicts: dict[str, Verdict]) -> str:
-    """One line across judges: "passes every judge", "fails every judge: wrong row count (got 0,
-    expected 4)", or "fails strict, passes tolerant and full: only rounding differs in avg_price"
-    (the reason is the first finding of the strictest failing judge)."""
+def counterfactual(verdicts: dict[str, Verdict]) -> Headline:
+    """What differs across judges, as a Headline: the failing and passing judges and the reason,
+    the first finding of the strictest failing judge. `report/judge_words.headline_text` says it
+    ("passes every judge", "fails every judge: wrong row count (got 0, expected 4)", "fails
+    strict, passes tolerant and full: only rounding differs in avg_price")."""
     order = [m for m in JUDGE_MODES if m in verdicts]
     order += [m for m in verdicts if m not in JUDGE_MODES]
-    failing = [m for m in order if not verdicts[m].passed]
-    passing = [m for m in order if verdicts[m].passed]
-    if not failing:
-        return "passes every judge"
-    first = verdicts[failing[0]].findings
-    reason = _headline(first[0]) if first else "no finding recorded"
-    if not passing:
-        return f"fails every judge: {reason}"
-    return f"fails {_join(failing)}, passes {_join(passing)}: {reason}"
-
-
-def _join(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    failing = tuple(m for m in order if not verdicts[m].passed)
+    passing = tuple(m for m in order if verdicts[m].passed)
+    first = verdicts[failing[0]].findings if failing else ()
+    return Headline(failing, passing, first[0] if first else None)

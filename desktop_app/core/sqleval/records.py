@@ -30,6 +30,7 @@ from desktop_app.core.sqleval.export import (
 from desktop_app.core.sqleval.runner import ItemResult
 from desktop_app.core.sqleval.types import (
     JUDGE_MODES,
+    Headline,
     JudgeFinding,
     Question,
     QuestionOutcome,
@@ -38,8 +39,9 @@ from desktop_app.core.sqleval.types import (
 from desktop_app.core.store import Store
 
 __all__ = ["JudgedWith", "SqlRun", "StepTokens", "StoredQuestion", "StoredStep",
-           "StoredToolCall", "eval_from", "load_eval", "question_from_row", "question_rows",
-           "step_from_row", "step_rows", "steps_of", "stored_question", "verdicts_from_stored"]
+           "StoredToolCall", "eval_from", "headline_from_stored", "load_eval",
+           "question_from_row", "question_rows", "step_from_row", "step_rows", "steps_of",
+           "stored_question", "verdicts_from_stored"]
 
 
 @dataclass(frozen=True)
@@ -103,8 +105,10 @@ class JudgedWith:
 @dataclass(frozen=True)
 class StoredQuestion:
     """One question of a SQL run in one epoch, as stored. `verdicts` is empty for a question
-    that never finished; `findings` are sqlglot's explanations of the final SQL; `steps` is
-    filled only when the loader was asked for them (the step count is always there)."""
+    that never finished; `findings` are sqlglot's explanations of the final SQL;
+    `counterfactual` is the line across judges as values (`report/judge_words.headline_text`
+    says it); `steps` is filled only when the loader was asked for them (the step count is
+    always there)."""
 
     row_id: int
     question_id: str
@@ -117,7 +121,7 @@ class StoredQuestion:
     verdicts: dict[str, Verdict] = field(hash=False)
     failure_class: str | None = None
     findings: tuple[JudgeFinding, ...] = ()
-    counterfactual: str = ""
+    counterfactual: Headline = Headline()
     steps: tuple[StepTokens, ...] = ()
     step_count: int = 0
     prompt_tokens: int = 0
@@ -144,12 +148,16 @@ class StoredQuestion:
 
     @property
     def strict_findings(self) -> tuple[str, ...]:
+        """The strict verdict's findings for plain text: an earlier verdict's stored English
+        sentence, else the code. Views put `verdicts["strict"].findings` in words with
+        `report/judge_words.finding_text`."""
         strict = self.verdicts.get("strict")
-        return tuple(f.message for f in strict.findings) if strict else ()
+        return tuple(f.stored_text or f.code for f in strict.findings) if strict else ()
 
     @property
     def explanations(self) -> tuple[str, ...]:
-        return tuple(f.message for f in self.findings)
+        """sqlglot's findings for plain text, as `strict_findings`."""
+        return tuple(f.stored_text or f.code for f in self.findings)
 
     @property
     def tokens(self) -> int:
@@ -215,13 +223,34 @@ class SqlRun:
 
 
 def _finding(d: Any) -> JudgeFinding | None:
+    """A stored finding: {code, params, cells} since findings carry values; earlier verdicts
+    hold {code, message, cells}, whose English message is kept as `stored_text`."""
     if not isinstance(d, dict):
         return None
     cells = []
     for c in d.get("cells") or ():
         if isinstance(c, list | tuple) and len(c) == 4:
             cells.append((c[0], str(c[1]), str(c[2]), str(c[3])))
-    return JudgeFinding(str(d.get("code") or ""), str(d.get("message") or ""), tuple(cells))
+    params = d.get("params")
+    if isinstance(params, dict):
+        return JudgeFinding(str(d.get("code") or ""), dict(params), tuple(cells))
+    return JudgeFinding(str(d.get("code") or ""), {}, tuple(cells), str(d.get("message") or ""))
+
+
+def headline_from_stored(stored: Any, verdicts: dict[str, Verdict]) -> Headline:
+    """A stored counterfactual: {failing, passing, reason} since headlines are values; an
+    earlier verdict's English line is kept as `stored_text`, with the judges read from
+    `verdicts` (so the outcome can still be said in any language)."""
+    if isinstance(stored, dict):
+        failing, passing = (tuple(j for j in stored.get(key) or () if isinstance(j, str))
+                            for key in ("failing", "passing"))
+        return Headline(failing, passing, _finding(stored.get("reason")))
+    order = [j for j in JUDGE_MODES if j in verdicts] + [j for j in verdicts
+                                                         if j not in JUDGE_MODES]
+    failing = tuple(j for j in order if not verdicts[j].passed)
+    first = verdicts[failing[0]].findings if failing else ()
+    return Headline(failing, tuple(j for j in order if verdicts[j].passed),
+                    first[0] if first else None, str(stored or ""))
 
 
 def _findings(items: Any) -> tuple[JudgeFinding, ...]:
@@ -285,13 +314,15 @@ def question_from_row(row: dict, steps: Iterable[dict] = ()) -> StoredQuestion:
     step_tokens = tuple(StepTokens(s.get("prompt_tokens") or 0, s.get("completion_tokens") or 0,
                                    s.get("latency_s") or 0.0) for s in steps)
     result = row.get("result_json")
+    verdicts = verdicts_from_stored(stored)
     return StoredQuestion(
         row_id=row["id"], question_id=str(row["question_id"]), tier=row.get("tier") or "hard",
         epoch=row.get("epoch") or 0, status=row.get("status") or "",
         stop_reason=row.get("stop_reason") or "", text_en=str(q.get("text_en") or ""),
-        text_zh=str(q.get("text_zh") or ""), verdicts=verdicts_from_stored(stored),
+        text_zh=str(q.get("text_zh") or ""), verdicts=verdicts,
         failure_class=row.get("failure_class"), findings=_findings(stored.get("findings")),
-        counterfactual=str(stored.get("counterfactual") or ""), steps=step_tokens,
+        counterfactual=headline_from_stored(stored.get("counterfactual"), verdicts),
+        steps=step_tokens,
         step_count=row.get("steps") or len(step_tokens),
         prompt_tokens=row.get("prompt_tokens") or 0,
         completion_tokens=row.get("completion_tokens") or 0, seconds=row.get("seconds") or 0.0,

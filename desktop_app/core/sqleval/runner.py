@@ -7,8 +7,8 @@ counterfactual line), and on cancellation marks the questions in flight and the 
 and re-raises. `rejudge` judges a stored run again from its stored final SQL, without a model.
 
 What is stored per question (`sql_questions`), documented in docs/SQL-EVAL.md:
-`verdicts_json` = {"verdicts": {judge: {passed, findings: [{code, message, cells}], tolerance}},
-"counterfactual": str, "findings": [sqlglot findings], "tolerance", "ignore_names",
+`verdicts_json` = {"verdicts": {judge: {passed, findings: [{code, params, cells}], tolerance}},
+"counterfactual": {failing, passing, reason}, "findings": [sqlglot findings], "tolerance", "ignore_names",
 "judged_at", "rejudged", "question": {the question's metadata, so a re-judge does not depend
 on the set file}, and with the layered strategy "layered": {"path": "fast"|"loop", "reason"}};
 `result_json` = {columns, rows (first 20), total_rows, truncated, error}.
@@ -61,6 +61,7 @@ from desktop_app.core.sqleval.types import (
     STRATEGIES,
     TIERS,
     AgentStep,
+    Headline,
     JudgeFinding,
     Question,
     QuestionOutcome,
@@ -193,7 +194,7 @@ class ItemResult:
     """
 
     outcome: QuestionOutcome
-    counterfactual: str
+    counterfactual: Headline  # the line across judges, as values (report/judge_words)
     findings: tuple[JudgeFinding, ...] = ()
     steps: int = 0
     row_id: int | None = None

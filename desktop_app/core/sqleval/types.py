@@ -133,12 +133,18 @@ class QueryResult:
 
 @dataclass(frozen=True)
 class JudgeFinding:
-    """One named finding. `cells` lists the cells involved as (row, column, expected, actual)
-    tuples (row is 0-based; expected/actual as strings), possibly empty."""
+    """One named finding: a FINDING_CODES `code` and the values its words need (`params`:
+    column names, got/expected values as `shown` text, counts, the rounding digits, a `form`
+    when a code has several wordings). The core holds no words: `report/judge_words.py` renders
+    a finding in English or Chinese. `cells` lists the cells involved as (row, column,
+    expected, actual) tuples (row is 0-based; expected/actual as strings), possibly empty.
+    `stored_text` is the English sentence a verdict stored before findings carried params
+    (shown as is when `params` is empty); new findings leave it empty."""
 
     code: str
-    message: str
+    params: dict = field(default_factory=dict, hash=False)
     cells: tuple[tuple[int, str, str, str], ...] = ()
+    stored_text: str = ""
 
 
 @dataclass(frozen=True)
@@ -149,6 +155,38 @@ class Verdict:
     passed: bool
     findings: tuple[JudgeFinding, ...] = ()
     tolerance: float | None = None
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The counterfactual across judges, as values: the judges that failed and passed (in
+    JUDGE_MODES order) and `reason`, the first finding of the strictest failing judge (None
+    when every judge passed or it recorded none). Words: `report/judge_words.py`
+    ("fails strict, passes tolerant and full: only rounding differs in avg_price").
+    `stored_text` is the English line a verdict stored before headlines were values."""
+
+    failing: tuple[str, ...] = ()
+    passing: tuple[str, ...] = ()
+    reason: JudgeFinding | None = None
+    stored_text: str = ""
+
+    @property
+    def code(self) -> str:
+        """"passes_all", "fails_all" or "fails_some"."""
+        if not self.failing:
+            return "passes_all"
+        return "fails_some" if self.passing else "fails_all"
+
+    def __str__(self) -> str:
+        """A compact, language-free form for plain-text exports ("strict FAIL, tolerant PASS,
+        full PASS: rounding_only"); readers render `report/judge_words.headline_text`."""
+        if self.stored_text:
+            return self.stored_text
+        marks = [f"{j} FAIL" for j in self.failing] + [f"{j} PASS" for j in self.passing]
+        order = {j: i for i, j in enumerate(JUDGE_MODES)}
+        marks.sort(key=lambda m: order.get(m.split(" ")[0], len(order)))
+        reason = f": {self.reason.code}" if self.reason is not None else ""
+        return ", ".join(marks) + reason
 
 
 @dataclass(frozen=True)

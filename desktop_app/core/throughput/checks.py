@@ -2,7 +2,8 @@
 requests fail, do the server's token counts match the targets, and how much goodput held.
 
 `diagnose` (diagnosis.py) orders these with the server findings; `unreliable_cells` marks the
-cells whose latencies the client may have inflated, for the table, the JSON and the GUI.
+cells whose latencies the client may have inflated, for the table, the JSON and the GUI. Each
+finding is a code and the values its words quote (`report/diagnosis_words.py` has the words).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from desktop_app.core.throughput.types import CellResult, Finding
+from desktop_app.core.endpoint.client import PLAUSIBILITY_FLAGS
+from desktop_app.core.throughput.types import CellResult, CellSpec, Finding
 
 # The client's own event loop: a 10 ms timer late by this much stamps tokens late (a 99th
 # percentile of 5 ms is already a sizeable share of a 20-40 ms inter-token gap) ...
@@ -25,24 +27,24 @@ FAILURE_PROBLEM_SHARE = 0.05
 # The goodput level a concurrency must keep to count as sustainable.
 GOODPUT_TARGET = 0.90
 
-_FAILURE_HINTS = {
-    "timeout": "raise the first-byte timeout or send fewer requests at once",
-    "connect": "check the server is up and reachable",
-    "http_status": "the server refused requests (429/503 mean overload: lower the load)",
-    "stream_cut": "the server cut streams (llama-cpp-python does when a new request arrives)",
-    "malformed_stream": "the server's stream was not valid SSE/JSON, or passed a size, line or "
-                        "nesting limit (the message names the limit's error class)",
-    "no_usage": "token counts are the client's own: the server sent no usage",
-    "no_content": "the server completed streams without any content (choices null or missing)",
-}
-# What each plausibility code means, for the `implausible_counts` finding.
-_IMPLAUSIBLE_WORDS = {
-    "negative_usage": "negative token counts in usage",
-    "absurd_usage": "token counts in usage above 10,000,000",
-    "usage_mismatch": "usage.completion_tokens more than 2x + 8 away from the content chunks "
-                      "streamed",
-    "no_content": "streams that completed without any content",
-}
+# The failure classes with a hint of what to do (the `failures` finding's suggestion; the
+# words are `hint_<class>` in the catalogue).
+FAILURE_HINT_CLASSES = ("timeout", "connect", "http_status", "stream_cut", "malformed_stream",
+                        "no_usage", "no_content")
+# Every code these findings, their suggestions and their sub-parts carry (diagnosis.py lists
+# them with its own for the words catalogue's test).
+CHECK_FINDING_CODES = ("client_bound", "failures", "goodput", "implausible_counts",
+                       "token_count_mismatch")
+CHECK_SUGGESTION_CODES = ("calibrate_prompts", "split_client_load", "separate_client_machine",
+                          "failure_hints", "goodput_capacity", "check_usage_reporting")
+CHECK_PART_CODES = (*(f"hint_{c}" for c in FAILURE_HINT_CLASSES),
+                    *(f"implausible_{c}" for c in PLAUSIBILITY_FLAGS))
+
+
+def cell_params(spec: CellSpec) -> dict:
+    """A cell's shape as a finding quotes it (the words write "512 in / 64 out / c=4")."""
+    return {"input_tokens": spec.input_tokens, "output_tokens": spec.output_tokens,
+            "concurrency": spec.concurrency, "request_rate": spec.request_rate}
 
 
 def unreliable_cells(cells: Sequence[CellResult]) -> set[int]:
@@ -69,16 +71,12 @@ def token_mismatch(cells: Sequence[CellResult]) -> Finding | None:
     detail = []
     for _, c in bad:
         served = _mean(t.prompt_tokens for t in c.timings if t.ok)
-        got = f", server counted {served:.0f} on average" if served is not None else ""
-        detail.append(f"{c.token_mismatches} of {c.summary.count} in {c.spec.label}{got}")
-    msg = (f"Prompt lengths missed their target: {total} request{'s' if total != 1 else ''} in "
-           f"{len(bad)} cell{'s' if len(bad) != 1 else ''} had server-counted prompt tokens more "
-           f"than 2 % off ({'; '.join(detail)}). Prefill rates for them are computed on the "
-           "server's count.")
+        detail.append({"cell": cell_params(c.spec), "mismatches": c.token_mismatches,
+                       "requests": c.summary.count, "served_mean": served})
+    params = {"requests": total, "cells": len(bad), "detail": detail}
     evidence = {"cells": {str(i): c.token_mismatches for i, c in bad}, "requests": total}
-    return Finding("token_count_mismatch", "warning", msg, evidence,
-                   "Use the server's /tokenize endpoint (or calibrate) so prompts hit their "
-                   "length; a chat template adds tokens the target does not count.")
+    return Finding("token_count_mismatch", "warning", evidence=evidence, params=params,
+                   suggestion_code="calibrate_prompts")
 
 
 def _client_lag_reason(c: CellResult) -> str | None:
@@ -100,30 +98,22 @@ def client_bound(cells: Sequence[CellResult]) -> Finding | None:
     for i in bad:
         c, load = cells[i], cells[i].client_load
         itl = c.summary.itl_s.p50 if c.summary.itl_s is not None else None
-        share = (f", {load.loop_lag_p99_ms / 1000 / itl * 100:.0f} % of the median gap between "
-                 "tokens" if itl else "")
-        parts.append(f"{c.spec.label}: event loop late by up to {load.loop_lag_max_ms:.0f} ms "
-                     f"(p99 {load.loop_lag_p99_ms:.0f} ms{share}), "
-                     f"{load.cpu_percent:.0f} % of a core")
+        parts.append({"cell": cell_params(c.spec), "reason": _client_lag_reason(c),
+                      "loop_lag_max_ms": float(load.loop_lag_max_ms),
+                      "loop_lag_p99_ms": float(load.loop_lag_p99_ms),
+                      # the p99 lag as a share of the median gap between tokens
+                      "lag_share_of_itl": (load.loop_lag_p99_ms / 1000 / itl) if itl else None,
+                      "cpu_percent": float(load.cpu_percent)})
         evidence[str(i)] = {"loop_lag_p99_ms": _r(load.loop_lag_p99_ms, 1),
                             "loop_lag_max_ms": _r(load.loop_lag_max_ms, 1),
                             "cpu_percent": _r(load.cpu_percent, 1), "itl_p50_s": _r(itl, 4)}
-    n = len(bad)
     busy_self = max(cells[i].client_load.cpu_percent for i in bad) >= CLIENT_CPU_PERCENT * 0.6
-    msg = (f"The benchmarking client itself was the bottleneck in {n} cell{'s' if n != 1 else ''} "
-           f"({'; '.join(parts)}). Latencies there are unreliable: each timestamp may be late by "
-           "up to the loop lag, inflating TTFT and inter-token gaps by that much.")
-    if busy_self:
-        suggestion = ("Send fewer concurrent requests per client process (split the load over "
-                      "processes) or run the client on a faster machine.")
-    else:
-        # A late loop with little CPU of our own: other processes took the CPU (often the
-        # server itself, when it runs on the same machine).
-        msg += (" The client used little CPU itself, so other processes on this machine held "
-                "the CPU (a server running on the same machine does).")
-        suggestion = ("Run the client on another machine than the server, or leave the client "
-                      "a free core.")
-    return Finding("client_bound", "problem", msg, {"cells": evidence}, suggestion)
+    # A late loop with little CPU of our own: other processes took the CPU (often the server
+    # itself, when it runs on the same machine).
+    params = {"cells": parts, "other_processes": not busy_self}
+    return Finding("client_bound", "problem", evidence={"cells": evidence}, params=params,
+                   suggestion_code="split_client_load" if busy_self
+                   else "separate_client_machine")
 
 
 def failures(cells: Sequence[CellResult]) -> Finding | None:
@@ -137,17 +127,18 @@ def failures(cells: Sequence[CellResult]) -> Finding | None:
     for _, c in failed:
         for cls, n in sorted(c.summary.failures_by_class.items()):
             by_class[cls] += n
-        parts.append(f"{c.spec.label}: " + ", ".join(
-            f"{n} {cls}" for cls, n in sorted(c.summary.failures_by_class.items())))
+        parts.append({"cell": cell_params(c.spec),
+                      "by_class": dict(sorted(c.summary.failures_by_class.items()))})
     share = n_failed / total if total else 1.0
-    msg = (f"{n_failed} of {total} requests failed ({share * 100:.0f} %): {'; '.join(parts)}. "
-           "Failed requests are left out of every latency and throughput figure.")
-    hints = [f"{cls}: {_FAILURE_HINTS[cls]}" for cls in sorted(by_class) if cls in _FAILURE_HINTS]
+    hints = [cls for cls in sorted(by_class) if cls in FAILURE_HINT_CLASSES]
+    params = {"failed": n_failed, "requests": total, "share": share, "cells": parts,
+              "hint_classes": hints}
     evidence = {"failed": n_failed, "requests": total, "share": _r(share),
                 "by_class": dict(sorted(by_class.items())),
                 "by_cell": {str(i): dict(c.summary.failures_by_class) for i, c in failed}}
     severity = "problem" if share >= FAILURE_PROBLEM_SHARE else "warning"
-    return Finding("failures", severity, msg, evidence, "; ".join(hints) or None)
+    return Finding("failures", severity, evidence=evidence, params=params,
+                   suggestion_code="failure_hints" if hints else None)
 
 
 def goodput(cells: Sequence[CellResult]) -> Finding | None:
@@ -163,21 +154,19 @@ def goodput(cells: Sequence[CellResult]) -> Finding | None:
         good = [c for c, g in means.items() if g >= GOODPUT_TARGET]
         if good:
             best = max(good)
-            parts.append(f"up to concurrency {best} for {inp}-token prompts "
-                         f"({means[best] * 100:.0f} %)")
+            parts.append({"input_tokens": inp, "best_concurrency": best,
+                          "goodput": means[best]})
         else:
             none_ok = True
             top = max(means, key=means.get)
-            parts.append(f"at no concurrency for {inp}-token prompts "
-                         f"(best {means[top] * 100:.0f} % at {top})")
+            parts.append({"input_tokens": inp, "best_concurrency": None,
+                          "top_concurrency": top, "goodput": means[top]})
             best = None
         evidence[f"{inp}/{out}"] = {"best_concurrency": best,
                                     "goodput": {str(c): _r(g) for c, g in means.items()}}
-    msg = (f"Goodput (requests meeting your TTFT and TPOT targets) stays at or above "
-           f"{GOODPUT_TARGET * 100:.0f} % " + "; ".join(parts) + ".")
-    suggestion = ("Loosen the targets, shorten the prompts, or serve this load with more capacity."
-                  if none_ok else None)
-    return Finding("goodput", "warning" if none_ok else "info", msg, evidence, suggestion)
+    params = {"target": GOODPUT_TARGET, "rows": parts}
+    return Finding("goodput", "warning" if none_ok else "info", evidence=evidence,
+                   params=params, suggestion_code="goodput_capacity" if none_ok else None)
 
 
 def implausible(cells: Sequence[CellResult]) -> Finding | None:
@@ -192,17 +181,10 @@ def implausible(cells: Sequence[CellResult]) -> Finding | None:
     for _, c in bad:
         for code, n in sorted(c.implausible.items()):
             by_code[code] += n
-        parts.append(f"{c.spec.label}: " + ", ".join(
-            f"{n} {code}" for code, n in sorted(c.implausible.items())))
+        parts.append({"cell": cell_params(c.spec), "by_code": dict(sorted(c.implausible.items()))})
     total = sum(by_code.values())
-    what = "; ".join(f"{by_code[code]} with {_IMPLAUSIBLE_WORDS.get(code, code)}"
-                     for code in sorted(by_code))
-    msg = (f"The server reported numbers that cannot be true in {total} request"
-           f"{'s' if total != 1 else ''}: {what} ({'; '.join(parts)}). Impossible counts were "
-           "replaced by the client's own (one token per content chunk); figures resting on a "
-           "disagreeing usage are doubtful.")
+    params = {"requests": total, "by_code": dict(sorted(by_code.items())), "cells": parts}
     evidence = {"requests": total, "by_code": dict(sorted(by_code.items())),
                 "by_cell": {str(i): dict(sorted(c.implausible.items())) for i, c in bad}}
-    return Finding("implausible_counts", "problem", msg, evidence,
-                   "Check the server's usage reporting (and its streaming format) before "
-                   "trusting its token counts.")
+    return Finding("implausible_counts", "problem", evidence=evidence, params=params,
+                   suggestion_code="check_usage_reporting")

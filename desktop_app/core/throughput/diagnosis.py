@@ -1,11 +1,14 @@
-"""Why throughput degrades: a sweep's cells turned into findings in plain words.
+"""Why throughput degrades: a sweep's cells turned into findings, as codes and values.
 
 `diagnose(cells, info)` reads the client's timings, the server's /metrics scrapes taken during
 each cell and the client's own load, and returns `Finding`s ordered by importance: each with
-its message, the numbers the message quotes (`evidence`, JSON-ready) and, where one helps, a
-suggested change with its cost. Definitions follow docs/DOMAIN.md: prefill tok/s per request
-includes queueing; queue time is estimated as TTFT minus the 1-concurrent TTFT of the same
-prompt length; decode tok/s is measured after the first token, so queueing never affects it.
+its code, the values its words quote (`params`), the numbers behind it (`evidence`, both
+JSON-ready) and, where one helps, the code of a suggested change with its cost. The words, in
+English and Chinese, are in `desktop_app.report.diagnosis_words`; `FINDING_CODES`,
+`SUGGESTION_CODES` and `PART_CODES` list every code it must have words for. Definitions follow
+docs/DOMAIN.md: prefill tok/s per request includes queueing; queue time is estimated as TTFT
+minus the 1-concurrent TTFT of the same prompt length; decode tok/s is measured after the first
+token, so queueing never affects it.
 
 All times are seconds since the run started, on one clock for the client and the scrapes, so a
 /metrics sample at `t_s` can be set beside the requests in flight at that moment. No /metrics
@@ -23,6 +26,10 @@ import numpy as np
 from desktop_app.core.endpoint.types import EndpointInfo
 from desktop_app.core.metrics import request_metrics
 from desktop_app.core.throughput.checks import (
+    CHECK_FINDING_CODES,
+    CHECK_PART_CODES,
+    CHECK_SUGGESTION_CODES,
+    cell_params,
     client_bound as _client_bound,
     failures as _failures,
     goodput as _goodput,
@@ -71,6 +78,14 @@ _CODE_RANK = {code: i for i, code in enumerate((
     "concurrency_cap", "kv_cache_pressure", "client_bound", "implausible_counts", "failures",
     "prefill_drop_under_concurrency", "decode_slows_with_batch", "token_count_mismatch",
     "goodput", "prefill_slows_with_length", "ttft_linear"))}
+# Every code a finding, a suggestion or a sub-part of either can carry (the words catalogue
+# and its test enumerate these: a new code without English and Chinese words fails).
+FINDING_CODES = tuple(_CODE_RANK)
+SUGGESTION_CODES = ("raise_cap", "kv_relief", "shorter_prompts", "fewer_at_once",
+                    *CHECK_SUGGESTION_CODES)
+PART_CODES = ("queue_from_metrics", "queue_from_client_timeline", "kv_full", "kv_room",
+              "kv_unknown", "kv_preempted", "kv_near_full", *CHECK_PART_CODES)
+assert set(CHECK_FINDING_CODES) <= set(FINDING_CODES)
 
 # Engine-specific names of the gauges and the knob that caps running requests.
 _RUNNING_METRIC = {"vllm": "vllm:num_requests_running", "sglang": "sglang:num_running_reqs",
@@ -79,7 +94,7 @@ _WAITING_METRIC = {"vllm": "vllm:num_requests_waiting", "sglang": "sglang:num_qu
                    "llamacpp": "llamacpp:requests_deferred", "tgi": "tgi_queue_size"}
 _KV_METRIC = {"vllm": "vllm:kv_cache_usage_perc", "sglang": "sglang:token_usage"}
 _CAP_KNOB = {"vllm": "max-num-seqs", "sglang": "max-running-requests",
-             "llamacpp": "--parallel (slots)", "tgi": "max-batch-total-tokens"}
+             "llamacpp": "--parallel", "tgi": "max-batch-total-tokens"}
 # The per-step token budget that decides how much prefill a decode step carries, as each engine
 # spells it (TGI's max-batch-prefill-tokens bounds the prefill batch the same way).
 _BUDGET_KNOB = {"vllm": "max-num-batched-tokens", "sglang": "chunked-prefill-size",
@@ -113,18 +128,11 @@ def diagnose(
                   key=lambda f: (_SEVERITY_RANK[f.severity], _CODE_RANK.get(f.code, 99)))
 
 
-# --- formatting ----------------------------------------------------------------------------
+# --- values ----------------------------------------------------------------------------------
 
-def _pct(fraction: float) -> str:
-    return f"{fraction * 100:+.0f} %"
-
-
-def _tps(x: float) -> str:
-    return f"{x:.1f}" if x < 100 else f"{x:.0f}"
-
-
-def _secs(x: float) -> str:
-    return f"{x:.1f} s" if abs(x) >= 1 else f"{x * 1000:.0f} ms"
+def _f(x) -> float | None:
+    """A float for `params` (JSON-ready: numpy scalars become plain floats)."""
+    return None if x is None else float(x)
 
 
 def _r(x: float | None, digits: int = 3) -> float | None:
@@ -301,38 +309,29 @@ def _concurrency_cap(cells, engine, settings, kv_peak) -> Finding | None:
         return None
     cap, waiting, queued = found
     load = max(cells[i].spec.concurrency or 0 for i in queued)
-    if source == "metrics":
-        metric = _RUNNING_METRIC.get(engine, "the server's running-requests gauge")
-        how = f"({metric} plateau at {cap})"
-    else:
-        metric = None
-        how = (f"(inferred from the client's timeline: never more than {cap} requests were "
-               f"decoding at once while the client kept up to {load} in flight)")
-    plural = "request" if cap == 1 else "requests"
-    msg = (f"Requests queue: the server ran at most {cap} {plural} at once while up to "
-           f"{waiting} waited {how}.")
+    # None: an unknown engine; the words then describe the gauge or the knob in general.
+    metric = _RUNNING_METRIC.get(engine) if source == "metrics" else None
     share = _queue_share(cells, queued)
-    if share is not None:
-        msg += (f" At concurrency {share['concurrency']}, {share['share'] * 100:.0f} % of TTFT at "
-                f"{share['input_tokens']} tokens was waiting (queue time estimated as TTFT minus "
-                f"the 1-concurrent TTFT of {_secs(share['baseline_ttft_s'])}).")
     configured = settings.get("max_num_seqs")
-    if configured is not None and int(configured) == cap:
-        msg += f" That matches the server's max-num-seqs={configured}."
-    knob = _CAP_KNOB.get(engine, "the server's limit on concurrent sequences (vLLM max-num-seqs, "
-                                 "SGLang max-running-requests, llama.cpp --parallel)")
     if kv_peak is not None and kv_peak >= KV_HIGH_USAGE:
-        cost = f"usage already peaks at {kv_peak * 100:.0f} %, so give the cache more memory too"
+        cost = "kv_full"
     elif kv_peak is not None:
-        cost = f"usage peaks at {kv_peak * 100:.0f} %, so there is some room"
+        cost = "kv_room"
     else:
-        cost = "check the KV-cache usage before raising it far"
-    suggestion = (f"Raising {knob} lets more requests run at once but needs KV-cache memory: "
-                  f"{cost}; each request's decode also slows as the batch grows.")
+        cost = "kv_unknown"
+    params = {"cap": cap, "max_waiting": waiting, "how": f"queue_from_{source}",
+              "metric": metric, "max_client_concurrency": load,
+              "queue_share": None if share is None else {
+                  "concurrency": share["concurrency"], "input_tokens": share["input_tokens"],
+                  "share": share["share"], "baseline_ttft_s": share["baseline_ttft_s"]},
+              "matches_max_num_seqs": (configured if configured is not None
+                                       and int(configured) == cap else None),
+              "knob": _CAP_KNOB.get(engine), "kv_cost": cost, "kv_cache_peak": _f(kv_peak)}
     evidence = {"cap": cap, "source": source, "metric": metric, "max_waiting": waiting,
                 "max_client_concurrency": load, "queued_cells": queued, "queue_share": share,
                 "kv_cache_peak": _r(kv_peak)}
-    return Finding("concurrency_cap", "problem", msg, evidence, suggestion)
+    return Finding("concurrency_cap", "problem", evidence=evidence, params=params,
+                   suggestion_code="raise_cap")
 
 
 # --- 2. KV-cache pressure ------------------------------------------------------------------
@@ -361,29 +360,17 @@ def _kv_pressure(cells, engine, settings, kv_peak) -> Finding | None:
     high = kv_peak is not None and kv_peak >= KV_HIGH_USAGE
     if not preempted and not high:
         return None
-    parts = []
-    if kv_peak is not None:
-        parts.append(f"usage peaked at {kv_peak * 100:.0f} %")
-    if preempted:
-        total = sum(preempted.values())
-        where = ", ".join(f"{n} in {cells[i].spec.label}" for i, n in preempted.items())
-        parts.append(f"the server preempted {total} request{'s' if total != 1 else ''} ({where})")
-        cost = (" A preempted request loses its cache and recomputes its prefill later: wasted "
-                "GPU time and a latency spike for that request.")
-    else:
-        cost = " The next long request may not fit: the server will then preempt or queue it."
-    msg = "KV cache under pressure: " + " and ".join(parts) + "." + cost
-    gmu = settings.get("gpu_memory_utilization")
-    gmu_text = f" (now {gmu})" if gmu is not None else ""
-    suggestion = ("Run fewer sequences at once or cap the context (max-model-len): fewer requests "
-                  "in flight means less throughput. Or give the cache more memory by raising "
-                  f"gpu-memory-utilization{gmu_text}: it leaves less for other processes and too "
-                  "high a value fails at start-up.")
+    params = {"kv_cache_peak": _f(kv_peak), "preemptions": sum(preempted.values()),
+              "preempted_cells": [{"cell": cell_params(cells[i].spec), "n": n}
+                                  for i, n in preempted.items()],
+              "cost": "kv_preempted" if preempted else "kv_near_full",
+              "gpu_memory_utilization": settings.get("gpu_memory_utilization")}
     evidence = {"kv_cache_peak": _r(kv_peak), "metric": _KV_METRIC.get(engine),
                 "preemptions_by_cell": {str(i): n for i, n in preempted.items()},
                 "preemptions": sum(preempted.values())}
     severity = "problem" if preempted else "warning"
-    return Finding("kv_cache_pressure", severity, msg, evidence, suggestion)
+    return Finding("kv_cache_pressure", severity, evidence=evidence, params=params,
+                   suggestion_code="kv_relief")
 
 
 # --- 3. prompt length at concurrency 1 ---------------------------------------------------------
@@ -403,30 +390,30 @@ def _length_findings(cells: Sequence[CellResult]) -> list[Finding]:
         peak = max(lengths[:-1], key=lambda n: prefill[n])
         drop = prefill[longest] / prefill[peak] - 1
         if drop < -PREFILL_LENGTH_DROP:
-            msg = (f"At 1 concurrent request, prefill slows with prompt length: "
-                   f"{_tps(prefill[peak])} tok/s at {peak} tokens, {_tps(prefill[longest])} at "
-                   f"{longest} ({_pct(drop)}): attention makes each later prompt token dearer.")
             out.append(Finding(
-                "prefill_slows_with_length", "info", msg,
-                {"prefill_tps_by_length": {str(n): _r(prefill[n], 1) for n in lengths},
-                 "from_tokens": peak, "to_tokens": longest, "change": _r(drop)},
-                "Shorter prompts (trim context, retrieve less) prefill faster per token."))
+                "prefill_slows_with_length", "info",
+                evidence={"prefill_tps_by_length": {str(n): _r(prefill[n], 1) for n in lengths},
+                          "from_tokens": peak, "to_tokens": longest, "change": _r(drop)},
+                params={"from_tokens": peak, "from_tps": _f(prefill[peak]),
+                        "to_tokens": longest, "to_tps": _f(prefill[longest]),
+                        "change": _f(drop)},
+                suggestion_code="shorter_prompts"))
     if len(lengths) >= 3:
         x = np.array(lengths, dtype=float)
         y = np.array([ttft[n] for n in lengths])
         r = float(np.corrcoef(x, y)[0, 1]) if np.ptp(y) > 0 else 0.0
         slope, intercept = np.polyfit(x, y, 1)
         if r >= TTFT_LINEAR_R and slope > 0:
-            # A negative intercept (attention makes long prompts super-linear) is not a cost.
-            fixed = f", plus about {_secs(intercept)} fixed" if intercept >= 0.05 else ""
-            msg = (f"TTFT grows about linearly with prompt length at 1 concurrent request: "
-                   f"{_secs(slope * 1000)} per 1k tokens (r = {r:.3f}){fixed}; "
-                   f"{_secs(ttft[lengths[-1]])} at {lengths[-1]} tokens.")
             out.append(Finding(
-                "ttft_linear", "info", msg,
-                {"slope_s_per_1k_tokens": _r(slope * 1000), "intercept_s": _r(intercept),
-                 "pearson_r": _r(r, 4),
-                 "ttft_s_by_length": {str(n): _r(ttft[n]) for n in lengths}}))
+                "ttft_linear", "info",
+                evidence={"slope_s_per_1k_tokens": _r(slope * 1000), "intercept_s": _r(intercept),
+                          "pearson_r": _r(r, 4),
+                          "ttft_s_by_length": {str(n): _r(ttft[n]) for n in lengths}},
+                params={"slope_s_per_1k_tokens": _f(slope * 1000), "pearson_r": _f(r),
+                        # A negative intercept (attention makes long prompts super-linear)
+                        # is not a cost: only a fixed cost worth naming is quoted.
+                        "fixed_s": _f(intercept) if intercept >= 0.05 else None,
+                        "longest_tokens": lengths[-1], "longest_ttft_s": _f(ttft[lengths[-1]])}))
     return out
 
 
@@ -455,30 +442,18 @@ def _decode_slows(cells, cap, engine: str = "vllm") -> Finding | None:
     worst = min((ch for row in table.values() for c, (_, ch) in row.items() if c > 1), default=0.0)
     if worst > -DECODE_DROP_MIN:
         return None
-    lines = []
-    for (inp, _out), row in table.items():
-        alone = row[1][0]
-        under = [f"{_tps(v)} at {c}" for c, (v, _) in row.items() if c > 1]
-        top = max(row)
-        lines.append(f"for {inp}-token prompts it fell from {_tps(alone)} tok/s alone to "
-                     f"{', '.join(under)} concurrent ({_pct(row[top][1])})")
-    msg = ("Decode slows as more requests share the server: " + "; ".join(lines) + ". This is "
-           "not queueing: decode speed is measured after the first token, so waiting does not "
-           "count; each decode step serves more sequences and carries other requests' prefill "
-           "chunks.")
-    if cap is not None:
-        msg += (f" With at most {cap.evidence['cap']} running, the batch stops growing there: "
-                "further slowdown comes from the prefills sharing the steps.")
+    rows = [{"input_tokens": inp, "alone_tps": _f(row[1][0]),
+             "under": [[c, _f(v)] for c, (v, _) in row.items() if c > 1],
+             "change": _f(row[max(row)][1])}
+            for (inp, _out), row in table.items()]
+    params = {"rows": rows, "cap": None if cap is None else cap.evidence["cap"],
+              "budget_knob": _BUDGET_KNOB.get(engine)}
     evidence = {"decode_tps": {f"{inp}/{out}": {str(c): _r(v, 1) for c, (v, _) in row.items()}
                                for (inp, out), row in table.items()},
                 "worst_change": _r(worst)}
-    budget = _BUDGET_KNOB.get(engine, "per-step token budget (vLLM max-num-batched-tokens, "
-                                      "SGLang chunked-prefill-size, llama.cpp --ubatch-size)")
-    suggestion = ("If each user's streaming speed matters more than total throughput, run fewer "
-                  f"requests at once; a smaller {budget} keeps prefill chunks from "
-                  "stalling decodes, at the cost of slower prefill.")
     severity = "warning" if worst <= -DECODE_DROP_WARN else "info"
-    return Finding("decode_slows_with_batch", severity, msg, evidence, suggestion)
+    return Finding("decode_slows_with_batch", severity, evidence=evidence, params=params,
+                   suggestion_code="fewer_at_once")
 
 
 def _prefill_drop(cells, cap) -> Finding | None:
@@ -494,19 +469,17 @@ def _prefill_drop(cells, cap) -> Finding | None:
     if not by_conc or worst is None or worst[0] > -PREFILL_DROP_MIN:
         return None
     means = {c: float(np.mean(v)) for c, v in sorted(by_conc.items())}
-    msg = ("Prefill tok/s per request (queueing included) falls as concurrency rises: "
-           + ", ".join(f"{_pct(m)} at {c}" for c, m in means.items())
-           + f" concurrent against 1 (mean over prompt lengths); worst {_pct(worst[0])} for "
-           f"{worst[1]}-token prompts at {worst[2]}.")
-    if cap is not None:
-        msg += " Most of it is time spent waiting for a slot (see the concurrency cap)."
+    params = {"mean_change_by_concurrency": [[c, m] for c, m in means.items()],
+              "worst_change": _f(worst[0]), "worst_input_tokens": worst[1],
+              "worst_concurrency": worst[2], "capped": cap is not None}
     severity = "warning" if min(means.values()) <= -PREFILL_DROP_WARN else "info"
     evidence = {"mean_change_by_concurrency": {str(c): _r(m) for c, m in means.items()},
                 "worst": {"change": _r(worst[0]), "input_tokens": worst[1],
                           "concurrency": worst[2]},
                 "by_cell": {f"{inp}/{out}": {str(c): _r(ch) for c, (_, ch) in row.items()}
                             for (inp, out), row in table.items()}}
-    return Finding("prefill_drop_under_concurrency", severity, msg, evidence)
+    return Finding("prefill_drop_under_concurrency", severity, evidence=evidence,
+                   params=params)
 
 
 # --- 6-9. measurement quality, failures, goodput ---------------------------------------------

@@ -1,9 +1,13 @@
-"""A finished sweep as JSON (documented in docs/THROUGHPUT.md) and as text for a terminal."""
+"""A finished sweep as JSON (documented in docs/THROUGHPUT.md) and its cell table for a terminal.
+
+The diagnosis is codes and values here; its words (the text the CLI prints, and the JSON's
+`message`/`suggestion` when the caller passes a renderer) are `report/diagnosis_words.py`'s.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from desktop_app import __version__
 from desktop_app.core.metrics import DEFINITIONS as METRIC_DEFINITIONS
@@ -94,13 +98,23 @@ def cell_json(index: int, cell: CellResult, unreliable: bool) -> dict:
     }
 
 
-def finding_json(f: Finding) -> dict:
-    """A finding in the sweep JSON: the shape it is kept in with its run."""
-    return finding_to_json(f)
+# A finding in words: (message, suggestion or None), e.g. from `report.diagnosis_words`.
+FindingWords = Callable[[Finding], tuple[str, "str | None"]]
 
 
-def sweep_to_json(result: SweepResult) -> dict:
-    """The whole sweep as a JSON-ready dict (fields documented in docs/THROUGHPUT.md)."""
+def finding_json(f: Finding, words: FindingWords | None = None) -> dict:
+    """A finding in the sweep JSON: the shape it is kept in with its run (code, severity,
+    params, evidence, suggestion_code), with its `message` and `suggestion` in words when
+    `words` is given."""
+    out = finding_to_json(f)
+    if words is not None:
+        out["message"], out["suggestion"] = words(f)
+    return out
+
+
+def sweep_to_json(result: SweepResult, words: FindingWords | None = None) -> dict:
+    """The whole sweep as a JSON-ready dict (fields documented in docs/THROUGHPUT.md);
+    `words` puts each finding's message and suggestion in words (see `finding_json`)."""
     info = result.info
     bad = unreliable_cells(result.cells)
     reasoning = _reasoning_by_cell(result)
@@ -128,7 +142,7 @@ def sweep_to_json(result: SweepResult) -> dict:
              "kv_cache_usage": s.kv_cache_usage, "preemptions": s.preemptions}
             for s in result.samples
         ],
-        "diagnosis": [finding_json(f) for f in result.findings],
+        "diagnosis": [finding_json(f, words) for f in result.findings],
     }
 
 
@@ -153,16 +167,4 @@ def cells_table(cells: Sequence[CellResult]) -> str:
     return format_cell_table(rows)
 
 
-def findings_text(findings: Sequence[Finding]) -> str:
-    """The diagnosis as numbered paragraphs."""
-    if not findings:
-        return "Diagnosis: nothing stands out."
-    lines = ["Diagnosis:"]
-    for n, f in enumerate(findings, 1):
-        lines.append(f"{n}. [{f.severity}] {f.message}")
-        if f.suggestion:
-            lines.append(f"   Suggestion: {f.suggestion}")
-    return "\n".join(lines)
-
-
-__all__ = ["sweep_to_json", "cells_table", "findings_text", "cell_json", "cell_summary_json"]
+__all__ = ["sweep_to_json", "cells_table", "cell_json", "cell_summary_json", "finding_json"]

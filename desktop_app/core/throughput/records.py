@@ -145,7 +145,8 @@ def request_record(cell_index: int, row: dict):
         cell_index, row["seq"], row["response_id"], row["prompt_tokens_target"],
         row["prompt_tokens"], row["completion_tokens"] or 0, row["tokens_source"], row["ttft_s"],
         row["e2e_s"], row["error_class"], row["error_message"], row["status_code"],
-        row["finish_reason"])
+        row["finish_reason"], ttft_answer_s=row.get("ttft_answer_s"),
+        reasoning_chunks=row.get("reasoning_chunks") or 0)
 
 
 def sample_from_row(row: dict) -> MetricSample:
@@ -156,9 +157,14 @@ def sample_from_row(row: dict) -> MetricSample:
 
 
 def finding_to_json(f: Finding) -> dict:
-    """A finding as kept with its run and exported (`findings_from_json` reads it back)."""
-    return {"code": f.code, "severity": f.severity, "message": f.message,
-            "evidence": f.evidence, "suggestion": f.suggestion}
+    """A finding as kept with its run and exported (`findings_from_json` reads it back): its
+    code, severity, `params` (the values its words quote) and `suggestion_code`; a finding kept
+    before #12 keeps its English `message` and `suggestion` instead."""
+    out = {"code": f.code, "severity": f.severity, "params": f.params,
+           "evidence": f.evidence, "suggestion_code": f.suggestion_code}
+    if f.message or f.suggestion:
+        out["message"], out["suggestion"] = f.message, f.suggestion
+    return out
 
 
 def save_diagnosis(store: Store, run_id: int, findings: Sequence[Finding]) -> None:
@@ -173,10 +179,13 @@ def findings_from_json(items: Iterable[Any]) -> tuple[Finding, ...]:
         if isinstance(f, dict) and f.get("code"):
             severity = f.get("severity") if f.get("severity") in ("info", "warning",
                                                                  "problem") else "info"
-            evidence = f.get("evidence")
+            evidence, params = f.get("evidence"), f.get("params")
+            suggestion, code = f.get("suggestion"), f.get("suggestion_code")
             out.append(Finding(str(f["code"]), severity, str(f.get("message") or ""),
                                evidence if isinstance(evidence, dict) else {},
-                               f.get("suggestion")))
+                               suggestion if isinstance(suggestion, str) else None,
+                               params if isinstance(params, dict) else {},
+                               code if isinstance(code, str) else None))
     return tuple(out)
 
 
@@ -330,7 +339,8 @@ def _stored_cell(record: CellRecord, result: CellResult, client_bound: bool) -> 
 _REQUEST_SELECT = (
     "SELECT cell_id, seq, warmup, sent_at, ttft_s, e2e_s, prompt_tokens_target, prompt_tokens, "
     "completion_tokens, tokens_source, prefill_tps, decode_tps, tpot_s, itl_s, error_class, "
-    "error_message, finish_reason, response_id, status_code FROM tp_requests WHERE run_id = ?"
+    "error_message, finish_reason, response_id, status_code, ttft_answer_s, reasoning_chunks "
+    "FROM tp_requests WHERE run_id = ?"
 )
 
 

@@ -79,15 +79,21 @@ class CellResult:
 
 @dataclass(frozen=True)
 class Finding:
-    """One diagnosis finding, in words, with the numbers behind it.
+    """One diagnosis finding: a code and the values its words quote, with the numbers behind it.
 
     `code` is a stable identifier (e.g. "concurrency_cap"); `severity` says how much it matters;
-    `evidence` holds the figures the message quotes (JSON-ready); `suggestion` is what to change,
-    with its cost, or None.
+    `params` holds every value the finding's sentence quotes (numbers, cells, metric names,
+    engine knobs, sub-part codes; JSON-ready), rendered in English or Chinese by
+    `desktop_app.report.diagnosis_words`; `evidence` holds the figures behind it (JSON-ready);
+    `suggestion_code` names what to change, with its cost (its values are in `params`), or None.
+    `message` and `suggestion` are the English text kept with runs diagnosed before findings had
+    codes and values (#12): shown as they are when `params` is empty, "" and None otherwise.
     """
 
     code: str
     severity: Literal["info", "warning", "problem"]
-    message: str
+    message: str = ""
     evidence: dict = field(default_factory=dict)
     suggestion: str | None = None
+    params: dict = field(default_factory=dict)
+    suggestion_code: str | None = None

@@ -13,6 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from desktop_app.core.compare.strategies import layered_paths
 from desktop_app.core.runs import run_info
 from desktop_app.core.sqleval.golds import Gold, GoldError, gold_answers, judge_answer
 from desktop_app.core.sqleval.judge import counterfactual
@@ -26,6 +27,7 @@ from desktop_app.core.sqleval.records import (
 from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
 from desktop_app.core.sqleval.types import (
     JUDGE_MODES,
+    Headline,
     JudgeFinding,
     Question,
     QueryResult,
@@ -37,7 +39,7 @@ from desktop_app.gui.i18n import status_text, translate
 from desktop_app.gui.models.questions import QuestionRow
 
 __all__ = ["InspectorController", "InspectorError", "QuestionDetail", "RejudgeOutcome",
-           "read_question", "rejudge_question"]
+           "pretty_sql", "read_question", "rejudge_question"]
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ class QuestionDetail:
     final_sql: str | None
     steps: tuple[StoredStep, ...]
     verdicts: dict[str, Verdict]
-    counterfactual: str
+    counterfactual: Headline  # the line across judges, as values (report/judge_words says it)
     findings: tuple[JudgeFinding, ...]  # sqlglot's explanation of the final SQL
     tolerance: float
     ignore_names: bool
@@ -80,6 +82,11 @@ class QuestionDetail:
     # Every question row of the run, in the run's order (as `load_eval` reads them): the
     # Inspector's Previous / Next and question list walk these.
     run_questions: tuple[QuestionRow, ...] = ()
+    # A layered run only: the path that answered ("fast" or "loop") and the stored reason.
+    path: str | None = None
+    route_reason: str = ""
+    # The gold SQL laid out as the agent's queries usually are (one clause a line), for reading.
+    gold_sql_pretty: str = ""
 
     def position(self) -> int:
         """This question's index in `run_questions` (-1 when it is not among them)."""
@@ -93,7 +100,7 @@ class RejudgeOutcome:
 
     tolerance: float
     verdicts: dict[str, Verdict]
-    counterfactual: str
+    counterfactual: Headline
     gold: QueryResult
     actual: QueryResult | None
     actual_note: str
@@ -126,6 +133,21 @@ def _run(sandbox: Sandbox, sql: str | None) -> tuple[QueryResult | None, str]:
         return None, str(exc)
 
 
+def pretty_sql(sql: str) -> str:
+    """`sql` laid out one clause a line, as sqlglot writes SQLite (what the agent's queries
+    look like in the steps); `sql` as it is when it cannot be parsed. For reading only: the
+    judges run the stored text."""
+    if not sql.strip():
+        return sql
+    try:
+        import sqlglot
+
+        out = sqlglot.transpile(sql, read="sqlite", write="sqlite", pretty=True)
+    except Exception:  # noqa: BLE001 - any parse failure shows the text as stored
+        return sql
+    return ";\n\n".join(out) if out else sql
+
+
 def read_question(db_path: Path, sets_dir: Path, cache_dir: Path, run_id: int,
                   row_id: int) -> QuestionDetail:
     """Read a stored question and its steps and re-run its gold and final SQL (blocking: the
@@ -145,6 +167,7 @@ def read_question(db_path: Path, sets_dir: Path, cache_dir: Path, run_id: int,
             raise InspectorError(translate("InspectorPage", "Run {run} has no question row "
                                            "{row}.").format(run=run_id, row=row_id))
         steps = steps_of(store, row_id)
+        route = layered_paths(store, run_id).get(row_id)
         run_questions = tuple(QuestionRow.from_stored(q)
                               for q in load_eval(store, run_id).questions)
     judged_with = stored.judged_with
@@ -190,7 +213,9 @@ def read_question(db_path: Path, sets_dir: Path, cache_dir: Path, run_id: int,
         float((judged_with and judged_with.tolerance) or config.get("tolerance") or 1e-6),
         bool(judged_with and judged_with.ignore_names),
         bool(judged_with and judged_with.rejudged), database,
-        limit, gold, gold_note, actual, actual_note, run_questions)
+        limit, gold, gold_note, actual, actual_note, run_questions,
+        route.path if route else None, route.reason if route else "",
+        pretty_sql(question.gold_sql) if question else "")
 
 
 def rejudge_question(detail: QuestionDetail, tolerance: float) -> RejudgeOutcome:

@@ -180,10 +180,12 @@ class RunsController(QObject):
 
                 return [write_comparison_pdf(store, run_ids, destination, lang)]
             from desktop_app.core.exchange import export_run
+            from desktop_app.report.export_words import ExportWords
 
+            words = ExportWords(lang)  # the sentences beside the codes, in the UI's language
             written: list[Path] = []
             for run_id in run_ids:
-                written += export_run(store, run_id, fmt, destination / f"run-{run_id}")
+                written += export_run(store, run_id, fmt, destination / f"run-{run_id}", words)
             return written
 
         self.exported.emit(await asyncio.to_thread(write))

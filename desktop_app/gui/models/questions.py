@@ -25,6 +25,8 @@ from desktop_app.core.runs import PassCount, pass_count
 from desktop_app.core.sqleval.export import failure_class
 from desktop_app.core.sqleval.types import JUDGE_MODES, TIERS
 from desktop_app.gui.i18n import translate
+from desktop_app.gui.widgets.summary import report_language
+from desktop_app.report.judge_words import failure_class_text
 
 if TYPE_CHECKING:
     from desktop_app.core.sqleval.records import StoredQuestion
@@ -212,8 +214,8 @@ class QuestionTableModel(QAbstractTableModel):
             if in_judges:
                 verdict = self._raw(row, column)
                 return {1: "PASS", 0: "FAIL"}.get(verdict, row.status or "-")
-            if column == len(_HEAD) + len(self.judges):
-                return row.failure_class or ""
+            if column == len(_HEAD) + len(self.judges):  # the code in words (English: code)
+                return failure_class_text(row.failure_class, report_language())
             if column == self.columnCount() - 1:
                 return f"{row.seconds:.2f}"
             if column == self.columnCount() - 2:

@@ -29,6 +29,7 @@ from desktop_app.core.sqleval.types import TIERS
 from desktop_app.core.stats import Estimate
 from desktop_app.core.throughput.records import StoredCell, ThroughputRun
 from desktop_app.gui.i18n import status_text, translate
+from desktop_app.gui.widgets.summary import report_language
 from desktop_app.report.verdicts import render_row, row_label
 from desktop_app.report.verdicts import value_text as dim_value_text
 
@@ -382,8 +383,12 @@ class SqlComparisonModel(QAbstractTableModel):
                 return None  # never judged: unfinished is not a failure
             return PASS_BG if results == {True} else FAIL_BG if True not in results else MIXED_BG
         if role == Qt.ItemDataRole.ToolTipRole and rows:
-            findings = rows[0].strict_findings
-            return findings[0] if findings else rows[0].stop_reason or None
+            from desktop_app.report.judge_words import finding_text, stop_reason_text
+
+            strict, lang = rows[0].verdicts.get("strict"), report_language()
+            if strict and strict.findings:
+                return finding_text(strict.findings[0], lang)
+            return stop_reason_text(rows[0].stop_reason, lang) if rows[0].stop_reason else None
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return int(Qt.AlignmentFlag.AlignCenter)
         return None

@@ -19,7 +19,7 @@ import html
 import math
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtGui import QBrush, QColor, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
@@ -33,7 +33,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.sqleval.types import JUDGE_MODES, JudgeFinding, Verdict
+from desktop_app.core.compare.strategies import check_problems, route_code
+from desktop_app.core.sqleval.types import JUDGE_MODES, Headline, JudgeFinding, Verdict
 from desktop_app.core.store import Store
 from desktop_app.gui.context import AppContext
 from desktop_app.gui.controllers.inspector import (
@@ -47,6 +48,8 @@ from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.widgets.result_diff import ResultDiffTable
 from desktop_app.gui.widgets.sql_view import SqlView
 from desktop_app.gui.widgets.step_timeline import StepTimeline
+from desktop_app.gui.widgets.summary import report_language
+from desktop_app.report.judge_words import JudgeWords
 
 KEY_TOLERANCE = "inspector/tolerance"
 KEY_SPLITTER = "inspector/splitter"
@@ -57,6 +60,48 @@ PASS_STYLE = "background: #d7f0dd; color: #14532d; border-radius: 4px; padding: 
 FAIL_STYLE = "background: #fbd9d5; color: #7f1d1d; border-radius: 4px; padding: 3px 8px;"
 MUTED_STYLE = "color: #5b5f66;"
 ERROR_STYLE = "color: #b3261e;"
+PATH_STYLE = "background: #eef3fb; color: #1f3b63; border-radius: 4px; padding: 3px 8px;"
+
+# Why a layered question took its path (route codes of core.compare.strategies), in words.
+ROUTE_WORDS = {
+    "validated": QT_TRANSLATE_NOOP("InspectorPage",
+                                   "the fast answer passed the harness's checks"),
+    "validation_failed": QT_TRANSLATE_NOOP("InspectorPage",
+                                           "the fast answer failed the harness's checks"),
+    "no_fast_answer": QT_TRANSLATE_NOOP("InspectorPage", "the fast path gave no answer"),
+    "structured": QT_TRANSLATE_NOOP("InspectorPage",
+                                    "the route sends this tier straight to the tool loop"),
+    "always_loop": QT_TRANSLATE_NOOP("InspectorPage",
+                                     "the route sends every question to the tool loop"),
+}
+# What the harness's checks found in a fast answer (check codes), in words.
+PROBLEM_WORDS = {
+    "query_failed": QT_TRANSLATE_NOOP("InspectorPage", "the query failed: {error}"),
+    "no_rows": QT_TRANSLATE_NOOP("InspectorPage", "the query returned no rows"),
+    "columns": QT_TRANSLATE_NOOP("InspectorPage", "the output columns are {columns}, the "
+                                 "question asks for {required}"),
+    "rounding": QT_TRANSLATE_NOOP("InspectorPage", "column {column} must be rounded to "
+                                  "{decimals} decimals (values like {value})"),
+}
+
+
+def route_reason_text(reason: str) -> str:
+    """A stored layered route reason in the UI's language: its code in words, then what the
+    checks found (each finding in words; one the catalogue does not know as stored)."""
+    code, detail = route_code(reason)
+    if code not in ROUTE_WORDS:
+        return detail or reason
+    text = translate("InspectorPage", ROUTE_WORDS[code])
+    if code == "validation_failed" and detail:
+        found = [translate("InspectorPage", PROBLEM_WORDS[kind]).format(**params)
+                 if kind in PROBLEM_WORDS else params.get("text", "")
+                 for kind, params in check_problems(detail)]
+        text += translate("InspectorPage", ": ") + translate("InspectorPage", "; ").join(found)
+    elif code == "structured" and detail:
+        text += f" ({detail})"
+    elif code == "no_fast_answer" and detail:
+        text += f" ({detail})"
+    return text
 
 
 # --------------------------------------------------------------------------- the page
@@ -80,17 +125,21 @@ def _heading(text: str) -> QLabel:
     return label
 
 
-def findings_html(verdicts: dict[str, Verdict], explain: tuple[JudgeFinding, ...]) -> str:
-    """Every finding once, with the judges that made it (the SQL's explanation as "SQL")."""
+def findings_html(verdicts: dict[str, Verdict], explain: tuple[JudgeFinding, ...],
+                  lang: str = "en") -> str:
+    """Every finding once, in `lang`, with the judges that made it (the SQL's explanation as
+    "SQL")."""
+    words = JudgeWords(lang)
     seen: dict[tuple[str, str], list[str]] = {}
     for judge, verdict in verdicts.items():
         for f in verdict.findings:
-            seen.setdefault((f.code, f.message), []).append(judge)
+            seen.setdefault((f.code, words.finding(f)), []).append(words.judge(judge))
     for f in explain:
-        seen.setdefault((f.code, f.message), []).append("SQL")
+        seen.setdefault((f.code, words.finding(f)), []).append("SQL")
     if not seen:
         return translate("InspectorPage", "No findings: the answer matches.")
-    items = "".join(f"<li><b>{', '.join(who)}</b>: {html.escape(message)}</li>"
+    sep = "、" if lang == "zh" else ", "
+    items = "".join(f"<li><b>{html.escape(sep.join(who))}</b>: {html.escape(message)}</li>"
                     for (_code, message), who in seen.items())
     return f"<ul style='margin-left: -20px'>{items}</ul>"
 
@@ -101,20 +150,25 @@ LIST_MIXED_COLOR = QColor("#fff0c2")
 LIST_FAIL_COLOR = QColor("#fbd9d5")
 
 
-def question_list_text(row: QuestionRow, judges: tuple[str, ...] = JUDGE_MODES) -> str:
+def question_list_text(row: QuestionRow, judges: tuple[str, ...] = JUDGE_MODES,
+                       lang: str | None = None) -> str:
     """One question in the Inspector's question list: id (and epoch), tier, and PASS / FAIL
     per judge ("-" for a judge that did not judge it), e.g. "m01 · medium · strict FAIL,
-    tolerant PASS, full PASS"."""
+    tolerant PASS, full PASS", in `lang` (default: the UI's)."""
+    lang = lang or report_language()
+    words = JudgeWords(lang)
     name = row.question_id + (f" #{row.epoch + 1}" if row.epoch else "")
     marks = []
     for judge in judges:
         if judge not in row.verdicts and row.status == "completed":
             continue  # that judge was not run
         outcome = row.outcome(judge)
-        marks.append(f"{judge} " + ("-" if outcome is None else "PASS" if outcome else "FAIL"))
+        marks.append(f"{words.judge(judge)} "
+                     + ("-" if outcome is None else words.outcome(outcome)))
     if not row.judged:
         marks = [status_text(row.status)] if row.status else marks
-    return " · ".join([name, row.tier, ", ".join(marks)] if marks else [name, row.tier])
+    sep = "，" if lang == "zh" else ", "
+    return " · ".join([name, row.tier, sep.join(marks)] if marks else [name, row.tier])
 
 
 def question_list_color(row: QuestionRow) -> QColor | None:
@@ -128,8 +182,9 @@ def question_list_color(row: QuestionRow) -> QColor | None:
     return LIST_FAIL_COLOR if not any(outcomes) else LIST_MIXED_COLOR
 
 
-def _finding_cells(verdicts: dict[str, Verdict]) -> tuple:
-    return tuple((int(c[0]), str(c[1]), str(c[2]), str(c[3]), f.message)
+def _finding_cells(verdicts: dict[str, Verdict], lang: str = "en") -> tuple:
+    words = JudgeWords(lang)
+    return tuple((int(c[0]), str(c[1]), str(c[2]), str(c[3]), words.finding(f))
                  for v in verdicts.values() for f in v.findings for c in f.cells
                  if len(c) >= 4)
 
@@ -159,6 +214,9 @@ class InspectorPage(QWidget):
         self.status = _label(self.tr("Open a question from a SQL run (Runs page or SQL Agent "
                                      "page)."), MUTED_STYLE)
         self.question_text = _label()
+        # Which path answered, in a layered run (hidden otherwise).
+        self.path_label = _label("", PATH_STYLE)
+        self.path_label.setVisible(False)
         self.timeline = StepTimeline()
 
         # Walking the run: Previous / Next in the run's order, or a jump from the list.
@@ -228,6 +286,9 @@ class InspectorPage(QWidget):
         self.final_sql = SqlView()
         self.sql_tabs = QTabWidget()
         self.sql_tabs.addTab(self.gold_sql, self.tr("Gold SQL"))
+        self.sql_tabs.setTabToolTip(0, self.tr("The question's gold SQL, laid out one clause a "
+                                               "line as the agent's queries are; the judges "
+                                               "ran it as stored"))
         self.sql_tabs.addTab(self.final_sql, self.tr("Final SQL"))
 
         judge_top = QWidget()
@@ -263,10 +324,11 @@ class InspectorPage(QWidget):
         layout.addLayout(nav_row)
         layout.addWidget(self.status)
         layout.addWidget(self.question_text)
+        layout.addWidget(self.path_label)
         layout.addWidget(self.splitter, 1)
         self._settings.track(KEY_SPLITTER, self.splitter)
         self._settings.track(KEY_JUDGE_SPLITTER, self.judge_splitter)
-        self._show_verdicts({}, "")
+        self._show_verdicts({}, None)
 
     # -- public ------------------------------------------------------------------------
 
@@ -396,17 +458,19 @@ class InspectorPage(QWidget):
             self.tr("Model {model} · epoch {epoch} · {status} · stopped: {stop} · {steps} steps "
                     "· stored tolerance {tolerance}").format(
                 model=detail.model, epoch=detail.epoch + 1, status=status_text(detail.status),
-                stop=detail.stop_reason or "-", steps=len(detail.steps),
+                stop=JudgeWords(report_language()).stop_reason(detail.stop_reason) or "-",
+                steps=len(detail.steps),
                 tolerance=f"{detail.tolerance:g}") + rejudged)
         self.status.setStyleSheet(MUTED_STYLE)
         self.question_text.setText(f"[{detail.language}] {detail.question_text}")
         self.timeline.set_steps(list(detail.steps))
-        self.gold_sql.set_sql(detail.gold_sql)
+        self.gold_sql.set_sql(detail.gold_sql_pretty or detail.gold_sql)
+        self._show_path(detail)
         self.final_sql.set_sql(detail.final_sql or "-- " + self.tr("no final SQL"))
         self._show_verdicts(detail.verdicts, detail.counterfactual, detail.findings)
         self.diff.set_results(detail.gold, detail.actual, expected_note=detail.gold_note,
                               actual_note=detail.actual_note,
-                              finding_cells=_finding_cells(detail.verdicts))
+                              finding_cells=_finding_cells(detail.verdicts, report_language()))
         if not self.tolerance_edit.text().strip():
             self.tolerance_edit.setText(f"{detail.tolerance:g}")
         can = detail.database is not None and detail.question is not None
@@ -414,6 +478,27 @@ class InspectorPage(QWidget):
         self.rejudge_note.setText("" if can else self.tr("Re-judging needs the question's "
                                                          "database."))
         self.rejudge_note.setStyleSheet(MUTED_STYLE)
+
+    def _show_path(self, detail: QuestionDetail) -> None:
+        """A layered run's question: which path answered, which steps were whose, and why."""
+        if detail.path not in ("fast", "loop"):
+            self.path_label.setVisible(False)
+            self.path_label.setText("")
+            return
+        why = route_reason_text(detail.route_reason)
+        code = route_code(detail.route_reason)[0]
+        if detail.path == "fast":
+            text = self.tr("Layered: the fast path answered (one request without tools): "
+                           "{why}.").format(why=why)
+        elif code in ("structured", "always_loop"):
+            text = self.tr("Layered: the tool loop answered (steps 1–{last}); the fast path "
+                           "was skipped: {why}.").format(last=len(detail.steps), why=why)
+        else:
+            text = self.tr("Layered: the tool loop answered (steps 2–{last}); step 1 was the "
+                           "fast path. The loop was entered because {why}.").format(
+                last=len(detail.steps), why=why)
+        self.path_label.setText(text)
+        self.path_label.setVisible(True)
 
     def _on_controller_load_failed(self, message: str) -> None:
         if self.detail is not None and self.detail.run_id == self._shown_run:
@@ -426,7 +511,8 @@ class InspectorPage(QWidget):
         explain = self.detail.findings if self.detail else ()
         self._show_verdicts(outcome.verdicts, outcome.counterfactual, explain)
         self.diff.set_results(outcome.gold, outcome.actual, actual_note=outcome.actual_note,
-                              finding_cells=_finding_cells(outcome.verdicts))
+                              finding_cells=_finding_cells(outcome.verdicts,
+                                                           report_language()))
         self.rejudge_note.setText(self.tr("Re-judged at tolerance {tolerance} (not saved; no "
                                           "model call).").format(
             tolerance=f"{outcome.tolerance:g}"))
@@ -438,20 +524,25 @@ class InspectorPage(QWidget):
         self.rejudge_note.setStyleSheet(ERROR_STYLE)
         self.rejudge_button.setEnabled(self.detail is not None)
 
-    def _show_verdicts(self, verdicts: dict[str, Verdict], line: str,
+    def _show_verdicts(self, verdicts: dict[str, Verdict], line: Headline | None,
                        explain: tuple[JudgeFinding, ...] = ()) -> None:
+        """Each judge's verdict, the line across judges and the findings, in the UI's
+        language (the judges' words: `report/judge_words`)."""
+        lang = report_language()
+        words = JudgeWords(lang)
         for judge, label in self.verdict_labels.items():
             verdict = verdicts.get(judge)
             if verdict is None:
-                label.setText(f"{judge}: -")
+                label.setText(f"{words.judge(judge)}: -")
                 label.setStyleSheet(MUTED_STYLE)
                 continue
             tol = ("" if verdict.tolerance is None
                    else self.tr(" (tol {tolerance})").format(tolerance=f"{verdict.tolerance:g}"))
-            label.setText(f"{judge}: {'PASS' if verdict.passed else 'FAIL'}{tol}")
+            label.setText(words.verdict(judge, verdict.passed) + tol)
             label.setStyleSheet(PASS_STYLE if verdict.passed else FAIL_STYLE)
-        self.counterfactual.setText(line[:1].upper() + line[1:] if line else "")
-        self.findings.setText(findings_html(verdicts, explain) if verdicts else "")
+        text = words.headline(line) if line is not None and verdicts else ""
+        self.counterfactual.setText(text[:1].upper() + text[1:])
+        self.findings.setText(findings_html(verdicts, explain, lang) if verdicts else "")
 
 
 # --------------------------------------------------------------------------- python -m

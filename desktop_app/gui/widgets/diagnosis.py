@@ -1,7 +1,8 @@
 """The diagnosis pane: a sweep's findings in the order the core's `diagnose` gives them
 (severity, then importance), one line each (its first sentence) with the severity's colour and
 icon; the rest of the message, the suggestion and the figures behind it fold out beneath, so a
-long finding never pushes the next one out of sight."""
+long finding never pushes the next one out of sight. The words are `report/diagnosis_words.py`'s,
+in the UI's language."""
 
 from __future__ import annotations
 
@@ -20,9 +21,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.core.throughput.export import findings_text
 from desktop_app.core.throughput.types import Finding
 from desktop_app.gui.i18n import translate
+from desktop_app.gui.widgets.summary import report_language
+from desktop_app.report.diagnosis_words import finding_text, findings_text, suggestion_text
 
 SEVERITY_COLORS = {"problem": QColor("#b3261e"), "warning": QColor("#9a5b00"),
                    "info": QColor("#3465a4")}
@@ -33,8 +35,8 @@ SEVERITY_NAMES = {"problem": QT_TRANSLATE_NOOP("DiagnosisView", "Problem"),
                   "warning": QT_TRANSLATE_NOOP("DiagnosisView", "Warning"),
                   "info": QT_TRANSLATE_NOOP("DiagnosisView", "Info")}
 # The end of the first sentence: ". " before a capital or a bracket ("e.g. vLLM" and "2.5 s"
-# do not end one).
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
+# do not end one), or a Chinese full stop before more text.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])|(?<=。)\s*(?=\S)")
 
 
 def headline(message: str) -> tuple[str, str]:
@@ -58,8 +60,9 @@ class DiagnosisView(QWidget):
     """The findings of a sweep as a list of headlines whose details fold out (click a
     headline, or its arrow). `toPlainText()` gives the diagnosis as the CLI prints it."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, lang: str | None = None) -> None:
         super().__init__(parent)
+        self._lang = lang  # None: the UI's language when findings are shown
         self.note = QLabel("")
         self.note.setWordWrap(True)
         self.note.setStyleSheet("color: #5b5f66;")
@@ -80,6 +83,7 @@ class DiagnosisView(QWidget):
         layout.addWidget(self.placeholder)
         layout.addWidget(self.tree, 1)
         self.findings: tuple[Finding, ...] = ()
+        self.lang = lang or "en"
         self._text = ""
         self.clear()
 
@@ -97,7 +101,8 @@ class DiagnosisView(QWidget):
         above them; None shows only the note (a diagnosis that could not be made)."""
         self.clear()
         self.findings = tuple(findings or ())
-        text = findings_text(self.findings) if findings is not None else ""
+        self.lang = self._lang or report_language()
+        text = findings_text(self.findings, self.lang) if findings is not None else ""
         self._text = f"{note}\n\n{text}" if note and text else (note or text)
         if note:
             self.note.setText(note)
@@ -125,10 +130,12 @@ class DiagnosisView(QWidget):
         return [self.tree.topLevelItem(i).text(0) for i in range(self.tree.topLevelItemCount())]
 
     def _item(self, finding: Finding) -> QTreeWidgetItem:
-        first, rest = headline(finding.message)
+        message = finding_text(finding, self.lang)
+        first, rest = headline(message)
         severity = translate("DiagnosisView", SEVERITY_NAMES.get(finding.severity,
                                                                  finding.severity))
-        item = QTreeWidgetItem([f"{severity}: {first}"])
+        colon = "：" if self.lang == "zh" else ": "  # a full-width colon after Chinese words
+        item = QTreeWidgetItem([f"{severity}{colon}{first}"])
         item.setData(0, Qt.ItemDataRole.UserRole, finding.code)
         color = SEVERITY_COLORS.get(finding.severity, QColor("#333333"))
         item.setForeground(0, QBrush(color))
@@ -139,12 +146,13 @@ class DiagnosisView(QWidget):
         icon = SEVERITY_ICONS.get(finding.severity)
         if icon is not None:
             item.setIcon(0, self.style().standardIcon(icon))
-        item.setToolTip(0, finding.message)
+        item.setToolTip(0, message)
         details = []
         if rest:
             details.append(rest)
-        if finding.suggestion:
-            details.append(self.tr("Suggestion: {text}").format(text=finding.suggestion))
+        suggestion = suggestion_text(finding, self.lang)
+        if suggestion:
+            details.append(self.tr("Suggestion: {text}").format(text=suggestion))
         for text in details:
             QTreeWidgetItem(item, [text])
         lines = _evidence_lines(finding.evidence)

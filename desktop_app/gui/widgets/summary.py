@@ -29,6 +29,7 @@ class SummaryView(QTextBrowser):
 
     def show_summary(self, comparison: Comparison, lang: str | None = None) -> None:
         from desktop_app.report import sections
+        from desktop_app.report.strings import note_text
 
         lang = lang or report_language()
         self.comparison = comparison
@@ -41,7 +42,7 @@ class SummaryView(QTextBrowser):
             document.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), image)
             return name
 
-        notes = "".join(f"<li>{escape(note)}</li>" for note in comparison.notes)
+        notes = "".join(f"<li>{escape(note_text(note, lang))}</li>" for note in comparison.notes)
         html = (sections.side_by_side(comparison, lang)
                 + sections.capacity(comparison, lang, add_image)
                 + (f"<ul>{notes}</ul>" if notes else ""))

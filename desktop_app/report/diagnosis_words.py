@@ -1,0 +1,558 @@
+"""The words of the throughput diagnosis, in English and Simplified Chinese.
+
+The core (`core/throughput/diagnosis.py`, `checks.py`) reports each finding as a code, a
+severity and the values its words quote (`Finding.params`: numbers, cells, metric names, engine
+knobs, sub-part codes), with the code of a suggested change (`Finding.suggestion_code`). The CLI
+(`throughline throughput`, `export`, `whatif`), the GUI's diagnosis pane, the comparison PDF and
+the compare rows render them here, in the reader's language:
+
+- `finding_text(finding, lang)`: the finding as sentences;
+- `suggestion_text(finding, lang)`: what to change, or None;
+- `findings_text(findings, lang)`: the diagnosis as numbered paragraphs (what the CLI prints);
+- `severity_text(severity, lang)`.
+
+A finding kept with a run before findings had codes and values (#12) has no `params`: its stored
+English `message` and `suggestion` are shown as they are (`is_stored_text` says so). Numbers,
+units, metric names and engine flags stay as they are in every language.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from desktop_app.report.strings import LANGS, lookup
+
+__all__ = ["LANGS", "WORDS", "cell_text", "finding_text", "findings_text", "is_stored_text",
+           "severity_text", "suggestion_text"]
+
+WORDS = {
+    "en": {
+        # --- the text export's frame
+        "diagnosis": "Diagnosis:",
+        "nothing": "Diagnosis: nothing stands out.",
+        "suggestion": "Suggestion: {text}",
+        "sev_problem": "problem", "sev_warning": "warning", "sev_info": "info",
+        # --- shared pieces
+        "cell": "{input} in / {output} out / {load}",
+        "load_c": "c={c}", "load_rate": "{rate} req/s", "load_unknown": "load unknown",
+        "sep": "; ", "list": ", ",
+        # --- concurrency_cap
+        "concurrency_cap": "Requests queue: the server ran at most {cap} request{s} at once while "
+                           "up to {waiting} waited ({how}).",
+        "queue_from_metrics": "{metric} plateau at {cap}",
+        "running_gauge_any": "the server's running-requests gauge",
+        "queue_from_client_timeline": "inferred from the client's timeline: never more than "
+                                      "{cap} requests were decoding at once while the client "
+                                      "kept up to {load} in flight",
+        "cap_share": " At concurrency {c}, {share} % of TTFT at {input} tokens was waiting "
+                     "(queue time estimated as TTFT minus the 1-concurrent TTFT of {base}).",
+        "cap_matches": " That matches the server's max-num-seqs={n}.",
+        "raise_cap": "Raising {knob} lets more requests run at once but needs KV-cache memory: "
+                     "{cost}; each request's decode also slows as the batch grows.",
+        "cap_knob_any": "the server's limit on concurrent sequences (vLLM max-num-seqs, SGLang "
+                        "max-running-requests, llama.cpp --parallel)",
+        "knob": "{knob}",
+        "knob_slots": "{knob} (slots)",
+        "kv_full": "usage already peaks at {peak} %, so give the cache more memory too",
+        "kv_room": "usage peaks at {peak} %, so there is some room",
+        "kv_unknown": "check the KV-cache usage before raising it far",
+        # --- kv_cache_pressure
+        "kv_cache_pressure": "KV cache under pressure: {parts}.{cost}",
+        "kv_and": " and ",
+        "kv_usage": "usage peaked at {peak} %",
+        "kv_preempted_part": "the server preempted {n} request{s} ({where})",
+        "kv_where": "{n} in {cell}",
+        "kv_preempted": " A preempted request loses its cache and recomputes its prefill later: "
+                        "wasted GPU time and a latency spike for that request.",
+        "kv_near_full": " The next long request may not fit: the server will then preempt or "
+                        "queue it.",
+        "kv_relief": "Run fewer sequences at once or cap the context (max-model-len): fewer "
+                     "requests in flight means less throughput. Or give the cache more memory "
+                     "by raising gpu-memory-utilization{now}: it leaves less for other processes "
+                     "and too high a value fails at start-up.",
+        "kv_now": " (now {value})",
+        # --- prefill_slows_with_length
+        "prefill_slows_with_length": "At 1 concurrent request, prefill slows with prompt length: "
+                                     "{from_tps} tok/s at {from_tokens} tokens, {to_tps} at "
+                                     "{to_tokens} ({change}): attention makes each later prompt "
+                                     "token dearer.",
+        "shorter_prompts": "Shorter prompts (trim context, retrieve less) prefill faster per "
+                           "token.",
+        # --- ttft_linear
+        "ttft_linear": "TTFT grows about linearly with prompt length at 1 concurrent request: "
+                       "{slope} per 1k tokens (r = {r}){fixed}; {ttft} at {tokens} tokens.",
+        "ttft_fixed": ", plus about {fixed} fixed",
+        # --- decode_slows_with_batch
+        "decode_slows_with_batch": "Decode slows as more requests share the server: {rows}. "
+                                   "This is not queueing: decode speed is measured after the "
+                                   "first token, so waiting does not count; each decode step "
+                                   "serves more sequences and carries other requests' prefill "
+                                   "chunks.",
+        "decode_row": "for {input}-token prompts it fell from {alone} tok/s alone to {under} "
+                      "concurrent ({change})",
+        "decode_at": "{tps} at {c}",
+        "decode_cap": " With at most {cap} running, the batch stops growing there: further "
+                      "slowdown comes from the prefills sharing the steps.",
+        "fewer_at_once": "If each user's streaming speed matters more than total throughput, run "
+                         "fewer requests at once; a smaller {budget} keeps prefill chunks from "
+                         "stalling decodes, at the cost of slower prefill.",
+        "budget_any": "per-step token budget (vLLM max-num-batched-tokens, SGLang "
+                      "chunked-prefill-size, llama.cpp --ubatch-size)",
+        # --- prefill_drop_under_concurrency
+        "prefill_drop_under_concurrency": "Prefill tok/s per request (queueing included) falls "
+                                          "as concurrency rises: {means} concurrent against 1 "
+                                          "(mean over prompt lengths); worst {worst} for "
+                                          "{input}-token prompts at {c}.",
+        "prefill_at": "{change} at {c}",
+        "prefill_cap": " Most of it is time spent waiting for a slot (see the concurrency cap).",
+        # --- token_count_mismatch
+        "token_count_mismatch": "Prompt lengths missed their target: {n} request{s} in {cells} "
+                                "cell{cs} had server-counted prompt tokens more than 2 % off "
+                                "({detail}). Prefill rates for them are computed on the "
+                                "server's count.",
+        "mismatch_cell": "{n} of {count} in {cell}{served}",
+        "mismatch_served": ", server counted {served} on average",
+        "calibrate_prompts": "Use the server's /tokenize endpoint (or calibrate) so prompts hit "
+                             "their length; a chat template adds tokens the target does not "
+                             "count.",
+        # --- client_bound
+        "client_bound": "The benchmarking client itself was the bottleneck in {n} cell{s} "
+                        "({parts}). Latencies there are unreliable: each timestamp may be late "
+                        "by up to the loop lag, inflating TTFT and inter-token gaps by that much.",
+        "client_cell": "{cell}: event loop late by up to {max} ms (p99 {p99} ms{share}), {cpu} % "
+                       "of a core",
+        "client_share": ", {share} % of the median gap between tokens",
+        "client_others": " The client used little CPU itself, so other processes on this "
+                         "machine held the CPU (a server running on the same machine does).",
+        "split_client_load": "Send fewer concurrent requests per client process (split the load "
+                             "over processes) or run the client on a faster machine.",
+        "separate_client_machine": "Run the client on another machine than the server, or leave "
+                                   "the client a free core.",
+        # --- failures
+        "failures": "{failed} of {total} requests failed ({share} %): {parts}. Failed requests "
+                    "are left out of every latency and throughput figure.",
+        "count_of": "{n} {code}",
+        "cell_counts": "{cell}: {counts}",
+        "failure_hints": "{hints}",
+        "hint": "{cls}: {hint}",
+        "hint_timeout": "raise the first-byte timeout or send fewer requests at once",
+        "hint_connect": "check the server is up and reachable",
+        "hint_http_status": "the server refused requests (429/503 mean overload: lower the load)",
+        "hint_stream_cut": "the server cut streams (llama-cpp-python does when a new request "
+                           "arrives)",
+        "hint_malformed_stream": "the server's stream was not valid SSE/JSON, or passed a size, "
+                                 "line or nesting limit (the message names the limit's error "
+                                 "class)",
+        "hint_no_usage": "token counts are the client's own: the server sent no usage",
+        "hint_no_content": "the server completed streams without any content (choices null or "
+                           "missing)",
+        # --- goodput
+        "goodput": "Goodput (requests meeting your TTFT and TPOT targets) stays at or above "
+                   "{target} % {rows}.",
+        "goodput_up_to": "up to concurrency {c} for {input}-token prompts ({goodput} %)",
+        "goodput_none": "at no concurrency for {input}-token prompts (best {goodput} % at {c})",
+        "goodput_capacity": "Loosen the targets, shorten the prompts, or serve this load with "
+                            "more capacity.",
+        # --- implausible_counts
+        "implausible_counts": "The server reported numbers that cannot be true in {n} request{s}: "
+                              "{what} ({parts}). Impossible counts were replaced by the client's "
+                              "own (one token per content chunk); figures resting on a "
+                              "disagreeing usage are doubtful.",
+        "implausible_what": "{n} with {what}",
+        "implausible_negative_usage": "negative token counts in usage",
+        "implausible_absurd_usage": "token counts in usage above 10,000,000",
+        "implausible_usage_mismatch": "usage.completion_tokens more than 2x + 8 away from the "
+                                      "content chunks streamed",
+        "implausible_no_content": "streams that completed without any content",
+        "check_usage_reporting": "Check the server's usage reporting (and its streaming format) "
+                                 "before trusting its token counts.",
+    },
+    "zh": {
+        "diagnosis": "诊断：",
+        "nothing": "诊断：未发现明显问题。",
+        "suggestion": "建议：{text}",
+        "sev_problem": "问题", "sev_warning": "警告", "sev_info": "提示",
+        "cell": "输入 {input} / 输出 {output} / {load}",
+        "load_c": "并发 {c}", "load_rate": "{rate} 请求/秒", "load_unknown": "负载未知",
+        "sep": "；", "list": "、",
+        "concurrency_cap": "请求在排队：服务端最多只同时运行 {cap} 个请求，另有最多 {waiting} 个"
+                           "请求在等待（{how}）。",
+        "queue_from_metrics": "{metric} 稳定在 {cap}",
+        "running_gauge_any": "服务端的运行中请求数指标",
+        "queue_from_client_timeline": "根据客户端时间线推断：客户端最多保持 {load} 个请求在途，"
+                                      "而同时处于 Decode 阶段的请求从未超过 {cap} 个",
+        "cap_share": "在并发 {c} 下，{input} token 提示的 TTFT 中有 {share} % 是排队等待（排队时间"
+                     "按 TTFT 减去单并发 TTFT {base} 估算）。",
+        "cap_matches": "这与服务端的 max-num-seqs={n} 一致。",
+        "raise_cap": "调大{knob}可让更多请求同时运行，但需要更多 KV 缓存显存：{cost}；此外，"
+                     "批次变大后每个请求的 Decode 也会变慢。",
+        "cap_knob_any": "服务端的并发序列数上限（vLLM 的 max-num-seqs、SGLang 的 "
+                        "max-running-requests、llama.cpp 的 --parallel）",
+        "knob": " {knob} ",
+        "knob_slots": " {knob}（槽位数）",
+        "kv_full": "其使用率峰值已达 {peak} %，因此还需同时给缓存分配更多显存",
+        "kv_room": "其使用率峰值为 {peak} %，尚有一定余量",
+        "kv_unknown": "大幅调高之前请先查看 KV 缓存使用率",
+        "kv_cache_pressure": "KV 缓存压力大：{parts}。{cost}",
+        "kv_and": "，且",
+        "kv_usage": "使用率峰值达 {peak} %",
+        "kv_preempted_part": "服务端抢占了 {n} 个请求（{where}）",
+        "kv_where": "{cell}：{n} 个",
+        "kv_preempted": "被抢占的请求会丢失其 KV 缓存，之后须重新计算 Prefill：既浪费 GPU 时间，"
+                        "也会使该请求的延迟陡增。",
+        "kv_near_full": "下一个长请求可能放不下：届时服务端会抢占它或让它排队。",
+        "kv_relief": "减少同时运行的序列数，或限制上下文长度（max-model-len）：在途请求变少，"
+                     "吞吐也会随之下降。也可以调高 gpu-memory-utilization{now}，给缓存更多显存："
+                     "留给其他进程的显存会变少，设得过高还会导致启动失败。",
+        "kv_now": "（当前为 {value}）",
+        "prefill_slows_with_length": "单并发下，Prefill 速度随提示长度增加而下降：{from_tokens} "
+                                     "token 时为 {from_tps} tok/s，{to_tokens} token 时为 "
+                                     "{to_tps} tok/s（{change}）：注意力计算使越靠后的提示 token "
+                                     "代价越高。",
+        "shorter_prompts": "缩短提示（精简上下文、减少检索内容）可提高每个 token 的 Prefill 速度。",
+        "ttft_linear": "单并发下，TTFT 随提示长度大致线性增长：每 1k token 约 {slope}"
+                       "（r = {r}）{fixed}；{tokens} token 时为 {ttft}。",
+        "ttft_fixed": "，另有约 {fixed} 的固定开销",
+        "decode_slows_with_batch": "更多请求共享服务端时，Decode 变慢：{rows}。这不是排队造成的："
+                                   "Decode 速度从第一个 token 之后才开始计算，等待时间不计入；"
+                                   "变慢是因为每个 Decode 步要服务更多序列，还要捎带其他请求的"
+                                   "Prefill 分块。",
+        "decode_row": "{input} token 提示单独运行时为 {alone} tok/s，{under}（{change}）",
+        "decode_at": "并发 {c} 时降到 {tps}",
+        "decode_cap": "由于最多只有 {cap} 个请求同时运行，批次在此不再增大：进一步的变慢来自"
+                      "共享 Decode 步的 Prefill。",
+        "fewer_at_once": "如果每个用户的流式输出速度比总吞吐更重要，就减少同时运行的请求；调小"
+                         "{budget}可避免 Prefill 分块拖慢 Decode，代价是 Prefill 变慢。",
+        "budget_any": "每步 token 预算（vLLM 的 max-num-batched-tokens、SGLang 的 "
+                      "chunked-prefill-size、llama.cpp 的 --ubatch-size）",
+        "prefill_drop_under_concurrency": "单请求 Prefill tok/s（含排队时间）随并发升高而下降："
+                                          "相对单并发，{means}（各提示长度的平均值）；最差为 "
+                                          "{input} token 提示在并发 {c} 下的 {worst}。",
+        "prefill_at": "并发 {c} 时 {change}",
+        "prefill_cap": "其中大部分是等待空闲槽位的时间（见并发上限）。",
+        "token_count_mismatch": "提示长度未达目标：{cells} 个单元中有 {n} 个请求的服务端统计提示 "
+                                "token 数与目标相差超过 2 %（{detail}）。这些请求的 Prefill 速率"
+                                "按服务端的计数计算。",
+        "mismatch_cell": "{cell}：{count} 个中 {n} 个{served}",
+        "mismatch_served": "，服务端平均计为 {served}",
+        "calibrate_prompts": "使用服务端的 /tokenize 接口（或先做校准），使提示达到目标长度；"
+                             "对话模板会额外加入目标长度未计入的 token。",
+        "client_bound": "压测客户端自身在 {n} 个单元中成为瓶颈（{parts}）。这些单元的延迟不可靠："
+                        "每个时间戳最多可能晚一个事件循环延迟，TTFT 和 token 间隔会因此虚高"
+                        "同样的量。",
+        "client_cell": "{cell}：事件循环最多延迟 {max} ms（p99 {p99} ms{share}），占用单核 "
+                       "{cpu} %",
+        "client_share": "，为 token 间隔中位数的 {share} %",
+        "client_others": "客户端自身占用的 CPU 很少，说明是本机其他进程占用了 CPU（与客户端同机"
+                         "运行的服务端就会这样）。",
+        "split_client_load": "减少每个客户端进程的并发请求数（把负载分摊到多个进程），或在更快"
+                             "的机器上运行客户端。",
+        "separate_client_machine": "让客户端与服务端运行在不同的机器上，或给客户端留出一个空闲"
+                                   "的 CPU 核。",
+        "failures": "{total} 个请求中有 {failed} 个失败（{share} %）：{parts}。失败的请求不计入"
+                    "任何延迟和吞吐指标。",
+        "count_of": "{code} {n} 个",
+        "cell_counts": "{cell}：{counts}",
+        "failure_hints": "{hints}",
+        "hint": "{cls}：{hint}",
+        "hint_timeout": "调大首字节超时，或减少同时发送的请求",
+        "hint_connect": "检查服务端是否已启动且可以访问",
+        "hint_http_status": "服务端拒绝了请求（429/503 表示过载：请降低负载）",
+        "hint_stream_cut": "服务端中断了流式响应（llama-cpp-python 在新请求到达时会这样做）",
+        "hint_malformed_stream": "服务端的流不是有效的 SSE/JSON，或超出了大小、行长或嵌套深度"
+                                 "限制（错误信息中给出了该限制的错误类型）",
+        "hint_no_usage": "token 数为客户端自行统计：服务端没有返回 usage",
+        "hint_no_content": "服务端结束了流式响应，却没有返回任何内容（choices 为 null 或缺失）",
+        "goodput": "有效吞吐（goodput，即同时满足 TTFT 和 TPOT 目标的请求占比）保持在 "
+                   "{target} % 及以上的负载：{rows}。",
+        "goodput_up_to": "{input} token 提示最高到并发 {c}（{goodput} %）",
+        "goodput_none": "{input} token 提示在任何并发下都达不到（最高为并发 {c} 时的 "
+                        "{goodput} %）",
+        "goodput_capacity": "放宽目标、缩短提示，或用更多算力承载这一负载。",
+        "implausible_counts": "服务端在 {n} 个请求中报告了不可能成立的数值：{what}（{parts}）。"
+                              "不可能的计数已替换为客户端自己的统计（每个内容块计一个 "
+                              "token）；依赖不一致 usage 的指标均值得怀疑。",
+        "implausible_what": "{what}：{n} 个",
+        "implausible_negative_usage": "usage 中的 token 数为负",
+        "implausible_absurd_usage": "usage 中的 token 数超过 10,000,000",
+        "implausible_usage_mismatch": "usage.completion_tokens 与流式返回的内容块数相差超过 "
+                                      "2 倍 + 8",
+        "implausible_no_content": "流式响应结束时没有任何内容",
+        "check_usage_reporting": "在信任服务端的 token 计数之前，先检查它的 usage 上报（以及流式"
+                                 "格式）。",
+    },
+}
+
+
+def _w(lang: str, key: str, /, **values) -> str:
+    return lookup(WORDS, lang, key, **values)
+
+
+# --- numbers, as every language writes them ---------------------------------------------------
+
+def _pct(fraction: float) -> str:
+    return f"{fraction * 100:+.0f} %"
+
+
+def _pct0(fraction: float) -> str:
+    return f"{fraction * 100:.0f}"
+
+
+def _tps(x: float) -> str:
+    return f"{x:.1f}" if x < 100 else f"{x:.0f}"
+
+
+def _secs(x: float) -> str:
+    return f"{x:.1f} s" if abs(x) >= 1 else f"{x * 1000:.0f} ms"
+
+
+def _s(n: int) -> str:
+    """English plural ending (the Chinese words do not use it)."""
+    return "" if n == 1 else "s"
+
+
+def cell_text(cell: dict, lang: str = "en") -> str:
+    """A cell's shape ({"input_tokens", "output_tokens", "concurrency", "request_rate"}) as a
+    finding quotes it: "512 in / 64 out / c=4"."""
+    if cell.get("concurrency") is not None:
+        load = _w(lang, "load_c", c=cell["concurrency"])
+    elif cell.get("request_rate") is not None:
+        load = _w(lang, "load_rate", rate=f"{cell['request_rate']:g}")
+    else:
+        load = _w(lang, "load_unknown")
+    return _w(lang, "cell", input=cell.get("input_tokens"), output=cell.get("output_tokens"),
+              load=load)
+
+
+def _counts(lang: str, counts: dict) -> str:
+    return _w(lang, "list").join(_w(lang, "count_of", n=n, code=code)
+                                 for code, n in counts.items())
+
+
+def _cell_counts(lang: str, cells: list, key: str) -> str:
+    return _w(lang, "sep").join(_w(lang, "cell_counts", cell=cell_text(c["cell"], lang),
+                                   counts=_counts(lang, c[key])) for c in cells)
+
+
+def _knob(lang: str, knob: str | None, generic: str) -> str:
+    if knob is None:
+        return _w(lang, generic)
+    return _w(lang, "knob_slots" if knob == "--parallel" else "knob", knob=knob)
+
+
+# --- each finding's sentences -----------------------------------------------------------------
+
+def _concurrency_cap(lang: str, p: dict) -> str:
+    cap = p["cap"]
+    how = _w(lang, p["how"], cap=cap, load=p.get("max_client_concurrency"),
+             metric=p.get("metric") or _w(lang, "running_gauge_any"))
+    out = _w(lang, "concurrency_cap", cap=cap, s=_s(cap), waiting=p["max_waiting"], how=how)
+    share = p.get("queue_share")
+    if share:
+        out += _w(lang, "cap_share", c=share["concurrency"], share=_pct0(share["share"]),
+                  input=share["input_tokens"], base=_secs(share["baseline_ttft_s"]))
+    if p.get("matches_max_num_seqs") is not None:
+        out += _w(lang, "cap_matches", n=p["matches_max_num_seqs"])
+    return out
+
+
+def _raise_cap(lang: str, p: dict) -> str:
+    peak = p.get("kv_cache_peak")
+    cost = _w(lang, p["kv_cost"], peak=None if peak is None else _pct0(peak))
+    return _w(lang, "raise_cap", knob=_knob(lang, p.get("knob"), "cap_knob_any"), cost=cost)
+
+
+def _kv_cache_pressure(lang: str, p: dict) -> str:
+    parts = []
+    if p.get("kv_cache_peak") is not None:
+        parts.append(_w(lang, "kv_usage", peak=_pct0(p["kv_cache_peak"])))
+    if p.get("preempted_cells"):
+        n = p["preemptions"]
+        where = _w(lang, "list").join(_w(lang, "kv_where", n=c["n"],
+                                         cell=cell_text(c["cell"], lang))
+                                      for c in p["preempted_cells"])
+        parts.append(_w(lang, "kv_preempted_part", n=n, s=_s(n), where=where))
+    return _w(lang, "kv_cache_pressure", parts=_w(lang, "kv_and").join(parts),
+              cost=_w(lang, p["cost"]))
+
+
+def _kv_relief(lang: str, p: dict) -> str:
+    gmu = p.get("gpu_memory_utilization")
+    now = _w(lang, "kv_now", value=gmu) if gmu is not None else ""
+    return _w(lang, "kv_relief", now=now)
+
+
+def _prefill_slows_with_length(lang: str, p: dict) -> str:
+    return _w(lang, "prefill_slows_with_length", from_tps=_tps(p["from_tps"]),
+              from_tokens=p["from_tokens"], to_tps=_tps(p["to_tps"]), to_tokens=p["to_tokens"],
+              change=_pct(p["change"]))
+
+
+def _ttft_linear(lang: str, p: dict) -> str:
+    fixed = (_w(lang, "ttft_fixed", fixed=_secs(p["fixed_s"]))
+             if p.get("fixed_s") is not None else "")
+    return _w(lang, "ttft_linear", slope=_secs(p["slope_s_per_1k_tokens"]),
+              r=f"{p['pearson_r']:.3f}", fixed=fixed, ttft=_secs(p["longest_ttft_s"]),
+              tokens=p["longest_tokens"])
+
+
+def _decode_slows_with_batch(lang: str, p: dict) -> str:
+    rows = _w(lang, "sep").join(
+        _w(lang, "decode_row", input=r["input_tokens"], alone=_tps(r["alone_tps"]),
+           under=_w(lang, "list").join(_w(lang, "decode_at", tps=_tps(v), c=c)
+                                       for c, v in r["under"]),
+           change=_pct(r["change"]))
+        for r in p["rows"])
+    out = _w(lang, "decode_slows_with_batch", rows=rows)
+    if p.get("cap") is not None:
+        out += _w(lang, "decode_cap", cap=p["cap"])
+    return out
+
+
+def _fewer_at_once(lang: str, p: dict) -> str:
+    return _w(lang, "fewer_at_once", budget=_knob(lang, p.get("budget_knob"), "budget_any"))
+
+
+def _prefill_drop(lang: str, p: dict) -> str:
+    means = _w(lang, "list").join(_w(lang, "prefill_at", change=_pct(m), c=c)
+                                  for c, m in p["mean_change_by_concurrency"])
+    out = _w(lang, "prefill_drop_under_concurrency", means=means,
+             worst=_pct(p["worst_change"]), input=p["worst_input_tokens"],
+             c=p["worst_concurrency"])
+    if p.get("capped"):
+        out += _w(lang, "prefill_cap")
+    return out
+
+
+def _token_count_mismatch(lang: str, p: dict) -> str:
+    detail = _w(lang, "sep").join(
+        _w(lang, "mismatch_cell", n=d["mismatches"], count=d["requests"],
+           cell=cell_text(d["cell"], lang),
+           served=(_w(lang, "mismatch_served", served=f"{d['served_mean']:.0f}")
+                   if d.get("served_mean") is not None else ""))
+        for d in p["detail"])
+    n, cells = p["requests"], p["cells"]
+    return _w(lang, "token_count_mismatch", n=n, s=_s(n), cells=cells, cs=_s(cells),
+              detail=detail)
+
+
+def _client_bound(lang: str, p: dict) -> str:
+    parts = _w(lang, "sep").join(
+        _w(lang, "client_cell", cell=cell_text(c["cell"], lang),
+           max=f"{c['loop_lag_max_ms']:.0f}", p99=f"{c['loop_lag_p99_ms']:.0f}",
+           cpu=f"{c['cpu_percent']:.0f}",
+           share=(_w(lang, "client_share", share=_pct0(c["lag_share_of_itl"]))
+                  if c.get("lag_share_of_itl") else ""))
+        for c in p["cells"])
+    n = len(p["cells"])
+    out = _w(lang, "client_bound", n=n, s=_s(n), parts=parts)
+    if p.get("other_processes"):
+        out += _w(lang, "client_others")
+    return out
+
+
+def _failures(lang: str, p: dict) -> str:
+    return _w(lang, "failures", failed=p["failed"], total=p["requests"],
+              share=_pct0(p["share"]), parts=_cell_counts(lang, p["cells"], "by_class"))
+
+
+def _failure_hints(lang: str, p: dict) -> str:
+    return _w(lang, "failure_hints", hints=_w(lang, "sep").join(
+        _w(lang, "hint", cls=cls, hint=_w(lang, f"hint_{cls}")) for cls in p["hint_classes"]))
+
+
+def _goodput(lang: str, p: dict) -> str:
+    rows = []
+    for r in p["rows"]:
+        if r.get("best_concurrency") is not None:
+            rows.append(_w(lang, "goodput_up_to", c=r["best_concurrency"],
+                           input=r["input_tokens"], goodput=_pct0(r["goodput"])))
+        else:
+            rows.append(_w(lang, "goodput_none", c=r["top_concurrency"],
+                           input=r["input_tokens"], goodput=_pct0(r["goodput"])))
+    return _w(lang, "goodput", target=_pct0(p["target"]), rows=_w(lang, "sep").join(rows))
+
+
+def _implausible(lang: str, p: dict) -> str:
+    table = WORDS.get(lang, WORDS["en"])
+    what = _w(lang, "sep").join(
+        _w(lang, "implausible_what", n=n,
+           what=_w(lang, f"implausible_{code}") if f"implausible_{code}" in table else code)
+        for code, n in p["by_code"].items())
+    n = p["requests"]
+    return _w(lang, "implausible_counts", n=n, s=_s(n), what=what,
+              parts=_cell_counts(lang, p["cells"], "by_code"))
+
+
+_FINDINGS: dict[str, Callable[[str, dict], str]] = {
+    "concurrency_cap": _concurrency_cap,
+    "kv_cache_pressure": _kv_cache_pressure,
+    "prefill_slows_with_length": _prefill_slows_with_length,
+    "ttft_linear": _ttft_linear,
+    "decode_slows_with_batch": _decode_slows_with_batch,
+    "prefill_drop_under_concurrency": _prefill_drop,
+    "token_count_mismatch": _token_count_mismatch,
+    "client_bound": _client_bound,
+    "failures": _failures,
+    "goodput": _goodput,
+    "implausible_counts": _implausible,
+}
+_SUGGESTIONS: dict[str, Callable[[str, dict], str]] = {
+    "raise_cap": _raise_cap,
+    "kv_relief": _kv_relief,
+    "fewer_at_once": _fewer_at_once,
+    "failure_hints": _failure_hints,
+}
+
+
+# --- the public functions -----------------------------------------------------------------------
+
+def is_stored_text(finding) -> bool:
+    """Whether `finding` was kept as English text (a run diagnosed before #12): no values to
+    render, a stored `message` to show as it is."""
+    return not finding.params and bool(finding.message)
+
+
+def finding_text(finding, lang: str = "en") -> str:
+    """A `Finding` as sentences in `lang` ("en" or "zh"); a finding kept as English text
+    before #12 (or one the words cannot render) shows its stored message, else its code."""
+    if not is_stored_text(finding):
+        render = _FINDINGS.get(finding.code)
+        if render is not None:
+            try:
+                return render(lang, finding.params)
+            except (KeyError, TypeError, ValueError, IndexError):
+                pass  # values of a shape these words do not know: the stored text, if any
+    return finding.message or finding.code
+
+
+def suggestion_text(finding, lang: str = "en") -> str | None:
+    """What the finding suggests changing, with its cost, in `lang`; None without one. A
+    finding kept as English text before #12 shows its stored suggestion."""
+    code = finding.suggestion_code
+    if code is not None and not is_stored_text(finding):
+        render = _SUGGESTIONS.get(code)
+        try:
+            return render(lang, finding.params) if render else _w(lang, code)
+        except (KeyError, TypeError, ValueError, IndexError):
+            pass
+    return finding.suggestion
+
+
+def severity_text(severity: str, lang: str = "en") -> str:
+    """"problem", "warning" or "info" in `lang` (an unknown severity as it is)."""
+    key = f"sev_{severity}"
+    return _w(lang, key) if key in WORDS["en"] else severity
+
+
+def findings_text(findings: Sequence, lang: str = "en") -> str:
+    """The diagnosis as numbered paragraphs, as `throughline throughput` prints it."""
+    if not findings:
+        return _w(lang, "nothing")
+    lines = [_w(lang, "diagnosis")]
+    for n, f in enumerate(findings, 1):
+        lines.append(f"{n}. [{severity_text(f.severity, lang)}] {finding_text(f, lang)}")
+        suggestion = suggestion_text(f, lang)
+        if suggestion:
+            lines.append("   " + _w(lang, "suggestion", text=suggestion))
+    return "\n".join(lines)
