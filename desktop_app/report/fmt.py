@@ -91,6 +91,8 @@ SIMULATED_PREFIX = "simulated "  # how a run on the built-in simulator stores it
 def engine_label(engine: str, lang: str) -> str:
     """A run's engine as the report shows it: "vllm", or for the built-in simulator (stored as
     "simulated vllm") "vllm (simulated)" / "vllm（模拟）"; empty stays empty."""
+    if not engine:
+        return ""
     if engine.startswith(SIMULATED_PREFIX):
         return text(lang, "engine_simulated", engine=engine.removeprefix(SIMULATED_PREFIX))
     return engine

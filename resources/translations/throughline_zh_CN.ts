@@ -62,6 +62,14 @@
         <translation>输出</translation>
     </message>
     <message>
+        <source>vs c=1</source>
+        <translation>相对 c=1</translation>
+    </message>
+    <message>
+        <source>Output tok/s</source>
+        <translation>输出 tok/s</translation>
+    </message>
+    <message>
         <source>notes</source>
         <translation>备注</translation>
     </message>
@@ -2233,6 +2241,10 @@
     <message>
         <source>fit decode</source>
         <translation>拟合 Decode</translation>
+    </message>
+    <message>
+        <source>Output tok/s</source>
+        <translation>输出 tok/s</translation>
     </message>
     <message>
         <source>fitted model against measured: predicted / measured - 1</source>

@@ -207,7 +207,7 @@ def test_comparing_two_throughput_runs_aligns_their_cells_and_overlays_charts(pa
                   ("4096", "c=1"), ("4096", "c=4")]
     assert model.columnCount() == 3 + 3 * 2
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(3, 9)]
-    assert headers[0].endswith("prefill tok/s") and headers[2].endswith("TTFT p50 ms")
+    assert headers[0].endswith("Prefill tok/s") and headers[2].endswith("TTFT p50 ms")
     runs = [r.info.id for r in model.runs()]
     a_prefill = 3 + 3 * runs.index(ids["tp_a"])
     b_prefill = 3 + 3 * runs.index(ids["tp_b"])

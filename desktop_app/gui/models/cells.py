@@ -26,7 +26,8 @@ _C = "CellTableModel"  # the translation context of the headers (lupdate wants i
 COLUMNS = (QT_TRANSLATE_NOOP("CellTableModel", "input"),
            QT_TRANSLATE_NOOP("CellTableModel", "load"),
            QT_TRANSLATE_NOOP("CellTableModel", "output"), "ok/n", "TTFT p50 s", "TTFT p90 s",
-           "prefill tok/s", "vs c1", "decode tok/s", "TPOT ms", "out tok/s",
+           "Prefill tok/s", QT_TRANSLATE_NOOP("CellTableModel", "vs c=1"), "Decode tok/s",
+           "TPOT ms", QT_TRANSLATE_NOOP("CellTableModel", "Output tok/s"),
            QT_TRANSLATE_NOOP("CellTableModel", "notes"))
 _TIPS = (
     QT_TRANSLATE_NOOP("CellTableModel", "prompt length (tokens)"),

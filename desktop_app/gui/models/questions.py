@@ -26,7 +26,7 @@ from desktop_app.core.sqleval.export import failure_class
 from desktop_app.core.sqleval.types import JUDGE_MODES, TIERS
 from desktop_app.gui.i18n import translate
 from desktop_app.gui.widgets.summary import report_language
-from desktop_app.report.judge_words import failure_class_text
+from desktop_app.report.judge_words import JudgeWords, failure_class_text
 
 if TYPE_CHECKING:
     from desktop_app.core.sqleval.records import StoredQuestion
@@ -175,7 +175,9 @@ class QuestionTableModel(QAbstractTableModel):
 
     # ---- Qt
     def _headers(self) -> tuple[str, ...]:
-        return _HEAD + tuple(j.capitalize() for j in self.judges) + _TAIL
+        # Judges by the report's names (strict / 严格), as the PDF and the Inspector say them.
+        words = JudgeWords(report_language())
+        return _HEAD + tuple(words.judge(j).capitalize() for j in self.judges) + _TAIL
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008
         return 0 if parent.isValid() else len(self._rows)
@@ -213,7 +215,9 @@ class QuestionTableModel(QAbstractTableModel):
                 return row.tier
             if in_judges:
                 verdict = self._raw(row, column)
-                return {1: "PASS", 0: "FAIL"}.get(verdict, row.status or "-")
+                if verdict in (0, 1):
+                    return JudgeWords(report_language()).outcome(bool(verdict))
+                return row.status or "-"
             if column == len(_HEAD) + len(self.judges):  # the code in words (English: code)
                 return failure_class_text(row.failure_class, report_language())
             if column == self.columnCount() - 1:

@@ -30,6 +30,8 @@ from desktop_app.core.stats import Estimate
 from desktop_app.core.throughput.records import StoredCell, ThroughputRun
 from desktop_app.gui.i18n import status_text, translate
 from desktop_app.gui.widgets.summary import report_language
+from desktop_app.report.fmt import engine_label
+from desktop_app.report.judge_words import JudgeWords
 from desktop_app.report.verdicts import render_row, row_label
 from desktop_app.report.verdicts import value_text as dim_value_text
 
@@ -143,7 +145,7 @@ class RunsTableModel(QAbstractTableModel):
             name = run.name + (" \u270e" if run.notes else "")  # a pencil: a note to hover for
             return (str(run.id), status_text(run.kind), name, status_text(run.status),
                     format_started(run.started_at), format_duration(duration_s(run)),
-                    run.model, run.engine, run.endpoint)[column]
+                    run.model, engine_label(run.engine, report_language()), run.endpoint)[column]
         if role == Qt.ItemDataRole.ForegroundRole and column == 3:
             return STATUS_FG.get(run.status)
         if role == Qt.ItemDataRole.FontRole and column == self.COL_NAME:
@@ -188,8 +190,8 @@ class ThroughputComparisonModel(QAbstractTableModel):
     run a group of prefill tok/s (mean), decode tok/s (mean) and TTFT p50 (ms); a hover shows
     a value's 95 % interval."""
 
-    GROUP = (("prefill tok/s", "prefill", 1, ".0f"),
-             ("decode tok/s", "decode", 1, ".1f"),
+    GROUP = (("Prefill tok/s", "prefill", 1, ".0f"),
+             ("Decode tok/s", "decode", 1, ".1f"),
              ("TTFT p50 ms", "ttft", 1000, ".0f"))
     KEYS = (QT_TRANSLATE_NOOP("CellTableModel", "input"),
             QT_TRANSLATE_NOOP("CellTableModel", "load"),
@@ -303,7 +305,7 @@ def _verdict_text(questions: list[StoredQuestion], judge: str) -> str:
         outcome = questions[0].outcome(judge)
         if outcome is None:  # unfinished (or not judged by this judge): not a failure
             return status_text(questions[0].status or "—")
-        return "PASS" if outcome else "FAIL"
+        return JudgeWords(report_language()).outcome(outcome)
     return pass_count(q.outcome(judge) for q in questions).text  # several epochs
 
 
@@ -360,7 +362,9 @@ class SqlComparisonModel(QAbstractTableModel):
             return None
         if section < 2:
             return (self.tr("question"), self.tr("tier"))[section]
-        return f"{self._runs[section - 2].info.label}\nstrict / tolerant"
+        words = JudgeWords(report_language())
+        return (f"{self._runs[section - 2].info.label}\n"
+                + " / ".join(words.judge(j) for j in self.JUDGES))
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -431,7 +435,8 @@ class SqlTierSummaryModel(QAbstractTableModel):
         if section == 0:
             return translate("SqlComparisonModel", "tier")
         run_index, judge = divmod(section - 1, len(self.JUDGES))
-        return f"#{self._runs[run_index].info.id}\n{self.JUDGES[judge]}"
+        return (f"#{self._runs[run_index].info.id}\n"
+                + JudgeWords(report_language()).judge(self.JUDGES[judge]))
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():

@@ -54,7 +54,9 @@ from desktop_app.gui.models.questions import (
 )
 from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.widgets.column_fit import ColumnFitter
+from desktop_app.gui.widgets.summary import report_language
 from desktop_app.gui.widgets.tier_chart import TierChart
+from desktop_app.report.judge_words import JudgeWords
 
 KEY_FORM = "sql_agent/form"
 KEY_SPLITTER = "sql_agent/splitter"
@@ -223,7 +225,8 @@ class SqlAgentPage(QWidget):
         mform = QFormLayout(model_group)
         mform.addRow(self.tr("Model"), self.model_combo)
 
-        self.judge_boxes = {j: QCheckBox(j) for j in JUDGE_MODES}
+        words = JudgeWords(report_language())
+        self.judge_boxes = {j: QCheckBox(words.judge(j)) for j in JUDGE_MODES}
         judge_row = QHBoxLayout()
         for box in self.judge_boxes.values():
             box.setChecked(True)
@@ -724,7 +727,8 @@ class SqlAgentPage(QWidget):
         # passed / judged per judge (the rule of every view); questions a stopped run never
         # finished are counted apart, never as failures.
         counts = {j: self.model.pass_count(j) for j in judges}
-        parts = [f"{j} {c.text}" for j, c in counts.items()]
+        words = JudgeWords(report_language())
+        parts = [f"{words.judge(j)} {c.text}" for j, c in counts.items()]
         unfinished = max((c.unfinished for c in counts.values()), default=0)
         if unfinished:
             parts[-1] += self.tr("; {count} unfinished").format(count=unfinished)

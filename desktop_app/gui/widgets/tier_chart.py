@@ -96,8 +96,12 @@ class TierChart(QWidget):
         self._dirty = True
 
     def _show_key(self) -> None:
-        key = " &nbsp; ".join(f"<span style='color:{JUDGE_COLORS[j]}'>&#9632;</span> {j}"
-                              for j in self.judges)
+        from desktop_app.gui.widgets.summary import report_language
+        from desktop_app.report.judge_words import JudgeWords
+
+        words = JudgeWords(report_language())
+        key = " &nbsp; ".join(f"<span style='color:{JUDGE_COLORS[j]}'>&#9632;</span> "
+                              f"{words.judge(j)}" for j in self.judges)
         self.key_label.setText(self.tr("By tier, per question. Pass rate per judge: {key}")
                                .format(key=key))
 

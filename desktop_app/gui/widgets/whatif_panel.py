@@ -40,8 +40,8 @@ from desktop_app.gui.widgets.live_chart import PALETTE, tick_label
 _ERROR_STYLE = "color: #b00020;"
 _FIGURES = (  # chart key, title, how a cell summary gives it, y units
     ("ttft", "TTFT p50", lambda s: s.ttft_s and s.ttft_s.p50, "s"),
-    ("prefill", "prefill tok/s", lambda s: s.prefill_tps and s.prefill_tps.mean, None),
-    ("decode", "decode tok/s", lambda s: s.decode_tps and s.decode_tps.mean, None),
+    ("prefill", "Prefill tok/s", lambda s: s.prefill_tps and s.prefill_tps.mean, None),
+    ("decode", "Decode tok/s", lambda s: s.decode_tps and s.decode_tps.mean, None),
 )
 
 
@@ -203,7 +203,7 @@ class WhatifPanel(QWidget):
         self.table.horizontalHeader().setStretchLastSection(True)
         headers = [self.tr("input"), self.tr("load"), self.tr("fit TTFT"),
                    self.tr("fit prefill"), self.tr("fit decode"), "TTFT p50 s", "",
-                   "prefill tok/s", "", "decode tok/s", "", "out tok/s", ""]
+                   "Prefill tok/s", "", "Decode tok/s", "", self.tr("Output tok/s"), ""]
         self.table.setColumnCount(len(headers))
         self.table.setHorizontalHeaderLabels(headers)
         tip = self.tr("fitted model against measured: predicted / measured - 1")
