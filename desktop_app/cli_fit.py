@@ -28,7 +28,7 @@ _WORDS = {
         "worst": "worst: TTFT {ttft}, prefill {prefill}, decode {decode}\n",
         "whatif": "\nWhat if {what} (fitted model before -> after, virtual time):\n",
         "whatif_head": "input  load  TTFT p50 s            decode tok/s/req      output tok/s\n",
-        "extrapolated": "Extrapolated: the sweep never ran more than {n} requests at once, so the "
+        "extrapolated": "Extrapolated: the sweep measured batches of at most {n} requests, so the "
                         "decode cost of larger batches is the fitted line carried past what was "
                         "measured (how well that held on a real engine: docs/WHATIF.md).\n",
         "unlimited": "unlimited",
@@ -43,7 +43,7 @@ _WORDS = {
         "worst": "最差：TTFT {ttft}，Prefill {prefill}，Decode {decode}\n",
         "whatif": "\n假如 {what}（拟合模型，调整前 -> 调整后，虚拟时间）：\n",
         "whatif_head": "输入   并发  TTFT p50 s            单请求 Decode tok/s   输出 tok/s\n",
-        "extrapolated": "外推：压测中同时运行的请求从未超过 {n} 个，更大批次的 Decode 开销是把拟合直线"
+        "extrapolated": "外推：压测实测的批次最多为 {n} 个请求，更大批次的 Decode 开销是把拟合直线"
                         "延伸到实测范围之外得到的（在真实引擎上的准确度见 docs/WHATIF.md）。\n",
         "unlimited": "无上限",
         "src_server": "服务端", "src_sweep": "压测", "src_assumed": "假定", "src_fit": "拟合",

@@ -106,17 +106,19 @@ class Fit:
     profile: Profile
     params: tuple[FitParam, ...]
     errors: tuple[CellError, ...]
-    # The most requests the sweep saw running at once (its cap, or its largest concurrency):
-    # the decode cost of a larger batch is the fitted line carried past what was measured.
+    # The most requests the sweep saw running at once (its cap, or its largest concurrency),
+    # and its largest concurrency: the decode cost of a larger batch is the fitted line carried
+    # past what was measured.
     measured_batch: int = 0
+    max_concurrency: int = 0
 
     def extrapolated_batch(self, changes: Mapping[str, float]) -> int | None:
-        """`measured_batch` when `changes` let more requests run at once than the sweep ever
-        saw (a prediction resting on extrapolation, to be said beside it), else None."""
+        """`measured_batch` when `changes` let the sweep's cells run more requests at once than
+        it ever saw (a prediction resting on extrapolation, to be said beside it), else None."""
         seqs = changes.get("max_num_seqs")
-        if seqs is not None and self.measured_batch and seqs > self.measured_batch:
-            return self.measured_batch
-        return None
+        if seqs is None or not self.measured_batch:
+            return None
+        return self.measured_batch if min(seqs, self.max_concurrency) > self.measured_batch else None
 
     def worst(self, figure: str) -> float | None:
         """The largest absolute relative error of `figure` (ttft, prefill, decode)."""
@@ -283,8 +285,8 @@ def fit_profile(cells: Sequence[MeasuredCell], settings: Mapping | None = None, 
         "needs three prompt lengths or more at concurrency 1",
         "" if math.isfinite(profile.prefill_ctx_slowdown_tokens) else "needs_lengths"))
     fitted.append(FitParam("decode_per_ctx_token_s", profile.decode_per_ctx_token_s, "fit"))
-    batch = min(seqs, max(c.concurrency for c in cells))
-    return Fit(profile, tuple(params + fitted), tuple(_errors(profile, cells)), batch)
+    top = max(c.concurrency for c in cells)
+    return Fit(profile, tuple(params + fitted), tuple(_errors(profile, cells)), min(seqs, top), top)
 
 
 def _mean(summary: CellSummary, name: str) -> float | None:

@@ -32,6 +32,9 @@ EN = {
     "suggested": "The diagnosis suggests raising {setting} from {before} to {after}; the model "
                  "predicts per cell:",
     "no_suggestion": "The diagnosis suggests no setting the model can try; the fit per cell:",
+    "extrapolated": "Extrapolated: the sweep measured batches of at most {n} requests, so the "
+                    "decode cost of larger batches is the fitted line carried past what was "
+                    "measured (docs/WHATIF.md says how well that held on llama.cpp).",
     "col_input": "Prompt tokens", "col_load": "Concurrency",
     "col_fit": "Fit error TTFT / prefill / decode",
     "col_ttft": "TTFT p50", "col_decode": "Decode tok/s per request",
@@ -61,6 +64,8 @@ ZH = {
     "not_identified": "此次扫描无法确定：",
     "suggested": "诊断建议将 {setting} 从 {before} 提高到 {after}；模型对各单元的预测：",
     "no_suggestion": "诊断没有提出模型可以尝试的设置；各单元的拟合：",
+    "extrapolated": "外推：压测实测的批次最多为 {n} 个请求，更大批次的 Decode 开销是把拟合直线"
+                    "延伸到实测范围之外得到的（在 llama.cpp 上的准确度见 docs/WHATIF.md）。",
     "col_input": "提示 token 数", "col_load": "并发数",
     "col_fit": "拟合误差 TTFT / Prefill / Decode",
     "col_ttft": "TTFT p50", "col_decode": "每请求 Decode tok/s",
@@ -143,6 +148,9 @@ def _run(run, lang: str) -> list[str]:
         out.append("<p>" + _t(lang, "suggested", setting=setting,
                               before=f"{getattr(fit.profile, setting):,}",
                               after=f"{after:,}") + "</p>")
+        beyond = fit.extrapolated_batch(changes)
+        if beyond is not None:
+            out.append(f'<p style="color:#a04000">{_t(lang, "extrapolated", n=beyond)}</p>')
     else:
         out.append("<p>" + _t(lang, "no_suggestion") + "</p>")
     errors = {(e.input_tokens, e.concurrency): e for e in fit.errors}

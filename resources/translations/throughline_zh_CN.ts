@@ -2330,5 +2330,9 @@
         <source>not identified: needs three prompt lengths or more at concurrency 1 whose TTFT grows faster than the length; taken as no slowdown</source>
         <translation>无法确定：需要在并发 1 下有三个以上的提示长度，且 TTFT 的增长快于长度；按无减速处理</translation>
     </message>
+    <message>
+        <source>Extrapolated: the sweep measured batches of at most {n} requests, so the decode cost of larger batches is the fitted line carried past what was measured (docs/WHATIF.md says how well that held on llama.cpp).</source>
+        <translation>外推：压测实测的批次最多为 {n} 个请求，更大批次的 Decode 开销是把拟合直线延伸到实测范围之外得到的（在 llama.cpp 上的准确度见 docs/WHATIF.md）。</translation>
+    </message>
 </context>
 </TS>

@@ -60,6 +60,12 @@ def test_a_raised_max_num_seqs_is_predicted_within_ten_percent():
     # ... and the queue it removes is large: at 8 concurrent, TTFT falls by more than half.
     before = predict(fit.profile, measured)
     assert predicted[-1].ttft_s.p50 < before[-1].ttft_s.p50 / 2
+    # Batches above 2 never ran: a prediction letting more run at once says it extrapolates;
+    # one letting fewer, or no more than the cells' concurrency allows, does not.
+    assert fit.extrapolated_batch(parse_changes(["max-num-seqs=16"])) == 2
+    assert fit.extrapolated_batch(parse_changes(["max-num-seqs=1"])) is None
+    uncapped_fit = fit_profile(measured, {"max_num_seqs": 16, "max_num_batched_tokens": 2048})
+    assert uncapped_fit.extrapolated_batch(parse_changes(["max-num-seqs=64"])) is None
 
 
 def test_changes_take_engine_spellings_and_name_bad_items():

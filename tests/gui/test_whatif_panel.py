@@ -2,6 +2,7 @@
 (#12): fit a stored sweep without holding the window, change a setting, mistype one."""
 
 import asyncio
+import dataclasses
 import threading
 
 import pytest
@@ -126,6 +127,18 @@ def test_a_lower_max_num_seqs_changes_the_predicted_curve(qtbot, qt_loop, tmp_pa
     assert after[0] == pytest.approx(before[0])  # alone: one at a time changes nothing
     assert after[1] > before[1] * 1.3  # at 2 concurrent the second request now queues
     assert panel.table.item(3, 6).text().startswith("+")
+    assert panel.extrapolated_label.isHidden()  # fewer at once than measured: no extrapolation
+    # Were the server capped at 1, a change letting 2 run at once would rest on a batch the
+    # sweep never ran: the prediction says it is extrapolated.
+    fitted = page.whatif.controller.current
+    page.whatif.controller.current = dataclasses.replace(
+        fitted, fit=dataclasses.replace(fitted.fit, measured_batch=1))
+    shown = panel.predicted_points("ttft", 1024)
+    panel._edits["max_num_seqs"].setText("8")
+    qtbot.mouseClick(panel.predict_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.predicted_points("ttft", 1024) != shown, timeout=30_000)
+    assert not panel.extrapolated_label.isHidden()
+    assert "batches of at most 1 requests" in panel.extrapolated_label.text()
 
 
 def test_a_bad_field_is_named_and_the_others_are_kept(qtbot, qt_loop, tmp_path, stored_sweeps):

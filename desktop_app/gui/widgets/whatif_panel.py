@@ -195,6 +195,12 @@ class WhatifPanel(QWidget):
         column.setContentsMargins(0, 0, 0, 0)
         column.addLayout(grid, 1)
         column.addWidget(self.legend_note)
+        # Said beside a prediction resting on a batch the sweep never ran (Fit.extrapolated_batch).
+        self.extrapolated_label = QLabel()
+        self.extrapolated_label.setWordWrap(True)
+        self.extrapolated_label.setStyleSheet("color: #a04000;")
+        self.extrapolated_label.hide()
+        column.addWidget(self.extrapolated_label)
 
         self.table = QTableWidget(0, 0)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -292,6 +298,7 @@ class WhatifPanel(QWidget):
         changes, errors = self.changes()
         if errors or self.controller.current is None:
             return
+        self._last_changes = changes
         self.controller.predict(changes)
 
     def _on_suggest_clicked(self) -> None:
@@ -378,6 +385,14 @@ class WhatifPanel(QWidget):
     def _on_controller_predicted(self, cells: list[CellWhatif]) -> None:
         fitted = self.controller.current
         self._plot(cells)
+        beyond = (fitted.fit.extrapolated_batch(getattr(self, "_last_changes", {}))
+                  if fitted else None)
+        self.extrapolated_label.setVisible(beyond is not None)
+        if beyond is not None:
+            self.extrapolated_label.setText(self.tr(
+                "Extrapolated: the sweep measured batches of at most {n} requests, so the decode "
+                "cost of larger batches is the fitted line carried past what was measured "
+                "(docs/WHATIF.md says how well that held on llama.cpp).").format(n=beyond))
         errors = {(e.input_tokens, e.concurrency): e for e in fitted.fit.errors} if fitted else {}
         self.table.setRowCount(len(cells))
         for row, c in enumerate(cells):
