@@ -78,27 +78,6 @@ def _note(p, lang: str) -> str:
     return _WORDS[lang][key].format(held=f"{p.held_tokens or 0:,}")
 
 
-def _measured(run):
-    from desktop_app.core.fit import MeasuredCell
-
-    cells = []
-    for cell in run.cells:
-        spec = cell.result.spec
-        ok = tuple(t for t in cell.result.timings if t.ok)
-        if spec.concurrency and ok:
-            cells.append(MeasuredCell(spec.input_tokens, spec.output_tokens, spec.concurrency,
-                                      len(cell.result.timings) or spec.requests, ok))
-    return cells
-
-
-def _cap(run) -> int | None:
-    for finding in run.findings:
-        if finding.code == "concurrency_cap":
-            cap = (finding.evidence or {}).get("cap")
-            return int(cap) if isinstance(cap, int) and cap > 0 else None
-    return None
-
-
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value * 100:+.0f}%"
 
@@ -121,7 +100,7 @@ def run_fit(args: argparse.Namespace) -> int:
         KV_FACTOR,
         FitError,
         changed,
-        fit_profile,
+        fit_run,
         parse_changes,
         predict,
     )
@@ -139,10 +118,8 @@ def run_fit(args: argparse.Namespace) -> int:
         raise InputError("--from-run", str(exc)) from None
     except (StoreError, ValueError) as exc:
         raise InputError("--from-run", str(exc)) from None
-    cells = _measured(run)
     try:
-        fit = fit_profile(cells, run.info.settings, cap=_cap(run),
-                          name=f"fitted-run-{args.from_run}", model=run.info.model or "")
+        fit, cells = fit_run(run)
     except FitError as exc:
         raise InputError("--from-run", f"run {args.from_run}: {exc}") from None
     out = sys.stdout

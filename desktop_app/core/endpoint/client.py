@@ -169,6 +169,17 @@ def status_text(status: int) -> str:
         return str(status)
 
 
+def fail_out_of_time(st, config: EndpointConfig, by_deadline: bool) -> None:
+    """A stream whose time ran out: cut at the cell's budget, or past the total timeout (the
+    words both receive paths use)."""
+    if by_deadline:
+        st.fail("timeout", "cut at the cell's time budget before it finished "
+                f"({len(st.chunk_times)} content chunks in)")
+    else:
+        st.fail("timeout", f"no complete answer within {config.total_timeout_s:g} s "
+                "(total timeout)")
+
+
 def _retry_after_s(value: str | None) -> float | None:
     """Retry-After as seconds: a number, or an HTTP date turned into seconds from now."""
     if not value:
@@ -408,12 +419,7 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
                 for data in parser.close():
                     on_event(data, now)
     except TimeoutError:
-        if by_deadline:
-            st.fail("timeout", "cut at the cell's time budget before it finished "
-                    f"({len(st.chunk_times)} content chunks in)")
-        else:
-            st.fail("timeout", f"no complete answer within {config.total_timeout_s:g} s "
-                    "(total timeout)")
+        fail_out_of_time(st, config, by_deadline)
     except httpx.TimeoutException as exc:
         st.fail("timeout", _timeout_message(exc, config, shown))
     except ResponseLimitError as exc:  # SSELineTooLong, DecompressedTooLarge, ...

@@ -44,7 +44,7 @@ import urllib.parse
 import urllib.request
 
 from desktop_app.core.endpoint import limits as _limits
-from desktop_app.core.endpoint.client import API_PATHS
+from desktop_app.core.endpoint.client import API_PATHS, fail_out_of_time
 from desktop_app.core.endpoint.http1 import (
     _DONE,
     LeanClient,
@@ -115,12 +115,7 @@ async def stream_request_lean(client: LeanClient, config: EndpointConfig, body: 
             conn.transport.write(request)
             await ex.future
     except TimeoutError:
-        if by_deadline:
-            st.fail("timeout", "cut at the cell's time budget before it finished "
-                    f"({len(st.chunk_times)} content chunks in)")
-        else:
-            st.fail("timeout", f"no complete answer within {config.total_timeout_s:g} s "
-                    "(total timeout)")
+        fail_out_of_time(st, config, by_deadline)
     except _ConnectTimedOut:
         st.fail("timeout", f"could not connect to {shown} within {config.connect_timeout_s:g} s")
     except _ConnectFailed as exc:

@@ -55,6 +55,7 @@ from desktop_app.gui.models.cells import CellTableModel
 from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.widgets.column_fit import ColumnFitter
 from desktop_app.gui.widgets.diagnosis import DiagnosisView
+from desktop_app.gui.widgets.fields import ERROR_STYLE, add_checked_field
 from desktop_app.gui.widgets.live_chart import LiveChart
 from desktop_app.gui.widgets.whatif_panel import WhatifPanel
 
@@ -71,7 +72,7 @@ _PHASES = {"discovering": QT_TRANSLATE_NOOP("ThroughputPage",
            "prompts": QT_TRANSLATE_NOOP("ThroughputPage", "Preparing prompts of each length..."),
            "warm-up": QT_TRANSLATE_NOOP("ThroughputPage", "Warming up..."),
            "diagnosing": QT_TRANSLATE_NOOP("ThroughputPage", "Diagnosing...")}
-_ERROR_STYLE = "color: #b00020;"
+_ERROR_STYLE = ERROR_STYLE
 # A cell stopped midway (or cut by the time budget): how many of its requests finished.
 FINISHED_NOTE = QT_TRANSLATE_NOOP("ThroughputPage", "{done}/{planned} finished")
 
@@ -242,16 +243,7 @@ class ThroughputPage(QWidget):
     def _add_checked_field(self, layout: QFormLayout, field: str, label: str,
                            edit: QLineEdit) -> None:
         """A form row: the field, and under it the error that names what is wrong with it."""
-        error = QLabel()
-        error.setStyleSheet(_ERROR_STYLE)
-        error.setWordWrap(True)
-        error.hide()
-        column = QVBoxLayout()
-        column.setSpacing(1)
-        column.addWidget(edit)
-        column.addWidget(error)
-        layout.addRow(label, column)
-        self._edits[field], self._errors[field] = edit, error
+        self._edits[field], self._errors[field] = edit, add_checked_field(layout, label, edit)
 
     def _build_results(self) -> QWidget:
         self.progress = QProgressBar()

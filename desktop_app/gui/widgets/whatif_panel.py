@@ -35,9 +35,10 @@ import pyqtgraph as pg  # after PySide6, so it binds to it
 
 from desktop_app.core.fit import CHANGEABLE, CellWhatif, FitParam, parse_changes
 from desktop_app.gui.controllers.throughput import FittedRun, WhatifController
+from desktop_app.gui.widgets.fields import ERROR_STYLE, add_checked_field
 from desktop_app.gui.widgets.live_chart import PALETTE, tick_label
 
-_ERROR_STYLE = "color: #b00020;"
+_ERROR_STYLE = ERROR_STYLE
 _FIGURES = (  # chart key, title, how a cell summary gives it, y units
     ("ttft", "TTFT p50", lambda s: s.ttft_s and s.ttft_s.p50, "s"),
     ("prefill", "Prefill tok/s", lambda s: s.prefill_tps and s.prefill_tps.mean, None),
@@ -120,16 +121,7 @@ class WhatifPanel(QWidget):
             edit.setToolTip(tips[key])
             edit.textChanged.connect(self._on_field_changed)
             edit.returnPressed.connect(self._on_predict_clicked)
-            error = QLabel()
-            error.setStyleSheet(_ERROR_STYLE)
-            error.setWordWrap(True)
-            error.hide()
-            column = QVBoxLayout()
-            column.setSpacing(1)
-            column.addWidget(edit)
-            column.addWidget(error)
-            form.addRow(key, column)
-            self._edits[key], self._errors[key] = edit, error
+            self._edits[key], self._errors[key] = edit, add_checked_field(form, key, edit)
         self.predict_button = QPushButton(self.tr("Predict"))
         self.predict_button.clicked.connect(self._on_predict_clicked)
         self.suggest_button = QPushButton()
