@@ -53,7 +53,7 @@ from desktop_app.core.compare.dimensions import (
     wilson,
 )
 from desktop_app.core.runs import RunInfo
-from desktop_app.core.sqleval.records import SqlRun, question_rows
+from desktop_app.core.sqleval.records import SqlRun, load_eval
 from desktop_app.core.sqleval.types import JUDGE_MODES
 from desktop_app.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE, Estimate
 
@@ -138,21 +138,16 @@ def check_problems(detail: str) -> list[tuple[str, dict[str, str]]]:
     return out
 
 
-def layered_paths(store, run_id: int) -> dict[int, LayeredPath]:
-    """Question row id -> the path that answered it, for a stored layered run (empty for any
-    other run). Blocking (SQLite).
+def run_paths(run: SqlRun) -> dict[int, LayeredPath]:
+    """Question row id -> the path that answered it, for a loaded layered run (empty for any
+    other run): `StoredQuestion.path` and `route_reason`. Pure."""
+    return {q.row_id: LayeredPath(q.path, q.route_reason) for q in run.questions
+            if q.path in PATHS}
 
-    `sqleval.records.StoredQuestion` does not carry the path yet, so this reads it from the
-    stored rows through `records.question_rows`; it belongs on `StoredQuestion` (a `path` and a
-    `route_reason` field filled by `question_from_row`), and moves there when that module's
-    owner adds them."""
-    out = {}
-    for row in question_rows(store, run_id):
-        stored = row.get("verdicts_json")
-        layered = stored.get("layered") if isinstance(stored, dict) else None
-        if isinstance(layered, dict) and layered.get("path") in PATHS:
-            out[row["id"]] = LayeredPath(str(layered["path"]), str(layered.get("reason") or ""))
-    return out
+
+def layered_paths(store, run_id: int) -> dict[int, LayeredPath]:
+    """`run_paths` of stored run `run_id`, read from the store. Blocking (SQLite)."""
+    return run_paths(load_eval(store, run_id))
 
 
 def paths_for(store, runs: Iterable) -> dict[int, dict[int, LayeredPath]]:
@@ -352,8 +347,9 @@ def compare_strategies(runs: Iterable, paths: Mapping[int, Mapping[int, LayeredP
     """Group the SQL runs among `runs` by endpoint, model and question set; every group holding
     at least two strategies (`strategy_of`, extras included) gets its rows (module doc).
     `paths` (run id -> `layered_paths`) adds each layered run's split per path. Pure."""
-    paths = paths or {}
     sqls = [r for r in runs if isinstance(r, SqlRun)]
+    if paths is None:  # the loaded runs carry their paths
+        paths = {r.info.id: run_paths(r) for r in sqls if strategy_of(r.info)[0] == "layered"}
     groups: dict[tuple[str, str, str], list[SqlRun]] = {}
     for r in sqls:
         config = r.info.config if isinstance(r.info.config, dict) else {}

@@ -132,6 +132,9 @@ class StoredQuestion:
     started_at: str | None = None
     ended_at: str | None = None
     judged_with: JudgedWith | None = field(default=None, hash=False, compare=False)
+    # With the layered strategy: the path that answered ("fast" or "loop") and why, as stored.
+    path: str | None = None
+    route_reason: str = ""
 
     @property
     def judged(self) -> bool:
@@ -315,6 +318,7 @@ def question_from_row(row: dict, steps: Iterable[dict] = ()) -> StoredQuestion:
                                    s.get("latency_s") or 0.0) for s in steps)
     result = row.get("result_json")
     verdicts = verdicts_from_stored(stored)
+    layered = stored.get("layered") if isinstance(stored.get("layered"), dict) else {}
     return StoredQuestion(
         row_id=row["id"], question_id=str(row["question_id"]), tier=row.get("tier") or "hard",
         epoch=row.get("epoch") or 0, status=row.get("status") or "",
@@ -330,7 +334,9 @@ def question_from_row(row: dict, steps: Iterable[dict] = ()) -> StoredQuestion:
         started_at=row.get("started_at"), ended_at=row.get("ended_at"),
         judged_with=JudgedWith(question_from_snapshot(q) if q else None,
                                stored.get("tolerance"), bool(stored.get("ignore_names")),
-                               bool(stored.get("rejudged"))) if stored else None)
+                               bool(stored.get("rejudged"))) if stored else None,
+        path=str(layered["path"]) if layered.get("path") else None,
+        route_reason=str(layered.get("reason") or ""))
 
 
 def question_rows(store: Store, run_id: int) -> list[dict[str, Any]]:
