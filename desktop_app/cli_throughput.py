@@ -244,7 +244,10 @@ async def _run(args: argparse.Namespace, base_url: str) -> int:
         if store is not None:
             store.close()
     if result.run_id is not None:
-        print(f"Run {result.run_id} stored in {resolve_db_path(None)}")
+        from desktop_app.report.diagnosis_words import cell_table_words
+
+        print(cell_table_words(words_lang(args))["stored"].format(
+            run=result.run_id, path=resolve_db_path(None)))
     print_sweep(result, args.json, words_lang(args))
     return 1 if result.status == "failed" else 0
 
@@ -254,14 +257,20 @@ def print_sweep(result, json_path: Path | None, lang: str | None = None) -> None
     $THROUGHLINE_LANG, else English); every figure as JSON into `json_path`, each finding with
     its message and suggestion in the same language."""
     from desktop_app.core.throughput.export import cells_table, sweep_to_json
-    from desktop_app.report.diagnosis_words import finding_text, findings_text, suggestion_text
+    from desktop_app.report.diagnosis_words import (
+        cell_table_words,
+        finding_text,
+        findings_text,
+        suggestion_text,
+    )
 
     lang = lang or words_lang(argparse.Namespace())
-    print(cells_table(result.cells))
+    w = cell_table_words(lang)
+    print(cells_table(result.cells, w["headers"], lambda code: w.get(code, code)))
     print()
     print(findings_text(result.findings, lang))
     if json_path:
         doc = sweep_to_json(result, lambda f: (finding_text(f, lang), suggestion_text(f, lang)))
         json_path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n",
                              encoding="utf-8")
-        print(f"JSON written to {json_path}")
+        print(w["json"].format(path=json_path))

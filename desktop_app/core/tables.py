@@ -32,9 +32,15 @@ def _mean(dist) -> float | None:
     return None if dist is None else dist.mean
 
 
-def format_cell_table(rows: Iterable[CellRow]) -> str:
-    """An aligned text table, headers first; means unless the header says a percentile."""
-    lines: list[Sequence[str]] = [HEADERS]
+def display_width(text: str) -> int:
+    """Terminal columns `text` takes: a CJK character takes two."""
+    return sum(2 if "\u2e80" <= ch <= "\uffef" else 1 for ch in text)
+
+
+def format_cell_table(rows: Iterable[CellRow], headers: Sequence[str] = HEADERS) -> str:
+    """An aligned text table, `headers` first (the caller's words, in HEADERS' order); means
+    unless the header says a percentile."""
+    lines: list[Sequence[str]] = [tuple(headers)]
     for r in rows:
         s = r.summary
         lines.append((
@@ -48,7 +54,8 @@ def format_cell_table(rows: Iterable[CellRow]) -> str:
             _fmt(s.output_tps, ".1f"),
             r.note,
         ))
-    widths = [max(len(line[i]) for line in lines) for i in range(len(HEADERS))]
+    widths = [max(display_width(line[i]) for line in lines) for i in range(len(HEADERS))]
     return "\n".join(
-        "  ".join(v.rjust(w) for v, w in zip(line, widths)).rstrip() for line in lines
+        "  ".join(" " * (w - display_width(v)) + v for v, w in zip(line, widths)).rstrip()
+        for line in lines
     )

@@ -556,3 +556,23 @@ def findings_text(findings: Sequence, lang: str = "en") -> str:
         if suggestion:
             lines.append("   " + _w(lang, "suggestion", text=suggestion))
     return "\n".join(lines)
+
+
+# The terminal's cell table (core/tables.HEADERS' order) and its notes, and the lines around it.
+CELL_TABLE = {
+    "en": {"headers": ("input", "load", "output", "ok/n", "TTFT p50 s", "TTFT p90 s",
+                       "Prefill tok/s", "vs c=1", "Decode tok/s", "TPOT ms", "Output tok/s", ""),
+           "client_bound": "client-bound", "time_budget": "time budget", "cancelled": "cancelled",
+           "failed": "failed", "incomplete": "incomplete",
+           "stored": "Run {run} stored in {path}", "json": "JSON written to {path}"},
+    "zh": {"headers": ("输入", "负载", "输出", "成功/总数", "TTFT p50 秒", "TTFT p90 秒",
+                       "Prefill tok/s", "相对 c=1", "Decode tok/s", "TPOT 毫秒", "输出 tok/s", ""),
+           "client_bound": "受客户端限制", "time_budget": "时间预算用尽", "cancelled": "已取消",
+           "failed": "失败", "incomplete": "不完整",
+           "stored": "运行 {run} 已保存到 {path}", "json": "JSON 已写入 {path}"},
+}
+
+
+def cell_table_words(lang: str = "en") -> dict:
+    """The words of `throughput`'s cell table and its lines in `lang`."""
+    return CELL_TABLE.get(lang, CELL_TABLE["en"])

@@ -170,7 +170,7 @@ def test_a_sweep_from_a_config_file_prints_the_table_and_writes_json(tmp_path, c
     assert main(["--db", str(tmp_path / "r.db"), "throughput", "--simulator", "fast",
                  "--config", str(sweep), "--json", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "prefill tok/s" in printed and "Diagnosis" in printed
+    assert "Prefill tok/s" in printed and "Diagnosis" in printed
     doc = json.loads(out.read_text())
     assert [c["concurrency"] for c in doc["cells"]] == [1, 2] and doc["simulated"] is True
     assert len(doc["requests"]) == 6

@@ -146,8 +146,12 @@ def sweep_to_json(result: SweepResult, words: FindingWords | None = None) -> dic
     }
 
 
-def cells_table(cells: Sequence[CellResult]) -> str:
-    """The cell table for a terminal (means unless a percentile is named)."""
+def cells_table(cells: Sequence[CellResult], headers: Sequence[str] | None = None,
+                note=None) -> str:
+    """The cell table for a terminal (means unless a percentile is named). `headers` and
+    `note` (a cell note's code -> words: client_bound, or a status) put it in the caller's
+    language; by default the codes stand as they are."""
+    note = note or (lambda code: code.replace("_", " ").replace("client bound", "client-bound"))
     bad = unreliable_cells(cells)
     rows = []
     for i, c in enumerate(cells):
@@ -159,12 +163,12 @@ def cells_table(cells: Sequence[CellResult]) -> str:
             load = "?"  # an imported result that does not say (AIPerf's CSV)
         notes = []
         if i in bad:
-            notes.append("client-bound")
+            notes.append(note("client_bound"))
         if c.status != "completed":
-            notes.append(c.status.replace("_", " "))
+            notes.append(note(c.status))
         rows.append(CellRow(c.spec.input_tokens, load, c.spec.output_tokens, c.summary,
                             c.prefill_change, ", ".join(notes)))
-    return format_cell_table(rows)
+    return format_cell_table(rows, *(() if headers is None else (headers,)))
 
 
 __all__ = ["sweep_to_json", "cells_table", "cell_json", "cell_summary_json", "finding_json"]
