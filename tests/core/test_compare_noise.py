@@ -34,8 +34,10 @@ SIM_MODEL = "sim/llama-sim-8b"
 
 async def _sweep(store: Store, url: str, name: str) -> int:
     # 1024-token prompts: a TTFT of about 25 ms alone, well above the client's own jitter.
+    # 32 requests a cell: with 16, the capped server's first two (unqueued) requests weighed
+    # enough in its mean to make its interval reach the uncapped one's on a busy machine.
     config = SweepConfig(EndpointConfig(url, model=SIM_MODEL), input_tokens=(1024,),
-                         concurrency=(1, 4), output_tokens=(32,), requests_per_cell=16,
+                         concurrency=(1, 4), output_tokens=(32,), requests_per_cell=32,
                          warmup=1, metrics_interval_s=0.05, name=name)
     return (await run_sweep(config, store)).run_id
 
@@ -228,7 +230,7 @@ def test_compare_cli_json_on_stored_runs(stored, tmp_path, capsys):
     ttft = next(r for r in data["rows"]
                 if r["dimension"] == "ttft" and r["params"] == {"concurrency": 4})
     assert [v["run"] for v in ttft["values"]] == [fast, capped]
-    assert all(v["low"] <= v["value"] <= v["high"] and v["n"] == 16 for v in ttft["values"])
+    assert all(v["low"] <= v["value"] <= v["high"] and v["n"] == 32 for v in ttft["values"])
     assert ttft["label"] == "TTFT at 4 concurrent (median)" and ttft["unit"] == "s"
     strict = next(r for r in data["rows"] if r["dimension"] == "pass_rate")
     assert strict["values"][0]["run"] == sql and strict["text"].startswith("n/a: only #")

@@ -23,14 +23,16 @@ from tests.lang_check import english_runs
 @pytest.fixture(scope="module")
 def capped_run(tmp_path_factory):
     """A small sweep of the `fast-capped` profile (max_num_seqs 2): the diagnosis finds the
-    cap, so its suggestion (max_num_seqs doubled) is predicted."""
+    cap, so its suggestion (max_num_seqs doubled) is predicted. 64 output tokens and /metrics
+    every 50 ms: cells long enough for the scrapes to see the queue (with 16 tokens and 0.2 s
+    the 4-concurrent cells sometimes ended between two scrapes and no cap was found)."""
     db = tmp_path_factory.mktemp("whatif_pdf") / "results.db"
 
     def fill(url: str) -> None:
         config = SweepConfig(EndpointConfig(url, model="sim/llama-sim-8b"),
-                             input_tokens=(256, 1024), concurrency=(1, 4), output_tokens=(16,),
+                             input_tokens=(256, 1024), concurrency=(1, 4), output_tokens=(64,),
                              requests_per_cell=8, warmup=0, name="capped",
-                             metrics_interval_s=0.2)
+                             metrics_interval_s=0.05)
         with Store.open(db) as store:
             asyncio.run(run_sweep(config, store))
 
