@@ -157,7 +157,7 @@ def run_compare(args: argparse.Namespace) -> int:
     """Print the comparison (and write its JSON); returns 0, or raises InputError (turned
     into one line, exit 2)."""
     from desktop_app.cli_report import parse_run_ids
-    from desktop_app.core.compare import CompareError, compare, compare_strategies, paths_for
+    from desktop_app.core.compare import CompareError, compare, compare_strategies
     from desktop_app.core.store import Store, StoreError, resolve_db_path
 
     if getattr(args, "compare_db", None):
@@ -170,7 +170,7 @@ def run_compare(args: argparse.Namespace) -> int:
     try:
         with Store.open(db) as store:
             comp = compare(store, ids)
-            strategies = compare_strategies(comp.runs, paths_for(store, comp.runs))
+            strategies = compare_strategies(comp.runs)
     except StoreError as exc:
         raise InputError("--db", str(exc)) from None
     except CompareError as exc:

@@ -228,7 +228,7 @@ def _cell(row, value, lang: str) -> str:
 
 def strategies(comp, lang: str = "en", paths=None) -> str:
     """The PDF section for a Comparison (HTML); "" when there is nothing to compare.
-    `paths` (run id -> `core.compare.strategies.layered_paths`) adds the layered split."""
+    `paths` (run id -> row id -> LayeredPath) overrides the split the runs carry."""
     report = compare_strategies(comp.runs, paths)
     splits = [r for r in report.layered if r.split]
     if not report.groups and not splits:

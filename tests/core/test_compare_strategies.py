@@ -7,7 +7,7 @@ import json
 import httpx
 import pytest
 
-from desktop_app.core.compare import compare, compare_strategies, paths_for
+from desktop_app.core.compare import compare, compare_strategies
 from desktop_app.core.compare.strategies import (
     LayeredPath,
     check_problems,
@@ -67,7 +67,7 @@ def three_runs(question_set, tmp_path):  # noqa: F811 - the fixture imported abo
                _run(question_set, tmp_path, store, "loop"),
                _run(question_set, tmp_path, store, "layered", strategies=("layered",))]
         comp = compare(store, ids)
-        report = compare_strategies(comp.runs, paths_for(store, comp.runs))
+        report = compare_strategies(comp.runs)
     return ids, comp, report
 
 

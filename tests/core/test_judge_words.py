@@ -238,7 +238,7 @@ def test_an_old_stored_verdict_with_messages_only_still_shows():
         "严格未通过，容差和完整通过：only rounding differs in avg_price")
     assert ENGLISH.finding(q.findings[0]) == (
         "Column avg_price has no ROUND; the question asks for ROUND(x, 2).")
-    assert q.strict_findings == (strict.stored_text,)
+    assert ENGLISH.finding(q.verdicts["strict"].findings[0]) == strict.stored_text
     # Saved again (a re-judge replaces it; an export copies it), it keeps its words.
     assert finding_json(strict) == {"code": "rounding_only", "message": strict.stored_text,
                                     "cells": [[0, "avg_price", "12.35", "12.3456"]]}

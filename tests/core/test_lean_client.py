@@ -367,7 +367,12 @@ async def test_cancelling_drops_the_connection():
         cfg = EndpointConfig(srv.url, model="m")
         async with LeanClient(cfg) as lean:
             task = asyncio.create_task(stream_request_lean(lean, cfg, {"model": "m"}))
-            await asyncio.sleep(0.2)
+
+            async def request_arrived():
+                while not srv.requests:
+                    await asyncio.sleep(0.005)
+
+            await asyncio.wait_for(request_arrived(), 5)  # in flight: the server has it
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task

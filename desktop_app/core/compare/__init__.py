@@ -11,7 +11,7 @@ Qt-free; the PDF report (`desktop_app.report`) and the GUI's Runs page both read
 - `compare(store, run_ids)`: all of the above at once, as a :class:`Comparison`.
 - `compare_strategies(runs, paths)`: the fast path, the tool loop and the layered strategy on
   the same endpoint (correct answers per hour, tokens per correct answer, pass rate per judge,
-  decided on noise), and each layered run's split per path (`layered_paths(store, run_id)`).
+  decided on noise), and each layered run's split per path (`run_paths(run)`).
 """
 
 from desktop_app.core.compare.capacity import (
@@ -52,9 +52,8 @@ from desktop_app.core.compare.strategies import (
     StrategyReport,
     StrategyRun,
     compare_strategies,
-    layered_paths,
     path_split,
-    paths_for,
+    run_paths,
 )
 
 __all__ = [
@@ -62,7 +61,7 @@ __all__ = [
     "CriterionVerdict", "DimValue", "DimensionRow", "LayeredPath", "PathShare", "RowVerdict",
     "RunInfo", "SqlRun", "StepTokens", "StoredCell", "StoredQuestion", "StrategyGroup",
     "StrategyReport", "StrategyRun", "ThroughputRun", "capacity", "capacity_verdicts",
-    "compare", "compare_strategies", "cost_per_correct", "dimension_rows", "layered_paths",
-    "load_run", "pair_runs", "path_split", "paths_for", "run_label", "settings_differ",
+    "compare", "compare_strategies", "cost_per_correct", "dimension_rows",
+    "load_run", "pair_runs", "path_split", "run_paths", "run_label", "settings_differ",
     "wilson",
 ]

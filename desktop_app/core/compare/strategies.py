@@ -53,13 +53,13 @@ from desktop_app.core.compare.dimensions import (
     wilson,
 )
 from desktop_app.core.runs import RunInfo
-from desktop_app.core.sqleval.records import SqlRun, load_eval
+from desktop_app.core.sqleval.records import SqlRun
 from desktop_app.core.sqleval.types import JUDGE_MODES
 from desktop_app.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE, Estimate
 
 __all__ = ["FIGURES", "KINDS", "PATHS", "ROUTE_CODES", "LayeredPath", "PathEntry", "PathShare",
            "StrategyGroup", "StrategyReport", "StrategyRun", "check_problems",
-           "compare_strategies", "layered_paths", "path_split", "paths_for", "ratio_estimate",
+           "compare_strategies", "path_split", "ratio_estimate", "run_paths",
            "route_code", "run_split", "strategy_of"]
 
 KINDS = ("fast", "loop", "layered")
@@ -145,17 +145,6 @@ def run_paths(run: SqlRun) -> dict[int, LayeredPath]:
             if q.path in PATHS}
 
 
-def layered_paths(store, run_id: int) -> dict[int, LayeredPath]:
-    """`run_paths` of stored run `run_id`, read from the store. Blocking (SQLite)."""
-    return run_paths(load_eval(store, run_id))
-
-
-def paths_for(store, runs: Iterable) -> dict[int, dict[int, LayeredPath]]:
-    """Run id -> `layered_paths` for every layered SQL run among `runs`. Blocking."""
-    return {r.info.id: layered_paths(store, r.info.id) for r in runs
-            if isinstance(r, SqlRun) and strategy_of(r.info)[0] == "layered"}
-
-
 @dataclass(frozen=True)
 class PathEntry:
     """One question as `path_split` counts it: its path and reason, passed per judge (a judge
@@ -206,8 +195,11 @@ def path_split(entries: Iterable[PathEntry], judges: Sequence[str] = JUDGE_MODES
     return tuple(out)
 
 
-def run_split(sql: SqlRun, paths: Mapping[int, LayeredPath]) -> tuple[PathShare, ...]:
-    """`path_split` of a stored run's judged questions, their paths from `layered_paths`."""
+def run_split(sql: SqlRun, paths: Mapping[int, LayeredPath] | None = None
+              ) -> tuple[PathShare, ...]:
+    """`path_split` of a stored run's judged questions, their paths from `paths` (default: the
+    ones its questions carry, `run_paths`)."""
+    paths = run_paths(sql) if paths is None else paths
     return path_split((PathEntry(p.path if (p := paths.get(q.row_id)) else None,
                                  p.reason if p else "", q.passed, q.tokens, q.seconds)
                        for q in sql.judged), sql.judges)
@@ -333,11 +325,7 @@ def _figure_row(runs: Sequence[SqlRun], judge: str, figure: str) -> DimensionRow
 
 def _strategy_run(r: SqlRun, paths: Mapping[int, Mapping[int, LayeredPath]]) -> StrategyRun:
     kind, extras = strategy_of(r.info)
-    # records.StoredQuestion does not carry the path yet (see `layered_paths`); once it has
-    # `path` and `route_reason`, a run read without `paths` (the PDF's) is split all the same.
-    own = paths.get(r.info.id) or {
-        q.row_id: LayeredPath(q.path, getattr(q, "route_reason", "") or "")
-        for q in r.questions if getattr(q, "path", None) in PATHS}
+    own = paths.get(r.info.id) or run_paths(r)
     return StrategyRun(r.info.id, r.info.label, kind, extras, len(r.judged),
                        run_split(r, own) if own else (), r)
 
@@ -346,10 +334,10 @@ def compare_strategies(runs: Iterable, paths: Mapping[int, Mapping[int, LayeredP
                        | None = None) -> StrategyReport:
     """Group the SQL runs among `runs` by endpoint, model and question set; every group holding
     at least two strategies (`strategy_of`, extras included) gets its rows (module doc).
-    `paths` (run id -> `layered_paths`) adds each layered run's split per path. Pure."""
+    `paths` (run id -> question row id -> LayeredPath) overrides the split per path that the
+    layered runs' questions carry (`run_paths`). Pure."""
+    paths = paths or {}
     sqls = [r for r in runs if isinstance(r, SqlRun)]
-    if paths is None:  # the loaded runs carry their paths
-        paths = {r.info.id: run_paths(r) for r in sqls if strategy_of(r.info)[0] == "layered"}
     groups: dict[tuple[str, str, str], list[SqlRun]] = {}
     for r in sqls:
         config = r.info.config if isinstance(r.info.config, dict) else {}

@@ -150,19 +150,6 @@ class StoredQuestion:
         return {j: v.passed for j, v in self.verdicts.items()} if self.judged else {}
 
     @property
-    def strict_findings(self) -> tuple[str, ...]:
-        """The strict verdict's findings for plain text: an earlier verdict's stored English
-        sentence, else the code. Views put `verdicts["strict"].findings` in words with
-        `report/judge_words.finding_text`."""
-        strict = self.verdicts.get("strict")
-        return tuple(f.stored_text or f.code for f in strict.findings) if strict else ()
-
-    @property
-    def explanations(self) -> tuple[str, ...]:
-        """sqlglot's findings for plain text, as `strict_findings`."""
-        return tuple(f.stored_text or f.code for f in self.findings)
-
-    @property
     def tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop_app.core.compare.strategies import layered_paths
+from desktop_app.core.compare.strategies import PATHS, LayeredPath
 from desktop_app.core.runs import run_info
 from desktop_app.core.sqleval.golds import Gold, GoldError, gold_answers, judge_answer
 from desktop_app.core.sqleval.judge import counterfactual
@@ -167,7 +167,8 @@ def read_question(db_path: Path, sets_dir: Path, cache_dir: Path, run_id: int,
             raise InspectorError(translate("InspectorPage", "Run {run} has no question row "
                                            "{row}.").format(run=run_id, row=row_id))
         steps = steps_of(store, row_id)
-        route = layered_paths(store, run_id).get(row_id)
+        route = (LayeredPath(stored.path, stored.route_reason) if stored.path in PATHS
+                 else None)
         run_questions = tuple(QuestionRow.from_stored(q)
                               for q in load_eval(store, run_id).questions)
     judged_with = stored.judged_with

@@ -21,7 +21,6 @@ from PySide6.QtCore import QObject, Signal
 from desktop_app.core.compare.strategies import (
     PathEntry,
     PathShare,
-    layered_paths,
     path_split,
     run_split,
 )
@@ -403,7 +402,7 @@ def _read_run(context: AppContext, run_id: int) -> StoredSqlRun:
                 "SqlEvalController", "run {run} is a {kind} run, not a SQL evaluation").format(
                 run=run_id, kind=translate("RunStatus", info.kind)))
         run = eval_from(store, info)
-        return StoredSqlRun.from_run(run, run_split(run, layered_paths(store, run_id)))
+        return StoredSqlRun.from_run(run, run_split(run))
 
 
 def live_paths(result: EvalResult) -> tuple[PathShare, ...]:
