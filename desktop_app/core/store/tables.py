@@ -185,7 +185,8 @@ class CellRecord:
     ``input_tokens``/``output_tokens`` are the targets in tokens; ``concurrency`` is the closed-loop
     number of requests in flight, ``request_rate`` the open-loop rate in requests per second (one of
     them is usually None). ``summary`` is whatever the runner stored when the cell finished.
-    ``error`` says why a cell is 'incomplete' (its requests did not all reach the file).
+    ``error`` says why a cell is 'incomplete' (its requests did not all reach the file) or
+    what ended a 'failed' one.
     """
 
     id: int

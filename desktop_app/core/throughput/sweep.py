@@ -36,6 +36,7 @@ from desktop_app.core.endpoint.server_settings import stored_settings
 from desktop_app.core.endpoint.types import EndpointInfo, MetricSample, StreamResult
 from desktop_app.core.metrics import RequestTiming, request_metrics, summarize_cell
 from desktop_app.core.parsing import InputError
+from desktop_app.core.redact import redact_text
 from desktop_app.core.store import RunWriter, Store, StoreError, utc_now_iso
 from desktop_app.core.throughput.config import SweepConfig
 from desktop_app.core.throughput.diagnosis import diagnose
@@ -326,13 +327,17 @@ async def run_sweep(
 
 async def _finish(run: _Run, result: SweepResult, status: str, error: str | None = None) -> None:
     """Close the writer and mark the run; `result.status` becomes what was written: a run whose
-    rows did not all reach the file (a full disk) is failed, never completed."""
+    rows did not all reach the file (a full disk) is failed, never completed, and raises the
+    StoreError once it is marked, as a write that failed mid-sweep does: whether the disk
+    filled before the last request or at the final commit is timing, not a second outcome."""
+    refused: StoreError | None = None
     if run.writer is not None:
         try:
             await asyncio.to_thread(run.writer.close)
         except StoreError as exc:
-            status = "failed" if status == "completed" else status
-            error = error or f"the results file refused rows: {exc}"
+            if status == "completed":
+                status, refused = "failed", exc
+            error = error or f"{type(exc).__name__}: {exc}"
     if run.store is not None and result.run_id is not None:
         try:
             status = await asyncio.to_thread(run.store.finish_run, result.run_id, status, error)
@@ -340,6 +345,8 @@ async def _finish(run: _Run, result: SweepResult, status: str, error: str | None
             # The file takes nothing more; the next open marks the run interrupted.
             status = "failed" if status == "completed" else status
     result.status = status
+    if refused is not None:
+        raise refused
 
 
 async def _prepare_prompts(run: _Run, client, info: EndpointInfo, specs: list[CellSpec]) -> PromptFactory:
@@ -505,6 +512,7 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
     monitor.start()
     progress(None)
     status = "completed"
+    cell_error: str | None = None
     try:
         if run.pool is not None:
             items = list(enumerate(bodies))
@@ -523,8 +531,9 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
     except asyncio.CancelledError:
         status = "cancelled"
         raise
-    except BaseException:
-        status = "failed"  # whatever ended the cell, it did not complete
+    except BaseException as exc:
+        status = "failed"  # whatever ended the cell, it did not complete; the cell says what
+        cell_error = redact_text(f"{type(exc).__name__}: {exc}")
         raise
     finally:
         load = await monitor.stop()
@@ -537,7 +546,7 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
                 status = "failed"  # its samples could not be stored: said, not dropped
         if run.store is not None:
             await asyncio.to_thread(run.store.update_cell, cell_id, status=status,
-                                    ended_at=_iso_now())
+                                    ended_at=_iso_now(), error=cell_error)
     summary = summarize_cell(timings)
     return CellResult(
         spec=spec, summary=summary, timings=tuple(timings), samples=tuple(samples),
