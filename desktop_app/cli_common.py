@@ -73,24 +73,28 @@ def endpoint_or_simulator(stack: ExitStack, base_url: str | None, simulator: str
     return sim.url
 
 
-def open_results_store(path=None, flag: str = "--db"):
+def open_results_store(path=None, flag: str = "--db", lang: str | None = None):
     """The results store at `path` (default: the one `--db`/$THROUGHLINE_DB names), opened and
     checked for a run (`Store.open`: not a folder, SQLite, whole, writable, room on the disk).
-    An unusable file is an InputError naming `flag`, the path and what is wrong: one line,
-    exit 2, before any server is contacted. Close it (or use it in `with`)."""
+    An unusable file is an InputError naming `flag`, the path and what is wrong in `lang`
+    (default $THROUGHLINE_LANG, else English): one line, exit 2, before any server is
+    contacted. Close it (or use it in `with`)."""
     from desktop_app.core.store import Store, StoreError, resolve_db_path
 
     try:
         return Store.open(resolve_db_path(None) if path is None else path)
     except StoreError as exc:
-        raise InputError(flag, str(exc)) from None
+        from desktop_app.report.store_words import store_error_text
+
+        words = lang or words_lang(argparse.Namespace())
+        raise InputError(flag, store_error_text(exc, words)) from None
 
 
 def check_results_store(args: argparse.Namespace) -> None:
     """Open and close the results store a command will write into (unless `--no-store`), so an
     unusable file stops the command before it contacts a server (see `open_results_store`)."""
     if not getattr(args, "no_store", False):
-        open_results_store().close()
+        open_results_store(lang=words_lang(args)).close()
 
 
 class ProgressLine:

@@ -46,7 +46,7 @@ def run_demo_command(args: argparse.Namespace) -> int:
     from desktop_app import paths
     from desktop_app.core.demo import run_demo
     from desktop_app.core.exchange import export_run
-    from desktop_app.cli_common import open_results_store
+    from desktop_app.cli_common import open_results_store, words_lang
     from desktop_app.report import write_comparison_pdf
 
     out = _checked_out_dir(args.out)
@@ -55,7 +55,7 @@ def run_demo_command(args: argparse.Namespace) -> int:
     def say(line: str) -> None:
         print(f"[{time.perf_counter() - started:5.1f} s] {line}", file=sys.stderr, flush=True)
 
-    with open_results_store(out / DB_NAME, "--out") as store:
+    with open_results_store(out / DB_NAME, "--out", words_lang(args)) as store:
         runs = asyncio.run(run_demo(store, sets_dir=paths.questions_dir(),
                                     cache_dir=paths.user_data_dir() / "databases", say=say))
         say("Comparison PDF")

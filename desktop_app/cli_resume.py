@@ -53,7 +53,7 @@ def run_resume(args: argparse.Namespace) -> int:
     path = resolve_db_path(None)
     if not path.exists():
         raise InputError("--db", f"{path} does not exist")
-    store = open_results_store(path)
+    store = open_results_store(path, lang=words_lang(args))
     with store, ExitStack() as stack:
         try:
             run = check_resumable(store, args.run_id)

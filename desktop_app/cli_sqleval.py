@@ -208,7 +208,8 @@ async def _run(args: argparse.Namespace, config) -> int:
 
     sets_dir, cache_dir = _dirs()
     progress = EvalProgressLine()
-    store = None if args.no_store else open_results_store()  # before run_eval contacts the server
+    # Opened before run_eval contacts the server.
+    store = None if args.no_store else open_results_store(lang=words_lang(args))
     try:
         result = await run_eval(config, store, progress, sets_dir=sets_dir, cache_dir=cache_dir)
     finally:

@@ -143,7 +143,11 @@ def check_store() -> str:
         with Store.open(path) as store:
             interrupted = store.list_runs(status="interrupted")
     except StoreError as exc:
-        return translate("App", "Results store unusable: {error}").format(error=exc)
+        from desktop_app.gui.widgets.summary import report_language
+        from desktop_app.report.store_words import store_error_text
+
+        return translate("App", "Results store unusable: {error}").format(
+            error=store_error_text(exc, report_language()))
     if interrupted:
         return translate("App", "Results: {path} ({count} interrupted runs)").format(
             path=path, count=len(interrupted))

@@ -89,25 +89,32 @@ def check_file(path: Path) -> None:
         if size:  # an empty file is a new database to SQLite
             _check_header(path, head, size)
         if not os.access(path, os.W_OK):
-            raise StoreUnusable(path, "read_only", "no write permission")
+            raise StoreUnusable(path, "read_only", "no write permission",
+                                 detail_code="no_write_permission")
     where = path.parent
     if not os.access(where, os.W_OK) and not Path(f"{path}-wal").exists():
-        raise StoreUnusable(path, "read_only", f"no write permission in {where}")
+        raise StoreUnusable(path, "read_only", f"no write permission in {where}",
+                             detail_code="no_write_permission_in", values={"where": str(where)})
     try:
         usage = shutil.disk_usage(where)
     except OSError:
         return
     if usage.total and usage.free < MIN_FREE_BYTES:
-        raise StoreUnusable(path, "disk_full", f"{usage.free:,} bytes free in {where}")
+        raise StoreUnusable(path, "disk_full", f"{usage.free:,} bytes free in {where}",
+                             detail_code="free_bytes",
+                             values={"free": usage.free, "where": str(where)})
 
 
 def _check_header(path: Path, head: bytes, size: int) -> None:
     if not head.startswith(_HEADER):
         if len(head) < len(_HEADER) and _HEADER.startswith(head):
-            raise StoreUnusable(path, "truncated", f"only {size} bytes")
-        raise StoreUnusable(path, "not_a_database", "its first bytes are not SQLite's header")
+            raise StoreUnusable(path, "truncated", f"only {size} bytes", detail_code="short_file",
+                                 values={"size": size})
+        raise StoreUnusable(path, "not_a_database", "its first bytes are not SQLite's header",
+                            detail_code="no_sqlite_header")
     if len(head) < 100:
-        raise StoreUnusable(path, "truncated", f"only {size} bytes, shorter than its header")
+        raise StoreUnusable(path, "truncated", f"only {size} bytes, shorter than its header",
+                            detail_code="shorter_than_header", values={"size": size})
     page = int.from_bytes(head[16:18], "big")
     page = 65536 if page == 1 else page
     pages = int.from_bytes(head[28:32], "big")
@@ -118,7 +125,9 @@ def _check_header(path: Path, head: bytes, size: int) -> None:
     wal = Path(f"{path}-wal")
     if valid and size < pages * page and not (wal.exists() and wal.stat().st_size):
         raise StoreUnusable(path, "truncated",
-                            f"{size:,} bytes where its header says {pages * page:,}")
+                            f"{size:,} bytes where its header says {pages * page:,}",
+                            detail_code="shorter_than_pages",
+                            values={"size": size, "expected": pages * page})
 
 
 def unusable_from(path: Path, exc: sqlite3.Error) -> StoreUnusable:

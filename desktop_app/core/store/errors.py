@@ -19,16 +19,26 @@ STORE_PROBLEMS = (
 )
 """The codes of :class:`StoreUnusable`, each one way a results file cannot be used."""
 
+DETAIL_CODES = ("no_write_permission", "no_write_permission_in", "free_bytes", "short_file",
+                "no_sqlite_header", "shorter_than_header", "shorter_than_pages",
+                "no_schema_version", "schema_too_new")
+"""What Throughline itself found wrong (`StoreUnusable.detail_code`), as opposed to what the
+system or SQLite said."""
+
 
 class StoreUnusable(StoreError):
     """The results file at `path` cannot be opened for a run, found before anything is sent.
 
     `code` is one of :data:`STORE_PROBLEMS` (a GUI or CLI puts it in words); `detail` is what
-    the system or SQLite said. The message (English) names the path and what is wrong.
+    the system or SQLite said, or, when Throughline itself found it, the same in English with
+    `detail_code` (one of :data:`DETAIL_CODES`) and its `values` for the words catalogue
+    (`report/store_words.py`). The message (English) names the path and what is wrong.
     """
 
-    def __init__(self, path: Path | str, code: str, detail: str = "") -> None:
+    def __init__(self, path: Path | str, code: str, detail: str = "", *,
+                 detail_code: str | None = None, values: dict | None = None) -> None:
         self.path, self.code, self.detail = Path(path), code, detail
+        self.detail_code, self.values = detail_code, dict(values or {})
         what = {
             "is_directory": "is a folder, not a results file",
             "not_a_database": "is not an SQLite database (not a Throughline results file)",
@@ -43,3 +53,11 @@ class StoreUnusable(StoreError):
         }.get(code, code)
         super().__init__(f"results database {self.path} {what}"
                          + (f": {detail}" if detail else ""))
+
+    def __reduce__(self):
+        # Raised in a worker process and shown by the window: it must cross a pipe whole.
+        return (_unusable, (self.path, self.code, self.detail, self.detail_code, self.values))
+
+
+def _unusable(path, code, detail, detail_code, values) -> StoreUnusable:
+    return StoreUnusable(path, code, detail, detail_code=detail_code, values=values)

@@ -176,7 +176,8 @@ def _read_schema_version(conn: sqlite3.Connection, path: Path) -> int:
         return 0
     row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     if row is None:
-        raise StoreUnusable(path, "not_throughline", "it has no schema version")
+        raise StoreUnusable(path, "not_throughline", "it has no schema version",
+                            detail_code="no_schema_version")
     return int(row[0])
 
 
@@ -187,6 +188,7 @@ def _refuse_newer(path: Path, found: int) -> None:
             path, "newer_schema",
             f"it uses results schema version {found}, but this Throughline only knows versions "
             f"up to {known}. Upgrade to open it.",
+            detail_code="schema_too_new", values={"found": found, "known": known},
         )
 
 

@@ -35,6 +35,8 @@ from desktop_app.core.sqleval.types import JUDGE_MODES
 from desktop_app.core.store import Store, StoreError
 from desktop_app.gui.context import AppContext
 from desktop_app.gui.i18n import translate
+from desktop_app.gui.widgets.summary import report_language
+from desktop_app.report.store_words import store_error_text
 from desktop_app.gui.models.questions import QuestionRow
 from desktop_app.gui.worker import run_in_worker
 
@@ -288,8 +290,10 @@ class SqlEvalController(QObject):
             raise
         except InputError as exc:
             self.failed.emit(exc.field, str(exc))
-        except (EndpointError, StoreError) as exc:
+        except EndpointError as exc:
             self.failed.emit("", str(exc))
+        except StoreError as exc:
+            self.failed.emit("", store_error_text(exc, report_language()))
         except Exception as exc:  # noqa: BLE001 - shown to the user, logged with its trace
             log.exception("SQL evaluation failed")
             self.failed.emit("", f"{type(exc).__name__}: {exc}")
@@ -383,7 +387,10 @@ class SqlEvalController(QObject):
     async def _load(self, run_id: int) -> None:
         try:
             stored = await asyncio.to_thread(_read_run, self.context, run_id)
-        except (StoreError, InputError) as exc:
+        except StoreError as exc:
+            self.failed.emit("run", store_error_text(exc, report_language()))
+            return
+        except InputError as exc:
             self.failed.emit("run", str(exc))
             return
         self.run_id = run_id
