@@ -10,26 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import resource
 import sqlite3
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-
-def rss_mib() -> tuple[float, float]:
-    """(resident, peak resident) MiB of this process. Linux: /proc's VmRSS and VmHWM, which
-    exec resets; `resource.getrusage`'s ru_maxrss is not reset by exec (a child of a big test
-    process starts at its parent's peak, hiding its own growth), so it is the fallback only."""
-    try:
-        fields = dict(line.split(":", 1) for line in
-                      open("/proc/self/status", encoding="ascii").read().splitlines()
-                      if line.startswith(("VmRSS", "VmHWM")))
-        return tuple(int(fields[k].split()[0]) / 1024 for k in ("VmRSS", "VmHWM"))
-    except (OSError, KeyError, ValueError):
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        return peak, peak
+from tests.core.hostile.drive import rss_mib
 
 
 def main() -> None:

@@ -5,18 +5,14 @@ with a named stop or error, no traceback. See docs/RELIABILITY.md, "Hostile serv
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.core.hostile.server import HostileServer
-from tests.core.hostile.test_hostile_sweep import _env
+from tests.core.hostile.test_hostile_sweep import drive
 
-ROOT = Path(__file__).resolve().parents[3]
 DRIVE_SQL = Path(__file__).with_name("drive_sql.py")
 # A non-streamed reply is bounded by MAX_BODY_BYTES (16 MiB, after decoding); the loop holds a
 # reply a few times over (bytes, text, parsed JSON, the step's record): four bodies' worth.
@@ -30,11 +26,7 @@ def server():
 
 
 def drive_sql(url: str, spec: dict, timeout: float = 60) -> dict:
-    proc = subprocess.run([sys.executable, str(DRIVE_SQL), url, json.dumps(spec)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout, env=_env())
-    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return drive(url, spec, timeout, script=DRIVE_SQL)
 
 
 @pytest.mark.parametrize("behaviour, spec, stop, words", [

@@ -48,9 +48,10 @@ def _env() -> dict:
     return env
 
 
-def drive(url: str, spec: dict, timeout: float = 30) -> dict:
-    """Run drive.py on `url`; its JSON line, after checking stderr holds no traceback."""
-    proc = subprocess.run([sys.executable, str(DRIVE), url, json.dumps(spec)], cwd=ROOT,
+def drive(url: str, spec: dict, timeout: float = 30, script: Path = DRIVE) -> dict:
+    """Run drive.py (or another driver `script`) on `url`; its JSON line, after checking
+    stderr holds no traceback."""
+    proc = subprocess.run([sys.executable, str(script), url, json.dumps(spec)], cwd=ROOT,
                           capture_output=True, text=True, timeout=timeout, env=_env())
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
     assert proc.returncode == 0, proc.stderr[-3000:]
