@@ -5,8 +5,12 @@ figures are checked on `run_whatif(..., requests_per_client=1)`; the default clo
 (max(4c, 8) requests) keeps the queue full and is reported in docs/SIMULATOR-MODEL.md.
 
 Tolerance: every figure within +-15 %. A range [low, high] accepts [0.85 low, 1.15 high]; a
-drop is turned into the fraction that remains (-50 % -> 0.5) and that fraction gets the +-15 %
-(0.425 .. 0.575), so the test does not get looser or stricter with the size of the drop.
+single drop is turned into the fraction that remains (-50 % -> 0.5) and that fraction gets the
++-15 % (0.425 .. 0.575), so the test does not get looser or stricter with the size of the drop.
+A range of drops ("-30 to -45 %") is a range like the others: the +-15 % goes on the drops as
+the seeds write them (-25.5 .. -51.75 %, fraction left 0.4825 .. 0.745). On the remaining
+fractions (0.55 .. 0.70) it would reach 0.805, a drop of 19.5 %, a third smaller than the
+seeds' smallest, and it let a 25 % drop through.
 """
 
 from __future__ import annotations
@@ -53,6 +57,12 @@ def _range(low: float, high: float) -> tuple[float, float]:
     return low * (1 - TOL), high * (1 + TOL)
 
 
+def _drops(smallest: float, largest: float) -> tuple[float, float]:
+    """The fraction left after a drop of `smallest` .. `largest` (0.30, 0.45), each drop +-15 %."""
+    low, high = _range(smallest, largest)
+    return 1 - high, 1 - low
+
+
 def reference_checks(cells: list[WhatifCell]) -> list[Check]:
     """Every figure of the reference table, checked against the simulated cells."""
     by = {(c.input_tokens, c.concurrency): c.summary for c in cells}
@@ -79,7 +89,7 @@ def reference_checks(cells: list[WhatifCell]) -> list[Check]:
         checks.append(Check(f"decode tok/s, {n}, 1 concurrent", "23.8-28.7",
                             *_range(23.8, 28.7), decode(n, 1)))
         for c, target, (low, high) in (
-            (2, "-30..-45 %", _range(0.55, 0.70)),
+            (2, "-30..-45 %", _drops(0.30, 0.45)),
             (4, "about -50 %", _around(0.50)),
             (6, "about -63 %", _around(0.37)),
         ):
@@ -130,5 +140,7 @@ def test_ttft_growth_under_concurrency_is_queueing(reference_cells):
     by = {(c.input_tokens, c.concurrency): c.summary for c in reference_cells}
     alone = by[32768, 1].ttft_s.mean
     crowded = by[32768, 6].ttft_s
-    assert crowded.min == pytest.approx(alone, rel=0.05)  # the first admitted is not slower
+    # The first admitted is barely slower: the other running request's 10-token chunks share
+    # its steps (10 of 138 tokens a step), nothing more.
+    assert alone < crowded.min < 1.1 * alone
     assert crowded.max > 5 * alone  # the last waits for five long prefills

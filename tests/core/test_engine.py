@@ -137,3 +137,22 @@ def test_preprocessing_delays_admission_without_blocking_the_clock():
     assert idle.duration_s == 0 and not idle.new_tokens
     assert engine.next_ready_s() == pytest.approx(1.5)
     assert engine.step(1.5).new_tokens  # prefilled: first token
+
+
+def test_a_per_request_chunk_cap_lets_a_second_prefill_share_each_step():
+    """vLLM's long_prefill_token_threshold: with the budget above it, the second of two
+    simultaneous long prompts starts at once instead of after the first, and the first one's
+    first token comes a little later for it."""
+    def first_tokens(**changes) -> tuple[float, float]:
+        engine = Engine(profile(**changes))
+        a, b = SimRequest("a", 2000, 1), SimRequest("b", 2000, 1)
+        engine.add(a, 0.0)
+        engine.add(b, 0.0)
+        run(engine)
+        return a.first_token_s, b.first_token_s
+
+    serial_a, serial_b = first_tokens(max_num_batched_tokens=128)
+    shared_a, shared_b = first_tokens(max_num_batched_tokens=160, long_prefill_token_threshold=128)
+    assert serial_b > 1.9 * serial_a  # one prefill after the other
+    assert serial_a < shared_a < serial_b  # the first is slowed by the second's chunks...
+    assert shared_b == pytest.approx(serial_b, rel=0.05)  # ...which finishes about as late

@@ -9,6 +9,7 @@ covers the behaviours; the bundled sales-25 set is checked too once it exists.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import tomllib
@@ -18,9 +19,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from desktop_app.core.endpoint.types import EndpointConfig
 from desktop_app.core.simulator import personas, responders
+from desktop_app.core.simulator.launcher import start_simulator
 from desktop_app.core.simulator.profiles import load_profile
 from desktop_app.core.simulator.server import serve_in_thread
+from desktop_app.core.sqleval.runner import EvalConfig, run_eval
 from desktop_app.core.sqleval.types import TIERS
 from desktop_app.paths import questions_dir
 
@@ -33,8 +37,8 @@ TOOLS = [{"type": "function", "function": {
         {"table": {"type": "string"}} if name == "describe_table"
         else {} if name == "list_tables" else {"sql": {"type": "string"}})}}}
     for name in TOOL_NAMES]
-# About the size of a real harness's instructions (the tools' schemas are not counted by the
-# simulator's chat template), so the token figures below are comparable with the seeds'.
+# About the size of a real harness's instructions with its tool schemas (the stand-in schemas
+# above are short), so the token figures below are comparable with the seeds'.
 SYSTEM = ("You are a careful data analyst answering questions about a SQLite database. "
           "Use the tools to look at the tables, try queries, and submit one final query with "
           "submit_answer. Name the output columns exactly as the question asks, round where it "
@@ -383,3 +387,37 @@ def test_sales25_seed_reference_matches_the_seeds(sim, sales):
     assert 6.0 <= sum(steps["hard"]) / len(steps["hard"]) <= 6.2
     assert max(steps["hard"]) == 17
     assert 35_000 < max(tokens["hard"]) < 70_000
+
+
+# The seeds' effort figures (seed 001, section 4.5's table; seed 000, section 4.1): trivial/easy
+# about 2 steps and "约 2.2k + 0.2k" tokens a question (prompt + completion, one figure for the
+# two tiers together), hard 6.1 steps on average, the worst 17 steps / 55.5k tokens. Within
+# +-15 %, the calibration test's tolerance.
+SEED_TRIVIAL_EASY_PROMPT, SEED_TRIVIAL_EASY_COMPLETION, SEED_WORST_HARD = 2200, 200, 55_500
+
+
+def _within(value: float, target: float) -> bool:
+    return 0.85 * target <= value <= 1.15 * target
+
+
+def test_sales25_seed_reference_spends_the_seeds_tokens(tmp_path):
+    """Through the real harness (its system prompt and tool schemas, which the server counts
+    as prompt tokens like vLLM), not the minimal loop above."""
+    if not (SALES_DIR / "questions.jsonl").exists():
+        pytest.skip("questions/sales-25 is not there yet")
+    with start_simulator("instant") as sim:
+        config = EvalConfig(EndpointConfig(sim.url, model=personas.SEED_REFERENCE),
+                            concurrency=6)
+        result = asyncio.run(asyncio.wait_for(run_eval(
+            config, None, sets_dir=questions_dir(), cache_dir=tmp_path / "db"), 120))
+    easy = [o for o in result.outcomes if o.tier in ("trivial", "easy")]
+    prompt = sum(o.prompt_tokens for o in easy) / len(easy)
+    completion = sum(o.completion_tokens for o in easy) / len(easy)
+    assert {len(o.steps) for o in easy} == {2}
+    assert _within(prompt, SEED_TRIVIAL_EASY_PROMPT), prompt
+    assert _within(completion, SEED_TRIVIAL_EASY_COMPLETION), completion
+    hard = [o for o in result.outcomes if o.tier == "hard"]
+    worst = max(hard, key=lambda o: len(o.steps))
+    assert len(worst.steps) == 17
+    assert _within(worst.prompt_tokens + worst.completion_tokens, SEED_WORST_HARD)
+    assert 6.0 <= sum(len(o.steps) for o in hard) / len(hard) <= 6.2

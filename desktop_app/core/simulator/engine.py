@@ -10,7 +10,8 @@ The scheduler follows vLLM's V1 scheduler in the parts that shape latency:
 
 * at most `max_num_seqs` requests run at once; the rest wait in arrival order;
 * one token budget per step (`max_num_batched_tokens`) is shared by decodes (one token each,
-  served first) and prefill chunks (chunked prefill: a long prompt takes several steps);
+  served first) and prefill chunks (chunked prefill: a long prompt takes several steps, at
+  most `long_prefill_token_threshold` tokens a step when that is set);
 * a request's KV cache holds every token computed for it; when the cache
   (`kv_cache_tokens`) is full, the most recently admitted request is preempted: its KV is
   freed and it goes back to the head of the queue to recompute prompt plus generated tokens.
@@ -51,6 +52,10 @@ class Profile:
     max_model_len: int = 131_072
     max_num_seqs: int = 256
     max_num_batched_tokens: int = 8192
+    # vLLM's long_prefill_token_threshold: the most prompt tokens ONE request may take in a
+    # step (0 or less: no cap, it may take the whole budget). With a budget above the cap a second
+    # request's prefill shares each step instead of waiting for the first one's to finish.
+    long_prefill_token_threshold: int = 0
     kv_cache_tokens: int = 1_000_000
     prefill_tokens_per_s: float = 0.0  # 0 means free (instant profile)
     prefill_ctx_slowdown_tokens: float = math.inf
@@ -177,6 +182,7 @@ class Engine:
         """Plan and account one step starting at `now_s`; returns its duration and effects."""
         p = self.profile
         budget = p.max_num_batched_tokens
+        cap = p.long_prefill_token_threshold if p.long_prefill_token_threshold > 0 else budget
         kv_free = p.kv_cache_tokens - self.kv_used_tokens
         decodes: list[SimRequest] = []
         chunks: list[tuple[SimRequest, int]] = []
@@ -186,7 +192,7 @@ class Engine:
         while i < len(self.running) and budget > 0:
             req = self.running[i]
             need = 1 if req.computed >= req.context_target else min(
-                req.context_target - req.computed, budget
+                req.context_target - req.computed, budget, cap
             )
             while need > kv_free and self.running[-1] is not req:
                 kv_free += self._preempt(self.running[-1], now_s)
@@ -207,7 +213,7 @@ class Engine:
             req = self.waiting[0]
             if req.ready_s > now_s:
                 break
-            need = min(req.context_target - req.computed, budget)
+            need = min(req.context_target - req.computed, budget, cap)
             if need > kv_free:
                 break
             self.waiting.popleft()

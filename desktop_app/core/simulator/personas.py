@@ -22,7 +22,11 @@ How a persona answers one request (it is stateless: everything comes from the me
   whose name contains 'online'" instead of the glossary's definition. Expected: 9/25 strict
   (trivial 8/8, easy 1/2, medium 0/2, hard 0/13), 22/25 tolerant. Effort follows the seeds:
   trivial/easy 2 steps (run_sql, submit), medium 3, hard 6.1 on average with exploratory
-  describe/run_sql calls and a failed query fixed on the next step; h01 takes 17 steps.
+  describe/run_sql calls and a failed query fixed on the next step; h01 takes 17 steps. Through
+  the real harness (whose tool schemas the simulator counts as prompt, like vLLM) that is about
+  2.0k prompt + 0.2k completion tokens a trivial/easy question and 55.5k for h01, the seeds'
+  2.2k + 0.2k and 55.5k: the reasoning sentences and the exploration's sample rows are sized
+  for it (tests/core/test_personas.py checks it).
 * Retry: called again after it submitted (the harness's validate-retry sent feedback as the
   submit's tool result or as a user message), `sim/careful` resubmits the gold SQL and
   `sim/seed-reference` puts back the ROUND on every required column the feedback names (all
@@ -389,7 +393,7 @@ def _exploration(gold: str, tables: tuple[str, ...]) -> list[Action]:
                     "with the other tables.", "describe_table", {"table": t}) for t in tables]
     pool += [Action(f"Let me look at more rows of {t} to see how the values are stored "
                     "(dates, codes, percentages).", "run_sql",
-                    {"sql": f"SELECT * FROM {t} LIMIT 20"}) for t in tables]
+                    {"sql": f"SELECT * FROM {t} LIMIT 10"}) for t in tables]
     pool += [Action(f"Before the final query, let me check the intermediate result of "
                     f"{name} on its own: the numbers should look plausible.", "run_sql",
                     {"sql": body}) for name, body in _cte_bodies(gold)]
@@ -410,10 +414,12 @@ def _sentence(q: dict, kind: str, tables: tuple[str, ...] = ()) -> str:
     if kind == "run":
         return (f"The question asks for {cols}. The data is in {where}, so I'll compute it "
                 "there and name the output columns as asked. Running the query first to "
-                "check the result.")
+                "check the result before I submit anything: the row count, the column names "
+                "and a few values.")
     if kind == "submit":
         return (f"The result has the columns {cols} and the values look plausible, so this "
-                "query answers the question. Submitting it.")
+                "query answers the question. The rows and their order are what it asks for. "
+                "Submitting it.")
     return (f"The question asks for {cols}; the data is in {where}. Here is my final query, "
             "which returns exactly those columns.")
 

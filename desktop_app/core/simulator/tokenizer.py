@@ -18,6 +18,7 @@ Token ids are a stable hash of the piece, in `[0, VOCAB_SIZE)`.
 
 from __future__ import annotations
 
+import json
 import re
 import zlib
 
@@ -49,13 +50,28 @@ def token_ids(text: str) -> list[int]:
     return [zlib.crc32(p.encode("utf-8")) % VOCAB_SIZE for p in pieces(text)]
 
 
-def render_chat(messages: list[dict]) -> str:
+# How the Hermes-style templates of the tool-calling models vLLM serves (Qwen 2.5/3 and others)
+# present the request's `tools`: real servers count these tokens in usage.prompt_tokens.
+_TOOLS_HEAD = ("# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+               "You are provided with function signatures within <tools></tools> XML tags:\n"
+               "<tools>")
+_TOOLS_TAIL = ("\n</tools>\n\nFor each function call, return a json object with function name "
+               "and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n"
+               '{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>')
+
+
+def render_chat(messages: list[dict], tools: list | None = None) -> str:
     """The simulator's chat template: what a chat request's prompt tokens are counted on.
 
-    Each message becomes `<|role|>\\ncontent<|end|>\\n`; tool calls are rendered as their JSON
-    arguments; the assistant header closes the prompt.
+    The request's `tools`, if any, come first as a system block holding each tool's JSON (as
+    vLLM's chat templates render them, so they count as prompt tokens there too). Each message
+    becomes `<|role|>\\ncontent<|end|>\\n`; tool calls are rendered as their JSON arguments;
+    the assistant header closes the prompt.
     """
     out: list[str] = []
+    if tools:
+        listed = "".join("\n" + json.dumps(tool, ensure_ascii=False) for tool in tools)
+        out.append(f"<|system|>\n{_TOOLS_HEAD}{listed}{_TOOLS_TAIL}<|end|>\n")
     for message in messages:
         role = str(message.get("role", "user"))
         content = message.get("content")

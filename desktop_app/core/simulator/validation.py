@@ -95,7 +95,8 @@ def _messages_text(body: dict) -> str:
         calls = message.get("tool_calls")
         if calls is not None and not isinstance(calls, list):
             raise ApiError(f"messages[{i}].tool_calls must be a list", param="messages")
-    return tokenizer.render_chat(messages)
+    tools = body.get("tools")  # checked after; a malformed list is refused with 400 there
+    return tokenizer.render_chat(messages, tools if isinstance(tools, list) else None)
 
 
 def _prompt(body: dict) -> tuple[str, int]:
