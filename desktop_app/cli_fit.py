@@ -32,6 +32,11 @@ _WORDS = {
                         "decode cost of larger batches is the fitted line carried past what was "
                         "measured (how well that held on a real engine: docs/WHATIF.md).\n",
         "unlimited": "unlimited",
+        "suggestions": "\nThe diagnosis's suggestions, with their effect as the model fitted to "
+                       "this run predicts it:\n",
+        "not_kept": "warning: the predictions were not kept with run {run}: {error}",
+        "suggestions_kept": "(Kept with the run's diagnosis: the window, the PDF and the "
+                            "export show them too.)\n",
         "src_server": "server", "src_sweep": "sweep", "src_assumed": "assumed", "src_fit": "fit",
     },
     "zh": {
@@ -46,6 +51,9 @@ _WORDS = {
         "extrapolated": "外推：压测实测的批次最多为 {n} 个请求，更大批次的 Decode 开销是把拟合直线"
                         "延伸到实测范围之外得到的（在真实引擎上的准确度见 docs/WHATIF.md）。\n",
         "unlimited": "无上限",
+        "suggestions": "\n诊断的建议，以及按本次运行拟合的模型预测的效果：\n",
+        "not_kept": "警告：预测未能随运行 {run} 保存：{error}",
+        "suggestions_kept": "（已随运行的诊断保存：窗口、PDF 和导出中也会显示。）\n",
         "src_server": "服务端", "src_sweep": "压测", "src_assumed": "假定", "src_fit": "拟合",
         # A parameter's note, by its code (core/fit.NOTE_CODES).
         "note_queue_cap": "诊断发现请求排在这么多个运行中的请求之后",
@@ -169,6 +177,7 @@ def run_fit(args: argparse.Namespace) -> int:
         document["changes"] = changes
         document["extrapolated_beyond_batch"] = beyond
         document["predicted"] = rows
+    document["suggestions"] = _suggestions(run, fit, cells, lang, out)
     if args.json:
         try:
             Path(args.json).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
@@ -176,3 +185,44 @@ def run_fit(args: argparse.Namespace) -> int:
             raise InputError("--json", f"cannot write {args.json}: {exc.strerror or exc}"
                              ) from None
     return 0
+
+
+def _suggestions(run, fit, cells, lang: str, out) -> list[dict]:
+    """The diagnosis's suggestions with their predicted effect (`core.throughput.effects`),
+    printed. A run whose diagnosis already keeps them shows those: they are the run's claim,
+    made once when it was diagnosed, and a second fit must not quietly replace them. Otherwise
+    `fit` predicts them, and they are kept with the run when its diagnosis was kept (a
+    diagnosis rebuilt for an older run is not stored in its place). Returns each prediction
+    as its finding keeps it."""
+    from desktop_app.core.store import Store, StoreError, resolve_db_path
+    from desktop_app.core.throughput.effects import annotate, engine_name
+    from desktop_app.core.throughput.records import save_diagnosis
+    from desktop_app.report.diagnosis_words import suggestion_text
+    from desktop_app.report.store_words import store_error_text
+
+    kept = [f for f in run.findings if "predicted" in f.params]
+    if kept:
+        outcome = None
+        tried = kept
+    else:
+        outcome = annotate(run.findings, cells, run.info.settings,
+                           engine_name(run.info.engine), fit=fit)
+        tried = [f for f in outcome.findings if "predicted" in f.params]
+        if outcome.status != "predicted":
+            tried = []
+    if not tried:
+        return []
+    out.write(_w(lang, "suggestions"))
+    for f in tried:
+        out.write(f"- {suggestion_text(f, lang)}\n")
+    if kept:
+        out.write(_w(lang, "suggestions_kept"))
+    elif run.diagnosis_kept:
+        try:
+            with Store.open(resolve_db_path(None)) as store:
+                save_diagnosis(store, run.info.id, outcome.findings)
+            out.write(_w(lang, "suggestions_kept"))
+        except StoreError as exc:
+            print(_w(lang, "not_kept", run=run.info.id, error=store_error_text(exc, lang)),
+                  file=sys.stderr)
+    return [{"finding": f.code, **f.params["predicted"]} for f in tried]

@@ -77,7 +77,7 @@ def run_resume(args: argparse.Namespace) -> int:
 
 
 async def _resume(args: argparse.Namespace, store, base_url: str) -> int:
-    from desktop_app.cli_throughput import SweepProgressLine, print_sweep
+    from desktop_app.cli_throughput import SweepProgressLine, predict_effects, print_sweep
     from desktop_app.core.endpoint.types import EndpointConfig
     from desktop_app.core.throughput.resume import resume_sweep
 
@@ -89,5 +89,6 @@ async def _resume(args: argparse.Namespace, store, base_url: str) -> int:
     finally:
         progress.close()
     print(f"Run {result.run_id} resumed and {result.status} in {store.path}")
+    await predict_effects(result, words_lang(args))
     print_sweep(result, args.json, words_lang(args))
     return 0

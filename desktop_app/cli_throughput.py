@@ -248,8 +248,37 @@ async def _run(args: argparse.Namespace, base_url: str) -> int:
 
         print(cell_table_words(words_lang(args))["stored"].format(
             run=result.run_id, path=resolve_db_path(None)))
+    await predict_effects(result, words_lang(args))
     print_sweep(result, args.json, words_lang(args))
     return 1 if result.status == "failed" else 0
+
+
+async def predict_effects(result, lang: str) -> None:
+    """Give the suggestions of `result`'s diagnosis their effect as the engine model fitted
+    to the sweep predicts it (`core.throughput.effects`), and keep them with the run. Seconds
+    of CPU, in a thread; said on stderr. A sweep the model cannot be fitted to, or one too
+    large to fit quickly (`effects.MAX_SIM_STEPS`), keeps its suggestions without numbers;
+    nothing here can sink a sweep that ran."""
+    from desktop_app.cli_common import open_results_store
+    from desktop_app.core.throughput.effects import TRIALS, annotate_sweep
+    from desktop_app.report.diagnosis_words import cell_table_words
+
+    if not any(f.suggestion_code in TRIALS for f in result.findings):
+        return
+    w = cell_table_words(lang)
+    print(w["predicting"], file=sys.stderr)
+    try:
+        if result.run_id is None:
+            outcome = await asyncio.to_thread(annotate_sweep, result)
+        else:
+            with open_results_store(lang=lang) as store:
+                outcome = await asyncio.to_thread(annotate_sweep, result, store)
+    except Exception as exc:  # noqa: BLE001 - the sweep ran and is stored: say it, go on
+        print(w["predict_error"].format(error=f"{type(exc).__name__}: {exc}"), file=sys.stderr)
+        return
+    if outcome.status in ("fit_failed", "too_large"):
+        print(w[f"predict_{outcome.status}"].format(
+            run=result.run_id if result.run_id is not None else "RUN_ID"), file=sys.stderr)
 
 
 def print_sweep(result, json_path: Path | None, lang: str | None = None) -> None:

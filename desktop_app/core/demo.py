@@ -22,6 +22,7 @@ from desktop_app.core.simulator.profiles import load_profile
 from desktop_app.core.sqleval.runner import EvalConfig, run_eval
 from desktop_app.core.store import Store
 from desktop_app.core.throughput.config import SweepConfig
+from desktop_app.core.throughput.effects import annotate_sweep
 from desktop_app.core.throughput.sweep import run_sweep
 
 SERVERS = ("fast", "fast-capped")  # uncapped first: the SQL runs use it
@@ -64,6 +65,8 @@ async def run_demo(store: Store, *, sets_dir: Path, cache_dir: Path,
                 concurrency=CONCURRENCY, output_tokens=OUTPUT_TOKENS,
                 name=f"demo: {profile} server")
             result = await run_sweep(config, store)
+            # The suggestions carry their predicted effect, as after `throughline throughput`.
+            await asyncio.to_thread(annotate_sweep, result, store)
             sweeps[profile] = result.run_id
 
         jobs = [(SERVERS[0], simulators[0].url, persona) for persona in PERSONAS]

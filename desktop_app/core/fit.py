@@ -366,13 +366,18 @@ def predict(profile: Profile, cells: Sequence[MeasuredCell]) -> list[CellSummary
 def measured_cells(run) -> list[MeasuredCell]:
     """The closed-loop cells of stored sweep `run` with their completed requests, as a fit
     reads them (`requests`: the requests the cell recorded)."""
+    return measured_from_results(cell.result for cell in run.cells)
+
+
+def measured_from_results(results) -> list[MeasuredCell]:
+    """`measured_cells` of a sweep's `CellResult`s (a sweep just run, before it is read back)."""
     cells = []
-    for cell in run.cells:
-        spec = cell.result.spec
-        ok = tuple(t for t in cell.result.timings if t.ok)
+    for result in results:
+        spec = result.spec
+        ok = tuple(t for t in result.timings if t.ok)
         if spec.concurrency and ok:
             cells.append(MeasuredCell(spec.input_tokens, spec.output_tokens, spec.concurrency,
-                                      len(cell.result.timings) or spec.requests, ok))
+                                      len(result.timings) or spec.requests, ok))
     return cells
 
 

@@ -491,7 +491,7 @@ def diagnosis(comp: Comparison, lang: str) -> str:
     from desktop_app.report.diagnosis_words import (
         finding_text,
         is_stored_text,
-        suggestion_text,
+        suggestion_parts,
     )
 
     out = [f'{_BREAK}{_t(lang, "diagnosis")}</h2>']
@@ -510,10 +510,13 @@ def diagnosis(comp: Comparison, lang: str) -> str:
             continue
         out.append("<ol>")
         for f in run.findings:
-            suggestion = suggestion_text(f, lang)
+            # The effect the model fitted to the run predicts, on a line of its own.
+            suggestion, effect = suggestion_parts(f, lang)
             colon = _t(lang, "colon") if "colon" in _keys() else ": "
             sug = (f"<br/><i>{_t(lang, 'suggestion')}{colon}</i>{escape(suggestion)}"
                    if suggestion else "")
+            if effect:
+                sug += f"<br/>{escape(effect)}"
             sev = (_t(lang, f"severity_{f.severity}") if f"severity_{f.severity}" in _keys()
                    else escape(f.severity))
             out.append(f"<li><b>[{sev}]</b> {escape(finding_text(f, lang))}{sug}</li>")

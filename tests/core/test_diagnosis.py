@@ -13,6 +13,7 @@ import json
 from functools import cache
 
 import numpy as np
+import pytest
 
 from desktop_app.core.endpoint.types import EndpointInfo, MetricSample
 from desktop_app.core.metrics import RequestTiming, summarize_cell
@@ -272,3 +273,30 @@ def test_suggestions_name_the_setting_as_the_engine_spells_it():
         info = dataclasses.replace(vllm_info(), engine=engine)
         decode = by_code(diagnose(cells, info), "decode_slows_with_batch")
         assert f"a smaller {knob} keeps prefill chunks" in sug(decode), engine
+
+
+def test_a_cell_that_could_not_keep_its_concurrency_says_so():
+    from desktop_app.core.throughput.checks import mean_in_flight
+
+    cells = sweep("fast", (512,), (1, 4), requests=lambda c: 16)
+    held, _window, _delay = mean_in_flight(cells[1])
+    assert held >= 3.6  # a closed loop refills a slot as soon as it frees
+    assert mean_in_flight(cells[0])[0] == pytest.approx(1.0, abs=0.05)
+    assert "concurrency_not_kept" not in codes(diagnose(cells))
+    # The same requests sent one after another, as when each send waited for the previous
+    # stream to end (a tokenizer that answers only between streams): c=4 in name only.
+    serial, clock = [], cells[1].started_s
+    for t in cells[1].timings:
+        t = shifted(t, clock - t.sent_s)
+        serial.append(t)
+        clock = t.last_token_s
+    cells[1] = dataclasses.replace(cells[1], timings=tuple(serial),
+                                   summary=summarize_cell(serial))
+    f = by_code(diagnose(cells), "concurrency_not_kept")
+    assert f.severity == "warning" and set(f.evidence["cells"]) == {"1"}
+    assert f.evidence["cells"]["1"]["mean_in_flight"] == pytest.approx(1.0, abs=0.05)
+    assert "fewer requests in flight than asked in 1 cell (512 in / 64 out / c=4: 1.0 in " \
+           "flight on average)" in en(f)
+    assert "--workers" in sug(f)
+    zh = finding_text(f, "zh")
+    assert "平均在途 1.0 个" in zh and "in flight" not in zh

@@ -65,6 +65,15 @@ def _real_findings() -> list[Finding]:
     cells[0] = dataclasses.replace(cells[0], implausible={"negative_usage": 1,
                                                           "absurd_usage": 1})
     out += diagnose(cells)
+    cells = sweep("fast", (512,), (1, 4), requests=lambda c: 16)
+    serial, clock = [], cells[1].started_s
+    for t in cells[1].timings:  # sent one after another: c=4 in name only
+        serial.append(dataclasses.replace(
+            t, sent_s=clock, first_token_s=t.first_token_s - t.sent_s + clock,
+            last_token_s=t.last_token_s - t.sent_s + clock))
+        clock = serial[-1].last_token_s
+    cells[1] = dataclasses.replace(cells[1], timings=tuple(serial))
+    out += diagnose(cells)
     cells = sweep("fast", (512, 1024), (1, 2, 4))
     out += diagnose([dataclasses.replace(c, goodput=g)
                      for c, g in zip(cells, (1.0, 0.95, 0.6, 0.5, 0.4, 0.3))])

@@ -22,6 +22,19 @@ CLIENT_LAG_P99_MS = 5.0
 CLIENT_LAG_MAX_MS = 20.0
 # ... and a client using this much of one core has no slack left to read sockets promptly.
 CLIENT_CPU_PERCENT = 90.0
+# A closed-loop cell whose mean number of requests in flight, while it still had requests to
+# send, fell below this share of its concurrency measured a lighter load than it says: the
+# sends went out late (a client that could not keep up, a proxy or server that refused or
+# held connections, or prompts counted inside the loop, as happened against a tokenizer that
+# answers only between streams). The gaps between one request's end and its successor's send
+# are well under a millisecond with the prompts built beforehand, but the stream's end comes
+# after its last token (the usage event, [DONE]): on a server answering in a millisecond that
+# alone leaves a slot idle a third of the time. So a slot must also have waited, on average,
+# CONCURRENCY_REFILL_DELAY_S before its next send: a delay that moves a TTFT, not a tail.
+CONCURRENCY_KEPT_SHARE = 0.8
+CONCURRENCY_REFILL_DELAY_S = 0.005
+# Below this many seconds of sending window a cell's mean in flight says nothing.
+CONCURRENCY_MIN_WINDOW_S = 0.05
 # Failed requests above this share of a sweep make the other figures doubtful.
 FAILURE_PROBLEM_SHARE = 0.05
 # The goodput level a concurrency must keep to count as sustainable.
@@ -33,10 +46,11 @@ FAILURE_HINT_CLASSES = ("timeout", "connect", "http_status", "stream_cut", "malf
                         "no_usage", "no_content")
 # Every code these findings, their suggestions and their sub-parts carry (diagnosis.py lists
 # them with its own for the words catalogue's test).
-CHECK_FINDING_CODES = ("client_bound", "failures", "goodput", "implausible_counts",
-                       "token_count_mismatch")
+CHECK_FINDING_CODES = ("client_bound", "concurrency_not_kept", "failures", "goodput",
+                       "implausible_counts", "token_count_mismatch")
 CHECK_SUGGESTION_CODES = ("calibrate_prompts", "split_client_load", "separate_client_machine",
-                          "failure_hints", "goodput_capacity", "check_usage_reporting")
+                          "failure_hints", "goodput_capacity", "check_usage_reporting",
+                          "keep_concurrency")
 CHECK_PART_CODES = (*(f"hint_{c}" for c in FAILURE_HINT_CLASSES),
                     *(f"implausible_{c}" for c in PLAUSIBILITY_FLAGS))
 
@@ -188,3 +202,50 @@ def implausible(cells: Sequence[CellResult]) -> Finding | None:
                 "by_cell": {str(i): dict(sorted(c.implausible.items())) for i, c in bad}}
     return Finding("implausible_counts", "problem", evidence=evidence, params=params,
                    suggestion_code="check_usage_reporting")
+
+
+def mean_in_flight(c: CellResult) -> tuple[float, float, float] | None:
+    """(mean requests in flight, seconds, mean delay before a freed slot's next send) over a
+    closed-loop cell's sending window: from its first send to its last, the time during which
+    the loop had a request ready for every slot that freed. A request counts as in flight
+    until its last token (the client keeps no later stamp). None for an open-loop cell, one
+    that sent no more than its concurrency (no window), or one with requests whose end the
+    client did not see (failed before a token)."""
+    if c.spec.concurrency is None or len(c.timings) <= c.spec.concurrency:
+        return None
+    intervals = []
+    for t in c.timings:
+        end = t.last_token_s if t.last_token_s is not None else t.first_token_s
+        if end is None:
+            return None
+        intervals.append((t.sent_s, end))
+    start = min(a for a, _ in intervals)
+    stop = max(a for a, _ in intervals)
+    window = stop - start
+    if window < CONCURRENCY_MIN_WINDOW_S:
+        return None
+    busy = sum(max(0.0, min(b, stop) - max(a, start)) for a, b in intervals)
+    refills = len(intervals) - c.spec.concurrency
+    return busy / window, window, max(0.0, c.spec.concurrency * window - busy) / refills
+
+
+def concurrency_not_kept(cells: Sequence[CellResult]) -> Finding | None:
+    """Closed-loop cells that held fewer requests in flight than their concurrency (mean over
+    the sending window below CONCURRENCY_KEPT_SHARE of it, each freed slot idle at least
+    CONCURRENCY_REFILL_DELAY_S on average): their latencies were measured at a lighter load
+    than their label says."""
+    parts, evidence = [], {}
+    for i, c in enumerate(cells):
+        held = mean_in_flight(c)
+        if (held is None or held[0] >= CONCURRENCY_KEPT_SHARE * c.spec.concurrency
+                or held[2] < CONCURRENCY_REFILL_DELAY_S):
+            continue
+        parts.append({"cell": cell_params(c.spec), "mean_in_flight": held[0],
+                      "concurrency": c.spec.concurrency, "refill_delay_s": held[2]})
+        evidence[str(i)] = {"mean_in_flight": _r(held[0], 2), "window_s": _r(held[1], 3),
+                            "refill_delay_s": _r(held[2], 4),
+                            "concurrency": c.spec.concurrency}
+    if not parts:
+        return None
+    return Finding("concurrency_not_kept", "warning", evidence={"cells": evidence},
+                   params={"cells": parts}, suggestion_code="keep_concurrency")

@@ -5,7 +5,9 @@ each cell and the client's own load, and returns `Finding`s ordered by importanc
 its code, the values its words quote (`params`), the numbers behind it (`evidence`, both
 JSON-ready) and, where one helps, the code of a suggested change with its cost. The words, in
 English and Chinese, are in `desktop_app.report.diagnosis_words`; `FINDING_CODES`,
-`SUGGESTION_CODES` and `PART_CODES` list every code it must have words for. Definitions follow
+`SUGGESTION_CODES` and `PART_CODES` list every code it must have words for. What a suggestion
+would do, as the engine model fitted to the sweep predicts it, is added afterwards by
+`effects.annotate` (a fit costs seconds; this stays quick). Definitions follow
 docs/DOMAIN.md: prefill tok/s per request includes queueing; queue time is estimated as TTFT
 minus the 1-concurrent TTFT of the same prompt length; decode tok/s is measured after the first
 token, so queueing never affects it.
@@ -31,6 +33,7 @@ from desktop_app.core.throughput.checks import (
     CHECK_SUGGESTION_CODES,
     cell_params,
     client_bound as _client_bound,
+    concurrency_not_kept as _concurrency_not_kept,
     failures as _failures,
     goodput as _goodput,
     implausible as _implausible,
@@ -76,12 +79,13 @@ _SEVERITY_RANK = {"problem": 0, "warning": 1, "info": 2}
 # doubt, and follows it (it used to come first and push the cap down the page).
 _CODE_RANK = {code: i for i, code in enumerate((
     "concurrency_cap", "kv_cache_pressure", "client_bound", "implausible_counts", "failures",
+    "concurrency_not_kept",
     "prefill_drop_under_concurrency", "decode_slows_with_batch", "token_count_mismatch",
     "goodput", "prefill_slows_with_length", "ttft_linear"))}
 # Every code a finding, a suggestion or a sub-part of either can carry (the words catalogue
 # and its test enumerate these: a new code without English and Chinese words fails).
 FINDING_CODES = tuple(_CODE_RANK)
-SUGGESTION_CODES = ("raise_cap", "kv_relief", "shorter_prompts", "fewer_at_once",
+SUGGESTION_CODES = ("raise_cap", "kv_relief", "shorter_prompts", "fewer_at_once", "raise_budget",
                     *CHECK_SUGGESTION_CODES)
 PART_CODES = ("queue_from_metrics", "queue_from_client_timeline", "kv_full", "kv_room",
               "kv_unknown", "kv_preempted", "kv_near_full", *CHECK_PART_CODES)
@@ -121,7 +125,8 @@ def diagnose(
     cap = _concurrency_cap(cells, engine, settings, kv_peak)
     findings = [
         cap, _kv_pressure(cells, engine, settings, kv_peak), _client_bound(cells),
-        _failures(cells), _prefill_drop(cells, cap), _decode_slows(cells, cap, engine),
+        _concurrency_not_kept(cells),
+        _failures(cells), _prefill_drop(cells, cap, engine), _decode_slows(cells, cap, engine),
         _token_mismatch(cells), _implausible(cells), _goodput(cells), *_length_findings(cells),
     ]
     return sorted((f for f in findings if f is not None),
@@ -456,7 +461,7 @@ def _decode_slows(cells, cap, engine: str = "vllm") -> Finding | None:
                    suggestion_code="fewer_at_once")
 
 
-def _prefill_drop(cells, cap) -> Finding | None:
+def _prefill_drop(cells, cap, engine: str = "vllm") -> Finding | None:
     table = _changes(cells, "prefill_tps")
     by_conc: dict[int, list[float]] = defaultdict(list)
     worst = None
@@ -471,15 +476,19 @@ def _prefill_drop(cells, cap) -> Finding | None:
     means = {c: float(np.mean(v)) for c, v in sorted(by_conc.items())}
     params = {"mean_change_by_concurrency": [[c, m] for c, m in means.items()],
               "worst_change": _f(worst[0]), "worst_input_tokens": worst[1],
-              "worst_concurrency": worst[2], "capped": cap is not None}
+              "worst_concurrency": worst[2], "capped": cap is not None,
+              "budget_knob": _BUDGET_KNOB.get(engine)}
     severity = "warning" if min(means.values()) <= -PREFILL_DROP_WARN else "info"
     evidence = {"mean_change_by_concurrency": {str(c): _r(m) for c, m in means.items()},
                 "worst": {"change": _r(worst[0]), "input_tokens": worst[1],
                           "concurrency": worst[2]},
                 "by_cell": {f"{inp}/{out}": {str(c): _r(ch) for c, (_, ch) in row.items()}
                             for (inp, out), row in table.items()}}
+    # A larger per-step token budget carries more prompt tokens per step: the knob for prefill
+    # under load (its cost, slower decode steps, is in the words; core.throughput.effects
+    # predicts whether it helps this server and withdraws it when it would not).
     return Finding("prefill_drop_under_concurrency", severity, evidence=evidence,
-                   params=params)
+                   params=params, suggestion_code="raise_budget")
 
 
 # --- 6-9. measurement quality, failures, goodput ---------------------------------------------

@@ -21,9 +21,24 @@ async def sweep_job(config: SweepConfig, db_path: Path, info: EndpointInfo | Non
     stores the run as cancelled, as run_sweep does."""
     store = await asyncio.to_thread(Store.open, db_path)
     try:
-        return await run_sweep(config, store, emit, info=info)
+        result = await run_sweep(config, store, emit, info=info)
+        await _predict_effects(result, store)
+        return result
     finally:
         await asyncio.to_thread(store.close)
+
+
+async def _predict_effects(result: SweepResult, store: Store) -> None:
+    """The suggestions' predicted effects kept with the run (`effects.annotate_sweep`): seconds
+    of CPU, here in the sweep's own process so the window keeps ticking. A failure leaves the
+    suggestions without numbers, as a sweep the model cannot be fitted to does: the sweep ran
+    and is stored, and its diagnosis must still show."""
+    from desktop_app.core.throughput.effects import annotate_sweep
+
+    try:
+        await asyncio.to_thread(annotate_sweep, result, store)
+    except Exception:  # noqa: BLE001, S110 - see the docstring
+        pass
 
 
 async def resume_job(run_id: int, endpoint: EndpointConfig | None, db_path: Path,
@@ -34,6 +49,8 @@ async def resume_job(run_id: int, endpoint: EndpointConfig | None, db_path: Path
 
     store = await asyncio.to_thread(Store.open, db_path)
     try:
-        return await resume_sweep(store, run_id, endpoint, emit, info=info)
+        result = await resume_sweep(store, run_id, endpoint, emit, info=info)
+        await _predict_effects(result, store)
+        return result
     finally:
         await asyncio.to_thread(store.close)

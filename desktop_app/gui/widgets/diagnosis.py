@@ -1,7 +1,8 @@
 """The diagnosis pane: a sweep's findings in the order the core's `diagnose` gives them
 (severity, then importance), one line each (its first sentence) with the severity's colour and
-icon; the rest of the message, the suggestion and the figures behind it fold out beneath, so a
-long finding never pushes the next one out of sight. The words are `report/diagnosis_words.py`'s,
+icon; the rest of the message, the suggestion (with the effect the model fitted to the run
+predicts for it, when the run has one) and the figures behind it fold out beneath, so a long
+finding never pushes the next one out of sight. The words are `report/diagnosis_words.py`'s,
 in the UI's language."""
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.throughput.types import Finding
 from desktop_app.gui.i18n import translate
 from desktop_app.gui.widgets.summary import report_language
-from desktop_app.report.diagnosis_words import finding_text, findings_text, suggestion_text
+from desktop_app.report.diagnosis_words import finding_text, findings_text, suggestion_parts
 
 SEVERITY_COLORS = {"problem": QColor("#b3261e"), "warning": QColor("#9a5b00"),
                    "info": QColor("#3465a4")}
@@ -150,9 +151,13 @@ class DiagnosisView(QWidget):
         details = []
         if rest:
             details.append(rest)
-        suggestion = suggestion_text(finding, self.lang)
+        # The effect the model fitted to the run predicts gets a line of its own under the
+        # suggestion (a suggestion it withdraws says so itself).
+        suggestion, effect = suggestion_parts(finding, self.lang)
         if suggestion:
             details.append(self.tr("Suggestion: {text}").format(text=suggestion))
+        if effect:
+            details.append(effect)
         for text in details:
             QTreeWidgetItem(item, [text])
         lines = _evidence_lines(finding.evidence)
