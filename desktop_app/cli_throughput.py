@@ -67,7 +67,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     sweep.add_argument("--note", metavar="TEXT", help="a note kept with the run")
     sweep.add_argument("--workers", type=int, metavar="N",
                        help="load-generating processes a cell's streams are spread over "
-                            "(default: CPU count minus one, at least 1; 1 = this process)")
+                            "(default: CPU count minus one, at least 1; 1 = this process); "
+                            "with --ray, Ray actors (default: each node's CPUs minus one)")
+    sweep.add_argument("--ray", metavar="ADDRESS",
+                       help="send from the actors of a Ray cluster: auto, local, "
+                            "ray://HOST:10001 or HOST:6379 (needs pip install "
+                            "'throughline[ray]'; see docs/PERFORMANCE.md)")
     sweep.add_argument("--http-client", choices=["lean", "httpx"],
                        help="how streams are received: the lean HTTP/1.1 path (default) or "
                             "httpx (always used through a proxy)")
@@ -137,6 +142,7 @@ def build_config(args: argparse.Namespace, base_url: str, model: str):
         if value is not None and not 0 <= value <= top:
             raise InputError(flag, f"{value!r:.40} is out of range (0 to {top:,})")
     rates = _option(args, raw, "request_rate", "request_rates")
+    ray = _ray_address(_option(args, raw, "ray", "ray"))
     input_tokens = _option(args, raw, "input_tokens", "input_tokens")
     if input_tokens is None:
         raise InputError("--input-tokens", "give the prompt lengths to sweep, e.g. 512,2048")
@@ -158,17 +164,27 @@ def build_config(args: argparse.Namespace, base_url: str, model: str):
         notes=(args.note or "").strip(),
         server_settings=user_settings(args.setting),
         http_client=_option(args, raw, "http_client", "http_client", "lean"),
-        workers=_workers(_option(args, raw, "workers", "workers")),
+        workers=_workers(_option(args, raw, "workers", "workers"), ray),
+        ray=ray,
     ), raw
 
 
-def _workers(value: int | None) -> int:
-    """--workers, or the default (CPU count minus one, at least 1)."""
+def _ray_address(value) -> str | None:
+    """--ray (or the file's `ray`), checked: InputError naming --ray."""
+    from desktop_app.core.throughput.config import check_ray_address
+
+    check_ray_address(value, "--ray")
+    return value
+
+
+def _workers(value: int | None, ray: str | None = None) -> int:
+    """--workers, or the default: CPU count minus one, at least 1; with --ray, 0 (the pool
+    starts one actor per CPU of each node, less one per node)."""
     from desktop_app.core.throughput.config import MAX_WORKERS
     from desktop_app.core.throughput.workers import default_workers
 
     if value is None:
-        return default_workers()
+        return 0 if ray is not None else default_workers()
     if not 1 <= value <= MAX_WORKERS:
         raise InputError("--workers", f"{value!r:.40} is out of range (1 to {MAX_WORKERS})")
     return value

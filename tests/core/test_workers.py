@@ -19,7 +19,7 @@ from desktop_app.core.throughput.checks import unreliable_cells
 from desktop_app.core.throughput.config import SweepConfig
 from desktop_app.core.throughput.sweep import run_sweep
 from desktop_app.core.throughput.types import ClientLoad
-from desktop_app.core.throughput.workers import WorkerPool, merge_loads, split
+from desktop_app.core.throughput.workers import WorkerPool, merge_loads, plan_shares, split
 
 MODEL = "sim/llama-sim-8b"
 
@@ -62,6 +62,23 @@ def test_shares_and_the_busiest_worker():
     assert (merged.loop_lag_p99_ms, merged.loop_lag_max_ms, merged.cpu_percent) == (40.0, 90.0,
                                                                                     97.0)
     assert merged.samples == 200 and merge_loads([None]) is None
+
+
+def test_a_cell_is_shared_out_whole_and_at_its_load():
+    """What the process workers and the Ray actors are each given: every request once, the
+    concurrency or the rate split, each its own arrival seed."""
+    items = [(i, {}) for i in range(11)]
+    closed = plan_shares(items, 2, concurrency=5, rate_per_s=None, seed=3, deadline=9.5)
+    assert [s.concurrency for s in closed] == [3, 2]
+    assert sorted(i for s in closed for i, _ in s.items) == list(range(11))
+    assert all(s.deadline == 9.5 for s in closed)
+    opened = plan_shares(items, 4, concurrency=None, rate_per_s=8.0, seed=3, deadline=None)
+    assert [s.rate_per_s for s in opened] == [2.0] * 4
+    assert [len(s.items) for s in opened] == [3, 3, 3, 2]
+    assert len({s.seed for s in opened}) == 4
+    # A cell smaller than the pool uses fewer workers, never an empty share.
+    assert len(plan_shares(items[:1], 4, concurrency=4, rate_per_s=None, seed=0,
+                           deadline=None)) == 1
 
 
 @pytest.fixture(scope="module")

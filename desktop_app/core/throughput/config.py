@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +16,12 @@ from desktop_app.core.throughput.types import CellSpec
 
 
 MAX_REQUESTS = 10_000_000  # per cell (and warm-up): more is a typo, not a benchmark
-MAX_WORKERS = 256  # load-generating processes
+MAX_WORKERS = 256  # load-generating processes (or Ray actors)
+# A Ray cluster to send from (`throughput.ray_pool`): "auto" (the cluster this machine is part
+# of), "local" (start one here), "ray://host:10001" (Ray Client) or "host:6379" (its head).
+# No user:password@: the address is stored with the run.
+_RAY_ADDRESS = re.compile(
+    r"(?:ray://)?(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\]):(\d{1,5})")
 
 
 def default_requests(concurrency: int) -> int:
@@ -64,8 +70,12 @@ class SweepConfig:
     # anyway when a proxy applies to the endpoint) or "httpx" (`endpoint.client`).
     http_client: str = "lean"
     # Load-generating processes a cell's streams are spread over (`throughput.workers`); 1 runs
-    # them in this process, on its loop.
+    # them in this process, on its loop. With `ray`, the number of Ray actors; 0 there means one
+    # per CPU of each node, less one per node.
     workers: int = 1
+    # A Ray cluster whose actors send the streams (`throughput.ray_pool`), or None: this
+    # machine's processes. "auto", "local", "ray://host:10001" or "host:6379".
+    ray: str | None = None
 
     @property
     def open_loop(self) -> bool:
@@ -137,12 +147,27 @@ class SweepConfig:
             raise InputError("model", "choose a model (the endpoint's /v1/models lists them)")
         if self.http_client not in ("lean", "httpx"):
             raise InputError("HTTP client", f"{self.http_client!r:.40} must be lean or httpx")
+        check_ray_address(self.ray)
+        least = 0 if self.ray is not None else 1  # 0 actors: as many as the cluster's CPUs
         if (isinstance(self.workers, bool) or not isinstance(self.workers, int)
-                or not 1 <= self.workers <= MAX_WORKERS):
-            raise InputError("workers", f"{self.workers!r:.40} must be 1 to {MAX_WORKERS}")
+                or not least <= self.workers <= MAX_WORKERS):
+            raise InputError("workers", f"{self.workers!r:.40} must be {least} to {MAX_WORKERS}")
         for key, value in self.server_settings.items():
             if not isinstance(key, str) or not isinstance(value, (str, int, float, bool)):
                 raise InputError("server settings", f"{key!r}: a setting is text or a number")
+
+
+def check_ray_address(address: str | None, field_name: str = "ray") -> None:
+    """Raise InputError naming `field_name` unless `address` is None, "auto", "local", or
+    [ray://]host:port (port 1-65535, no credentials, no spaces)."""
+    if address is None or address in ("auto", "local"):
+        return
+    if not isinstance(address, str):
+        raise InputError(field_name, f"{address!r:.40} must be an address text")
+    match = _RAY_ADDRESS.fullmatch(address)
+    if match is None or not 1 <= int(match.group(1)) <= 65535:
+        raise InputError(field_name, f"{address!r:.60} must be auto, local, ray://host:10001 or "
+                         "host:6379 (no user:password@)")
 
 
 def _positive_ints(values: tuple[int, ...], field_name: str) -> None:
@@ -158,7 +183,7 @@ _TOML_KEYS = {
     "requests_per_cell", "warmup", "cell_time_budget_s", "unique_prompts", "scrape_metrics",
     "metrics_interval_s", "ttft_target_s", "tpot_target_s", "ignore_eos", "temperature", "seed",
     "name", "verify_tls", "connect_timeout_s", "first_byte_timeout_s", "total_timeout_s",
-    "http_client", "workers",
+    "http_client", "workers", "ray",
 }
 
 
@@ -197,7 +222,8 @@ def _is_list_of(check):
 
 # What each key of a sweep file holds (the values themselves are checked with the flags').
 _TOML_TYPES = {
-    **dict.fromkeys(("base_url", "model", "name"), ("a string", lambda v: isinstance(v, str))),
+    **dict.fromkeys(("base_url", "model", "name", "ray"),
+                    ("a string", lambda v: isinstance(v, str))),
     "api": ('"chat" or "completions"', lambda v: v in ("chat", "completions")),
     "http_client": ('"lean" or "httpx"', lambda v: v in ("lean", "httpx")),
     **dict.fromkeys(("input_tokens", "output_tokens", "concurrency"), (

@@ -37,6 +37,7 @@ from desktop_app.core.runs import run_info
 from desktop_app.core.store import NotFoundError, Store
 from desktop_app.core.store.tables import RunRecord
 from desktop_app.core.throughput.config import SweepConfig
+from desktop_app.core.throughput.ray_pool import CLOCKS_KEY
 from desktop_app.core.throughput.records import (
     StoredCell,
     iter_request_rows,
@@ -74,6 +75,7 @@ def sweep_config_from_json(data: dict[str, Any], endpoint: EndpointConfig) -> Sw
     merged = data.pop("server_settings", None) or {}
     source = data.pop("server_settings_source", None) or {}
     data["server_settings"] = user_settings_from_stored(merged, source) if source else merged
+    data.pop(CLOCKS_KEY, None)  # what a Ray run measured, not what it was asked to do
     unknown = set(data) - fields
     if unknown or "input_tokens" not in data:
         raise ResumeError(f"the stored configuration is not a sweep's (keys: {sorted(data)})")

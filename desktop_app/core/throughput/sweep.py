@@ -6,8 +6,9 @@ the store's writer as it finishes, and on cancellation stops every request in fl
 cell and the run cancelled and re-raises, leaving the store consistent.
 
 Streams go over the lean path (`endpoint.lean`) unless the config asks for httpx or a proxy
-applies; with `workers` > 1 a cell's streams run in worker processes (`throughput.workers`) and
-come back here to be recorded.
+applies; with `workers` > 1 a cell's streams run in worker processes (`throughput.workers`), or
+with `ray` in Ray actors on a cluster's machines (`throughput.ray_pool`, stamps corrected onto
+this process's clock), and come back here to be recorded.
 
 Clock: every time in the records is seconds since the run started (the moment its row was
 stored, so the run's `started_at` is the origin to the millisecond), from
@@ -45,6 +46,7 @@ from desktop_app.core.throughput.loops import ClientLoadMonitor, closed_loop, op
 from desktop_app.core.throughput.prompts import PromptError, PromptFactory, check_prompt_tokens
 from desktop_app.core.throughput.servermetrics import MetricsScraper
 from desktop_app.core.throughput.types import CellResult, CellSpec, Finding
+from desktop_app.core.throughput.ray_pool import RayPool, save_clocks
 from desktop_app.core.throughput.workers import WorkerPool, merge_loads
 
 log = logging.getLogger(__name__)
@@ -149,7 +151,8 @@ class _Run:
         self.prompt_seq = itertools.count()  # every request of the run gets its own salt
         self.run_total = sum(c.requests for c in config.cells()) + config.warmup
         self.streams: LeanClient | None = None  # the lean path's connections, when it is used
-        self.pool: WorkerPool | None = None  # the worker processes, when config.workers > 1
+        # The worker processes (config.workers > 1) or Ray actors (config.ray), if any.
+        self.pool: WorkerPool | RayPool | None = None
 
     async def stream(self, client, body: dict, deadline: float | None = None) -> StreamResult:
         """One streamed request of the run, on the lean path or on the httpx `client`."""
@@ -280,7 +283,11 @@ async def run_sweep(
         config = dataclasses.replace(config, endpoint=choose_model(config.endpoint, info))
         run.config = config
         prompts = await _prepare_prompts(run, client, info, specs)
-        if config.workers > 1 and multiprocessing.current_process().daemon:
+        if config.ray is not None:  # Ray's actors are not this process's children
+            run.pool = RayPool(config.workers, config.endpoint, config.http_client, config.ray)
+            stack.push_async_callback(run.pool.close)
+            await run.pool.start()
+        elif config.workers > 1 and multiprocessing.current_process().daemon:
             # A daemon process (the app's sweep process, which also resumes runs) may not
             # start processes of its own: its cells run here, on this loop.
             log.warning("workers=%d asked in a daemon process: streaming in-process",
@@ -338,6 +345,11 @@ async def _finish(run: _Run, result: SweepResult, status: str, error: str | None
             if status == "completed":
                 status, refused = "failed", exc
             error = error or f"{type(exc).__name__}: {exc}"
+    if run.pool is not None and run.store is not None and result.run_id is not None:
+        clocks = await run.pool.clock_record()  # actors on other hosts: their clocks, stated
+        if clocks is not None:
+            with contextlib.suppress(StoreError):
+                await asyncio.to_thread(save_clocks, run.store, result.run_id, clocks)
     if run.store is not None and result.run_id is not None:
         try:
             status = await asyncio.to_thread(run.store.finish_run, result.run_id, status, error)

@@ -20,6 +20,10 @@ cell any worker was too busy for is flagged client-bound by the usual check.
 
 Cancelling `run_cell` (or the sweep) kills the workers at once: their connections drop, as a
 cancelled in-process cell's do. A worker that dies makes the cell raise `WorkerError`.
+
+The pieces a worker is made of, `plan_shares` (the parent's split), `open_stream_client` and
+`run_share` (the worker's loop), are shared with the Ray actors of `throughput.ray_pool`, which
+run the same code on other machines.
 """
 
 from __future__ import annotations
@@ -35,7 +39,9 @@ from desktop_app.core.endpoint import limits as _limits
 from desktop_app.core.endpoint.types import EndpointConfig, StreamResult
 from desktop_app.core.throughput.types import ClientLoad
 
-__all__ = ["WorkerError", "WorkerPool", "default_workers", "merge_loads", "split"]
+__all__ = ["Share", "WorkerError", "WorkerPool", "apply_limits", "default_workers",
+           "limit_values", "merge_loads", "open_stream_client", "plan_shares", "run_share",
+           "split"]
 
 FLUSH_S = 0.05  # a worker sends its finished requests at least this often
 START_TIMEOUT_S = 120.0  # spawning imports the app: seconds on a busy machine
@@ -73,7 +79,7 @@ def merge_loads(loads: list[ClientLoad | None]) -> ClientLoad | None:
 
 
 @dataclass(frozen=True)
-class _Share:
+class Share:
     """What one worker runs of a cell: `items` are (request index, body); closed loop when
     `concurrency` is set, else open loop at `rate_per_s` with `seed`."""
 
@@ -81,7 +87,46 @@ class _Share:
     concurrency: int | None
     rate_per_s: float | None
     seed: int
-    deadline: float | None  # time.perf_counter() value (CLOCK_MONOTONIC, shared)
+    deadline: float | None  # time.perf_counter() value on the worker's clock, seconds
+
+
+def plan_shares(items: list, workers: int, *, concurrency: int | None,
+                rate_per_s: float | None, seed: int, deadline: float | None) -> list[Share]:
+    """A cell's `items` split over at most `workers` workers (fewer when the cell is smaller).
+
+    Closed loop: worker w keeps concurrency // n in flight (one more for the first
+    concurrency % n) and gets a matching share of the items. Open loop: each gets rate / n
+    (independent Poisson arrivals add up to Poisson arrivals at the full rate) and an equal share.
+    """
+    if concurrency is not None:
+        used = min(workers, concurrency, max(1, len(items)))
+        conc: list[int | None] = list(split(concurrency, used))
+        counts = [round(len(items) * c / concurrency) for c in conc]
+    else:
+        used = min(workers, max(1, len(items)))
+        conc = [None] * used
+        counts = split(len(items), used)
+    counts[0] += len(items) - sum(counts)  # rounding: the first worker takes the rest
+    shares, start = [], 0
+    for w_index, (c, k) in enumerate(zip(conc, counts)):
+        shares.append(Share(items[start:start + k], c,
+                            None if rate_per_s is None else rate_per_s / used,
+                            seed * 1000 + w_index, deadline))
+        start += k
+    return shares
+
+
+def limit_values() -> dict:
+    """This process's response limits (`endpoint.limits`), for a worker to apply: a test may
+    have lowered them."""
+    return {n: getattr(_limits, n) for n in _LIMIT_NAMES}
+
+
+def apply_limits(values: dict) -> None:
+    """Take the parent's `limit_values()` in a worker (only names `endpoint.limits` has)."""
+    for name, value in values.items():
+        if name in _LIMIT_NAMES:
+            setattr(_limits, name, value)
 
 
 class _Worker:
@@ -106,11 +151,11 @@ class WorkerPool:
     async def start(self) -> None:
         """Spawn the workers and wait until each has its loop and client ready."""
         ctx = multiprocessing.get_context("spawn")
-        limit_values = {n: getattr(_limits, n) for n in _LIMIT_NAMES}
+        limits = limit_values()
         for _ in range(self.count):
             parent, child = ctx.Pipe()
             process = ctx.Process(target=_worker_main, daemon=True, name="throughline-worker",
-                                  args=(child, self.endpoint, self.http_client, limit_values))
+                                  args=(child, self.endpoint, self.http_client, limits))
             process.start()
             child.close()
             self.workers.append(_Worker(process, parent))
@@ -125,26 +170,13 @@ class WorkerPool:
         """Run one cell's `items` ((index, body) pairs) over the workers; `on_result(index,
         result)` is called in this loop as each finishes. Returns how many were sent; the
         workers' ClientLoads are left in `self.loads`."""
-        n = len(self.workers)
         self.loads = []
-        if concurrency is not None:
-            used = min(n, concurrency, max(1, len(items)))
-            conc = split(concurrency, used)
-            counts = [round(len(items) * c / concurrency) for c in conc]
-        else:
-            used = min(n, max(1, len(items)))
-            conc = [None] * used
-            counts = split(len(items), used)
-        counts[0] += len(items) - sum(counts)  # rounding: the first worker takes the rest
+        shares = plan_shares(items, len(self.workers), concurrency=concurrency,
+                             rate_per_s=rate_per_s, seed=seed, deadline=deadline)
         loop = asyncio.get_running_loop()
-        start = 0
-        active = self.workers[:used]
+        active = self.workers[:len(shares)]
         try:
-            for w_index, (w, c, k) in enumerate(zip(active, conc, counts)):
-                share = _Share(items[start:start + k], c,
-                               None if rate_per_s is None else rate_per_s / used,
-                               seed * 1000 + w_index, deadline)
-                start += k
+            for w, share in zip(active, shares):
                 w.done = loop.create_future()
                 loop.add_reader(w.conn.fileno(), self._readable, w, on_result)
                 w.conn.send(("cell", share))
@@ -193,6 +225,11 @@ class WorkerPool:
             w.conn.close()
         self.workers = []
 
+    async def clock_record(self) -> dict | None:
+        """None: processes on this host stamp on its one clock, so there is nothing to state
+        (`RayPool.clock_record` has what actors on other machines need)."""
+        return None
+
     async def close(self) -> None:
         """Ask the workers to end, then make sure they did."""
         for w in self.workers:
@@ -218,9 +255,8 @@ def _recv_within(conn, timeout_s: float):
 
 # --- in the worker process ---------------------------------------------------------------------
 
-def _worker_main(conn, endpoint: EndpointConfig, http_client: str, limit_values: dict) -> None:
-    for name, value in limit_values.items():  # the parent's limits (a test may lower them)
-        setattr(_limits, name, value)
+def _worker_main(conn, endpoint: EndpointConfig, http_client: str, limits: dict) -> None:
+    apply_limits(limits)
     try:
         asyncio.run(_serve(conn, endpoint, http_client))
     except (EOFError, KeyboardInterrupt, BrokenPipeError):
@@ -228,33 +264,45 @@ def _worker_main(conn, endpoint: EndpointConfig, http_client: str, limit_values:
 
 
 async def _serve(conn, endpoint: EndpointConfig, http_client: str) -> None:
-    from desktop_app.core.endpoint.client import make_client, stream_request
-    from desktop_app.core.endpoint.lean import LeanClient, lean_supported, stream_request_lean
-    from desktop_app.core.throughput.loops import ClientLoadMonitor, closed_loop, open_loop
-
-    # Sized for any share: idle connections are only kept, never opened ahead.
-    if http_client == "lean" and lean_supported(endpoint):
-        client, stream = LeanClient(endpoint, _MAX_STREAMS), stream_request_lean
-    else:
-        client, stream = make_client(endpoint, _MAX_STREAMS), stream_request
+    client, stream = open_stream_client(endpoint, http_client)
     async with client:
         conn.send(("ready", os.getpid()))
         while True:
             msg = await asyncio.to_thread(conn.recv)  # between cells only
             if msg[0] == "stop":
                 return
-            share: _Share = msg[1]
+            share: Share = msg[1]
             try:
-                sent, load = await _run_share(conn, client, stream, endpoint, share,
-                                              ClientLoadMonitor, closed_loop, open_loop)
+                sent, load = await run_share(client, stream, endpoint, share,
+                                             lambda batch: conn.send(("results", batch)))
             except Exception as exc:  # noqa: BLE001 - reported to the parent, which raises
                 conn.send(("error", f"{type(exc).__name__}: {exc}"))
                 continue
             conn.send(("done", sent, load))
 
 
-async def _run_share(conn, client, stream, endpoint, share: _Share, monitor_cls, closed_loop,
-                     open_loop) -> tuple[int, ClientLoad | None]:
+# --- shared by the worker processes and the Ray actors ------------------------------------------
+
+def open_stream_client(endpoint: EndpointConfig, http_client: str):
+    """(client, stream function) for a worker: the lean path unless `http_client` is "httpx"
+    or a proxy applies. Enter the client (`async with`) before streaming on it."""
+    from desktop_app.core.endpoint.client import make_client, stream_request
+    from desktop_app.core.endpoint.lean import LeanClient, lean_supported, stream_request_lean
+
+    # Sized for any share: idle connections are only kept, never opened ahead.
+    if http_client == "lean" and lean_supported(endpoint):
+        return LeanClient(endpoint, _MAX_STREAMS), stream_request_lean
+    return make_client(endpoint, _MAX_STREAMS), stream_request
+
+
+async def run_share(client, stream, endpoint: EndpointConfig, share: Share,
+                    emit: Callable[[list], None]) -> tuple[int, ClientLoad | None]:
+    """Stream one worker's `share` of a cell on `client`; returns (requests sent, this loop's
+    ClientLoad). Finished requests go to `emit` as lists of (index, StreamResult), at least
+    every `FLUSH_S` and once more at the end; each list is the callee's to keep. Cancelling
+    cancels every request in flight (their connections drop)."""
+    from desktop_app.core.throughput.loops import ClientLoadMonitor, closed_loop, open_loop
+
     batch: list = []
     items = share.items
 
@@ -264,14 +312,17 @@ async def _run_share(conn, client, stream, endpoint, share: _Share, monitor_cls,
         res = await stream(client, endpoint, body, deadline=share.deadline)
         batch.append((index, res))
 
+    def flush_now() -> None:
+        if batch:
+            emit(batch[:])
+            batch.clear()
+
     async def flush() -> None:
         while True:
             await asyncio.sleep(FLUSH_S)
-            if batch:
-                conn.send(("results", batch[:]))
-                batch.clear()
+            flush_now()
 
-    monitor = monitor_cls()
+    monitor = ClientLoadMonitor()
     monitor.start()
     flusher = asyncio.create_task(flush())
     try:
@@ -285,7 +336,5 @@ async def _run_share(conn, client, stream, endpoint, share: _Share, monitor_cls,
         flusher.cancel()
         await asyncio.gather(flusher, return_exceptions=True)
         load = await monitor.stop()
-    if batch:
-        conn.send(("results", batch[:]))
-        batch.clear()
+    flush_now()
     return sent, load
