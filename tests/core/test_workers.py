@@ -220,17 +220,18 @@ def test_the_cli_passes_workers_and_the_http_client(tmp_path):
 async def test_a_daemon_process_streams_in_process(sim, monkeypatch):
     """The app's sweep process is a daemon and may not start workers: a run stored with
     workers > 1 (resumed there) streams in that process instead of failing."""
+    import multiprocessing
     from types import SimpleNamespace
 
-    from desktop_app.core.throughput import sweep as sweep_module
+    from desktop_app.core.throughput import workers as workers_module
 
-    monkeypatch.setattr(sweep_module.multiprocessing, "current_process",
+    monkeypatch.setattr(multiprocessing, "current_process",
                         lambda: SimpleNamespace(daemon=True, name="daemon"))
 
     def no_pool(*args, **kwargs):
         raise AssertionError("no worker pool in a daemon process")
 
-    monkeypatch.setattr(sweep_module, "WorkerPool", no_pool)
+    monkeypatch.setattr(workers_module, "WorkerPool", no_pool)
     config = SweepConfig(EndpointConfig(sim.url, model=MODEL), input_tokens=(64,),
                          output_tokens=(4,), concurrency=(2,), requests_per_cell=2, warmup=0,
                          scrape_metrics=False, workers=3)

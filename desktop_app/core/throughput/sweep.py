@@ -24,10 +24,10 @@ import contextlib
 import dataclasses
 import itertools
 import logging
-import multiprocessing
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from desktop_app.core.endpoint.client import make_client, stream_request
 from desktop_app.core.endpoint.lean import LeanClient, lean_supported, stream_request_lean
@@ -40,14 +40,13 @@ from desktop_app.core.parsing import InputError
 from desktop_app.core.redact import redact_text
 from desktop_app.core.store import RunWriter, Store, StoreError, utc_now_iso
 from desktop_app.core.throughput.config import SweepConfig
-from desktop_app.core.throughput.diagnosis import diagnose
-from desktop_app.core.throughput.records import save_diagnosis
 from desktop_app.core.throughput.loops import ClientLoadMonitor, closed_loop, open_loop
 from desktop_app.core.throughput.prompts import PromptError, PromptFactory, check_prompt_tokens
-from desktop_app.core.throughput.servermetrics import MetricsScraper
 from desktop_app.core.throughput.types import CellResult, CellSpec, Finding
-from desktop_app.core.throughput.ray_pool import RayPool, save_clocks
-from desktop_app.core.throughput.workers import WorkerPool, merge_loads
+
+if TYPE_CHECKING:
+    from desktop_app.core.throughput.ray_pool import RayPool
+    from desktop_app.core.throughput.workers import WorkerPool
 
 log = logging.getLogger(__name__)
 
@@ -284,18 +283,27 @@ async def run_sweep(
         run.config = config
         prompts = await _prepare_prompts(run, client, info, specs)
         if config.ray is not None:  # Ray's actors are not this process's children
+            from desktop_app.core.throughput.ray_pool import RayPool
+
             run.pool = RayPool(config.workers, config.endpoint, config.http_client, config.ray)
             stack.push_async_callback(run.pool.close)
             await run.pool.start()
-        elif config.workers > 1 and multiprocessing.current_process().daemon:
-            # A daemon process (the app's sweep process, which also resumes runs) may not
-            # start processes of its own: its cells run here, on this loop.
-            log.warning("workers=%d asked in a daemon process: streaming in-process",
-                        config.workers)
         elif config.workers > 1:
-            run.pool = WorkerPool(config.workers, config.endpoint, config.http_client)
-            stack.push_async_callback(run.pool.close)
-            await run.pool.start()
+            # Imported here: a sweep in this process alone needs neither the pool nor
+            # multiprocessing, and a command's start-up pays for every import.
+            import multiprocessing
+
+            from desktop_app.core.throughput.workers import WorkerPool
+
+            if multiprocessing.current_process().daemon:
+                # A daemon process (the app's sweep process, which also resumes runs) may not
+                # start processes of its own: its cells run here, on this loop.
+                log.warning("workers=%d asked in a daemon process: streaming in-process",
+                            config.workers)
+            else:
+                run.pool = WorkerPool(config.workers, config.endpoint, config.http_client)
+                stack.push_async_callback(run.pool.close)
+                await run.pool.start()
         result = SweepResult(None, config, info)
         run_id = None
         if resume is not None:
@@ -349,6 +357,8 @@ async def _finish(run: _Run, result: SweepResult, status: str, error: str | None
         clocks = await run.pool.clock_record()  # actors on other hosts: their clocks, stated
         if clocks is not None:
             with contextlib.suppress(StoreError):
+                from desktop_app.core.throughput.ray_pool import save_clocks
+
                 await asyncio.to_thread(save_clocks, run.store, result.run_id, clocks)
     if run.store is not None and result.run_id is not None:
         try:
@@ -420,6 +430,9 @@ async def _execute(run: _Run, client, info: EndpointInfo, specs: list[CellSpec],
                                   run_total=run.run_total, elapsed_s=run.elapsed()))
     # What the server reported (and the user typed) lets the findings name the real cap.
     settings = stored_settings(info.server_settings, config.server_settings)["server_settings"]
+    from desktop_app.core.throughput.diagnosis import diagnose  # needed once, at the end
+    from desktop_app.core.throughput.records import save_diagnosis
+
     result.findings = diagnose(result.cells, info, server_settings=settings or None)
     if run.store is not None:
         for i, cell in enumerate(result.cells):
@@ -517,6 +530,8 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
 
     scraper_task = None
     if config.scrape_metrics and info.has_metrics:
+        from desktop_app.core.throughput.servermetrics import MetricsScraper  # /metrics only
+
         scraper = MetricsScraper(client, config.endpoint, interval_s=config.metrics_interval_s,
                                  t0=run.t0_ns / 1e9)
         scraper_task = asyncio.create_task(scraper.run(on_sample))
@@ -550,6 +565,8 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
     finally:
         load = await monitor.stop()
         if run.pool is not None:  # the workers' loops stamped the chunks, not this one
+            from desktop_app.core.throughput.workers import merge_loads
+
             load = merge_loads(run.pool.loads)
         if scraper_task is not None:
             scraper_task.cancel()
