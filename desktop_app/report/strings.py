@@ -244,6 +244,10 @@ EN = {
     "def_tasks_per_hour": "concurrency x 3600 / seconds per task (capacity model)",
     "def_correct_per_hour": "tasks per hour x the judge's pass rate",
     "def_tokens_per_pass": "all tokens of the SQL run / questions the judge passed",
+    "def_predicted_effect": "a tuning suggestion's effect on TTFT p50, Decode tok/s per request "
+                            "and Output tok/s at each prompt length's most loaded cell, from the "
+                            "engine model fitted to the run, simulated in virtual time; a change "
+                            "under 5 % counts as none",
     "page": "Page {n}",
     "colon": ": ",
     "engine_simulated": "{engine} (simulated)",
@@ -486,6 +490,7 @@ ZH = {
     "def_tasks_per_hour": "并发数 × 3600 / 每题耗时（容量模型）",
     "def_correct_per_hour": "每小时任务数 × 该判定的通过率",
     "def_tokens_per_pass": "SQL 评测的全部 token / 该判定通过的题数",
+    "def_predicted_effect": "某条调优建议在各提示长度负载最重的单元上对 TTFT p50、每请求 Decode tok/s 和输出 tok/s 的影响，由按本次运行拟合的引擎模型在虚拟时间中模拟得出；小于 5 % 的变化视为无变化",
     "page": "第 {n} 页",
     "colon": "：",
     "engine_simulated": "{engine}（模拟）",
@@ -572,6 +577,7 @@ TERMS: dict[str, tuple[str, str, str, str]] = {
     "tasks_per_hour": ("Tasks per hour", "每小时任务数", "tasks/h", "任务/小时"),
     "correct_per_hour": ("Correct per hour", "每小时正确数", "answers/h", "答案/小时"),
     "tokens_per_pass": ("Tokens per pass", "每个通过的 token", "tokens", "token"),
+    "predicted_effect": ("Predicted effect", "预测效果", "as the figure", "同数值"),
 }
 
 
