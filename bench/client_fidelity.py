@@ -76,7 +76,7 @@ try:
 except (ImportError, AttributeError):  # another httpcore: the column stays empty
     pass
 
-TARGET_P99_MS = 2.0  # the issue's target for the TTFT/E2E error at concurrency 64
+TARGET_P99_MS = 10.0  # issue #13's target for the TTFT/E2E error p99 at concurrency 64 (was 2)
 MODEL = "sim/llama-sim-8b"
 FIGURES = ("ttft_err", "e2e_err", "send_off", "first_off", "last_off", "pre_write")
 

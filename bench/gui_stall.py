@@ -21,7 +21,14 @@ first_token_s - arrival_s), both CLOCK_MONOTONIC. The same sweep is then run hea
 a new RunsPage, refresh, select the run, and time until the request browser's model has its
 rows (as tests/gui/test_runs_page.py measures) and until its view has painted them.
 
+With `--concurrency 64 256 --workers 1 2` each (concurrency, workers) pair is one GUI sweep
+(the form's "Load-generating processes" set to the workers; with more than 1 the sweep process
+starts that many worker processes) and, unless `--order gui`, one headless sweep; a table at the
+end gives, for each, the largest and p99 stall and the GUI's TTFT error p99.
+
     .venv/bin/python bench/gui_stall.py                    # ~1 min: stalls + TTFT error + Runs page
+    .venv/bin/python bench/gui_stall.py --skip-runs-page --order gui \
+        --concurrency 64 256 --workers 1 2                 # the issue #13 figures (~3 min)
     .venv/bin/python bench/gui_stall.py --skip-runs-page --requests 256
     .venv/bin/python bench/gui_stall.py --only-runs-page --repeats 5
 """
@@ -246,6 +253,7 @@ def gui_sweep(app: QApplication, loop, sim, info, form: SweepForm, tmp: Path,
     page.time_budget.setText("")
     page.warmup.setValue(form.warmup)
     page.scrape_metrics.setChecked(True)
+    page.workers.setValue(form.workers)
     redraws = {"n": 0}
     for chart in (*page.charts, page.server_chart):
         chart._timer.timeout.connect(lambda: redraws.__setitem__("n", redraws["n"] + 1))
@@ -349,56 +357,91 @@ def headless_sweep(sim, info, form: SweepForm, tmp: Path) -> dict:
     thread = threading.Thread(target=body)  # this thread's loop is qasync's: keep off it
     thread.start()
     thread.join()
-    out["results"] = client_ttfts(RESULTS)
+    # With worker processes the streams ran where the wrapper does not reach: read the store.
+    out["results"] = (client_ttfts(RESULTS) if config.workers == 1
+                      else stored_ttfts(tmp / "headless.db"))
     out["trace"] = sim_trace(sim.url)
     return out
 
 
 def stall_bench(args, app: QApplication, loop) -> None:
-    form = SweepForm(input_tokens=args.inputs, concurrency=str(args.concurrency),
-                     output_tokens=str(args.output), requests_per_cell=str(args.requests),
-                     warmup=args.warmup, scrape_metrics=True)
-    print(f"\n## Stalls and TTFT error: profile {args.profile}, inputs {args.inputs}, "
-          f"c={args.concurrency}, output {args.output}, {args.requests} requests per cell")
-    print(f"# {time.strftime('%Y-%m-%d %H:%M:%S %Z')}, load average before {load_avg()}")
+    """One GUI (and headless) sweep per (concurrency, workers) pair; a table of them all."""
+    summary = []
     with start_simulator(args.profile) as sim, tempfile.TemporaryDirectory() as tmp:
         info = in_thread(lambda: asyncio.run(discover(EndpointConfig(sim.url))))
-        rows = []
-        for label in args.order:
-            if label == "gui":
-                r = gui_sweep(app, loop, sim, info, form, Path(tmp), args.screenshot)
-                qt, aio = r["probes"].qt, r["probes"].aio
-                extra = (f"QTimer probe stall max {max(qt):.1f} / p99 {pct(qt, 99):.1f} ms "
-                         f"({len(qt)} wake-ups); chart redraw ticks {r['redraws']}; "
-                         f"GUI process CPU {r['cpu'] * 100:.0f}%; page said: {r['status']}")
-            else:
-                r = headless_sweep(sim, info, form, Path(tmp))
-                aio = r["aio"]
-                extra = ""
-            errors, unmatched = ttft_errors(r["results"], r["trace"])
-            rows.append((label, r["wall"], len(r["results"]), len(errors), unmatched, aio, errors))
-            by_phase: dict[str, list[float]] = {}
-            for lag, ph in zip(r["aio"], r["aio_phase"]):
-                by_phase.setdefault(ph, []).append(lag)
-            print(f"# {label}: asyncio probe stall by sweep phase, max / p99 ms (wake-ups): " +
-                  "; ".join(f"{ph} {max(v):.1f} / {pct(v, 99):.1f} ({len(v)})"
-                            for ph, v in by_phase.items()))
-            if extra:
-                print("# " + extra)
-            print(f"# {label}: where the loop was: {r['where']}")
-        print(f"# load average after {load_avg()}")
-        print("| run | wall s | requests (incl. warm-up) | matched | asyncio probe stall max / "
-              "p99 ms | TTFT error p50 / p99 / max ms |")
-        print("|---|---:|---:|---:|---:|---:|")
-        for label, wall, n, matched, unmatched, aio, errors in rows:
-            print(f"| {label} | {wall:.1f} | {n} | {matched} | {max(aio):.1f} / {pct(aio, 99):.1f}"
-                  f" | {pct(errors, 50):.2f} / {pct(errors, 99):.2f} / {max(errors):.2f} |")
-        gui_rows = [r for r in rows if r[0] == "gui"]
-        if gui_rows:
-            worst = max(max(r[5]) for r in gui_rows)
-            print(f"# target: largest stall under {TARGET_STALL_MS:g} ms: "
-                  f"{'met' if worst < TARGET_STALL_MS else 'missed'} (asyncio probe max "
-                  f"{worst:.1f} ms)")
+        for concurrency in args.concurrency:
+            for workers in args.workers:
+                where = Path(tmp) / f"c{concurrency}-w{workers}"
+                where.mkdir()
+                summary += stall_one(args, app, loop, sim, info, concurrency, workers, where)
+    print(f"\n## Summary: profile {args.profile}, inputs {args.inputs}, output {args.output}; "
+          f"{os.cpu_count()} CPUs")
+    print("| run | c | workers | requests per cell | wall s | asyncio stall max / p99 ms | "
+          "QTimer stall max / p99 ms | TTFT error p50 / p99 ms | load avg before -> after |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    for row in summary:
+        print("| {label} | {c} | {w} | {n} | {wall:.1f} | {aio} | {qt} | {err} | {load} |"
+              .format(**row))
+    gui = [row for row in summary if row["label"] == "gui"]
+    if gui:
+        worst = max(row["aio_max"] for row in gui)
+        print(f"# target: largest GUI stall under {TARGET_STALL_MS:g} ms: "
+              f"{'met' if worst < TARGET_STALL_MS else 'missed'} (worst asyncio probe max "
+              f"{worst:.1f} ms)")
+
+
+def stall_one(args, app: QApplication, loop, sim, info, concurrency: int, workers: int,
+              tmp: Path) -> list[dict]:
+    requests = args.requests or max(256, 4 * concurrency)
+    form = SweepForm(input_tokens=args.inputs, concurrency=str(concurrency),
+                     output_tokens=str(args.output), requests_per_cell=str(requests),
+                     warmup=args.warmup, scrape_metrics=True, workers=workers)
+    print(f"\n## Stalls and TTFT error: profile {args.profile}, inputs {args.inputs}, "
+          f"c={concurrency}, workers {workers}, output {args.output}, {requests} requests per "
+          f"cell")
+    print(f"# {time.strftime('%Y-%m-%d %H:%M:%S %Z')}, load average before {load_avg()}")
+    rows, summary = [], []
+    for label in args.order:
+        before = load_avg()
+        if label == "gui":
+            shot = args.screenshot if concurrency == args.concurrency[0] else None
+            r = gui_sweep(app, loop, sim, info, form, tmp, shot)
+            qt, aio = r["probes"].qt, r["probes"].aio
+            extra = (f"QTimer probe stall max {max(qt):.1f} / p99 {pct(qt, 99):.1f} ms "
+                     f"({len(qt)} wake-ups); chart redraw ticks {r['redraws']}; "
+                     f"GUI process CPU {r['cpu'] * 100:.0f}%; page said: {r['status']}")
+            qt_text = f"{max(qt):.1f} / {pct(qt, 99):.1f}"
+        else:
+            r = headless_sweep(sim, info, form, tmp)
+            aio = r["aio"]
+            extra, qt_text = "", "-"
+        errors, unmatched = ttft_errors(r["results"], r["trace"])
+        rows.append((label, r["wall"], len(r["results"]), len(errors), unmatched, aio, errors))
+        summary.append({"label": label, "c": concurrency, "w": workers, "n": requests,
+                        "wall": r["wall"], "aio": f"{max(aio):.1f} / {pct(aio, 99):.1f}",
+                        "aio_max": max(aio), "qt": qt_text,
+                        "err": (f"{pct(errors, 50):.2f} / {pct(errors, 99):.2f}" if errors
+                                else "no match"),
+                        "load": f"{before} -> {load_avg()}"})
+        by_phase: dict[str, list[float]] = {}
+        for lag, ph in zip(r["aio"], r["aio_phase"]):
+            by_phase.setdefault(ph, []).append(lag)
+        print(f"# {label}: asyncio probe stall by sweep phase, max / p99 ms (wake-ups): " +
+              "; ".join(f"{ph} {max(v):.1f} / {pct(v, 99):.1f} ({len(v)})"
+                        for ph, v in by_phase.items()))
+        if extra:
+            print("# " + extra)
+        print(f"# {label}: where the loop was: {r['where']}")
+    print(f"# load average after {load_avg()}")
+    print("| run | wall s | requests (incl. warm-up) | matched | asyncio probe stall max / "
+          "p99 ms | TTFT error p50 / p99 / max ms |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for label, wall, n, matched, unmatched, aio, errors in rows:
+        err = (f"{pct(errors, 50):.2f} / {pct(errors, 99):.2f} / {max(errors):.2f}" if errors
+               else "no match")
+        print(f"| {label} | {wall:.1f} | {n} | {matched} | {max(aio):.1f} / {pct(aio, 99):.1f}"
+              f" | {err} |")
+    return summary
 
 
 def build_big_store(path: Path, total: int) -> int:
@@ -475,9 +518,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="fast")
     parser.add_argument("--inputs", default="256, 1k", help="prompt lengths, as typed in the form")
-    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[64],
+                        help="one sweep per value (e.g. 64 256)")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1],
+                        help="load-generating processes; one sweep per value (e.g. 1 2)")
     parser.add_argument("--output", type=int, default=64)
-    parser.add_argument("--requests", type=int, default=256, help="requests per cell")
+    parser.add_argument("--requests", type=int, default=None,
+                        help="requests per cell (default: 4 x concurrency, at least 256)")
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--order", nargs="+", default=["gui", "headless"],
                         choices=["gui", "headless"], help="which sweeps to run, in order")

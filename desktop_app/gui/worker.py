@@ -109,14 +109,20 @@ def _describe(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-def _child_main(conn, job) -> None:
+def _child_main(conn, job, children: bool = False) -> None:
     """The worker process: run `job(emit)` on a fresh loop, send events and the outcome back,
-    cancel the job when the parent says so or goes away."""
+    cancel the job when the parent says so or goes away. With `children`, the job may start
+    processes of its own (see `run_in_process`)."""
     import threading
+
+    if children:
+        _allow_children()
 
     async def main():
         task = asyncio.current_task()
         loop = asyncio.get_running_loop()
+        if children:
+            _stop_children_on_terminate(loop, task)
 
         def listen() -> None:
             try:
@@ -132,11 +138,62 @@ def _child_main(conn, job) -> None:
     try:
         value = asyncio.run(main())
     except asyncio.CancelledError:
-        conn.send(("cancelled", None))
+        outcome = ("cancelled", None)
     except BaseException as exc:  # noqa: BLE001 - handed to the parent as one line
-        conn.send(("error", _describe(exc)))
+        outcome = ("error", _describe(exc))
     else:
-        conn.send(("result", value))
+        outcome = ("result", value)
+    finally:
+        if children:
+            _kill_children()
+    try:
+        conn.send(outcome)
+    except (BrokenPipeError, OSError):
+        pass  # the parent is gone (the app closed mid-job): nobody to tell
+
+
+# A job run with `children` (the sweep with worker processes) starts processes of its own.
+# multiprocessing forbids that to a daemon process, because killing the daemon would orphan
+# them. The job's process stays a daemon for its parent (the app still ends it on exit, as it
+# does any job), and in exchange it never ends with children alive: whatever ends it (the job
+# returning, failing, cancelled, the parent gone, SIGTERM from the parent's exit) kills them
+# first. Only SIGKILL could skip that, and the parent sends it only after SIGTERM went unheeded.
+TERMINATE_GRACE_S = 10.0  # after SIGTERM: the job's clean-up (the store) before a hard exit
+
+
+def _allow_children() -> None:
+    import multiprocessing
+
+    multiprocessing.current_process().daemon = False
+
+
+def _kill_children() -> None:
+    import multiprocessing
+
+    for child in multiprocessing.active_children():
+        child.kill()
+    for child in multiprocessing.active_children():
+        child.join(5)
+
+
+def _stop_children_on_terminate(loop: asyncio.AbstractEventLoop, task: asyncio.Task) -> None:
+    """On SIGTERM: kill the job's children at once, then cancel the job (it stores the run as
+    cancelled); if its clean-up hangs, exit anyway after TERMINATE_GRACE_S."""
+    import os
+    import signal
+    import threading
+
+    def on_terminate() -> None:
+        _kill_children()
+        task.cancel()
+        timer = threading.Timer(TERMINATE_GRACE_S, os._exit, (1,))
+        timer.daemon = True
+        timer.start()
+
+    try:
+        loop.add_signal_handler(signal.SIGTERM, on_terminate)
+    except (NotImplementedError, AttributeError):
+        pass  # Windows: terminate() is TerminateProcess, which no handler sees
 
 
 async def run_in_process(
@@ -145,6 +202,7 @@ async def run_in_process(
     *,
     name: str = "throughline-worker",
     poll_s: float = POLL_S,
+    children: bool = False,
 ) -> Any:
     """Like `run_in_worker`, but `job` runs in a process of its own (spawned, so nothing of
     this process's threads or Qt is inherited): it shares no GIL with the UI.
@@ -156,13 +214,19 @@ async def run_in_process(
     `job` and what it returns and emits must pickle (a functools.partial of a module-level
     coroutine function). An error in the job raises WorkerError with its message; cancelling
     asks the job to cancel and waits for it to finish its clean-up (the store is consistent).
+
+    With `children` the job may start processes (a sweep's load-generating workers), which a
+    daemon process may not: its process gives up the daemon flag for itself and, in exchange,
+    kills them whenever it ends, SIGTERM included; a job that will not end is sent SIGTERM
+    before SIGKILL, so no child outlives it.
     """
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
     parent_conn, child_conn = context.Pipe()
-    process = context.Process(target=_child_main, args=(child_conn, job), name=name,
-                              daemon=True)
+    process = context.Process(target=_child_main,
+                              args=(child_conn, job, True) if children else (child_conn, job),
+                              name=name, daemon=True)
     process.start()
     child_conn.close()
     outcome: list[tuple[str, Any]] = []
@@ -201,6 +265,9 @@ async def run_in_process(
         raise
     finally:
         await asyncio.to_thread(process.join, 10)
+        if process.is_alive() and children:
+            process.terminate()  # its handler kills its children first
+            await asyncio.to_thread(process.join, TERMINATE_GRACE_S + 5)
         if process.is_alive():
             process.kill()
         parent_conn.close()

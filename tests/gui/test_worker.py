@@ -2,6 +2,7 @@
 reach the caller, and a cancelled coroutine finishes its clean-up before the caller goes on."""
 
 import asyncio
+import os
 import threading
 
 import pytest
@@ -153,3 +154,64 @@ def test_cancelling_a_process_job_waits_for_its_clean_up(tmp_path):
         assert marker.read_text() == "stored as cancelled"
 
     asyncio.run(main())
+
+
+# ---- a job with children (a sweep's worker processes): none outlives the job's process
+
+def _sleep_for_a_minute():
+    import time
+
+    time.sleep(60)
+
+
+async def _job_with_a_child(emit):
+    import multiprocessing
+
+    child = multiprocessing.get_context("spawn").Process(target=_sleep_for_a_minute,
+                                                         daemon=True)
+    child.start()
+    emit(child.pid)
+    await asyncio.sleep(60)
+
+
+def _alive(pid: int) -> bool:
+    """Running, or stopped; a zombie has ended (its parent has not reaped it yet)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _parent(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1])
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
+@pytest.mark.parametrize("ending", ["cancelled", "terminated"])
+def test_a_job_with_children_leaves_none_alive_however_it_ends(ending):
+    """Cancelled (Stop), or sent SIGTERM as the app's exit does to its job processes: the
+    job's own child process goes with it."""
+    import signal
+
+    got: list = []
+
+    async def main():
+        task = asyncio.ensure_future(run_in_process(_job_with_a_child, got.extend,
+                                                    poll_s=0.01, children=True))
+        while not got and not task.done():
+            await asyncio.sleep(0.01)
+        assert not task.done(), task.exception()  # it was allowed to start the child
+        child = got[0]
+        assert _alive(child)
+        if ending == "cancelled":
+            task.cancel()
+        else:
+            os.kill(_parent(child), signal.SIGTERM)
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 30)
+        return child
+
+    child = asyncio.run(main())
+    assert not _alive(child)

@@ -63,6 +63,7 @@ class SweepForm:
     name: str = ""  # empty: the sweep names the run after its model, lengths and load
     notes: str = ""
     server_settings: str = ""  # "max-num-seqs=2, gpu-memory-utilization=0.91" (or one a line)
+    workers: int = 1  # load-generating processes (SweepConfig.workers)
 
 
 def _single(values: list, field: str) -> object:
@@ -114,7 +115,7 @@ def _config(form: SweepForm, values: dict, endpoint: EndpointConfig) -> SweepCon
     return SweepConfig(
         endpoint=dataclasses.replace(endpoint, api=form.api), warmup=form.warmup,
         unique_prompts=form.unique_prompts, scrape_metrics=form.scrape_metrics,
-        name=form.name.strip(), notes=form.notes.strip(), **values)
+        name=form.name.strip(), notes=form.notes.strip(), workers=form.workers, **values)
 
 
 def build_config(form: SweepForm, endpoint: ActiveEndpoint) -> SweepConfig:
@@ -223,7 +224,8 @@ class ThroughputController(QObject):
         if self.running:
             raise RuntimeError("a sweep is already running")
         self.task = asyncio.ensure_future(self._run(
-            functools.partial(sweep_job, config, self._context.db_path, self._info())))
+            functools.partial(sweep_job, config, self._context.db_path, self._info()),
+            children=config.workers > 1))
         return self.task
 
     def resume(self, run_id: int) -> asyncio.Task:
@@ -264,10 +266,11 @@ class ThroughputController(QObject):
             return
         self.run_loaded.emit(stored)
 
-    async def _run(self, job, run_id: int | None = None) -> None:
+    async def _run(self, job, run_id: int | None = None, children: bool = False) -> None:
         """Run `job(emit)` (a sweep_job or resume_job partial) in a worker process: it stores
         into the same results file, which this process reads its /metrics samples back from;
-        `run_id` is the run it continues, if any."""
+        `run_id` is the run it continues, if any; `children` lets it start its own worker
+        processes (a sweep with workers > 1; `run_in_process` sees that none outlives it)."""
         self.run_id = run_id
         self._cell, self._timings = None, []
         self.running_changed.emit(True)
@@ -277,7 +280,8 @@ class ThroughputController(QObject):
         try:
             store = await asyncio.to_thread(self._context.open_store)
             poller = asyncio.ensure_future(self._poll_samples(store))
-            result = await run_in_process(job, self._on_sweep_events, name="throughline-sweep")
+            result = await run_in_process(job, self._on_sweep_events, name="throughline-sweep",
+                                          children=children)
         except asyncio.CancelledError:
             self._finish_cell("cancelled")
             self.sweep_cancelled.emit()

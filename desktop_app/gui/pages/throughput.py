@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.endpoint.types import MetricSample
+from desktop_app.core.throughput.config import MAX_WORKERS
 from desktop_app.core.throughput.diagnosis import unreliable_cells
 from desktop_app.core.throughput.records import ThroughputRun
 from desktop_app.core.throughput.sweep import SweepProgress, SweepResult
@@ -122,6 +123,7 @@ class ThroughputPage(QWidget):
             edit.textChanged.connect(self._on_form_changed)
         self.run_name.textChanged.connect(self._on_form_changed)
         self.warmup.valueChanged.connect(self._on_form_changed)
+        self.workers.valueChanged.connect(self._on_form_changed)
         self.start_button.clicked.connect(self._on_start_clicked)
         self.stop_button.clicked.connect(self.controller.stop)
         self.controller.running_changed.connect(self._on_controller_running_changed)
@@ -172,6 +174,13 @@ class ThroughputPage(QWidget):
                                        "figure"))
         self.api = QComboBox()
         self.api.addItems(["chat", "completions"])
+        self.workers = QSpinBox()
+        self.workers.setRange(1, MAX_WORKERS)
+        self.workers.setToolTip(self.tr(
+            "Processes that send the requests and read the streams, each with a CPU core of its "
+            "own. 1 suits most sweeps. More helps at high concurrency or fast token rates, when "
+            "one process falls behind and stamps tokens late (the Diagnosis says the client "
+            "was busy); more than the machine has cores does not."))
         self.unique_prompts = QCheckBox(self.tr("Unique prompts (bust the prefix cache)"))
         self.scrape_metrics = QCheckBox(self.tr("Scrape the server's /metrics"))
         grid = QGridLayout()
@@ -179,6 +188,10 @@ class ThroughputPage(QWidget):
         grid.addWidget(self.warmup, 0, 1)
         grid.addWidget(QLabel(self.tr("API")), 1, 0)
         grid.addWidget(self.api, 1, 1)
+        workers_label = QLabel(self.tr("Load-generating processes"))
+        workers_label.setToolTip(self.workers.toolTip())
+        grid.addWidget(workers_label, 2, 0)
+        grid.addWidget(self.workers, 2, 1)
         layout.addRow(grid)
         layout.addRow(self.unique_prompts)
         layout.addRow(self.scrape_metrics)
@@ -315,7 +328,7 @@ class ThroughputPage(QWidget):
             api=self.api.currentText(), unique_prompts=self.unique_prompts.isChecked(),
             time_budget_s=self.time_budget.text(), scrape_metrics=self.scrape_metrics.isChecked(),
             name=self.run_name.text(), notes=self.run_notes.toPlainText(),
-            server_settings=self.server_settings.text())
+            server_settings=self.server_settings.text(), workers=self.workers.value())
 
     def _restore_form(self) -> None:
         form = SweepForm()
@@ -337,6 +350,10 @@ class ThroughputPage(QWidget):
         self.run_name.setText(str(form.name))
         self.run_notes.setPlainText(str(form.notes))
         self.server_settings.setText(str(form.server_settings))
+        # The settings file is hostile: anything but a whole number is the default (the spin
+        # box clamps a number to its range).
+        workers = form.workers if isinstance(form.workers, int) else 1
+        self.workers.setValue(min(max(workers, 1), MAX_WORKERS))
         self._on_form_changed()
 
     def _on_form_changed(self, *_args) -> None:
@@ -441,7 +458,7 @@ class ThroughputPage(QWidget):
 
     def show_result(self, result: SweepResult) -> None:
         """Show a finished sweep: its cells, charts, server timeline and diagnosis."""
-        self._show_cells(result.cells, result.samples)
+        self._show_cells(result.cells, result.samples, keep_charts=True)
         self.findings.set_findings(result.findings)
         self.whatif.set_run(result.run_id)
         run = (self.tr("Run {run}").format(run=result.run_id) if result.run_id is not None
@@ -503,8 +520,19 @@ class ThroughputPage(QWidget):
             cells=len(stored.cells)))
 
     def _show_cells(self, cells: list[CellResult], samples: list[MetricSample],
-                    unreliable: set[int] | None = None) -> None:
-        self._clear()
+                    unreliable: set[int] | None = None, keep_charts: bool = False) -> None:
+        """Show `cells` and `samples`. With `keep_charts` (the end of the sweep shown live) the
+        charts keep their curves and only get the final points, unless a curve would be left
+        over: removing and re-creating every curve and legend entry is the costliest repaint
+        the page does, and at the sweep's end it came on top of the table and the findings
+        (bench/gui_stall.py, the "diagnosing" phase)."""
+        first = cells[0].spec.output_tokens if cells else None
+        loads = {c.spec.load_label for c in cells if c.spec.output_tokens == first}
+        if keep_charts and all(set(chart.series_keys()) <= loads for chart in self.charts):
+            self.findings.clear()
+            self.status_label.setStyleSheet("")
+        else:
+            self._clear()
         self.model.set_cells(cells, unreliable_cells(cells) if unreliable is None
                              else unreliable)
         self.columns.fit()
