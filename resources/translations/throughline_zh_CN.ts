@@ -1981,6 +1981,10 @@
         <translation>在第一个单元之前发送一次，不计入任何统计</translation>
     </message>
     <message>
+        <source>Processes that send the requests and read the streams, each with a CPU core of its own. 1 suits most sweeps. More helps at high concurrency or fast token rates, when one process falls behind and stamps tokens late (the Diagnosis says the client was busy); more than the machine has cores does not.</source>
+        <translation>发送请求并读取流的进程，每个占用一个 CPU 核心。大多数扫描用 1 个即可。在高并发或 token 速率很快、单个进程跟不上而延迟记录 token 时间时（诊断会指出客户端过忙），增加进程会有帮助；超过本机核心数则无益。</translation>
+    </message>
+    <message>
         <source>Unique prompts (bust the prefix cache)</source>
         <translation>每次使用不同提示（绕过前缀缓存）</translation>
     </message>
@@ -1995,6 +1999,10 @@
     <message>
         <source>API</source>
         <translation>API</translation>
+    </message>
+    <message>
+        <source>Load-generating processes</source>
+        <translation>负载生成进程数</translation>
     </message>
     <message>
         <source>Start</source>
