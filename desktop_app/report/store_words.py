@@ -8,22 +8,14 @@ either what the system or SQLite said (quoted as it is) or a code of what Throug
 
 from __future__ import annotations
 
+from desktop_app.core.store.errors import PROBLEM_WORDS
 from desktop_app.report.strings import lookup
 
 WORDS: dict[str, dict[str, str]] = {
     "en": {
         "unusable": "results database {path} {what}",
         "detail": "{text}: {detail}",
-        "is_directory": "is a folder, not a results file",
-        "not_a_database": "is not an SQLite database (not a Throughline results file)",
-        "truncated": "is truncated (cut short)",
-        "corrupt": "is corrupt",
-        "not_throughline": "is an SQLite file but not a Throughline results database",
-        "newer_schema": "was written by a newer Throughline",
-        "read_only": "cannot be written (read-only)",
-        "disk_full": "cannot be written: the disk is full",
-        "busy": "is locked by another process",
-        "cannot_open": "cannot be opened",
+        **PROBLEM_WORDS,  # the store's own English message says the same
         "no_write_permission": "no write permission",
         "no_write_permission_in": "no write permission in {where}",
         "free_bytes": "{free:,} bytes free in {where}",

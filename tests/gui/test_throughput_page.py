@@ -21,6 +21,7 @@ from desktop_app.gui.context import ActiveEndpoint, AppContext
 from desktop_app.gui.pages.throughput import NO_ENDPOINT_HINT, ThroughputPage
 from desktop_app.gui.settings import Settings
 from desktop_app.report.diagnosis_words import findings_text
+from tests.gui.test_worker import _alive
 
 
 @pytest.fixture(scope="module")
@@ -276,14 +277,6 @@ def test_stopping_a_sweep_with_worker_processes_leaves_none_alive(
     assert [r.status for r in _stored_runs(tmp_path)] == ["cancelled"]
     left = [pid for pid in (found["sweep"], *found["workers"]) if _alive(pid)]
     assert not left, f"still alive after Stop: {left} (sweep {found['sweep']})"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 _QUIT_MID_SWEEP = r'''

@@ -13,10 +13,21 @@ class NotFoundError(StoreError, LookupError):
     """No run, cell or question with the given id."""
 
 
-STORE_PROBLEMS = (
-    "is_directory", "not_a_database", "truncated", "corrupt", "not_throughline", "newer_schema",
-    "read_only", "disk_full", "busy", "cannot_open",
-)
+# What each problem code says in the exception's own (English) message, for logs and the
+# English words of report/store_words.py, which renders the codes for a reader.
+PROBLEM_WORDS = {
+    "is_directory": "is a folder, not a results file",
+    "not_a_database": "is not an SQLite database (not a Throughline results file)",
+    "truncated": "is truncated (cut short)",
+    "corrupt": "is corrupt",
+    "not_throughline": "is an SQLite file but not a Throughline results database",
+    "newer_schema": "was written by a newer Throughline",
+    "read_only": "cannot be written (read-only)",
+    "disk_full": "cannot be written: the disk is full",
+    "busy": "is locked by another process",
+    "cannot_open": "cannot be opened",
+}
+STORE_PROBLEMS = tuple(PROBLEM_WORDS)
 """The codes of :class:`StoreUnusable`, each one way a results file cannot be used."""
 
 DETAIL_CODES = ("no_write_permission", "no_write_permission_in", "free_bytes", "short_file",
@@ -39,18 +50,7 @@ class StoreUnusable(StoreError):
                  detail_code: str | None = None, values: dict | None = None) -> None:
         self.path, self.code, self.detail = Path(path), code, detail
         self.detail_code, self.values = detail_code, dict(values or {})
-        what = {
-            "is_directory": "is a folder, not a results file",
-            "not_a_database": "is not an SQLite database (not a Throughline results file)",
-            "truncated": "is truncated (cut short)",
-            "corrupt": "is corrupt",
-            "not_throughline": "is an SQLite file but not a Throughline results database",
-            "newer_schema": "was written by a newer Throughline",
-            "read_only": "cannot be written (read-only)",
-            "disk_full": "cannot be written: the disk is full",
-            "busy": "is locked by another process",
-            "cannot_open": "cannot be opened",
-        }.get(code, code)
+        what = PROBLEM_WORDS.get(code, code)
         super().__init__(f"results database {self.path} {what}"
                          + (f": {detail}" if detail else ""))
 
