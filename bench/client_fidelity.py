@@ -261,10 +261,26 @@ async def run_cell_raw(url: str, pid: int, concurrency: int, requests: int, toke
     return row
 
 
+_CPUS = sorted(os.sched_getaffinity(0))  # before any pinning narrows this process's set
+
+
+def pin(sim_pid: int) -> None:
+    """The simulator on the last CPU, this client on the others: a server on a machine of its
+    own, as in a real deployment. Without it the two share every core, and the server's late
+    reading of a burst of requests shows as send offset in the client's TTFT error."""
+    cpus = _CPUS
+    if len(cpus) < 2:
+        raise SystemExit("--pin needs at least 2 CPUs")
+    os.sched_setaffinity(sim_pid, {cpus[-1]})
+    os.sched_setaffinity(0, set(cpus[:-1]))
+
+
 def measure(profile: str, cells: list[tuple[int, int]], tokens: int, raw: bool = False,
-            http_client: str = "lean", workers: int = 1) -> list[dict]:
+            http_client: str = "lean", workers: int = 1, pinned: bool = False) -> list[dict]:
     out = []
     with start_simulator(profile) as sim:
+        if pinned:
+            pin(sim.pid)
         for conc, n in cells:
             if raw:
                 row = asyncio.run(run_cell_raw(sim.url, sim.pid, conc, n, tokens))
@@ -326,6 +342,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1,
                         help="spread each cell over this many worker processes")
     parser.add_argument("--out", type=Path, help="also write the markdown table to this file")
+    parser.add_argument("--pin", action="store_true",
+                        help="run the simulator on a CPU of its own, the client on the others")
     args = parser.parse_args()
     defaults = {1: 200, 16: 400, 64: 640}
     requests = args.requests or [defaults.get(c, max(200, 10 * c)) for c in args.concurrency]
@@ -337,14 +355,14 @@ def main() -> None:
     rows = []
     for http_client in args.http_client:
         rows += measure(args.profile, list(zip(args.concurrency, requests)), args.tokens,
-                        http_client=http_client, workers=args.workers)
+                        http_client=http_client, workers=args.workers, pinned=args.pin)
     top_cell = [(args.concurrency[-1], requests[-1])]
     if args.compare:
         for http_client in args.http_client:
             rows += measure(args.compare, top_cell, args.tokens, http_client=http_client,
-                            workers=args.workers)
+                            workers=args.workers, pinned=args.pin)
     if not args.no_raw:
-        rows += measure(args.profile, top_cell, args.tokens, raw=True)
+        rows += measure(args.profile, top_cell, args.tokens, raw=True, pinned=args.pin)
     table = markdown(rows, args.tokens)
     print()
     print(table)
