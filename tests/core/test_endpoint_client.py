@@ -134,15 +134,17 @@ async def _set(event: asyncio.Event) -> None:
 
 @pytest.mark.asyncio
 async def test_unreachable_server_is_a_connect_error():
+    # Bound but not listening, and held: the connection is refused, and no other process
+    # can take the port in between (as one could once a closed socket freed it).
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]  # closed again: nothing listens there
-    config = EndpointConfig(f"http://127.0.0.1:{port}", model=MODEL)
-    async with make_client(config, 1) as client:
-        res = await stream_request(client, config, chat())
-        assert res.error_class == "connect" and str(port) in res.error_message
-        with pytest.raises(EndpointError, match=f"127.0.0.1:{port}/v1/chat/completions"):
-            await complete(client, config, chat())
+        port = s.getsockname()[1]
+        config = EndpointConfig(f"http://127.0.0.1:{port}", model=MODEL)
+        async with make_client(config, 1) as client:
+            res = await stream_request(client, config, chat())
+            assert res.error_class == "connect" and str(port) in res.error_message
+            with pytest.raises(EndpointError, match=f"127.0.0.1:{port}/v1/chat/completions"):
+                await complete(client, config, chat())
 
 
 @pytest.mark.asyncio

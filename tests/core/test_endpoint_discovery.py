@@ -173,11 +173,12 @@ async def test_fatal_answers_raise_endpoint_errors(status, body, expected):
 
 @pytest.mark.asyncio
 async def test_unreachable_and_bad_urls():
-    with socket.socket() as s:
+    with socket.socket() as s:  # bound, not listening, held: refused, and nobody else's port
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    with pytest.raises(EndpointError, match=f"cannot connect to http://127.0.0.1:{port}/v1/models"):
-        await discover(EndpointConfig(f"http://127.0.0.1:{port}", connect_timeout_s=2))
+        with pytest.raises(EndpointError,
+                           match=f"cannot connect to http://127.0.0.1:{port}/v1/models"):
+            await discover(EndpointConfig(f"http://127.0.0.1:{port}", connect_timeout_s=2))
     with pytest.raises(EndpointError, match="base URL: no scheme"):
         await discover(EndpointConfig("localhost:8000"))
 

@@ -138,10 +138,15 @@ def test_result_tables_open_scrolled_to_the_left(qtbot, qapp, page, stored_run):
     for view in views:
         view.horizontalScrollBar().setValue(view.horizontalScrollBar().maximum())
     _open(qtbot, page, run_id, rows["m01"]["id"])  # shown again: from the left edge
-    qapp.processEvents()  # the scroll waits for the layout
-    for view in views:
-        assert view.horizontalScrollBar().value() == 0
-        assert view.columnViewportPosition(0) == 0  # customer_name fully visible
+
+    def at_the_left_edge():
+        for view in views:
+            assert view.horizontalScrollBar().value() == 0
+            assert view.columnViewportPosition(0) == 0  # customer_name fully visible
+
+    # The scroll waits for the layout (zero-delay timers, as many passes of the event loop
+    # as the layout takes): waited for, not assumed done after one pass.
+    qtbot.waitUntil(at_the_left_edge, timeout=5000)
     col = diff.actual_model.grid().columns.index("net_revenue")
     assert diff.finding_cells() == {(0, col)}  # still highlighted, though maybe off-screen
 

@@ -25,7 +25,7 @@ Behaviours (argument in brackets, with its default):
 | `deep_event[.N=100000]` | one event nested N deep |
 | `deep_models[.N=100000]` | /v1/models nested N deep |
 | `metrics_huge[.MB=200]` | a /metrics of MB megabytes of vLLM gauge lines |
-| `metrics_inf` | /metrics with `vllm:num_requests_running inf` and waiting NaN |
+| `metrics_inf` | /metrics with `vllm:num_requests_running inf` and waiting NaN; a chat completion streams only once two more /metrics requests arrived after it (or 10 s passed), so a run's cell outlasts a whole scrape |
 | `error_huge[.MB=200]` | chat answers 500 with an MB-megabyte error body |
 | `tokenize_negative` | /tokenize answers negative counts |
 | `echo_auth` | chat answers 400 quoting the request's Authorization header and Host |
@@ -67,6 +67,8 @@ import zlib
 
 MODEL = "m"
 _CHUNK = 64 * 1024
+# /metrics requests received, by behaviour (read by behaviours that wait for scrapes).
+_METRICS_ASKED: dict[str, int] = {}
 
 
 def _deep(n: int) -> bytes:
@@ -178,6 +180,7 @@ async def _route(conn: _Conn, method: str, path: str, headers: dict, body: bytes
                               "max_model_len": 100000})
         return True
     if rest == "/metrics":
+        _METRICS_ASKED[name] = _METRICS_ASKED.get(name, 0) + 1
         return await _metrics(conn, name, arg)
     if rest == "/version":
         await conn.json(200, {"version": "0.0-hostile"})
@@ -333,6 +336,15 @@ async def _chat(conn: _Conn, name: str, arg: str, req: dict, headers: dict) -> b
                                    "Content-Length": str(len(data))})
         await conn.send(data)
         return False
+    if name == "metrics_inf":
+        # A scraper asks again only once its last scrape was parsed and handed on; without
+        # this wait the cell's two requests could end before the first scrape's sample
+        # (a few ms each against a scrape's HTTP round trip and parse on a thread).
+        asked = _METRICS_ASKED.get(name, 0)
+        for _ in range(2000):
+            if _METRICS_ASKED.get(name, 0) >= asked + 2:
+                break
+            await asyncio.sleep(0.005)
     await conn.send_head(200, _SSE_HEAD)
     if name == "huge_line":
         total = int(float(arg or 5) * 1024 * 1024)

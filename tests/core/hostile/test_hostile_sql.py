@@ -93,11 +93,14 @@ def test_a_megabyte_tool_name_is_cut_and_ends_unknown_tool_quickly(server, db):
 
 
 def test_redact_text_is_linear_on_a_megabyte():
+    # This thread's CPU time, not the wall clock: the work is what is linear or not, and on
+    # a loaded 2-core machine the wall clock also counted other processes' turns (1.14 s
+    # once, for 0.13 s of work). Quadratic, a megabyte takes far more than a second of CPU.
     for text in ("a" * 1_000_000, "a" * 1_000_000 + "://x", "x://" * 250_000,
                  "see http://u:pw@h/v1 " + "b" * 1_000_000):
-        started = time.perf_counter()
+        started = time.thread_time()
         out = redact_text(text)
-        assert time.perf_counter() - started < 1.0
+        assert time.thread_time() - started < 1.0
         assert "u:pw@" not in out
 
 
@@ -186,11 +189,16 @@ def cli(tmp_path: Path, *args, timeout: float = 30):
 
 
 def test_cli_time_limit_holds_against_slow_tool_calls(server, tmp_path):
-    started = time.perf_counter()
+    # The 60 calls would take 60 s; cli()'s 30 s timeout bounds the whole process. The wall
+    # clock is not checked from the start: the CLI's imports alone took 2-8 s on a loaded
+    # 2-core machine (a run took 11.9 s in all for a 2.0 s question). What the limit promises
+    # is checked on the question's own clock, and that nothing (a thread still running a
+    # query) holds the exit once the results are written.
     proc = cli(tmp_path, "sqleval", "--base-url", server.url("sql_slow_calls.60"), "--ids", "t01",
                "--time-limit", "2", "--sql-time-limit", "1", "--json", str(tmp_path / "o.json"))
+    exited = time.time()
     assert proc.returncode == 0, proc.stderr
-    assert time.perf_counter() - started < 10
+    assert exited - (tmp_path / "o.json").stat().st_mtime < 3.0
     item = json.loads((tmp_path / "o.json").read_text())["items"][0]
     assert item["stop_reason"] == "time_budget" and item["seconds"] < 3.5
 

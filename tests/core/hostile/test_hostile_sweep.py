@@ -204,12 +204,14 @@ def test_the_cell_time_budget_cuts_requests_in_flight(server):
 def test_sse_feed_is_linear_and_bounded():
     parser = SSEParser(max_line_bytes=64 * MiB)
     piece = b"x" * 65536
-    started = time.perf_counter()
+    # This thread's CPU time: the copying is the cost; the wall clock on a loaded machine
+    # also counts other processes' turns.
+    started = time.thread_time()
     parser.feed(b"data: ")
     for _ in range(24 * 16):  # 24 MiB in 64 KiB reads: 4.2 s when every read copied the line
         parser.feed(piece)
     (event,) = parser.feed(b"\n\n")
-    assert len(event) == 24 * MiB and time.perf_counter() - started < 1.5
+    assert len(event) == 24 * MiB and time.thread_time() - started < 1.5
     small = SSEParser(max_line_bytes=1000)
     with pytest.raises(SSELineTooLong):
         for _ in range(20):
@@ -276,29 +278,32 @@ def test_the_cli_refuses_impossible_numbers_naming_the_flag(tmp_path, flag, valu
     assert proc.returncode == 2 and flag in proc.stderr.strip().splitlines()[-1], proc.stderr
 
 
+# The two tests below time the cell on the run's own clock, not the CLI from its start: its
+# imports and discovery took 5-8 s of a 10 s bound on a loaded 2-core machine. Uncut, the
+# slowloris requests would last the default request timeout (3600 s); cli()'s 30 s timeout
+# bounds the whole process.
 def test_the_cli_time_budget_cuts_a_slowloris(server, tmp_path):
-    started = time.perf_counter()
     proc = cli(tmp_path, "throughput", "--base-url", server.url("slowloris.1"), *SMALL,
                "--concurrency", "2", "--time-budget", "1.5", "--no-store",
                "--json", str(tmp_path / "out.json"))
     assert proc.returncode == 0, proc.stderr
-    assert time.perf_counter() - started < 10
     data = json.loads((tmp_path / "out.json").read_text())
-    assert data["cells"][0]["status"] == "time_budget"
-    assert data["cells"][0]["failures_by_class"] == {"timeout": 2}
+    cell = data["cells"][0]
+    assert cell["status"] == "time_budget" and cell["ended_s"] - cell["started_s"] < 3.0
+    assert cell["failures_by_class"] == {"timeout": 2}
 
 
 def test_the_sweep_files_total_timeout_is_used(server, tmp_path):
     toml = tmp_path / "sweep.toml"
     toml.write_text(f'base_url = "{server.url("slowloris.1")}"\ntotal_timeout_s = 1.5\n'
                     'concurrency = 2\n')
-    started = time.perf_counter()
     proc = cli(tmp_path, "throughput", "--config", str(toml), *SMALL, "--no-store",
                "--json", str(tmp_path / "out.json"))
     assert proc.returncode == 0, proc.stderr
-    assert time.perf_counter() - started < 10
     data = json.loads((tmp_path / "out.json").read_text())
-    assert data["cells"][0]["failures_by_class"] == {"timeout": 2}
+    cell = data["cells"][0]
+    assert cell["failures_by_class"] == {"timeout": 2}
+    assert cell["ended_s"] - cell["started_s"] < 3.0
     assert all("within 1.5 s" in r["error_message"] for r in data["requests"])
 
 
