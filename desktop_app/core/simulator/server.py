@@ -15,6 +15,7 @@ per-server state and `/metrics`, `wire` encodes and writes the answer.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import hmac
@@ -70,6 +71,13 @@ async def _models(request: Request) -> Response:
 
 
 async def _completion(request: Request, endpoint: str) -> Response:
+    # The trace's arrival is the moment this server's loop took the request, as a server's
+    # own request log has it; then the loop goes round once, so every request of a burst is
+    # stamped before any is parsed and tokenized (about half a millisecond each, in turn: at
+    # concurrency 64 the last of a burst was stamped 30 ms late, charged to the client by
+    # bench/client_fidelity.py's send offset). The engine still sees each request once parsed.
+    arrived = time.perf_counter()
+    await asyncio.sleep(0)
     st = _state(request)
     try:
         parsed = validation.parse_request(await request.body(), endpoint, st.profile)
@@ -87,7 +95,7 @@ async def _completion(request: Request, endpoint: str) -> Response:
     fault = faultlib.applicable(fault, parsed.stream, has_args)
     prefix = "chatcmpl-" if endpoint == "chat" else "cmpl-"
     record = st.new_record(prefix + uuid.uuid4().hex, parsed.model, endpoint, parsed.stream,
-                           parsed.prompt_tokens)
+                           parsed.prompt_tokens, arrived)
     record["fault"] = fault
     record["planned_tokens"] = len(script.tokens)
     if fault in ("http500", "http429"):

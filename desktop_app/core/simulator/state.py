@@ -61,11 +61,12 @@ class SimState:
         times.clear()
 
     def new_record(self, rid: str, model: str, endpoint: str, stream: bool,
-                   prompt_tokens: int) -> dict:
-        """Start a trace record for a request that arrived now."""
+                   prompt_tokens: int, arrival_s: float | None = None) -> dict:
+        """Start a trace record for a request that arrived at `arrival_s` (default now)."""
         record = {
             "id": rid, "model": model, "endpoint": endpoint, "stream": stream,
-            "arrival_s": time.perf_counter(), "first_token_s": None, "last_token_s": None,
+            "arrival_s": time.perf_counter() if arrival_s is None else arrival_s,
+            "first_token_s": None, "last_token_s": None,
             "end_s": None, "prompt_tokens": prompt_tokens, "completion_tokens": 0,
             "planned_tokens": 0, "queue_s": None, "preemptions": 0, "finish_reason": None,
             "status": None, "fault": None, "disconnected": False,

@@ -17,6 +17,7 @@ _CHARTS_MADE = itertools.count()
 # Distinct on white and for the common colour blindnesses (Okabe & Ito), then pyqtgraph's hues.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
            "#F0E442")
+LEFT_AXIS_WIDTH = 62  # px
 HEADROOM = 1.45  # the y axis reaches this much above the highest point: room for the legend
 
 
@@ -48,6 +49,10 @@ class LiveChart(QWidget):
         for axis in ("left", "bottom"):
             self.plot.getAxis(axis).setTextPen("#333")
             self.plot.getAxis(axis).setPen("#888")
+        # A left axis that sizes itself to its widest tick label re-lays the whole plot out
+        # whenever a redraw's new range brings a longer label ("900" -> "1000"): the window's
+        # longest stalls during a sweep. Six digits and the axis title fit this width.
+        self.plot.getAxis("left").setWidth(LEFT_AXIS_WIDTH)
         self.legend = self.plot.addLegend(offset=(4, 2), labelTextColor="#222",
                                           brush=pg.mkBrush(255, 255, 255, 200), colCount=4)
         layout = QVBoxLayout(self)
