@@ -28,6 +28,21 @@ def tick_label(value: float) -> str:
     return f"{value:g}"
 
 
+# A growing time axis ends at the next of these (seconds), then at the next multiple of the
+# last: its range, and so its ticks, change a few times a sweep, not at every new sample
+# (each change repainted the axes: the window's longest stalls at concurrency 256).
+_TIME_AXIS_ENDS = (5, 10, 20, 30, 60, 120, 180, 300, 600, 900, 1800, 3600)
+
+
+def time_axis_end(right: float) -> float:
+    """Where a time axis whose last point is at `right` seconds ends."""
+    for end in _TIME_AXIS_ENDS:
+        if right <= end:
+            return float(end)
+    step = _TIME_AXIS_ENDS[-1]
+    return float(math.ceil(right / step) * step)
+
+
 class LiveChart(QWidget):
     """Named series of (x, y) points; clicking a point reports the data attached to it."""
 
@@ -61,6 +76,8 @@ class LiveChart(QWidget):
         self._symbols = symbols
         self._log_x = log_x
         self._ticks: list | None = None
+        self._y_range: tuple[float, float] | None = None
+        self._x_range: tuple[float, float] | None = None
         self._pending: dict[str, tuple[list[float], list[float], list | None]] = {}
         self._curves: dict[str, pg.PlotDataItem] = {}
         self._names: dict[str, str] = {}
@@ -99,6 +116,7 @@ class LiveChart(QWidget):
         self.legend.clear()
         self._curves.clear()
         self._names.clear()
+        self._y_range = self._x_range = None
 
     def series_keys(self) -> list[str]:
         return list(self._curves) + [k for k in self._pending if k not in self._curves]
@@ -123,7 +141,18 @@ class LiveChart(QWidget):
             curve.setData(xs, ys, data=data)
         top = max((max(ys) for ys in (c.getOriginalDataset()[1] for c in self._curves.values())
                    if ys is not None and len(ys)), default=0.0)
-        self.plot.setYRange(0, top * HEADROOM if top > 0 else 1.0, padding=0)
+        y_range = (0, top * HEADROOM if top > 0 else 1.0)
+        if y_range != self._y_range:  # a new range repaints both axes: only when it changed
+            self._y_range = y_range
+            self.plot.setYRange(*y_range, padding=0)
+        if self._ticks is None:  # no planned x values: a time axis that grows as points come
+            right = max((max(xs) for xs in (c.getOriginalDataset()[0]
+                                            for c in self._curves.values())
+                         if xs is not None and len(xs)), default=0.0)
+            x_range = (0, time_axis_end(right))
+            if x_range != self._x_range:
+                self._x_range = x_range
+                self.plot.setXRange(*x_range, padding=0)
 
     def _new_curve(self, key: str, n: int) -> pg.PlotDataItem:
         color = pg.mkColor(PALETTE[n]) if n < len(PALETTE) else pg.intColor(n, hues=9)
