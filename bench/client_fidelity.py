@@ -16,9 +16,10 @@ N processes with `throughput.workers.WorkerPool`, as `--workers` does a sweep's)
 * before the write = client sent -> httpcore starts writing the request (waiting for the pool
   and the event loop); stamped by wrapping httpcore's `_send_request_headers` in this script only
 
-(TTFT error = send offset + first offset.) The simulator stamps `arrival_s` after reading and
-validating the body and its `first_token_s` just after its write, so even a perfect client sees
-the server's own request path in the send offset. Server times are its `time.perf_counter()` seconds,
+(TTFT error = send offset + first offset.) The simulator stamps `arrival_s` when its loop reads
+the bytes that begin the request (before parsing it) and its `first_token_s` just after its
+write, so even a perfect client sees the server's loop, busy with other streams, in the send
+offset. Server times are its `time.perf_counter()` seconds,
 the client's are `perf_counter_ns()`: on Linux both are CLOCK_MONOTONIC, so offsets are real.
 The client's CPU is `time.process_time()` over wall time, its event-loop lag comes from
 `throughput.loops.ClientLoadMonitor`, the server's CPU from /proc/PID/stat. With `--compare`

@@ -173,6 +173,48 @@ def test_trace_matches_what_clients_received(client):
     assert gone["disconnected"] and gone["completion_tokens"] < 100_000
 
 
+def test_requests_read_together_are_stamped_together_however_slow_each_handler_is(monkeypatch):
+    """The trace's arrival is when the server read a request, not when its handler got round to
+    it: bench/client_fidelity.py measures the client against it, and a burst's last request
+    waiting behind the others' parsing is the server's time, not the client's."""
+    from desktop_app.core.simulator import validation
+
+    parse = validation.parse_request
+
+    def slow_parse(body, *args, **kwargs):
+        if b"slow handler" in body:
+            time.sleep(0.3)  # blocks the server's loop, as parsing a burst does
+        return parse(body, *args, **kwargs)
+
+    monkeypatch.setattr(validation, "parse_request", slow_parse)
+    tags = ("first", "a", "b")
+    with serve_in_thread(load_profile("instant")) as server, contextlib.ExitStack() as stack:
+        # Connections opened beforehand, as a sweep's are: the server accepts one new
+        # connection per loop turn, which would split "a" and "b" whatever the stamp.
+        clients = {t: stack.enter_context(httpx.Client(base_url=server.url, timeout=10))
+                   for t in tags}
+        for c in clients.values():
+            assert c.get("/health").status_code == 200
+        ids: dict[str, str] = {}
+
+        def post(tag: str) -> None:
+            body = chat_body(max_tokens=1, stream=False, content=f"slow handler {tag}")
+            ids[tag] = clients[tag].post(CHAT, json=body).json()["id"]
+
+        threads = [threading.Thread(target=post, args=(t,)) for t in tags]
+        threads[0].start()
+        time.sleep(0.1)  # "a" and "b" arrive while the first one's handler holds the loop
+        for t in threads[1:]:
+            t.start()
+        for t in threads:
+            t.join(10)
+        with httpx.Client(base_url=server.url, timeout=10) as c:
+            records = {r["id"]: r for r in c.get("/sim/trace").json()["records"]}
+    a, b = records[ids["a"]]["arrival_s"], records[ids["b"]]["arrival_s"]
+    # Stamped in their handlers, the second of the two would be 0.3 s after the first.
+    assert abs(a - b) < 0.15
+
+
 def test_discovery_endpoints(client):
     models = client.get("/v1/models").json()["data"]
     assert models[0]["id"] == MODEL and models[0]["owned_by"] == "throughline-simulator"

@@ -15,7 +15,6 @@ per-server state and `/metrics`, `wire` encodes and writes the answer.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import errno
 import hmac
@@ -47,6 +46,9 @@ from desktop_app.core.simulator.wire import SimResponse
 __all__ = ["RunningServer", "SimState", "SimulatorError", "build_app", "run", "serve_in_thread"]
 
 
+READ_KEY = "throughline.read_s"
+
+
 class SimulatorError(RuntimeError):
     """The simulator cannot start (port in use, bad address); the message is fit for a user."""
 
@@ -71,13 +73,12 @@ async def _models(request: Request) -> Response:
 
 
 async def _completion(request: Request, endpoint: str) -> Response:
-    # The trace's arrival is the moment this server's loop took the request, as a server's
-    # own request log has it; then the loop goes round once, so every request of a burst is
-    # stamped before any is parsed and tokenized (about half a millisecond each, in turn: at
-    # concurrency 64 the last of a burst was stamped 30 ms late, charged to the client by
-    # bench/client_fidelity.py's send offset). The engine still sees each request once parsed.
-    arrived = time.perf_counter()
-    await asyncio.sleep(0)
+    # The trace's arrival is the moment this server's loop read the bytes that began the
+    # request (`_Protocol`), not when its handler ran: at concurrency 64 a burst's last
+    # request waited 13-30 ms behind the others' parsing and tokenizing, which
+    # bench/client_fidelity.py would charge to the client's send offset. The engine still
+    # sees each request once it is parsed, as a real server's does.
+    arrived = request.scope.get(READ_KEY) or time.perf_counter()
     st = _state(request)
     try:
         parsed = validation.parse_request(await request.body(), endpoint, st.profile)
@@ -217,7 +218,9 @@ class _RequireKey:
 
 # --- serving ----------------------------------------------------------------------------------
 class _Protocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
-    """uvicorn's HTTP protocol, plus the connection's transport in the scope (for faults)."""
+    """uvicorn's HTTP protocol, plus the connection's transport in the scope (for faults) and
+    the moment the loop read the bytes that began each request (`READ_KEY`, the trace's
+    arrival)."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -228,6 +231,16 @@ class _Protocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
             await inner(scope, receive, send)
 
         self.app = app
+
+    def data_received(self, data: bytes) -> None:
+        # Both of uvicorn's parsers build a new scope, synchronously, for each request that
+        # begins in `data`; the app's task runs later, after whatever else this loop turn holds.
+        read_s = time.perf_counter()
+        before = getattr(self, "scope", None)
+        super().data_received(data)
+        scope = getattr(self, "scope", None)
+        if scope is not None and scope is not before:
+            scope.setdefault(READ_KEY, read_s)
 
 
 class _Server(uvicorn.Server):
