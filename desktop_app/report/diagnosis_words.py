@@ -218,6 +218,32 @@ WORDS = {
         "keep_concurrency": "Look for what delayed the sends: the client's own load (a "
                             "client-bound finding, or use --workers), a proxy or server "
                             "limiting connections, or requests failing at once.",
+        # --- ray_clocks_uncertain
+        "ray_clocks_uncertain": "The Ray actors' clocks are known only to within {error} ms"
+                                "{worst}: {n} of {total} actor{s}{hosts} passed the "
+                                "{tolerance} ms tolerance, their offsets measured to +/- "
+                                "{uncertainty} ms and drifting up to {drift} ms between two "
+                                "measurements in a row.{end}",
+        "ray_worst_host": " (worst on {host})",
+        "ray_hosts": " on {h} host{hs}",
+        "ray_clocks_end_failed": " The last measurement, at the end of the run, failed: the "
+                                 "drift during the last cell is not known.",
+        "ray_clocks_end_only": "The Ray actors' clocks ({total} actor{s}{hosts}) could not be "
+                               "measured at the end of the run: the drift during the last cell "
+                               "is not known and may pass the {tolerance} ms tolerance.",
+        "ray_clocks_why": " Each request's TTFT, inter-token gaps and decode speed are read on "
+                          "one host's clock and are not affected. What carries the error is "
+                          "where requests sit on the run's timeline, against other hosts' "
+                          "requests and the server's /metrics: how many were in flight at "
+                          "once, a concurrency cap read from the client's timeline, a cell's "
+                          "wall time and output tok/s.",
+        "ray_clocks_order": " Events on different hosts closer than {error} ms cannot be put in "
+                            "order.",
+        "ray_clocks_closer": "An offset is known to half the shortest of {round_trips} round "
+                             "trips to its actor through Ray: a driver on the cluster's own "
+                             "network (not a Ray Client link over a slow one) and quieter hosts "
+                             "measure tighter; shorter cells leave the clocks less time to "
+                             "drift, as the offsets are measured again before every cell.",
     },
     "zh": {
         "diagnosis": "诊断：",
@@ -370,6 +396,25 @@ WORDS = {
         "in_flight": "{cell}：平均在途 {mean} 个",
         "keep_concurrency": "查找推迟发送的原因：客户端自身的负载（见客户端成为瓶颈的诊断，或使用 "
                             "--workers）、限制连接数的代理或服务端，或立即失败的请求。",
+        "ray_clocks_uncertain": "Ray actor 的时钟只能确定到 {error} ms 以内{worst}：{total} 个 "
+                                "actor 中有 {n} 个超出 {tolerance} ms 的容差{hosts}，其时钟偏移"
+                                "的测量误差达 +/- {uncertainty} ms，相邻两次测量之间漂移达 "
+                                "{drift} ms。{end}",
+        "ray_worst_host": "（最差的在 {host}）",
+        "ray_hosts": "，分布在 {h} 台主机上",
+        "ray_clocks_end_failed": "运行结束时的最后一次测量失败：最后一个单元期间的漂移未知。",
+        "ray_clocks_end_only": "运行结束时未能测量 Ray actor 的时钟（共 {total} 个 actor"
+                               "{hosts}）：最后一个单元期间的漂移未知，可能超过 {tolerance} ms "
+                               "的容差。",
+        "ray_clocks_why": "每个请求的 TTFT、token 间隔和 Decode 速度都在同一台主机的时钟上读取，"
+                          "不受影响。受影响的是请求在本次运行时间线上的位置，即相对于其他主机的"
+                          "请求和服务端 /metrics 的位置：同时在途的请求数、根据客户端时间线推断"
+                          "的并发上限、单元的总耗时和输出 tok/s。",
+        "ray_clocks_order": "不同主机上相隔不到 {error} ms 的事件无法判断先后。",
+        "ray_clocks_closer": "时钟偏移的精度是经 Ray 与该 actor 往返 {round_trips} 次中最短一次"
+                             "耗时的一半：驱动进程位于集群自身的网络内（而不是经慢速链路连接的 "
+                             "Ray Client）、主机负载较轻时测得更准；单元越短，时钟可漂移的时间"
+                             "越少，因为每个单元开始前都会重新测量偏移。",
     },
 }
 
@@ -586,6 +631,31 @@ def _concurrency_not_kept(lang: str, p: dict) -> str:
     return _w(lang, "concurrency_not_kept", n=n, s=_s(n), parts=parts)
 
 
+def _ms(x: float) -> str:
+    return f"{float(x):.1f}"
+
+
+def _ray_clocks_uncertain(lang: str, p: dict) -> str:
+    h, total = int(p.get("hosts") or 0), int(p["actors_total"])
+    if p.get("error_ms") is None:  # within the tolerance; only the end's measurement failed
+        h = int(p.get("hosts_total") or 0)
+        hosts = _w(lang, "ray_hosts", h=h, hs=_s(h)) if h else ""
+        return (_w(lang, "ray_clocks_end_only", total=total, s=_s(total), hosts=hosts,
+                   tolerance=_ms(p["tolerance_ms"])) + _w(lang, "ray_clocks_why"))
+    hosts = _w(lang, "ray_hosts", h=h, hs=_s(h)) if h else ""
+    worst = _w(lang, "ray_worst_host", host=p["worst_host"]) if p.get("worst_host") else ""
+    end = _w(lang, "ray_clocks_end_failed") if p.get("end_failed") else ""
+    return (_w(lang, "ray_clocks_uncertain", error=_ms(p["error_ms"]), worst=worst,
+               n=int(p["actors"]), total=total, s=_s(total), hosts=hosts,
+               tolerance=_ms(p["tolerance_ms"]), uncertainty=_ms(p["uncertainty_ms"]),
+               drift=_ms(p["drift_ms"]), end=end)
+            + _w(lang, "ray_clocks_why") + _w(lang, "ray_clocks_order", error=_ms(p["error_ms"])))
+
+
+def _ray_clocks_closer(lang: str, p: dict) -> str:
+    return _w(lang, "ray_clocks_closer", round_trips=int(p["round_trips"]))
+
+
 _FINDINGS: dict[str, Callable[[str, dict], str]] = {
     "concurrency_cap": _concurrency_cap,
     "kv_cache_pressure": _kv_cache_pressure,
@@ -599,6 +669,7 @@ _FINDINGS: dict[str, Callable[[str, dict], str]] = {
     "goodput": _goodput,
     "implausible_counts": _implausible,
     "concurrency_not_kept": _concurrency_not_kept,
+    "ray_clocks_uncertain": _ray_clocks_uncertain,
 }
 _SUGGESTIONS: dict[str, Callable[[str, dict], str]] = {
     "raise_cap": _raise_cap,
@@ -606,6 +677,7 @@ _SUGGESTIONS: dict[str, Callable[[str, dict], str]] = {
     "fewer_at_once": _fewer_at_once,
     "raise_budget": _raise_budget,
     "failure_hints": _failure_hints,
+    "ray_clocks_closer": _ray_clocks_closer,
 }
 
 

@@ -77,6 +77,11 @@ def _real_findings() -> list[Finding]:
     cells = sweep("fast", (512, 1024), (1, 2, 4))
     out += diagnose([dataclasses.replace(c, goodput=g)
                      for c, g in zip(cells, (1.0, 0.95, 0.6, 0.5, 0.4, 0.3))])
+    # Ray actors' clocks beyond the tolerance, and only the end's measurement failed.
+    from tests.core.test_ray_clocks_finding import BEYOND, _actor, _record
+    out += diagnose([], run_config=BEYOND)
+    out += diagnose([], run_config={"ray_clocks": [_record([_actor("gpu-a", 0.2, 0.1)],
+                                                           end_failed=True)]})
     return out
 
 

@@ -1,5 +1,6 @@
 """Findings about the measurement itself, not the server: was the client the bottleneck, did
-requests fail, do the server's token counts match the targets, and how much goodput held.
+requests fail, do the server's token counts match the targets, how much goodput held, and
+how well the Ray actors' clocks were known (from the run's stored configuration).
 
 `diagnose` (diagnosis.py) orders these with the server findings; `unreliable_cells` marks the
 cells whose latencies the client may have inflated, for the table, the JSON and the GUI. Each
@@ -8,8 +9,10 @@ finding is a code and the values its words quote (`report/diagnosis_words.py` ha
 
 from __future__ import annotations
 
+import math
+import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -47,10 +50,15 @@ FAILURE_HINT_CLASSES = ("timeout", "connect", "http_status", "stream_cut", "malf
 # Every code these findings, their suggestions and their sub-parts carry (diagnosis.py lists
 # them with its own for the words catalogue's test).
 CHECK_FINDING_CODES = ("client_bound", "concurrency_not_kept", "failures", "goodput",
-                       "implausible_counts", "token_count_mismatch")
+                       "implausible_counts", "token_count_mismatch", "ray_clocks_uncertain")
 CHECK_SUGGESTION_CODES = ("calibrate_prompts", "split_client_load", "separate_client_machine",
                           "failure_hints", "goodput_capacity", "check_usage_reporting",
-                          "keep_concurrency")
+                          "keep_concurrency", "ray_clocks_closer")
+# The findings read from the run's stored configuration rather than its cells: a diagnosis
+# kept before the configuration was complete (the Ray clocks are stored as the run ends, after
+# its diagnosis) has them replaced by `config_findings` when the run is read back.
+CONFIG_FINDING_CODES = ("ray_clocks_uncertain",)
+CLOCKS_KEY = "ray_clocks"  # in the run's stored configuration (ray_pool.save_clocks writes it)
 CHECK_PART_CODES = (*(f"hint_{c}" for c in FAILURE_HINT_CLASSES),
                     *(f"implausible_{c}" for c in PLAUSIBILITY_FLAGS))
 
@@ -249,3 +257,109 @@ def concurrency_not_kept(cells: Sequence[CellResult]) -> Finding | None:
         return None
     return Finding("concurrency_not_kept", "warning", evidence={"cells": evidence},
                    params={"cells": parts}, suggestion_code="keep_concurrency")
+
+
+# --- Ray actors' clocks ---------------------------------------------------------------------
+
+# A stored configuration is read as hostile: this many sessions and actors each at most (as
+# ray_pool.MAX_ACTORS), a host quoted only when it looks like a host name.
+_MAX_SESSIONS = 64
+_MAX_ACTORS = 256
+_HOST = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}")
+
+
+def _stored_ms(x) -> float | None:
+    """A stored figure in milliseconds, or None when it is not a plausible number."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return None
+    x = float(x)
+    return x if math.isfinite(x) and abs(x) < 1e9 else None
+
+
+def _stored_host(x) -> str | None:
+    return x if isinstance(x, str) and _HOST.fullmatch(x) else None
+
+
+def ray_clocks_uncertain(config: Mapping | None) -> Finding | None:
+    """How well the Ray actors' clocks were known, from the run's stored configuration (its
+    `ray_pool.CLOCKS_KEY`: one `RayPool.clock_record` per session, so a reopened or resumed
+    run shows it too). A warning when an actor's offset passed the tolerance (1 ms: its
+    largest uncertainty or its largest change between two measurements in a row) or when a
+    session's last measurement, at its end, failed; None for a run not on Ray or within it.
+
+    Milliseconds. `error_ms` is the worst actor's uncertainty plus its drift: how far its
+    requests' place on the run's timeline may be off. Counts are per session, the largest
+    (a resumed run ran its actors again); hosts are counted over every session."""
+    sessions = config.get(CLOCKS_KEY) if isinstance(config, Mapping) else None
+    if not isinstance(sessions, list):
+        return None
+    # Only for a run on Ray: the pool's module brings the worker processes' with it.
+    from desktop_app.core.throughput.ray_pool import CLOCK_TOLERANCE_NS, ROUND_TRIPS
+    total = beyond = 0
+    hosts: set[str] = set()
+    hosts_beyond: set[str] = set()
+    worst: tuple[float, float, float, str | None] | None = None  # error, unc., drift, host
+    uncertainty = drift = run_drift = 0.0
+    tolerance = CLOCK_TOLERANCE_NS / 1e6
+    round_trips = ROUND_TRIPS
+    end_failed, end_errors, n_sessions = False, [], 0
+    for rec in sessions[:_MAX_SESSIONS]:
+        if not isinstance(rec, Mapping):
+            continue
+        n_sessions += 1
+        tol = _stored_ms(rec.get("tolerance_ms"))
+        tol = tol if tol is not None and tol > 0 else CLOCK_TOLERANCE_NS / 1e6
+        tolerance = min(tolerance, tol) if n_sessions > 1 else tol
+        trips = rec.get("round_trips")
+        if isinstance(trips, int) and not isinstance(trips, bool) and 0 < trips <= 1000:
+            round_trips = trips
+        if rec.get("end_failed") is True:
+            end_failed = True
+            if isinstance(rec.get("end_error"), str):
+                end_errors.append(rec["end_error"][:300])
+        per = rec.get("per_actor")
+        per = [a for a in per[:_MAX_ACTORS] if isinstance(a, Mapping)] if isinstance(
+            per, list) else []
+        count = rec.get("actors")
+        count = (count if isinstance(count, int) and not isinstance(count, bool)
+                 and 0 <= count <= _MAX_ACTORS else 0)
+        total = max(total, count, len(per))
+        flagged = 0
+        for a in per:
+            host = _stored_host(a.get("host"))
+            if host:
+                hosts.add(host)
+            unc = abs(_stored_ms(a.get("uncertainty_max_ms")) or 0.0)
+            step = abs(_stored_ms(a.get("cell_drift_ms")) or 0.0)
+            run_drift = max(run_drift, abs(_stored_ms(a.get("drift_ms")) or 0.0))
+            if unc <= tol and step <= tol:
+                continue
+            flagged += 1
+            if host:
+                hosts_beyond.add(host)
+            uncertainty, drift = max(uncertainty, unc), max(drift, step)
+            if worst is None or unc + step > worst[0]:
+                worst = (unc + step, unc, step, host)
+        beyond = max(beyond, flagged)
+    if worst is None and not end_failed:
+        return None
+    params = {"actors": beyond, "actors_total": total, "hosts": len(hosts_beyond),
+              "hosts_total": len(hosts), "error_ms": None if worst is None else _r(worst[0]),
+              "uncertainty_ms": _r(uncertainty), "drift_ms": _r(drift),
+              "tolerance_ms": _r(tolerance),
+              "worst_host": None if worst is None else worst[3], "end_failed": end_failed,
+              "round_trips": round_trips}
+    evidence = {"sessions": n_sessions, "actors_beyond": beyond, "actors": total,
+                "hosts_beyond": sorted(hosts_beyond)[:16], "hosts": len(hosts),
+                "worst_error_ms": _r(None if worst is None else worst[0]),
+                "uncertainty_max_ms": _r(uncertainty), "cell_drift_max_ms": _r(drift),
+                "run_drift_max_ms": _r(run_drift), "tolerance_ms": _r(tolerance),
+                "end_failed": end_failed, "end_errors": end_errors[:4]}
+    return Finding("ray_clocks_uncertain", "warning", evidence=evidence, params=params,
+                   suggestion_code="ray_clocks_closer" if worst is not None else None)
+
+
+def config_findings(config: Mapping | None) -> list[Finding]:
+    """The findings a run's stored configuration gives (CONFIG_FINDING_CODES)."""
+    found = ray_clocks_uncertain(config)
+    return [found] if found is not None else []

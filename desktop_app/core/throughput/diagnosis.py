@@ -31,8 +31,10 @@ from desktop_app.core.throughput.checks import (
     CHECK_FINDING_CODES,
     CHECK_PART_CODES,
     CHECK_SUGGESTION_CODES,
+    CONFIG_FINDING_CODES,
     cell_params,
     client_bound as _client_bound,
+    config_findings,
     concurrency_not_kept as _concurrency_not_kept,
     failures as _failures,
     goodput as _goodput,
@@ -79,7 +81,7 @@ _SEVERITY_RANK = {"problem": 0, "warning": 1, "info": 2}
 # doubt, and follows it (it used to come first and push the cap down the page).
 _CODE_RANK = {code: i for i, code in enumerate((
     "concurrency_cap", "kv_cache_pressure", "client_bound", "implausible_counts", "failures",
-    "concurrency_not_kept",
+    "concurrency_not_kept", "ray_clocks_uncertain",
     "prefill_drop_under_concurrency", "decode_slows_with_batch", "token_count_mismatch",
     "goodput", "prefill_slows_with_length", "ttft_linear"))}
 # Every code a finding, a suggestion or a sub-part of either can carry (the words catalogue
@@ -110,12 +112,15 @@ def diagnose(
     info: EndpointInfo | None = None,
     *,
     server_settings: dict | None = None,
+    run_config: dict | None = None,
 ) -> list[Finding]:
     """Findings about a sweep, most important first (problems, then warnings, then info).
 
     `info` names the engine so messages can use its metric and flag names; `server_settings`
     (e.g. {"max-num-seqs": 2, "gpu-memory-utilization": 0.91}, keys with - or _) adds what the
-    user knows of the server's configuration. Pure and quick: no I/O, nothing to cancel.
+    user knows of the server's configuration; `run_config`, the run's stored configuration,
+    adds what the run recorded of itself (`checks.config_findings`: the Ray actors' clocks).
+    Pure and quick: no I/O, nothing to cancel.
     """
     cells = list(cells)
     engine = _engine(info, cells)
@@ -128,9 +133,32 @@ def diagnose(
         _concurrency_not_kept(cells),
         _failures(cells), _prefill_drop(cells, cap, engine), _decode_slows(cells, cap, engine),
         _token_mismatch(cells), _implausible(cells), _goodput(cells), *_length_findings(cells),
+        *config_findings(run_config),
     ]
-    return sorted((f for f in findings if f is not None),
-                  key=lambda f: (_SEVERITY_RANK[f.severity], _CODE_RANK.get(f.code, 99)))
+    return _ordered(f for f in findings if f is not None)
+
+
+def with_config_findings(findings: Iterable[Finding], run_config: dict | None) -> list[Finding]:
+    """`findings` with those the run's stored configuration gives (CONFIG_FINDING_CODES) made
+    anew from `run_config`, in the diagnosis's order. For a diagnosis made before the
+    configuration was complete: a sweep's Ray clocks are stored as it ends, after its
+    diagnosis was kept, and a run read back must show them."""
+    out = [f for f in findings if f.code not in CONFIG_FINDING_CODES]
+    # Inserted where they rank, the kept findings left in the order they were kept in (an
+    # older run's order may differ from today's).
+    for new in config_findings(run_config):
+        at = next((i for i, f in enumerate(out) if _rank(f) > _rank(new)), len(out))
+        out.insert(at, new)
+    return out
+
+
+def _rank(f: Finding) -> tuple[int, int]:
+    # An unknown severity (a stored run's) goes last rather than sinking the view.
+    return _SEVERITY_RANK.get(f.severity, 9), _CODE_RANK.get(f.code, 99)
+
+
+def _ordered(findings: Iterable[Finding]) -> list[Finding]:
+    return sorted(findings, key=_rank)
 
 
 # --- values ----------------------------------------------------------------------------------

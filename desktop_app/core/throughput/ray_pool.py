@@ -13,8 +13,12 @@ this process measures each actor's offset by ping-pong (`estimate_offset`: NTP's
 best of `ROUND_TRIPS` round trips) and puts the actor's stamps of that cell on this process's
 clock (`on_local_clock`); the cell's deadline goes the other way. `clock_record` states, per
 actor, the offsets at start and end, their drift and the largest uncertainty, and flags those
-beyond `CLOCK_TOLERANCE_NS` (1 ms: a TTFT is read to the millisecond); the sweep stores it in
-the run's configuration under `CLOCKS_KEY` (`save_clocks`).
+beyond `CLOCK_TOLERANCE_NS`; the sweep stores it in the run's configuration under `CLOCKS_KEY`
+(`save_clocks`), where the diagnosis reads it (`checks.ray_clocks_uncertain`). A request's own
+latencies are differences of two stamps on one actor's clock and need no correction; what an
+offset's error moves is the request's place on the run's timeline (against other hosts'
+requests and the /metrics scrapes), which the timeline figures are read from to the
+millisecond.
 
 Cancelling `run_cell` kills the actors at once (their streams drop), as `WorkerPool` kills its
 processes; an actor that fails or dies makes the cell raise `WorkerError`.
@@ -34,6 +38,9 @@ from dataclasses import dataclass
 
 from desktop_app.core.endpoint.types import EndpointConfig, StreamResult
 from desktop_app.core.parsing import InputError
+# The key of the clocks in the run's stored configuration (a list, one entry per session),
+# defined where the diagnosis reads it.
+from desktop_app.core.throughput.checks import CLOCKS_KEY
 from desktop_app.core.throughput.types import ClientLoad
 from desktop_app.core.throughput.workers import (
     START_TIMEOUT_S,
@@ -52,9 +59,8 @@ __all__ = ["CLOCKS_KEY", "ClockOffset", "RayPool", "default_actors", "estimate_o
 log = logging.getLogger(__name__)
 
 INSTALL = "pip install 'throughline[ray]'"
-CLOCKS_KEY = "ray_clocks"  # in the run's stored configuration: a list, one entry per session
 ROUND_TRIPS = 8  # per actor and measurement; the shortest bounds the offset best
-CLOCK_TOLERANCE_NS = 1_000_000  # beyond 1 ms a corrected TTFT is not good to the millisecond
+CLOCK_TOLERANCE_NS = 1_000_000  # beyond 1 ms the run's timeline is not good to the millisecond
 POLL_WAIT_S = 0.2  # an actor answers a poll at once when it has results, else after this
 MAX_ACTORS = 256  # as config.MAX_WORKERS
 
@@ -339,12 +345,17 @@ class RayPool:
         (`drift_ms`), the largest uncertainty of any measurement, and the largest change
         between two measurements in a row (`cell_drift_ms`: what a cell's correction could
         not follow). `beyond_tolerance` is true when an uncertainty or a cell drift passes
-        `tolerance_ms`."""
+        `tolerance_ms`; `end_failed` is true when the last measurement was tried and failed
+        (`end_error` says why), false when it was made or skipped. The user reads none of it
+        here: the diagnosis's `ray_clocks_uncertain` finding (`checks.ray_clocks_uncertain`)
+        words it from the run's stored configuration; the log lines are for debugging."""
+        end_error = None
         if not self._killed and self.actors and self.end is None:
             try:
                 self.end = await self._measure()
             except Exception as exc:  # noqa: BLE001 - an actor gone: the end is not measured
-                log.warning("Ray actors' clocks at the end not measured: %s", exc)
+                end_error = f"{type(exc).__name__}: {str(exc):.300}"
+                log.info("Ray actors' clocks at the end not measured: %s", end_error)
         ms = _ms
         actors = []
         for i, host in enumerate(self.hosts):
@@ -363,16 +374,16 @@ class RayPool:
         beyond = any(a["uncertainty_max_ms"] > ms(CLOCK_TOLERANCE_NS)
                      or a["cell_drift_ms"] > ms(CLOCK_TOLERANCE_NS) for a in actors)
         if beyond:
-            log.warning("Ray actors' clocks are known to %.1f ms at worst and drifted up to "
-                        "%.1f ms within a cell (tolerance %.1f ms): TTFTs are not good to the "
-                        "millisecond; the run's configuration (%s) has each actor's figures",
-                        max(a["uncertainty_max_ms"] for a in actors),
-                        max(a["cell_drift_ms"] for a in actors), ms(CLOCK_TOLERANCE_NS),
-                        CLOCKS_KEY)
+            log.info("Ray actors' clocks known to %.3f ms at worst, drifting up to %.3f ms "
+                     "between measurements (tolerance %.3f ms); per actor in the run's %s",
+                     max(a["uncertainty_max_ms"] for a in actors),
+                     max(a["cell_drift_ms"] for a in actors), ms(CLOCK_TOLERANCE_NS),
+                     CLOCKS_KEY)
         return {"address": self.address, "actors": len(self.actors),
                 "round_trips": ROUND_TRIPS, "measurements": len(self.measured),
                 "corrected": True, "tolerance_ms": ms(CLOCK_TOLERANCE_NS),
-                "beyond_tolerance": beyond, "per_actor": actors}
+                "beyond_tolerance": beyond, "end_failed": end_error is not None,
+                "end_error": end_error, "per_actor": actors}
 
     def kill(self) -> None:
         """Stop every actor now (their streams drop)."""

@@ -13,6 +13,7 @@ load): what is missing stays None or "unknown", never guessed.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import sqlite3
@@ -30,7 +31,7 @@ from desktop_app.core.stats import Estimate, bootstrap, point
 from desktop_app.core.store import Store
 from desktop_app.core.store.tables import CellRecord
 from desktop_app.core.throughput.checks import unreliable_cells
-from desktop_app.core.throughput.diagnosis import diagnose
+from desktop_app.core.throughput.diagnosis import diagnose, with_config_findings
 from desktop_app.core.throughput.types import CellResult, CellSpec, ClientLoad, Finding
 
 __all__ = ["StoredCell", "ThroughputRun", "cell_result", "finding_to_json", "findings_from_json",
@@ -426,9 +427,13 @@ def sweep_from(store: Store, info: RunInfo, *, requests: bool = True,
     error = None
     if kept is not None:
         findings = findings_from_json(kept)
+        # The Ray clocks are stored as the run ends, after its diagnosis was kept.
+        with contextlib.suppress(Exception):
+            findings = tuple(with_config_findings(findings, info.config))
     elif requests:
         try:
-            findings = tuple(diagnose(results, None, server_settings=info.settings or None))
+            findings = tuple(diagnose(results, None, server_settings=info.settings or None,
+                                      run_config=info.config))
         except Exception as exc:  # noqa: BLE001 - an odd stored run must not sink a view
             findings, error = (), f"{type(exc).__name__}: {exc}"
     else:

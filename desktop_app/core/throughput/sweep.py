@@ -357,9 +357,14 @@ async def _finish(run: _Run, result: SweepResult, status: str, error: str | None
         clocks = await run.pool.clock_record()  # actors on other hosts: their clocks, stated
         if clocks is not None:
             with contextlib.suppress(StoreError):
+                from desktop_app.core.throughput.diagnosis import with_config_findings
                 from desktop_app.core.throughput.ray_pool import save_clocks
 
                 await asyncio.to_thread(save_clocks, run.store, result.run_id, clocks)
+                # Stored after the diagnosis: its finding is read from what was stored, as
+                # the run read back shows it (records.sweep_from).
+                stored = await asyncio.to_thread(run.store.get_run, result.run_id)
+                result.findings = with_config_findings(result.findings, stored.config)
     if run.store is not None and result.run_id is not None:
         try:
             status = await asyncio.to_thread(run.store.finish_run, result.run_id, status, error)
