@@ -38,15 +38,15 @@ from desktop_app.core.simulator.virtual import simulate_closed_loop
 CHANGEABLE = ("max_num_seqs", "max_num_batched_tokens", "kv_capacity")
 # `kv_capacity=x1.5` is a factor of the fitted capacity; `parse_changes` files it under this key.
 KV_FACTOR = "kv_capacity_factor"
+# Each engine's names (core/throughput/knobs.py), `-` or `_` alike. TGI's max-batch-total-tokens
+# is its batch's token budget, the KV cache's role; its max-concurrent-requests refuses what is
+# beyond it rather than queueing it, which this model does not do, so it is not taken.
 ALIASES = {
-    "max-num-seqs": "max_num_seqs", "max_running_requests": "max_num_seqs",
-    "max-running-requests": "max_num_seqs", "parallel": "max_num_seqs", "np": "max_num_seqs",
-    "max_concurrent_requests": "max_num_seqs",
-    "max-num-batched-tokens": "max_num_batched_tokens",
-    "chunked_prefill_size": "max_num_batched_tokens",
-    "chunked-prefill-size": "max_num_batched_tokens", "ubatch-size": "max_num_batched_tokens",
-    "ubatch_size": "max_num_batched_tokens", "max_batch_total_tokens": "max_num_batched_tokens",
-    "kv-capacity": "kv_capacity", "kv_cache_tokens": "kv_capacity",
+    "max_running_requests": "max_num_seqs", "parallel": "max_num_seqs", "np": "max_num_seqs",
+    "max_batch_size": "max_num_seqs",
+    "chunked_prefill_size": "max_num_batched_tokens", "ubatch_size": "max_num_batched_tokens",
+    "max_batch_prefill_tokens": "max_num_batched_tokens",
+    "kv_cache_tokens": "kv_capacity", "max_batch_total_tokens": "kv_capacity",
 }
 _MAX_REFINE_ROUNDS = 12
 _UNBOUNDED_KV = 10_000_000

@@ -69,9 +69,9 @@ WORDS = {
                         "wasted GPU time and a latency spike for that request.",
         "kv_near_full": " The next long request may not fit: the server will then preempt or "
                         "queue it.",
-        "kv_relief": "Run fewer sequences at once or cap the context (max-model-len): fewer "
+        "kv_relief": "Run fewer sequences at once or cap the context ({context}): fewer "
                      "requests in flight means less throughput. Or give the cache more memory "
-                     "by raising gpu-memory-utilization{now}: it leaves less for other processes "
+                     "by raising {memory}{now}: it leaves less for other processes "
                      "and too high a value fails at start-up.",
         "kv_now": " (now {value})",
         # --- prefill_slows_with_length
@@ -121,7 +121,7 @@ WORDS = {
         "effect_kv_withdrawn": "Giving the KV cache more memory{how} is not suggested: the model "
                                "fitted to this run predicts no gain from a cache {factor} times "
                                "as large ({lengths}).",
-        "kv_relief_fewer": "Run fewer sequences at once or cap the context (max-model-len): "
+        "kv_relief_fewer": "Run fewer sequences at once or cap the context ({context}): "
                            "fewer requests in flight means less throughput.",
         "kv_how": " (raising {knob})",
         "seqs_any": "the running-request limit",
@@ -279,8 +279,8 @@ WORDS = {
         "kv_preempted": "被抢占的请求会丢失其 KV 缓存，之后须重新计算 Prefill：既浪费 GPU 时间，"
                         "也会使该请求的延迟陡增。",
         "kv_near_full": "下一个长请求可能放不下：届时服务端会抢占它或让它排队。",
-        "kv_relief": "减少同时运行的序列数，或限制上下文长度（max-model-len）：在途请求变少，"
-                     "吞吐也会随之下降。也可以调高 gpu-memory-utilization{now}，给缓存更多显存："
+        "kv_relief": "减少同时运行的序列数，或限制上下文长度（{context}）：在途请求变少，"
+                     "吞吐也会随之下降。也可以调高 {memory}{now}，给缓存更多显存："
                      "留给其他进程的显存会变少，设得过高还会导致启动失败。",
         "kv_now": "（当前为 {value}）",
         "prefill_slows_with_length": "单并发下，Prefill 速度随提示长度增加而下降：{from_tokens} "
@@ -317,7 +317,7 @@ WORDS = {
         "effect_kv": "KV 缓存扩大到 {factor} 倍{how}（按本次运行拟合的模型）：{lengths}。",
         "effect_kv_withdrawn": "不建议给 KV 缓存更多显存{how}：按本次运行拟合的模型，缓存扩大到 "
                                "{factor} 倍没有收益（{lengths}）。",
-        "kv_relief_fewer": "减少同时运行的序列数，或限制上下文长度（max-model-len）：在途请求变少，"
+        "kv_relief_fewer": "减少同时运行的序列数，或限制上下文长度（{context}）：在途请求变少，"
                            "吞吐也会随之下降。",
         "kv_how": "（调高 {knob}）",
         "seqs_any": "同时运行请求数上限",
@@ -511,10 +511,21 @@ def _kv_cache_pressure(lang: str, p: dict) -> str:
               cost=_w(lang, p["cost"]))
 
 
+def _kv_knobs(p: dict) -> dict:
+    # A run diagnosed before the engine's own names were kept gets vLLM's, as it did then; a
+    # stored name is quoted only when it looks like one.
+    def name(key: str, default: str) -> str:
+        v = p.get(key)
+        return v if isinstance(v, str) and 0 < len(v) <= 40 else default
+
+    return {"memory": name("memory_knob", "gpu-memory-utilization"),
+            "context": name("context_knob", "max-model-len")}
+
+
 def _kv_relief(lang: str, p: dict) -> str:
     gmu = p.get("gpu_memory_utilization")
     now = _w(lang, "kv_now", value=gmu) if gmu is not None else ""
-    return _w(lang, "kv_relief", now=now)
+    return _w(lang, "kv_relief", now=now, **_kv_knobs(p))
 
 
 def _prefill_slows_with_length(lang: str, p: dict) -> str:
@@ -823,7 +834,8 @@ def suggestion_parts(finding, lang: str = "en") -> tuple[str | None, str | None]
     if not withdrawn:
         return suggestion, text
     if finding.suggestion_code == "kv_relief":
-        return _w(lang, "kv_relief_fewer") + _w(lang, "eff_join") + text, None
+        return (_w(lang, "kv_relief_fewer", context=_kv_knobs(finding.params)["context"])
+                + _w(lang, "eff_join") + text, None)
     return text, None
 
 

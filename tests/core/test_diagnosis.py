@@ -190,6 +190,30 @@ def test_kv_pressure_with_preemptions():
     assert "gpu-memory-utilization" in sug(kv)
 
 
+def test_each_engine_is_told_its_own_settings_by_name():
+    cells = sweep("seed-reference", (512,), (1, 2), metrics_cap=2, kv=0.5)
+    samples = tuple(dataclasses.replace(s, preemptions=float(min(k, 3)), kv_cache_usage=0.97)
+                    for k, s in enumerate(cells[-1].samples))
+    cells[-1] = dataclasses.replace(cells[-1], samples=samples)
+    sglang = dataclasses.replace(vllm_info(), engine="sglang")
+    kv = by_code(diagnose(cells, sglang), "kv_cache_pressure")
+    for zh in (False, True):
+        words = suggestion_text(kv, "zh" if zh else "en")
+        assert "mem-fraction-static" in words and "context-length" in words
+        assert "gpu-memory-utilization" not in words and "max-model-len" not in words
+    # A run diagnosed before the names were kept: vLLM's, as its words said then.
+    old = dataclasses.replace(kv, params={k: v for k, v in kv.params.items()
+                                          if k not in ("memory_knob", "context_knob")})
+    assert "gpu-memory-utilization" in sug(old) and "max-model-len" in sug(old)
+    # TGI's limit on requests running at once is max-batch-size, in the finding as in the
+    # predicted effect of raising it; max-batch-total-tokens is its batch's token budget.
+    tgi = dataclasses.replace(vllm_info(), engine="tgi")
+    cap = by_code(diagnose(sweep("seed-reference", (512,), (1, 4), metrics_cap=2, kv=0.5), tgi),
+                  "concurrency_cap")
+    assert "max-batch-size" in en(cap) + sug(cap)
+    assert "max-batch-total-tokens" not in en(cap) + sug(cap)
+
+
 def test_no_kv_finding_when_the_cache_has_room():
     cells = sweep("fast", (512,), (1, 2), metrics_cap=16, kv=0.3)
     assert "kv_cache_pressure" not in codes(diagnose(cells, vllm_info()))

@@ -72,6 +72,12 @@ def test_changes_take_engine_spellings_and_name_bad_items():
     assert parse_changes(["--parallel=4", "chunked_prefill_size=4096", "kv_capacity=x1.5"]) == {
         "max_num_seqs": 4, "max_num_batched_tokens": 4096, "kv_capacity_factor": 1.5}
     assert parse_changes(["kv_capacity=200000"]) == {"kv_capacity": 200000}
+    # TGI's: its batch-size limit, its prefill budget, and its batch's token budget (the cache).
+    assert parse_changes(["--max-batch-size=8", "max-batch-prefill-tokens=4096",
+                          "max_batch_total_tokens=160000"]) == {
+        "max_num_seqs": 8, "max_num_batched_tokens": 4096, "kv_capacity": 160000}
+    with pytest.raises(ValueError, match="max-concurrent-requests"):
+        parse_changes(["max-concurrent-requests=8"])  # refuses what it cannot run: not a cap
     profile = load_profile("fast")
     assert changed(profile, {"kv_capacity_factor": 1.5}).kv_cache_tokens == 180_000
     with pytest.raises(ValueError, match="'temperature=1'"):

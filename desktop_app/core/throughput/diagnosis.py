@@ -27,6 +27,7 @@ import numpy as np
 
 from desktop_app.core.endpoint.types import EndpointInfo
 from desktop_app.core.metrics import request_metrics
+from desktop_app.core.throughput import knobs
 from desktop_app.core.throughput.checks import (
     CHECK_FINDING_CODES,
     CHECK_PART_CODES,
@@ -93,18 +94,13 @@ PART_CODES = ("queue_from_metrics", "queue_from_client_timeline", "kv_full", "kv
               "kv_unknown", "kv_preempted", "kv_near_full", *CHECK_PART_CODES)
 assert set(CHECK_FINDING_CODES) <= set(FINDING_CODES)
 
-# Engine-specific names of the gauges and the knob that caps running requests.
+# Engine-specific names of the gauges (knobs.py has the settings' names).
 _RUNNING_METRIC = {"vllm": "vllm:num_requests_running", "sglang": "sglang:num_running_reqs",
                    "llamacpp": "llamacpp:requests_processing", "tgi": "tgi_batch_current_size"}
 _WAITING_METRIC = {"vllm": "vllm:num_requests_waiting", "sglang": "sglang:num_queue_reqs",
                    "llamacpp": "llamacpp:requests_deferred", "tgi": "tgi_queue_size"}
 _KV_METRIC = {"vllm": "vllm:kv_cache_usage_perc", "sglang": "sglang:token_usage"}
-_CAP_KNOB = {"vllm": "max-num-seqs", "sglang": "max-running-requests",
-             "llamacpp": "--parallel", "tgi": "max-batch-total-tokens"}
-# The per-step token budget that decides how much prefill a decode step carries, as each engine
-# spells it (TGI's max-batch-prefill-tokens bounds the prefill batch the same way).
-_BUDGET_KNOB = {"vllm": "max-num-batched-tokens", "sglang": "chunked-prefill-size",
-                "llamacpp": "--ubatch-size", "tgi": "max-batch-prefill-tokens"}
+
 
 
 def diagnose(
@@ -359,7 +355,7 @@ def _concurrency_cap(cells, engine, settings, kv_peak) -> Finding | None:
                   "share": share["share"], "baseline_ttft_s": share["baseline_ttft_s"]},
               "matches_max_num_seqs": (configured if configured is not None
                                        and int(configured) == cap else None),
-              "knob": _CAP_KNOB.get(engine), "kv_cost": cost, "kv_cache_peak": _f(kv_peak)}
+              "knob": knobs.CAP.get(engine), "kv_cost": cost, "kv_cache_peak": _f(kv_peak)}
     evidence = {"cap": cap, "source": source, "metric": metric, "max_waiting": waiting,
                 "max_client_concurrency": load, "queued_cells": queued, "queue_share": share,
                 "kv_cache_peak": _r(kv_peak)}
@@ -397,7 +393,9 @@ def _kv_pressure(cells, engine, settings, kv_peak) -> Finding | None:
               "preempted_cells": [{"cell": cell_params(cells[i].spec), "n": n}
                                   for i, n in preempted.items()],
               "cost": "kv_preempted" if preempted else "kv_near_full",
-              "gpu_memory_utilization": settings.get("gpu_memory_utilization")}
+              "gpu_memory_utilization": settings.get("gpu_memory_utilization"),
+              "memory_knob": knobs.KV_MEMORY.get(engine),
+              "context_knob": knobs.CONTEXT.get(engine)}
     evidence = {"kv_cache_peak": _r(kv_peak), "metric": _KV_METRIC.get(engine),
                 "preemptions_by_cell": {str(i): n for i, n in preempted.items()},
                 "preemptions": sum(preempted.values())}
@@ -480,7 +478,7 @@ def _decode_slows(cells, cap, engine: str = "vllm") -> Finding | None:
              "change": _f(row[max(row)][1])}
             for (inp, _out), row in table.items()]
     params = {"rows": rows, "cap": None if cap is None else cap.evidence["cap"],
-              "budget_knob": _BUDGET_KNOB.get(engine)}
+              "budget_knob": knobs.BUDGET.get(engine)}
     evidence = {"decode_tps": {f"{inp}/{out}": {str(c): _r(v, 1) for c, (v, _) in row.items()}
                                for (inp, out), row in table.items()},
                 "worst_change": _r(worst)}
@@ -505,7 +503,7 @@ def _prefill_drop(cells, cap, engine: str = "vllm") -> Finding | None:
     params = {"mean_change_by_concurrency": [[c, m] for c, m in means.items()],
               "worst_change": _f(worst[0]), "worst_input_tokens": worst[1],
               "worst_concurrency": worst[2], "capped": cap is not None,
-              "budget_knob": _BUDGET_KNOB.get(engine)}
+              "budget_knob": knobs.BUDGET.get(engine)}
     severity = "warning" if min(means.values()) <= -PREFILL_DROP_WARN else "info"
     evidence = {"mean_change_by_concurrency": {str(c): _r(m) for c, m in means.items()},
                 "worst": {"change": _r(worst[0]), "input_tokens": worst[1],

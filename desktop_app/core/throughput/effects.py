@@ -34,6 +34,7 @@ from desktop_app.core.fit import (
     predict,
 )
 from desktop_app.core.metrics import CellSummary
+from desktop_app.core.throughput import knobs as engine_knobs
 from desktop_app.core.throughput.types import Finding
 
 # A predicted change counts only beyond 5 % (of TTFT p50, output tok/s or decode tok/s per
@@ -67,14 +68,6 @@ REASONS = ("not_queued", "kv_bound", "cap_bound", "fits_one_step", "prefill_comp
            "saturated")
 # Why `annotate` gave no numbers.
 STATUSES = ("predicted", "nothing_to_try", "fit_failed", "too_large")
-
-# The settings as each engine spells them. TGI's cap on running requests is max-batch-size
-# (the diagnosis names max-batch-total-tokens, a token count, which cannot be "raised to 4").
-_SEQS_KNOB = {"vllm": "max-num-seqs", "sglang": "max-running-requests",
-              "llamacpp": "--parallel", "tgi": "max-batch-size"}
-_BUDGET_KNOB = {"vllm": "max-num-batched-tokens", "sglang": "chunked-prefill-size",
-                "llamacpp": "--ubatch-size", "tgi": "max-batch-prefill-tokens"}
-_KV_KNOB = {"vllm": "gpu-memory-utilization", "sglang": "mem-fraction-static"}
 
 
 @dataclass(frozen=True)
@@ -261,8 +254,8 @@ def predict_effects(fit: Fit, cells: Sequence[MeasuredCell], findings: Sequence[
         return {}
     top = _top_cells(cells)
     before_runs = [_figures(s) for s in predict(fit.profile, top)]
-    knobs = {"max_num_seqs": _SEQS_KNOB, "max_num_batched_tokens": _BUDGET_KNOB,
-             "kv_capacity": _KV_KNOB}
+    knobs = {"max_num_seqs": engine_knobs.CAP, "max_num_batched_tokens": engine_knobs.BUDGET,
+             "kv_capacity": engine_knobs.KV_MEMORY}
     out = {}
     for code in dict.fromkeys(codes):
         trial = _trial_changes(code, fit)
