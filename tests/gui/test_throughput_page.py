@@ -277,6 +277,18 @@ def test_stopping_a_sweep_with_worker_processes_leaves_none_alive(
     assert [r.status for r in _stored_runs(tmp_path)] == ["cancelled"]
     left = [pid for pid in (found["sweep"], *found["workers"]) if _alive(pid)]
     assert not left, f"still alive after Stop: {left} (sweep {found['sweep']})"
+    # Resumed from the window, the run streams from its two workers again, and Stop ends them.
+    [run] = _stored_runs(tmp_path)
+    found.clear()
+    before = set(_live_children(os.getpid()))
+    assert page.resume_run(run.id)
+    task = page.controller.task
+    qtbot.waitUntil(lambda: streaming_from_two_workers() or task.done(), timeout=60_000)
+    assert found, f"the resumed run did not stream from two workers: {page.status_label.text()}"
+    qtbot.mouseClick(page.stop_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(task.done, timeout=60_000)
+    left = [pid for pid in (found["sweep"], *found["workers"]) if _alive(pid)]
+    assert not left, f"still alive after Stop of the resumed run: {left}"
 
 
 _QUIT_MID_SWEEP = r'''

@@ -234,9 +234,11 @@ class ThroughputController(QObject):
         if self.running:
             raise RuntimeError("a sweep is already running")
         endpoint = self._context.endpoint.config if self._context.endpoint else None
+        # The run's own worker count is read in the job's process; allowing children costs a
+        # run on one worker nothing, and without it a run of several would stream in-process.
         self.task = asyncio.ensure_future(self._run(
             functools.partial(resume_job, run_id, endpoint, self._context.db_path,
-                              self._info()), run_id))
+                              self._info()), run_id, children=True))
         return self.task
 
     def _info(self):
