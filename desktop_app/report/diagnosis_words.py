@@ -17,18 +17,28 @@ the compare rows render them here, in the reader's language:
 A finding kept with a run before findings had codes and values (#12) has no `params`: its stored
 English `message` and `suggestion` are shown as they are (`is_stored_text` says so). Numbers,
 units, metric names and engine flags stay as they are in every language.
+
+The predicted effect's words and renderer are `effect_words.py`'s, the sweep's cell-table words
+`sweep_table_words.py`'s (`CELL_TABLE`, `cell_table_words` are importable from here too).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from desktop_app.report.effect_words import EFFECT_WORDS, effect_of
 from desktop_app.report.strings import LANGS, lookup
+from desktop_app.report.sweep_table_words import CELL_TABLE, cell_table_words
+from desktop_app.report.words_common import SHARED_WORDS
+from desktop_app.report.words_common import plural_s as _s
 
-__all__ = ["LANGS", "WORDS", "cell_text", "effect_text", "finding_text", "findings_text",
-           "is_stored_text", "severity_text", "suggestion_parts", "suggestion_text"]
+__all__ = ["CELL_TABLE", "LANGS", "WORDS", "cell_table_words", "cell_text", "effect_text",
+           "finding_text", "findings_text", "is_stored_text", "severity_text",
+           "suggestion_parts", "suggestion_text"]
 
-WORDS = {
+# The findings' and suggestions' own words; `WORDS` adds the shared separators and the
+# predicted effects' words (`effect_words.EFFECT_WORDS`) to make the one catalogue.
+_FINDING_WORDS = {
     "en": {
         # --- the text export's frame
         "diagnosis": "Diagnosis:",
@@ -38,7 +48,6 @@ WORDS = {
         # --- shared pieces
         "cell": "{input} in / {output} out / {load}",
         "load_c": "c={c}", "load_rate": "{rate} req/s", "load_unknown": "load unknown",
-        "sep": "; ", "list": ", ",
         # --- concurrency_cap
         "concurrency_cap": "Requests queue: the server ran at most {cap} request{s} at once while "
                            "up to {waiting} waited ({how}).",
@@ -111,44 +120,8 @@ WORDS = {
         "raise_budget": "A larger {budget} lets each step carry more prompt tokens, so prefill "
                         "under load can speed up; each decode step that carries them slows, and "
                         "requests waiting for a free slot gain nothing from it.",
-        # --- a suggestion's effect predicted by the model fitted to the run (core/throughput/
-        # effects.py); its verdicts and reasons are the eff_<code> entries
-        "effect": "Raising {knob} to {after} (model fitted to this run): {lengths}.{extra}",
-        "effect_withdrawn": "Leave {knob} at {before}: the model fitted to this run predicts no "
-                            "gain from raising it to {after} ({lengths}).",
-        "effect_kv": "A KV cache {factor} times as large{how} (model fitted to this run): "
-                     "{lengths}.",
-        "effect_kv_withdrawn": "Giving the KV cache more memory{how} is not suggested: the model "
-                               "fitted to this run predicts no gain from a cache {factor} times "
-                               "as large ({lengths}).",
         "kv_relief_fewer": "Run fewer sequences at once or cap the context ({context}): "
                            "fewer requests in flight means less throughput.",
-        "kv_how": " (raising {knob})",
-        "seqs_any": "the running-request limit",
-        "budget_knob_any": "the per-step token budget",
-        "eff_join": " ",
-        "eff_at_cell": "at {input} tokens x {c} concurrent",
-        "eff_at_cell_out": "at {input} tokens, {output} out x {c} concurrent",
-        "eff_at_length": "at {input}",
-        "eff_gain": "{at}, TTFT p50 {ttft}, decode per request {decode}, total output {output}",
-        "eff_tradeoff": "{at}, a trade-off: TTFT p50 {ttft}, decode per request {decode}, total "
-                        "output {output}",
-        "eff_loss": "{at}, worse: TTFT p50 {ttft}, decode per request {decode}, total output "
-                    "{output}{why}",
-        "eff_no_gain": "{at} no gain{why}",
-        "eff_why": ": {reason}",
-        "eff_secs": "{x} s",
-        "eff_pair": "{before} -> {after}",
-        "eff_tps_pair": "{before} -> {after} tok/s",
-        "eff_not_queued": "no request waited for a slot at {c} concurrent",
-        "eff_kv_bound": "the KV cache holds only {n} request{s} of this length",
-        "eff_cap_bound": "the limit of {cap} running requests holds them back, not the cache",
-        "eff_fits_one_step": "each prompt fits in one step's {budget} tokens already",
-        "eff_prefill_compute_bound": "prefill is compute-bound at about {tps} tok/s",
-        "eff_saturated": "the server computes all the time at this load; more at once only "
-                         "shares it",
-        "eff_extrapolated": " Decode in batches above {n} is extrapolated beyond what the sweep "
-                            "measured.",
         # --- token_count_mismatch
         "token_count_mismatch": "Prompt lengths missed their target: {n} request{s} in {cells} "
                                 "cell{cs} had server-counted prompt tokens more than 2 % off "
@@ -252,7 +225,6 @@ WORDS = {
         "sev_problem": "问题", "sev_warning": "警告", "sev_info": "提示",
         "cell": "输入 {input} / 输出 {output} / {load}",
         "load_c": "并发 {c}", "load_rate": "{rate} 请求/秒", "load_unknown": "负载未知",
-        "sep": "；", "list": "、",
         "concurrency_cap": "请求在排队：服务端最多只同时运行 {cap} 个请求，另有最多 {waiting} 个"
                            "请求在等待（{how}）。",
         "queue_from_metrics": "{metric} 稳定在 {cap}",
@@ -311,36 +283,8 @@ WORDS = {
         "raise_budget": "调大{budget}可让每步携带更多提示 token，负载下的 Prefill 可能因此变快；"
                         "但携带这些 token 的每个 Decode 步都会变慢，而等待空闲槽位的请求不会因此"
                         "受益。",
-        "effect": "将 {knob} 调到 {after}（按本次运行拟合的模型）：{lengths}。{extra}",
-        "effect_withdrawn": "保持 {knob} 为 {before}：按本次运行拟合的模型，调到 {after} 没有收益"
-                            "（{lengths}）。",
-        "effect_kv": "KV 缓存扩大到 {factor} 倍{how}（按本次运行拟合的模型）：{lengths}。",
-        "effect_kv_withdrawn": "不建议给 KV 缓存更多显存{how}：按本次运行拟合的模型，缓存扩大到 "
-                               "{factor} 倍没有收益（{lengths}）。",
         "kv_relief_fewer": "减少同时运行的序列数，或限制上下文长度（{context}）：在途请求变少，"
                            "吞吐也会随之下降。",
-        "kv_how": "（调高 {knob}）",
-        "seqs_any": "同时运行请求数上限",
-        "budget_knob_any": "每步 token 预算",
-        "eff_join": "",
-        "eff_at_cell": "{input} tokens、{c} 并发时",
-        "eff_at_cell_out": "{input} tokens、输出 {output}、{c} 并发时",
-        "eff_at_length": "{input} 时",
-        "eff_gain": "{at} TTFT p50 {ttft}，每请求 Decode {decode}，总输出 {output}",
-        "eff_tradeoff": "{at}有得有失：TTFT p50 {ttft}，每请求 Decode {decode}，总输出 {output}",
-        "eff_loss": "{at}反而变差：TTFT p50 {ttft}，每请求 Decode {decode}，总输出 {output}{why}",
-        "eff_no_gain": "{at}无收益{why}",
-        "eff_why": "：{reason}",
-        "eff_secs": "{x} 秒",
-        "eff_pair": "{before} -> {after}",
-        "eff_tps_pair": "{before} -> {after} tok/s",
-        "eff_not_queued": "并发 {c} 时没有请求在等待空闲槽位",
-        "eff_kv_bound": "KV 缓存只放得下 {n} 个这一长度的请求",
-        "eff_cap_bound": "限制来自同时运行请求数上限 {cap}，而不是缓存",
-        "eff_fits_one_step": "每个提示已能放进一步的 {budget} 个 token 预算",
-        "eff_prefill_compute_bound": "Prefill 受算力限制，约 {tps} tok/s",
-        "eff_saturated": "在此负载下服务端一直满负荷计算，同时运行更多请求只是分摊算力",
-        "eff_extrapolated": "大于 {n} 的批次的 Decode 开销是超出实测范围的外推。",
         "token_count_mismatch": "提示长度未达目标：{cells} 个单元中有 {n} 个请求的服务端统计提示 "
                                 "token 数与目标相差超过 2 %（{detail}）。这些请求的 Prefill 速率"
                                 "按服务端的计数计算。",
@@ -417,6 +361,8 @@ WORDS = {
                              "越少，因为每个单元开始前都会重新测量偏移。",
     },
 }
+WORDS = {lang: {**SHARED_WORDS[lang], **_FINDING_WORDS[lang], **EFFECT_WORDS[lang]}
+         for lang in LANGS}
 
 
 def _w(lang: str, key: str, /, **values) -> str:
@@ -439,11 +385,6 @@ def _tps(x: float) -> str:
 
 def _secs(x: float) -> str:
     return f"{x:.1f} s" if abs(x) >= 1 else f"{x * 1000:.0f} ms"
-
-
-def _s(n: int) -> str:
-    """English plural ending (the Chinese words do not use it)."""
-    return "" if n == 1 else "s"
 
 
 def cell_text(cell: dict, lang: str = "en") -> str:
@@ -692,104 +633,6 @@ _SUGGESTIONS: dict[str, Callable[[str, dict], str]] = {
 }
 
 
-# --- a suggestion's effect, predicted by the model fitted to the run ------------------------------
-#
-# `params["predicted"]` as `core.throughput.effects.Effect.to_json` keeps it: the setting, from
-# and to, and per prompt length the most loaded cell's (before, after) figures, its verdict
-# (gain, tradeoff, no_gain, loss) and, where TTFT did not gain, the reason.
-
-_MAX_LENGTHS = 24  # a stored run cannot make one suggestion a page long
-_NO_GAIN = ("no_gain", "loss")
-
-
-def _tokens(n) -> str:
-    """2048 -> "2k", as the seed reports write prompt lengths; other counts as they are."""
-    n = int(n)
-    return f"{n // 1024}k" if n >= 1024 and n % 1024 == 0 else f"{n:,}"
-
-
-def _eff_secs(lang: str, x: float) -> str:
-    if x < 1:
-        return f"{x * 1000:.0f} ms"
-    return _w(lang, "eff_secs", x=f"{x:.0f}" if x >= 10 else f"{x:.1f}")
-
-
-def _rate(x: float) -> str:
-    return f"{x:.0f}" if x >= 10 else f"{x:.1f}"
-
-
-def _eff_pair(lang: str, pair, fmt, key: str = "eff_pair") -> str:
-    before, after = pair
-    return _w(lang, key, before=fmt(float(before)), after=fmt(float(after)))
-
-
-def _length_effect(lang: str, e: dict, p: dict, inputs: str | None = None) -> str:
-    why = ""
-    if e.get("reason"):
-        n = e.get("kv_requests")
-        tps = e.get("prefill_tps")
-        why = _w(lang, "eff_why", reason=_w(
-            lang, f"eff_{e['reason']}", c=e["concurrency"], n=n, s=_s(n or 0), cap=p.get("cap"),
-            budget=p.get("budget"), tps=_rate(float(tps)) if tps is not None else "n/a"))
-    inp = inputs or _tokens(e["input_tokens"])
-    if e["verdict"] == "no_gain":
-        return _w(lang, "eff_no_gain", at=_w(lang, "eff_at_length", input=inp), why=why)
-    at = _w(lang, "eff_at_cell_out" if p.get("several_outputs") else "eff_at_cell", input=inp,
-            output=int(e["output_tokens"]), c=int(e["concurrency"]))
-    return _w(lang, f"eff_{e['verdict']}", at=at, why=why,
-              ttft=_eff_pair(lang, e["ttft_p50_s"], lambda x: _eff_secs(lang, x)),
-              decode=_eff_pair(lang, e["decode_tps"], _rate, "eff_tps_pair"),
-              output=_eff_pair(lang, e["output_tps"], _rate, "eff_tps_pair"))
-
-
-def _effect(lang: str, p: dict) -> tuple[str, bool]:
-    """(the effect in words, whether the model withdraws the suggestion)."""
-    lengths = p["lengths"][:_MAX_LENGTHS]
-    if not lengths:
-        raise ValueError("no lengths")
-    verdicts = [e["verdict"] for e in lengths]
-    withdrawn = all(v in _NO_GAIN for v in verdicts)
-    # Neighbouring lengths with no gain for the same reason are said once: "at 2k, 4k no gain".
-    groups: list[tuple[str, list[dict]]] = []
-    for e in lengths:
-        same = _length_effect(lang, e, p, inputs="\0")  # the words without the length
-        if e["verdict"] == "no_gain" and groups and groups[-1][0] == same:
-            groups[-1][1].append(e)
-        else:
-            groups.append((same if e["verdict"] == "no_gain" else "", [e]))
-    text = _w(lang, "sep").join(
-        _length_effect(lang, group[0], p, inputs=_w(lang, "list").join(
-            _tokens(e["input_tokens"]) for e in group)) for _, group in groups)
-    # A stored run is read as hostile: a setting the model does not change, or a name no
-    # engine spells, is not said.
-    if p["setting"] not in ("max_num_seqs", "max_num_batched_tokens", "kv_capacity") or not (
-            p.get("knob") is None or isinstance(p["knob"], str) and len(p["knob"]) <= 40):
-        raise ValueError("not a setting")
-    if p["setting"] == "kv_capacity":
-        how = _w(lang, "kv_how", knob=p["knob"]) if p.get("knob") else ""
-        return _w(lang, "effect_kv_withdrawn" if withdrawn else "effect_kv",
-                  factor=f"{float(p['factor']):g}", how=how, lengths=text), withdrawn
-    knob = p.get("knob") or _w(lang, "seqs_any" if p["setting"] == "max_num_seqs"
-                               else "budget_knob_any")
-    before, after = str(int(p["before"])), str(int(p["after"]))  # as the flag is typed
-    if withdrawn:
-        return _w(lang, "effect_withdrawn", knob=knob, before=before, after=after,
-                  lengths=text), True
-    n = p.get("extrapolated_beyond_batch")
-    extra = _w(lang, "eff_extrapolated", n=int(n)) if n else ""
-    return _w(lang, "effect", knob=knob, after=after, lengths=text, extra=extra), False
-
-
-def _effect_of(finding, lang: str) -> tuple[str, bool] | None:
-    p = finding.params.get("predicted") if isinstance(finding.params, dict) else None
-    if not isinstance(p, dict) or not isinstance(p.get("lengths"), list):
-        return None
-    try:
-        return _effect(lang, p)
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError):
-        return None  # a prediction of a shape these words do not know: none shown
-
-
 # --- the public functions -----------------------------------------------------------------------
 
 def is_stored_text(finding) -> bool:
@@ -827,7 +670,7 @@ def suggestion_parts(finding, lang: str = "en") -> tuple[str | None, str | None]
     nothing at any prompt length, the suggestion is the sentence saying so and why (a KV
     relief keeps its advice to run fewer sequences), and the effect None."""
     suggestion = _suggestion(finding, lang)
-    effect = _effect_of(finding, lang) if suggestion is not None else None
+    effect = effect_of(finding, lang) if suggestion is not None else None
     if effect is None:
         return suggestion, None
     text, withdrawn = effect
@@ -842,7 +685,7 @@ def suggestion_parts(finding, lang: str = "en") -> tuple[str | None, str | None]
 def effect_text(finding, lang: str = "en") -> str | None:
     """The predicted effect of the finding's suggestion in `lang` (withdrawn or not), or None
     when the run has none."""
-    effect = _effect_of(finding, lang)
+    effect = effect_of(finding, lang)
     return None if effect is None else effect[0]
 
 
@@ -875,39 +718,3 @@ def findings_text(findings: Sequence, lang: str = "en") -> str:
             lines.append("   " + _w(lang, "suggestion", text=suggestion))
     return "\n".join(lines)
 
-
-# The terminal's cell table (core/tables.HEADERS' order) and its notes, and the lines around it.
-CELL_TABLE = {
-    "en": {"headers": ("input", "load", "output", "ok/n", "TTFT p50 s", "TTFT p90 s",
-                       "Prefill tok/s", "vs c=1", "Decode tok/s", "TPOT ms", "Output tok/s", ""),
-           "client_bound": "client-bound", "time_budget": "time budget", "cancelled": "cancelled",
-           "failed": "failed", "incomplete": "incomplete",
-           "stored": "Run {run} stored in {path}", "json": "JSON written to {path}",
-           # The suggestions' predicted effects (core/throughput/effects.py), on stderr.
-           "predicting": "Fitting the engine model to this sweep to predict what each "
-                         "suggestion would do...",
-           "predict_fit_failed": "The suggestions carry no predicted effect: the engine model "
-                                 "could not be fitted to this sweep (throughline whatif "
-                                 "--from-run {run} says why).",
-           "predict_too_large": "The suggestions carry no predicted effect: fitting the engine "
-                                "model to a sweep this large would take minutes (throughline "
-                                "whatif --from-run {run} computes them).",
-           "predict_error": "The suggestions carry no predicted effect: the prediction failed "
-                            "({error})."},
-    "zh": {"headers": ("输入", "负载", "输出", "成功/总数", "TTFT p50 秒", "TTFT p90 秒",
-                       "Prefill tok/s", "相对 c=1", "Decode tok/s", "TPOT 毫秒", "输出 tok/s", ""),
-           "client_bound": "受客户端限制", "time_budget": "时间预算用尽", "cancelled": "已取消",
-           "failed": "失败", "incomplete": "不完整",
-           "stored": "运行 {run} 已保存到 {path}", "json": "JSON 已写入 {path}",
-           "predicting": "正在用此次压测拟合引擎模型，预测每条建议的效果……",
-           "predict_fit_failed": "建议未附预测效果：无法用此次压测拟合引擎模型（throughline "
-                                 "whatif --from-run {run} 会说明原因）。",
-           "predict_too_large": "建议未附预测效果：压测规模太大，拟合引擎模型需要数分钟"
-                                "（throughline whatif --from-run {run} 可以算出）。",
-           "predict_error": "建议未附预测效果：预测失败（{error}）。"},
-}
-
-
-def cell_table_words(lang: str = "en") -> dict:
-    """The words of `throughput`'s cell table and its lines in `lang`."""
-    return CELL_TABLE.get(lang, CELL_TABLE["en"])

@@ -26,6 +26,8 @@ from desktop_app.report.diagnosis_words import (
     is_stored_text,
     suggestion_text,
 )
+from desktop_app.report.effect_words import EFFECT_WORDS
+from desktop_app.report.words_common import SHARED_WORDS
 from tests.core.test_diagnosis import sweep, vllm_info
 from tests.lang_check import english_runs
 
@@ -92,6 +94,11 @@ def findings() -> list[Finding]:
 
 def test_every_code_the_core_can_emit_has_english_and_chinese_words():
     assert set(WORDS["en"]) == set(WORDS["zh"])
+    # WORDS joins the findings' words with the predicted effects' and the shared separators:
+    # each part is whole in both languages, and none is left out of the one catalogue.
+    for part in (EFFECT_WORDS, SHARED_WORDS):
+        assert set(part["en"]) == set(part["zh"])
+        assert set(part["en"]) <= set(WORDS["en"])
     for code in (*FINDING_CODES, *SUGGESTION_CODES, *PART_CODES):
         for lang in ("en", "zh"):
             assert WORDS[lang].get(code), f"no {lang} words for {code}"
