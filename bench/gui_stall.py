@@ -30,6 +30,8 @@ end gives, for each, the largest and p99 stall and the GUI's TTFT error p99.
     .venv/bin/python bench/gui_stall.py --skip-runs-page --order gui \
         --concurrency 64 256 --workers 1 2                 # the issue #13 figures (~3 min)
     .venv/bin/python bench/gui_stall.py --skip-runs-page --requests 256
+    .venv/bin/python bench/gui_stall.py --skip-runs-page --order gui --detail 30
+        # each stall over 30 ms: CPU or waiting for a core, what ran (lengthens stalls)
     .venv/bin/python bench/gui_stall.py --only-runs-page --repeats 5
 """
 
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import statistics
 import sys
@@ -135,15 +138,31 @@ class Probes:
 
 
 class StallSampler:
-    """Diagnostic: a thread that, while the loop's heartbeat is over 20 ms old, samples the loop
-    thread's stack every 10 ms; `top()` names where the stalled time went."""
+    """Diagnostic (--where, --detail): a thread that, while the loop's heartbeat is over 20 ms
+    old, samples the loop thread's stack every 10 ms (`fine`: over 10 ms, every 5 ms); `top()`
+    names where the stalled time went. Off by default: each sample takes the GIL from the loop
+    thread, and on a busy machine the hand-off back can wait for a core, lengthening the very
+    stalls it samples (2026-12-03, quiet machine: largest stall 24-31 ms without it, 42-93 ms
+    with the fine one, same code).
 
-    def __init__(self) -> None:
+    It also keeps each stall over the threshold as an episode: when it began (since `start`), how long
+    the heartbeat was late, the loop thread's CPU time and its time waiting for a core in it
+    (the kernel's /proc/self/task/TID/schedstat: a stall the thread spent waiting for a core is
+    the machine's, not the GUI's), the stacks sampled, and `marks` (what the page was told and
+    when) and `calls` (timed page/chart functions) near it; `episodes_text()` lists them."""
+
+    def __init__(self, fine: bool = False) -> None:
         import threading
 
+        self.period_s, self.stale_s = (0.005, 0.01) if fine else (0.01, 0.02)
         self.beat = time.perf_counter()
         self.thread_id = threading.get_ident()
-        self.counts: dict[str, int] = {}
+        self.native_id = threading.get_native_id()
+        self.counts: dict[str, float] = {}
+        self.episodes: list[dict] = []
+        self.marks: list[tuple[float, str]] = []
+        self.calls: list[tuple[float, float, str]] = []  # (start, seconds, name)
+        self.t0 = time.perf_counter()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
 
@@ -151,36 +170,165 @@ class StallSampler:
         import threading
 
         self.thread_id = thread_id or threading.get_ident()
-        self.beat = time.perf_counter()
+        self.native_id = threading.get_native_id()
+        self.beat = self.t0 = time.perf_counter()
         self._thread.start()
 
     def stop(self) -> None:
         self._stop.set()
-        self._thread.join()
+        if self._thread.is_alive():
+            self._thread.join()
+
+    def mark(self, what: str) -> None:
+        self.marks.append((time.perf_counter(), what))
+
+    def _schedstat(self) -> tuple[float, float]:
+        """(ms on a CPU, ms waiting for one) of the loop thread so far."""
+        try:
+            with open(f"/proc/self/task/{self.native_id}/schedstat") as f:
+                run, wait, _ = f.read().split()
+            return int(run) / 1e6, int(wait) / 1e6
+        except (OSError, ValueError):
+            return float("nan"), float("nan")
+
+    @staticmethod
+    def _stack_key(frame) -> tuple[str, str]:
+        # Walked by hand, without reading source lines: this thread holds the GIL meanwhile.
+        stack = []  # innermost first: (file, function, line)
+        while frame is not None:
+            code = frame.f_code
+            stack.append((code.co_filename, code.co_name, frame.f_lineno))
+            frame = frame.f_back
+        # The innermost frame plus the innermost frame of the project, when there is one.
+        inner = stack[0]
+        ours = next((f for f in stack if "/desktop_app/" in f[0]), None)
+        key = f"{Path(inner[0]).name}:{inner[1]}"
+        if ours is not None and ours is not inner:
+            key += f" <- ... {Path(ours[0]).name}:{ours[2]}:{ours[1]}"
+        short = " < ".join(f"{Path(f[0]).stem}:{f[1]}" for f in stack[:5])
+        return key, short
+
+    def _threads_cpu(self) -> dict[int, float]:
+        """ms on a CPU so far of each of this process's threads but the loop's."""
+        out = {}
+        for tid in os.listdir("/proc/self/task"):
+            if int(tid) == self.native_id:
+                continue
+            try:
+                with open(f"/proc/self/task/{tid}/schedstat") as f:
+                    out[int(tid)] = int(f.read().split()[0]) / 1e6
+            except (OSError, ValueError):
+                pass
+        return out
 
     def _watch(self) -> None:
-        import traceback
-
-        while not self._stop.wait(0.01):
-            if time.perf_counter() - self.beat <= 0.02:
+        episode: dict | None = None
+        last = time.perf_counter()
+        while not self._stop.wait(self.period_s):
+            now = time.perf_counter()
+            elapsed, last = (now - last) * 1000, now
+            beat = self.beat
+            if episode is not None and beat != episode["beat"]:
+                run, wait = self._schedstat()
+                others = self._threads_cpu()
+                busy = {tid: ms - episode["others"].get(tid, 0.0) for tid, ms in others.items()}
+                episode.update(ms=(beat - episode["beat"]) * 1000 - PROBE_MS,
+                               cpu_ms=run - episode["run"], wait_ms=wait - episode["wait"],
+                               others_ms=sorted(busy.values(), reverse=True)[:2])
+                self.episodes.append(episode)
+                episode = None
+            late = now - beat
+            if late <= self.stale_s:
                 continue
+            if episode is None:
+                run, wait = self._schedstat()
+                episode = {"beat": beat, "run": run, "wait": wait, "stacks": {},
+                           "others": self._threads_cpu()}
             frame = sys._current_frames().get(self.thread_id)
             if frame is None:
                 continue
-            stack = traceback.extract_stack(frame)
-            # The innermost frame plus the innermost frame of the project, when there is one.
-            inner = stack[-1]
-            ours = next((f for f in reversed(stack) if "/desktop_app/" in f.filename), None)
-            key = f"{Path(inner.filename).name}:{inner.name}"
-            if ours is not None and ours is not inner:
-                key += f" <- ... {Path(ours.filename).name}:{ours.lineno}:{ours.name}"
-            self.counts[key] = self.counts.get(key, 0) + 1
+            key, short = self._stack_key(frame)
+            episode["stacks"][short] = episode["stacks"].get(short, 0) + 1
+            if late > 0.02:
+                self.counts[key] = self.counts.get(key, 0) + elapsed
 
     def top(self, n: int = 6) -> str:
+        if not self._thread.is_alive() and not self.counts and not self.episodes:
+            return "not sampled (--where or --detail to sample)"
         total = sum(self.counts.values())
         best = sorted(self.counts.items(), key=lambda kv: -kv[1])[:n]
-        return f"{total * 10} ms sampled in stalls over 20 ms; " + "; ".join(
-            f"{c * 10} ms {k}" for k, c in best)
+        return f"{total:.0f} ms sampled in stalls over 20 ms; " + "; ".join(
+            f"{c:.0f} ms {k}" for k, c in best)
+
+    def episodes_text(self, over_ms: float) -> str:
+        """Every stall over `over_ms`: when, how long, CPU vs waiting for a core, what the page
+        was told just before, the timed calls inside it and the stacks sampled."""
+        lines = []
+        for ep in self.episodes:
+            if ep["ms"] < over_ms:
+                continue
+            start = ep["beat"]
+            end = start + (ep["ms"] + PROBE_MS) / 1000
+            before = [w for t, w in self.marks if start - 0.3 <= t <= end]
+            calls = sorted(((d, n) for t, d, n in self.calls
+                            if t < end and t + d > start), reverse=True)[:5]
+            stacks = sorted(ep["stacks"].items(), key=lambda kv: -kv[1])[:3]
+            lines.append(
+                f"#   t={start - self.t0:6.2f} s  stall {ep['ms']:5.1f} ms  (sampled part: "
+                f"CPU {ep['cpu_ms']:.0f} ms, waiting for a core {ep['wait_ms']:.0f} ms; "
+                f"busiest other threads {', '.join(f'{ms:.0f}' for ms in ep['others_ms'])} ms)  "
+                f"marks: {', '.join(before) or '-'}")
+            if calls:
+                lines.append("#       calls: " + "; ".join(f"{n} {d * 1000:.0f} ms"
+                                                         for d, n in calls))
+            for short, count in stacks:
+                lines.append(f"#       {count}x {short}")
+        return "\n".join(lines) or "#   none"
+
+
+SAMPLER: dict = {}  # {"s": the running GUI sweep's StallSampler}
+# --detail: list the GUI's stalls over this many ms; --where or --detail: sample stacks
+DETAIL_MS = {"over": float("inf"), "sample": False}
+
+
+def time_gui_calls() -> None:
+    """Record the page's and the charts' costly calls (--detail): what ran in each stall."""
+    import pyqtgraph as pg
+
+    from desktop_app.gui.pages.throughput import ThroughputPage
+    from desktop_app.gui.widgets.diagnosis import DiagnosisView
+    from desktop_app.gui.widgets.live_chart import LiveChart
+
+    for name in ("redraw", "set_series", "set_x_ticks", "clear", "_new_curve"):
+        timed(SAMPLER, LiveChart, name)
+    for name in ("_on_controller_cell_finished", "_on_controller_samples_received",
+                 "_on_controller_progress_changed", "show_result", "_show_cells",
+                 "_plot_cells", "_on_start_clicked"):
+        timed(SAMPLER, ThroughputPage, name)
+    timed(SAMPLER, DiagnosisView, "set_findings")
+    timed(SAMPLER, pg.GraphicsView, "paintEvent", "chart paintEvent")
+    timed(SAMPLER, pg.AxisItem, "paint", "AxisItem.paint")
+    timed(SAMPLER, pg.AxisItem, "boundingRect", "AxisItem.boundingRect")
+    timed(SAMPLER, pg.AxisItem, "generateDrawSpecs", "AxisItem.generateDrawSpecs")
+
+
+def timed(sampler_ref: dict, owner, name: str, label: str | None = None) -> None:
+    """Wrap owner.name so each call over 2 ms is recorded in sampler_ref["s"].calls."""
+    original = getattr(owner, name)
+    label = label or f"{owner.__name__}.{name}"
+
+    def wrapper(*args, **kwargs):
+        t = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            d = time.perf_counter() - t
+            sampler = sampler_ref.get("s")
+            if sampler is not None and d > 0.002:
+                sampler.calls.append((t, d, label))
+
+    wrapper.__name__ = name
+    setattr(owner, name, wrapper)
 
 
 def client_ttfts(results: list[StreamResult]) -> list[tuple[str | None, float | None]]:
@@ -264,12 +412,33 @@ def gui_sweep(app: QApplication, loop, sim, info, form: SweepForm, tmp: Path,
         clear_trace(sim.url)
         RESULTS.clear()
         phase = {"now": "starting"}
-        page.controller.progress_changed.connect(
-            lambda p: phase.__setitem__("now", p.phase))
+        sampler = StallSampler(fine=DETAIL_MS["over"] < float("inf"))
+
+        def on_progress(p) -> None:
+            if p.phase != phase["now"]:
+                sampler.mark(p.phase)
+            phase["now"] = p.phase
+
+        page.controller.progress_changed.connect(on_progress)
+        page.controller.cell_finished.connect(lambda c: sampler.mark(f"cell end {c.spec.label}"))
+        page.controller.sweep_finished.connect(lambda _r: sampler.mark("sweep end"))
+        page.controller.samples_received.connect(lambda s: sampler.mark(f"{len(s)} samples"))
         probes = Probes(phase)
         probes.start()
-        sampler = StallSampler()
-        sampler.start()
+        SAMPLER["s"] = sampler
+        if DETAIL_MS["sample"]:
+            sampler.start()
+        collections: list[tuple[int, float]] = []  # (generation, ms) of each gc pass
+        started = {}
+
+        def on_gc(what: str, info: dict) -> None:
+            if what == "start":
+                started["t"] = time.perf_counter()
+            elif "t" in started:
+                collections.append((info["generation"],
+                                    (time.perf_counter() - started.pop("t")) * 1000))
+
+        gc.callbacks.append(on_gc)
 
         async def heartbeat() -> None:
             while True:
@@ -277,6 +446,7 @@ def gui_sweep(app: QApplication, loop, sim, info, form: SweepForm, tmp: Path,
                 await asyncio.sleep(PROBE_MS / 1000)
 
         beating = asyncio.ensure_future(heartbeat())
+        await asyncio.sleep(0.05)  # the probes and the heartbeat running: Start's turn counts
         cpu0, t0 = time.process_time(), time.perf_counter()
         page.start_button.click()
         task = page.controller.task
@@ -286,9 +456,15 @@ def gui_sweep(app: QApplication, loop, sim, info, form: SweepForm, tmp: Path,
         await probes.stop()
         beating.cancel()
         sampler.stop()
+        SAMPLER.pop("s", None)
+        gc.callbacks.remove(on_gc)
+        by_gen = {g: [ms for gen, ms in collections if gen == g] for g in range(3)}
+        gc_text = "; ".join(f"generation {g}: {len(v)} passes, max {max(v):.1f} ms"
+                            for g, v in by_gen.items() if v)
         status = page.status_label.text()
         return {"probes": probes, "aio": probes.aio, "aio_phase": probes.aio_phase,
                 "wall": wall, "where": sampler.top(), "cpu": cpu, "status": status,
+                "episodes": sampler.episodes_text(DETAIL_MS["over"]), "gc": gc_text,
                 "results": stored_ttfts(tmp / "gui.db")}
 
     try:
@@ -330,7 +506,8 @@ def headless_sweep(sim, info, form: SweepForm, tmp: Path) -> dict:
                     phases.append(phase["now"])
 
             sampler = StallSampler()
-            sampler.start()
+            if DETAIL_MS["sample"]:
+                sampler.start()
 
             async def heartbeat() -> None:
                 while True:
@@ -407,7 +584,8 @@ def stall_one(args, app: QApplication, loop, sim, info, concurrency: int, worker
             shot = args.screenshot if concurrency == args.concurrency[0] else None
             r = gui_sweep(app, loop, sim, info, form, tmp, shot)
             qt, aio = r["probes"].qt, r["probes"].aio
-            extra = (f"QTimer probe stall max {max(qt):.1f} / p99 {pct(qt, 99):.1f} ms "
+            extra = (f"garbage collection in the GUI process: {r['gc'] or 'none'}; "
+                     f"QTimer probe stall max {max(qt):.1f} / p99 {pct(qt, 99):.1f} ms "
                      f"({len(qt)} wake-ups); chart redraw ticks {r['redraws']}; "
                      f"GUI process CPU {r['cpu'] * 100:.0f}%; page said: {r['status']}")
             qt_text = f"{max(qt):.1f} / {pct(qt, 99):.1f}"
@@ -432,6 +610,9 @@ def stall_one(args, app: QApplication, loop, sim, info, concurrency: int, worker
         if extra:
             print("# " + extra)
         print(f"# {label}: where the loop was: {r['where']}")
+        if r.get("episodes") is not None and DETAIL_MS["over"] < float("inf"):
+            print(f"# {label}: stalls over {DETAIL_MS['over']:g} ms, one by one:")
+            print(r["episodes"])
     print(f"# load average after {load_avg()}")
     print("| run | wall s | requests (incl. warm-up) | matched | asyncio probe stall max / "
           "p99 ms | TTFT error p50 / p99 / max ms |")
@@ -533,7 +714,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--skip-runs-page", action="store_true")
     parser.add_argument("--only-runs-page", action="store_true")
+    parser.add_argument("--detail", type=float, metavar="MS", default=None,
+                        help="list each GUI stall over MS ms: CPU or waiting for a core, what "
+                             "the page was told before it, timed chart/page calls, stacks")
+    parser.add_argument("--where", action="store_true",
+                        help="sample the loop thread's stack during stalls (where the stalled "
+                             "time went); the sampling lengthens stalls a little")
     args = parser.parse_args(argv)
+    DETAIL_MS["sample"] = args.where or args.detail is not None
+    if args.detail is not None:
+        DETAIL_MS["over"] = args.detail
+        time_gui_calls()
     print(f"# {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, "
           f"QT_QPA_PLATFORM={os.environ.get('QT_QPA_PLATFORM')}")
     app = QApplication.instance() or QApplication(sys.argv)

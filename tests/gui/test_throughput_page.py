@@ -107,6 +107,8 @@ def test_a_sweep_typed_into_the_form_runs_to_the_end(qtbot, qt_loop, tmp_path, f
     # The charts have one line per concurrency; a click on a point selects its cell.
     page.prefill_chart.redraw()
     assert sorted(page.prefill_chart.series_keys()) == ["c=1", "c=2"]
+    for chart in page.charts:  # named from Start, in the order swept
+        assert [label.text for _, label in chart.legend.items] == ["c=1", "c=2"]
     page._on_chart_point_clicked(3)
     assert page.table.selectionModel().selectedRows()[0].row() == 3
 
@@ -129,6 +131,12 @@ def test_stop_cancels_the_run_and_start_comes_back(qtbot, qt_loop, tmp_path, fas
     assert "cancelled" in page.status_label.text()
     assert page.start_button.isEnabled() and not page.stop_button.isEnabled()
     assert [r.status for r in _stored_runs(tmp_path)] == ["cancelled"]
+    # The four loads were named in the legends at Start; those never measured are gone.
+    measured = {page.model.cell(r).spec.load_label for r in range(page.model.rowCount())}
+    for chart in page.charts:
+        chart.redraw()
+        named = [label.text for _, label in chart.legend.items]
+        assert set(named) <= measured and named == chart.series_keys()
 
 
 def test_a_stored_run_can_be_shown_again(qtbot, qt_loop, tmp_path, fast_sim):

@@ -10,7 +10,7 @@ import dataclasses
 import json
 from collections import defaultdict
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -408,6 +408,19 @@ class ThroughputPage(QWidget):
         self._planned_lengths = tuple(config.input_tokens)
         for chart in self.charts:
             chart.set_x_ticks(sorted(self._planned_lengths))
+        # The curves and legend entries of the loads the charts will show are made from now,
+        # one at a time, not all when the first cell ends (as the next cell's requests start).
+        loads = list(dict.fromkeys(spec.load_label for spec in config.cells()
+                                   if spec.output_tokens == config.output_tokens[0]))
+        for chart in self.charts:
+            chart.plan_series(loads)
+        if config.scrape_metrics:
+            # Every engine whose /metrics is read (throughput.servermetrics) reports running
+            # and waiting requests: named from the start; KV cache once the server reports it.
+            info = self.context.endpoint.info
+            reported = ("running", "waiting") if getattr(info, "has_metrics", False) else ()
+            for key, name, _ in self._sample_series():
+                self.server_chart.plan_series([key], {key: name}, listed=key in reported)
         self.status_label.setText(self.tr("Starting..."))
         self.controller.start(config)
         self._on_controller_running_changed(True)  # before the task's first step says so
@@ -440,8 +453,10 @@ class ThroughputPage(QWidget):
 
     def _on_controller_cell_finished(self, cell: CellResult) -> None:
         self.model.add_cell(cell)
-        self.columns.fit()
         self._plot_cells(self.model.cells())
+        # Sizing the columns asks every cell of the table its size: a turn of its own, not on
+        # top of the new row (as the sweep starts the next cell's requests).
+        QTimer.singleShot(0, self.columns, self.columns.fit)
 
     def _on_controller_samples_received(self, samples: list) -> None:
         self._samples.extend(samples)
@@ -449,8 +464,15 @@ class ThroughputPage(QWidget):
 
     def _on_controller_sweep_cancelled(self) -> None:
         self.status_label.setText(self.tr("Stopped: the run is stored as cancelled."))
+        self._drop_unmeasured_series()
+
+    def _drop_unmeasured_series(self) -> None:
+        """The legend names only what was measured: loads planned but never reached go."""
+        for chart in (*self.charts, self.server_chart):
+            chart.drop_empty_series()
 
     def _on_controller_sweep_failed(self, message: str) -> None:
+        self._drop_unmeasured_series()
         self.status_label.setText(self.tr("Failed: {message}").format(message=message))
         self.status_label.setStyleSheet(_ERROR_STYLE)
 
@@ -561,12 +583,15 @@ class ThroughputPage(QWidget):
                                  [value(c.summary) for _, c in shown],
                                  data=[row for row, _ in shown])
 
-    def _plot_samples(self, samples: list[MetricSample]) -> None:
-        for key, name, value in (
-                ("running", self.tr("running"), lambda s: s.running),
+    def _sample_series(self) -> tuple:
+        """(key, legend name, value of a sample) of each server chart series."""
+        return (("running", self.tr("running"), lambda s: s.running),
                 ("waiting", self.tr("waiting"), lambda s: s.waiting),
                 ("KV cache %", self.tr("KV cache %"),
-                 lambda s: None if s.kv_cache_usage is None else 100 * s.kv_cache_usage)):
+                 lambda s: None if s.kv_cache_usage is None else 100 * s.kv_cache_usage))
+
+    def _plot_samples(self, samples: list[MetricSample]) -> None:
+        for key, name, value in self._sample_series():
             shown = [s for s in samples if value(s) is not None]
             if shown:
                 self.server_chart.set_series(key, [s.t_s for s in shown],

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from collections.abc import Sequence
 
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 import pyqtgraph as pg  # after PySide6, so it binds to it
 
@@ -19,6 +20,8 @@ PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#0
            "#F0E442")
 LEFT_AXIS_WIDTH = 62  # px
 HEADROOM = 1.45  # the y axis reaches this much above the highest point: room for the legend
+# When any chart last finished drawing on its clock, and how long it took (perf_counter s).
+_LAST_DRAW = {"end": 0.0, "took": 0.0}
 
 
 def tick_label(value: float) -> str:
@@ -41,6 +44,21 @@ def time_axis_end(right: float) -> float:
             return float(end)
     step = _TIME_AXIS_ENDS[-1]
     return float(math.ceil(right / step) * step)
+
+
+# A value axis ends at the first of these (times a power of ten) that leaves HEADROOM above the
+# highest point: a new highest point changes the range, and repaints the axis, only when it
+# passes one, and the top tick is a round number.
+_VALUE_AXIS_ENDS = (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10)
+
+
+def value_axis_end(top: float) -> float:
+    """Where a value axis whose highest point is `top` ends (1.0 with nothing above 0)."""
+    if not top > 0 or not math.isfinite(top):
+        return 1.0
+    room = top * HEADROOM
+    scale = 10.0 ** math.floor(math.log10(room))
+    return next(end * scale for end in _VALUE_AXIS_ENDS if room <= end * scale * (1 + 1e-9))
 
 
 class LiveChart(QWidget):
@@ -68,6 +86,15 @@ class LiveChart(QWidget):
         # whenever a redraw's new range brings a longer label ("900" -> "1000"): the window's
         # longest stalls during a sweep. Six digits and the axis title fit this width.
         self.plot.getAxis("left").setWidth(LEFT_AXIS_WIDTH)
+        # With the grid on, each axis item spans the whole plot, so any curve's new points
+        # repainted both axes: their tick labels and grid replayed, ~3 ms an axis here and most
+        # of a chart's repaint. Kept as pixmaps, they are drawn again only when they change.
+        for axis in ("left", "bottom"):
+            self.plot.getAxis(axis).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        # Ranges are set by hand (redraw, set_x_ticks): with autorange on, the first range set
+        # walked every item's bounds first.
+        self.plot.disableAutoRange()
+        self.plot.setYRange(0, 1.0, padding=0)
         self.legend = self.plot.addLegend(offset=(4, 2), labelTextColor="#222",
                                           brush=pg.mkBrush(255, 255, 255, 200), colCount=4)
         layout = QVBoxLayout(self)
@@ -76,14 +103,18 @@ class LiveChart(QWidget):
         self._symbols = symbols
         self._log_x = log_x
         self._ticks: list | None = None
-        self._y_range: tuple[float, float] | None = None
+        self._pending_ticks: list | None = None  # set_x_ticks' ticks until the next redraw
+        self._y_range: tuple[float, float] | None = (0, 1.0)
         self._x_range: tuple[float, float] | None = None
         self._pending: dict[str, tuple[list[float], list[float], list | None]] = {}
         self._curves: dict[str, pg.PlotDataItem] = {}
         self._names: dict[str, str] = {}
+        self._planned: list[tuple[str, bool]] = []  # (key, listed) of curves to create ahead
+        self._creating = False  # a turn that creates the next planned curve is queued
+        self._unlisted: set[str] = set()  # curves the legend names once they have points
         self._timer = QTimer(self)
         self._timer.setInterval(REDRAW_INTERVAL_MS)
-        self._timer.timeout.connect(self.redraw)
+        self._timer.timeout.connect(self._on_timer_timeout)
         # Charts that tick together repaint together: four charts at once held the UI ~120 ms
         # when a cell finished. Each starts a quarter of the interval after the previous one.
         slot = next(_CHARTS_MADE) % STAGGER_SLOTS
@@ -97,11 +128,73 @@ class LiveChart(QWidget):
         self._pending[key] = (list(xs), list(ys), list(data) if data is not None else None)
         self._names[key] = name or key
 
+    def plan_series(self, keys: Sequence[str], names: dict[str, str] | None = None, *,
+                    listed: bool = True) -> None:
+        """Create the curves of series `keys` before their points come, one at a time within
+        the charts' drawing budget (_on_timer_timeout): a new curve and its legend entry re-lay
+        the chart out (5-45 ms a curve during a sweep at concurrency 256, bench/gui_stall.py),
+        which at a cell's end came on top of the next cell starting. `listed`: the legend names
+        them now (the loads a sweep will measure) or once they have points (series a server
+        may not report)."""
+        for key in keys:
+            if names and key in names:
+                self._names[key] = names[key]
+            if key not in self._curves and all(k != key for k, _ in self._planned):
+                self._planned.append((key, listed))
+        self._create_next_later()
+
+    def _create_next_later(self, after_ms: int = 0) -> None:
+        if self._planned and not self._creating:
+            self._creating = True
+            QTimer.singleShot(after_ms, self, self._create_next)
+
+    def _create_next(self) -> None:
+        """Create the next planned curve, within the charts' shared drawing budget (see
+        _on_timer_timeout): the charts' curves made at Start do not all come at once."""
+        self._creating = False
+        start = time.perf_counter()
+        wait = _LAST_DRAW["end"] + _LAST_DRAW["took"] - start
+        if wait > 0:
+            self._create_next_later(max(1, round(wait * 1000)))
+            return
+        self._create_planned(1)
+        if self.plot.isVisible():
+            self.plot.viewport().repaint()
+        end = time.perf_counter()
+        _LAST_DRAW.update(end=end, took=min(end - start, 0.5))
+        self._create_next_later(1)
+
+    def _create_planned(self, count: int | None = None) -> None:
+        """Create the next `count` planned curves (all: None), in the order planned."""
+        while self._planned and (count is None or count > 0):
+            key, listed = self._planned.pop(0)
+            if key not in self._curves:
+                self._new_curve(key, len(self._curves), listed=listed)
+            count = None if count is None else count - 1
+
+    def drop_empty_series(self) -> None:
+        """Remove the curves that never got a point (a sweep stopped before some loads)."""
+        self._planned.clear()
+        for key, curve in list(self._curves.items()):
+            xs = self._pending[key][0] if key in self._pending else curve.getOriginalDataset()[0]
+            if xs is None or not len(xs):
+                self.plot.removeItem(curve)  # and its legend entry
+                del self._curves[key]
+                self._pending.pop(key, None)
+                self._unlisted.discard(key)
+
     def set_x_ticks(self, values: Sequence[float]) -> None:
-        """Label the x axis at exactly these values (e.g. the prompt lengths swept)."""
+        """Label the x axis at exactly these values (e.g. the prompt lengths swept), from the
+        next tick of the clock (each chart on its own: a new axis re-lays the chart out)."""
         ticks = [(math.log10(v) if self._log_x else v, tick_label(v)) for v in values if v > 0]
-        if ticks == self._ticks:
+        if ticks == (self._ticks if self._pending_ticks is None else self._pending_ticks):
             return  # new ticks re-lay the whole plot out: ~30 ms a chart on this machine
+        self._pending_ticks = ticks
+
+    def _apply_ticks(self) -> None:
+        ticks, self._pending_ticks = self._pending_ticks, None
+        if ticks is None or ticks == self._ticks:
+            return
         self._ticks = ticks
         self.plot.getAxis("bottom").setTicks([ticks, []] if ticks else None)
         if len(ticks) > 1:
@@ -111,6 +204,8 @@ class LiveChart(QWidget):
     def clear(self) -> None:
         """Remove every series."""
         self._pending.clear()
+        self._planned.clear()
+        self._unlisted.clear()
         for curve in self._curves.values():
             self.plot.removeItem(curve)
         self.legend.clear()
@@ -129,19 +224,42 @@ class LiveChart(QWidget):
         xs, ys = self._curves[key].getOriginalDataset()
         return ([] if xs is None else list(xs)), ([] if ys is None else list(ys))
 
+    def _on_timer_timeout(self) -> None:
+        """Draw what came since the last tick, and paint it now; unless another chart has just
+        drawn: after a draw that took t, no chart draws for t (it waits for its next tick).
+        Points of several charts arriving together (a cell's end) were drawn one after the
+        other and painted in one pass, with nothing else run in between: up to 60 ms at once
+        here (bench/gui_stall.py); drawing now takes at most half of the GUI thread's time."""
+        if not self._pending and self._pending_ticks is None:
+            return
+        start = time.perf_counter()
+        if start < _LAST_DRAW["end"] + _LAST_DRAW["took"]:
+            return
+        self.redraw()
+        if self.plot.isVisible():
+            self.plot.viewport().repaint()  # its paint counted here, not merged with others'
+        end = time.perf_counter()
+        _LAST_DRAW.update(end=end, took=min(end - start, 0.5))
+
     def redraw(self) -> None:
         """Push buffered series to their curves (each curve is created once)."""
+        self._apply_ticks()
         if not self._pending:
             return
         pending, self._pending = self._pending, {}
+        if any(key in pending for key, _ in self._planned):
+            self._create_planned()  # points came first: the planned curves, in order
         for key, (xs, ys, data) in pending.items():
             curve = self._curves.get(key)
             if curve is None:
                 curve = self._new_curve(key, len(self._curves))
             curve.setData(xs, ys, data=data)
+            if key in self._unlisted and len(xs):
+                self._unlisted.discard(key)
+                self.legend.addItem(curve, self._names.get(key, key))
         top = max((max(ys) for ys in (c.getOriginalDataset()[1] for c in self._curves.values())
                    if ys is not None and len(ys)), default=0.0)
-        y_range = (0, top * HEADROOM if top > 0 else 1.0)
+        y_range = (0, value_axis_end(top))
         if y_range != self._y_range:  # a new range repaints both axes: only when it changed
             self._y_range = y_range
             self.plot.setYRange(*y_range, padding=0)
@@ -154,9 +272,13 @@ class LiveChart(QWidget):
                 self._x_range = x_range
                 self.plot.setXRange(*x_range, padding=0)
 
-    def _new_curve(self, key: str, n: int) -> pg.PlotDataItem:
+    def _new_curve(self, key: str, n: int, *, listed: bool = True) -> pg.PlotDataItem:
         color = pg.mkColor(PALETTE[n]) if n < len(PALETTE) else pg.intColor(n, hues=9)
-        options = {"pen": pg.mkPen(color, width=2), "name": self._names.get(key, key)}
+        options: dict = {"pen": pg.mkPen(color, width=2)}
+        if listed:
+            options["name"] = self._names.get(key, key)
+        else:
+            self._unlisted.add(key)
         if self._symbols:
             options.update(symbol="o", symbolSize=8, symbolBrush=color, symbolPen="w")
         curve = self.plot.plot([], [], **options)

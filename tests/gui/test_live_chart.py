@@ -1,0 +1,74 @@
+"""The live chart as a user sees it: its value axis, its legend, its pixels."""
+
+import math
+
+import pyqtgraph as pg
+import pytest
+from PySide6.QtWidgets import QGraphicsItem
+
+from desktop_app.gui.widgets.live_chart import HEADROOM, PALETTE, LiveChart, value_axis_end
+
+
+def _chart(qtbot, **kwargs) -> LiveChart:
+    chart = LiveChart("Decode tok/s per request", "prompt length (tokens)", "tok/s", **kwargs)
+    qtbot.addWidget(chart)
+    chart.resize(480, 320)
+    chart.show()
+    qtbot.waitExposed(chart)
+    return chart
+
+
+def _legend(chart: LiveChart) -> list[str]:
+    return [label.text for _, label in chart.legend.items]
+
+
+@pytest.mark.parametrize("top", [0.0123, 0.7, 1, 3.3, 99, 256, 5000, 41000, 123456])
+def test_the_value_axis_ends_on_a_round_number_with_room_for_the_legend(top):
+    end = value_axis_end(top)
+    assert top * HEADROOM <= end <= top * HEADROOM * 1.25
+    mantissa = end / 10 ** math.floor(math.log10(end))
+    assert round(mantissa, 6) in {1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10}, (top, end)
+
+
+def test_an_empty_chart_reaches_one():
+    assert value_axis_end(0) == value_axis_end(float("nan")) == 1.0
+
+
+def test_the_axes_kept_as_pixmaps_look_the_same(qtbot):
+    charts = [_chart(qtbot, log_x=True) for _ in range(2)]
+    for axis in ("left", "bottom"):
+        charts[1].plot.getAxis(axis).setCacheMode(QGraphicsItem.CacheMode.NoCache)
+    for chart in charts:
+        chart.set_x_ticks([512, 2048, 8192])
+        chart.set_series("c=1", [512, 2048, 8192], [4100.0, 3900.0, 2500.0])
+        chart.set_series("c=8", [512, 2048], [900.0, 700.0])
+        chart.redraw()
+    first, second = (chart.plot.grab().toImage() for chart in charts)
+    assert first == second
+
+
+def test_a_series_the_server_does_not_report_stays_out_of_the_legend(qtbot):
+    chart = _chart(qtbot, symbols=False)
+    chart.plan_series(["running", "waiting", "KV cache %"],
+                      {"running": "running", "waiting": "waiting", "KV cache %": "KV cache %"},
+                      listed=False)
+    qtbot.waitUntil(lambda: len(chart.series_keys()) == 3)
+    assert _legend(chart) == []
+    chart.set_series("running", [0.5, 1.0], [3.0, 4.0], name="running")
+    chart.set_series("KV cache %", [0.5, 1.0], [10.0, 12.0], name="KV cache %")
+    chart.redraw()
+    assert _legend(chart) == ["running", "KV cache %"]
+
+
+def test_planned_loads_are_named_in_order_and_keep_their_colours(qtbot):
+    chart = _chart(qtbot, log_x=True)
+    chart.plan_series(["c=1", "c=2", "c=4"])
+    # Points of the second load come before the curves were all made: the order still holds.
+    chart.set_series("c=2", [512], [800.0])
+    chart.redraw()
+    assert _legend(chart) == ["c=1", "c=2", "c=4"]
+    colours = [chart._curves[key].opts["pen"].color().name() for key in ("c=1", "c=2", "c=4")]
+    assert colours == [pg.mkColor(c).name() for c in PALETTE[:3]]
+    assert chart.points("c=2") == ([512], [800.0])
+    chart.drop_empty_series()  # a sweep stopped after the first point
+    assert _legend(chart) == ["c=2"] and chart.series_keys() == ["c=2"]
