@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
-    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -42,6 +41,7 @@ from desktop_app.gui.controllers.sqleval import (
 )
 from desktop_app.gui.i18n import translate
 from desktop_app.gui.settings import declare
+from desktop_app.gui.widgets.fields import form_scroll
 from desktop_app.gui.widgets.summary import report_language
 from desktop_app.report.judge_words import JudgeWords
 
@@ -267,13 +267,7 @@ class SqlEvalFormMixin:
         column.addWidget(self.error_label)
         column.addLayout(buttons)
         column.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidget(inner)
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(inner.sizeHint().width()
-                               + scroll.verticalScrollBar().sizeHint().width() + 4)
-        return scroll
+        return form_scroll(inner)
 
     def form_values(self) -> FormValues:
         """What the form holds now, as typed."""

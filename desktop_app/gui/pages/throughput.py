@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
-    QFrame,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
@@ -25,7 +24,6 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QSpinBox,
     QSplitter,
     QTableView,
@@ -56,7 +54,7 @@ from desktop_app.gui.models.cells import CellTableModel
 from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.widgets.column_fit import ColumnFitter
 from desktop_app.gui.widgets.diagnosis import DiagnosisView
-from desktop_app.gui.widgets.fields import ERROR_STYLE, add_checked_field
+from desktop_app.gui.widgets.fields import ERROR_STYLE, add_checked_field, form_scroll
 from desktop_app.gui.widgets.live_chart import LiveChart
 from desktop_app.gui.widgets.whatif_panel import WhatifPanel
 
@@ -217,14 +215,7 @@ class ThroughputPage(QWidget):
         column.addWidget(self.endpoint_label)
         column.addLayout(buttons)
         column.addStretch(1)
-        # In a scroll area: the form is taller than a short window.
-        scroll = QScrollArea()
-        scroll.setWidget(inner)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setFixedWidth(300 + scroll.verticalScrollBar().sizeHint().width() + 4)
-        return scroll
+        return form_scroll(inner, width=300, framed=False)
 
     def _build_run_box(self) -> QGroupBox:
         """Name, note and server settings: what tells this run apart from the others."""

@@ -1,9 +1,18 @@
 """A form field with its own error line under it: bad input is named where it was typed, and
-nothing typed is lost."""
+nothing typed is lost; and a page's form column, scrolling when the window is short."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QFormLayout, QLabel, QLineEdit, QVBoxLayout
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QFrame,
+    QLabel,
+    QLineEdit,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
 ERROR_STYLE = "color: #b00020;"
 
@@ -20,3 +29,21 @@ def add_checked_field(layout: QFormLayout, label: str, edit: QLineEdit) -> QLabe
     column.addWidget(error)
     layout.addRow(label, column)
     return error
+
+
+def form_scroll(inner: QWidget, *, width: int | None = None, framed: bool = True) -> QScrollArea:
+    """`inner` (a page's form column) in a vertical scroll area: the form is taller than a short
+    window. `width`: the column's fixed width (else at least `inner`'s own), plus the scroll
+    bar's, so a scroll bar never covers a field."""
+    scroll = QScrollArea()
+    scroll.setWidget(inner)
+    scroll.setWidgetResizable(True)
+    if not framed:
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+    scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    bar = scroll.verticalScrollBar().sizeHint().width() + 4
+    if width is None:
+        scroll.setMinimumWidth(inner.sizeHint().width() + bar)
+    else:
+        scroll.setFixedWidth(width + bar)
+    return scroll
