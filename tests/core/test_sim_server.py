@@ -173,46 +173,68 @@ def test_trace_matches_what_clients_received(client):
     assert gone["disconnected"] and gone["completion_tokens"] < 100_000
 
 
-def test_requests_read_together_are_stamped_together_however_slow_each_handler_is(monkeypatch):
-    """The trace's arrival is when the server read a request, not when its handler got round to
-    it: bench/client_fidelity.py measures the client against it, and a burst's last request
-    waiting behind the others' parsing is the server's time, not the client's."""
+def _send(sock, path: str, body: dict) -> None:
+    data = json.dumps(body).encode()
+    sock.sendall(b"POST %s HTTP/1.1\r\nHost: sim\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: %d\r\n\r\n%s" % (path.encode(), len(data), data))
+
+
+def _response(sock) -> dict:
+    """The JSON body of the next response on `sock` (content-length framed)."""
+    raw = b""
+    while b"\r\n\r\n" not in raw:
+        raw += sock.recv(65536)
+    head, body = raw.split(b"\r\n\r\n", 1)
+    length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
+                      if line.lower().startswith(b"content-length:")))
+    while len(body) < length:
+        body += sock.recv(65536)
+    return json.loads(body)
+
+
+def test_a_request_is_stamped_when_read_not_when_its_handler_gets_round_to_it(monkeypatch):
+    """The trace's arrival is when the server read a request: bench/client_fidelity.py measures
+    the client against it, and a request waiting behind another's work in the server's loop is
+    the server's time, not the client's."""
+    import socket
+
     from desktop_app.core.simulator import validation
 
-    parse = validation.parse_request
+    parse = validation.parse_tokenize_request
+    holding, held_until = threading.Event(), []
 
-    def slow_parse(body, *args, **kwargs):
-        if b"slow handler" in body:
-            time.sleep(0.3)  # blocks the server's loop, as parsing a burst does
+    def slow_tokenize(body, *args, **kwargs):
+        if b"hold" in body:  # holds the loop while the next two requests arrive
+            holding.set()
+            time.sleep(0.3)
+            held_until.append(time.perf_counter())
+        elif b"block" in body:  # runs, blocking, before the chat request's handler
+            time.sleep(0.3)
         return parse(body, *args, **kwargs)
 
-    monkeypatch.setattr(validation, "parse_request", slow_parse)
-    tags = ("first", "a", "b")
+    monkeypatch.setattr(validation, "parse_tokenize_request", slow_tokenize)
     with serve_in_thread(load_profile("instant")) as server, contextlib.ExitStack() as stack:
-        # Connections opened beforehand, as a sweep's are: the server accepts one new
-        # connection per loop turn, which would split "a" and "b" whatever the stamp.
-        clients = {t: stack.enter_context(httpx.Client(base_url=server.url, timeout=10))
-                   for t in tags}
-        for c in clients.values():
-            assert c.get("/health").status_code == 200
-        ids: dict[str, str] = {}
-
-        def post(tag: str) -> None:
-            body = chat_body(max_tokens=1, stream=False, content=f"slow handler {tag}")
-            ids[tag] = clients[tag].post(CHAT, json=body).json()["id"]
-
-        threads = [threading.Thread(target=post, args=(t,)) for t in tags]
-        threads[0].start()
-        time.sleep(0.1)  # "a" and "b" arrive while the first one's handler holds the loop
-        for t in threads[1:]:
-            t.start()
-        for t in threads:
-            t.join(10)
+        host, port = server.url.removeprefix("http://").rsplit(":", 1)
+        address = (host, int(port))
+        # Connections opened and accepted beforehand, as a sweep's are.
+        holder, blocker, target = (stack.enter_context(socket.create_connection(address))
+                                   for _ in range(3))
+        for sock in (holder, blocker, target):
+            _send(sock, "/tokenize", {"prompt": "hello"})
+            _response(sock)
+        _send(holder, "/tokenize", {"prompt": "hold"})
+        assert holding.wait(10)
+        # Both arrive while the loop is held, and are read in one turn, "block" first: its
+        # handler then holds the loop 0.3 s before the chat request's handler runs.
+        _send(blocker, "/tokenize", {"prompt": "block"})
+        _send(target, CHAT, chat_body(max_tokens=1, stream=False))
+        chat_id = _response(target)["id"]
+        for sock in (holder, blocker):
+            _response(sock)
         with httpx.Client(base_url=server.url, timeout=10) as c:
             records = {r["id"]: r for r in c.get("/sim/trace").json()["records"]}
-    a, b = records[ids["a"]]["arrival_s"], records[ids["b"]]["arrival_s"]
-    # Stamped in their handlers, the second of the two would be 0.3 s after the first.
-    assert abs(a - b) < 0.15
+    # Stamped in its handler, it would be 0.3 s after the loop was free to read it.
+    assert records[chat_id]["arrival_s"] - held_until[0] < 0.15
 
 
 def test_discovery_endpoints(client):

@@ -131,7 +131,7 @@ def diagnose(
         _token_mismatch(cells), _implausible(cells), _goodput(cells), *_length_findings(cells),
         *config_findings(run_config),
     ]
-    return _ordered(f for f in findings if f is not None)
+    return sorted((f for f in findings if f is not None), key=_rank)
 
 
 def with_config_findings(findings: Iterable[Finding], run_config: dict | None) -> list[Finding]:
@@ -152,9 +152,6 @@ def _rank(f: Finding) -> tuple[int, int]:
     # An unknown severity (a stored run's) goes last rather than sinking the view.
     return _SEVERITY_RANK.get(f.severity, 9), _CODE_RANK.get(f.code, 99)
 
-
-def _ordered(findings: Iterable[Finding]) -> list[Finding]:
-    return sorted(findings, key=_rank)
 
 
 # --- values ----------------------------------------------------------------------------------
