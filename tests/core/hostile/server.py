@@ -29,6 +29,9 @@ Behaviours (argument in brackets, with its default):
 | `error_huge[.MB=200]` | chat answers 500 with an MB-megabyte error body |
 | `tokenize_negative` | /tokenize answers negative counts |
 | `echo_auth` | chat answers 400 quoting the request's Authorization header and Host |
+| `echo_all[.unknown,.error,.models_error]` | the request's Authorization header (and, for Basic, the `user:password` it encodes) copied into every reply: the model id, /version, a `Server` and an `X-Echo` header, streamed content and id, a non-streamed reply's content, tool-call id and SQL (`SELECT '<secret>'`); `.unknown`: no /version and no vLLM owner, so discovery quotes the `Server` header; `.error`: every chat answers 400 `{"you_sent": "<secret>"}` (no `message`: a client quotes the JSON, non-ASCII escaped); `.models_error`: so does /v1/models, with a 500 |
+| `escape[.where=models]` | terminal escapes (`ESC[2J`, `ESC]0;...BEL`, C1 CSI `\x9b`, RLO U+202E) in the model id and /version (`models`), or in the error /v1/models answers with (`error`: a 500) |
+| `long_model[.N=1048576]` | /v1/models lists a model id of N characters first, then `m` |
 | `reasoning[.K=5]` | K chunks of `delta.reasoning_content` (vLLM's reasoning parsers), then the content |
 | `reasoning_alt[.K=5]` | the same with `delta.reasoning` (vLLM's newer field, OpenRouter) |
 | `encoding[.NAME=br]` | every chat answer (streamed or not) in Content-Encoding NAME (br, zstd, ...): bytes the client must refuse unread; `/v1/models` stays plain |
@@ -158,6 +161,10 @@ async def _route(conn: _Conn, method: str, path: str, headers: dict, body: bytes
     parts = path.strip("/").split("/", 1)
     name, _, arg = parts[0].partition(".")
     rest = "/" + (parts[1] if len(parts) > 1 else "")
+    if name in _ECHOING:
+        handled = await _ECHOING[name](conn, method, rest, arg, headers, body)
+        if handled is not None:
+            return handled
     if rest == "/v1/models":
         if name == "sql_greedy" and arg:
             await conn.json(200, {"object": "list", "data": [
@@ -412,6 +419,121 @@ async def _chat(conn: _Conn, name: str, arg: str, req: dict, headers: dict) -> b
     await conn.send(usage)
     await conn.send(b"data: [DONE]\n\n")
     return False
+
+
+def _echoed(headers: dict) -> str:
+    """What `echo_all` copies back: the Authorization header, and the pair a Basic token
+    encodes, decoded (as a debugging proxy that shows "who you are" would)."""
+    auth = headers.get("authorization", "-")
+    scheme, _, token = auth.partition(" ")
+    if scheme.lower() == "basic":
+        import base64
+
+        try:
+            auth += " = " + base64.b64decode(token).decode("utf-8", "replace")
+        except ValueError:
+            pass
+    return auth
+
+
+async def _echo_all(conn: _Conn, method: str, rest: str, arg: str, headers: dict,
+                    body: bytes) -> bool | None:
+    """`echo_all`: the caller's credentials in every reply (see the table above); None leaves
+    a path to the plain server."""
+    secret = _echoed(headers)
+    unknown = arg == "unknown"
+    # Headers hold no line breaks; the rest of the secret is copied as sent.
+    head = {"Server": f"echo ({secret})", "X-Echo": secret}
+
+    async def reply(status: int, obj) -> bool:
+        data = json.dumps(obj).encode()
+        await conn.send_head(status, {**head, "Content-Type": "application/json",
+                                      "Content-Length": str(len(data))})
+        await conn.send(data)
+        return True
+
+    if rest == "/v1/models":
+        if arg == "models_error":
+            return await reply(500, {"you_sent": secret})
+        return await reply(200, {"object": "list", "data": [
+            {"id": f"m {secret}", "object": "model", "owned_by": "echo" if unknown else "vllm",
+             "max_model_len": 100000}]})
+    if rest == "/version":
+        if unknown:
+            return await reply(404, {"error": {"message": f"no /version for {secret}"}})
+        return await reply(200, {"version": f"0.0-echo {secret}"})
+    if rest == "/metrics" and unknown:
+        return await reply(404, {"error": {"message": "no /metrics"}})
+    if rest not in ("/v1/chat/completions", "/v1/completions") or method != "POST":
+        return None
+    if arg == "error":
+        return await reply(400, {"you_sent": secret})
+    try:
+        req = json.loads(body or b"{}")
+    except ValueError:
+        req = {}
+    if not req.get("stream"):
+        quoted = secret.replace("'", "''")
+        call = _tool_call(0, "submit_answer", {"sql": f"SELECT '{quoted}' AS n"})
+        call["id"] = f"call {secret}"
+        return await reply(200, {
+            "id": f"chatcmpl {secret}", "object": "chat.completion", "model": f"m {secret}",
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": f"You sent {secret}", "tool_calls": [call]}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 8}})
+    await conn.send_head(200, {**_SSE_HEAD, **head})
+    cid = f"chatcmpl {secret}"
+    n = max(1, min(int(req.get("max_tokens") or 8), 4096))
+    await conn.send(_chunk(cid, f"you sent {secret} "))
+    for i in range(1, n):
+        await conn.send(_chunk(cid, f"w{i} "))
+    await conn.send(_chunk(cid, None, "length"))
+    await conn.send(_usage(10, n))
+    await conn.send(b"data: [DONE]\n\n")
+    return False
+
+
+# What `escape` puts where a terminal would act on it: clear the screen, set the window's
+# title, a C1 control sequence introducer, a right-to-left override.
+ESCAPES = "\x1b[2J\x1b]0;owned\x07\x9b31m\u202e"
+
+
+async def _escape(conn: _Conn, method: str, rest: str, arg: str, headers: dict,
+                  body: bytes) -> bool | None:
+    if rest == "/v1/models":
+        if arg == "error":
+            await conn.json(500, {"error": {"message": f"overloaded {ESCAPES}end"}})
+            return True
+        await conn.json(200, {"object": "list", "data": [
+            {"id": f"m{ESCAPES}x", "object": "model", "owned_by": "vllm",
+             "max_model_len": 100000}]})
+        return True
+    if rest == "/version":
+        await conn.json(200, {"version": f"0.1{ESCAPES}"})
+        return True
+    return await _plain_sql(conn, method, rest, body)
+
+
+async def _long_model(conn: _Conn, method: str, rest: str, arg: str, headers: dict,
+                      body: bytes) -> bool | None:
+    if rest != "/v1/models":
+        return await _plain_sql(conn, method, rest, body)
+    await conn.json(200, {"object": "list", "data": [
+        {"id": "x" * int(arg or 1_048_576), "object": "model", "owned_by": "vllm"},
+        {"id": MODEL, "object": "model", "owned_by": "vllm", "max_model_len": 100000}]})
+    return True
+
+
+async def _plain_sql(conn: _Conn, method: str, rest: str, body: bytes) -> bool | None:
+    """A non-streamed chat completion answered as `ok` answers it (a behaviour that is about
+    discovery still lets the SQL agent finish); None for anything else."""
+    if rest != "/v1/chat/completions" or method != "POST":
+        return None
+    req = json.loads(body or b"{}")
+    return None if req.get("stream") else await _sql_chat(conn, "ok", "", req)
+
+
+_ECHOING = {"echo_all": _echo_all, "escape": _escape, "long_model": _long_model}
 
 
 async def serve(host: str = "127.0.0.1", port: int = 0) -> asyncio.Server:
