@@ -162,7 +162,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the `throughline` console script; returns the exit status."""
+    """Entry point of the `throughline` console script; returns the exit status. Everything a
+    command writes to stdout and stderr passes `terminal.ShownStream` (no credential, no
+    terminal control from a server)."""
+    from desktop_app.terminal import shown_output
+
+    with shown_output():
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.db:

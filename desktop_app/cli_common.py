@@ -9,6 +9,7 @@ import time
 from contextlib import ExitStack
 
 from desktop_app.core.parsing import InputError
+from desktop_app.terminal import control
 
 
 LANGS = ("en", "zh")
@@ -120,10 +121,11 @@ class ProgressLine:
         if now - self._last < 0.1 and not self.urgent(progress):
             return
         self._last = now
-        self.stream.write("\r\x1b[2K" + self.text(progress)[:150])
+        control(self.stream, "\r\x1b[2K")  # the text passes the terminal's gate, these not
+        self.stream.write(self.text(progress)[:150])
         self.stream.flush()
 
     def close(self) -> None:
         if self.enabled:
-            self.stream.write("\r\x1b[2K")
+            control(self.stream, "\r\x1b[2K")
             self.stream.flush()

@@ -21,6 +21,8 @@ from pathlib import Path
 from desktop_app.core.parsing import InputError
 
 from desktop_app.cli_common import add_lang_argument, words_lang
+from desktop_app.terminal import control
+
 FORMAT_CHOICES = ("auto", "spider", "bird", "spider2-lite", "defog")
 
 WORDS = {
@@ -176,7 +178,8 @@ def _import(args: argparse.Namespace, lang: str) -> int:
 
         def progress(done: int, total: int) -> None:
             if interactive:
-                print("\r" + _w(lang, "progress", done=done, total=total), end="",
+                control(sys.stderr, "\r")  # past the terminal's gate (terminal.py)
+                print(_w(lang, "progress", done=done, total=total), end="",
                       file=sys.stderr, flush=True)
 
         report = import_questions(args.file, out, format=fmt, db_dir=args.db_dir,

@@ -18,12 +18,17 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
-__all__ = ["is_secret_name", "redact_config", "redact_text", "redact_url", "remember_secret",
-           "remember_url_secrets"]
+__all__ = ["display_text", "is_secret_name", "known_secrets", "redact_config",
+           "redact_document", "redact_known", "redact_text", "redact_url", "remember_secret",
+           "remember_url_secrets", "shown"]
 
-# Keys this process was given (from the environment, the keyring, a form). Patterns catch
-# "sk-..." and "Bearer ..."; a key of any other shape is only caught by being known.
+# Keys this process was given (from the environment, the keyring, a form), each in every form
+# it can be written in (see `remember_secret`). Patterns catch "sk-..." and "Bearer ..."; a key
+# of any other shape is only caught by being known. `_ORDERED` is the same, longest first (a
+# form that holds another, an escaped one, goes first), replaced whole on every change so a
+# reader on another thread (the store's writer) always sees a complete tuple.
 _KNOWN_SECRETS: set[str] = set()
+_ORDERED: tuple[str, ...] = ()
 _MIN_KNOWN_SECRET_LEN = 6  # shorter "keys" (e.g. "none", "EMPTY") would blank ordinary words
 
 # Names compared after lower-casing and dropping everything but letters and digits, so "API-Key",
@@ -211,12 +216,34 @@ def redact_text(text: str) -> str:
     # inside it (which would leave a URL urlsplit cannot read).
     if "://" in text:
         text = _redact_urls_in(text)
-    for secret in _KNOWN_SECRETS:
-        if secret in text:
-            text = text.replace(secret, "[redacted]")
+    text = redact_known(text)
     text = _AUTH_IN_TEXT.sub(lambda m: f"{m.group(1)} [redacted]", text)
     text = _HEADER_IN_TEXT.sub(lambda m: f"{m.group(1)}{m.group(2)}[redacted]", text)
     return _KEYLIKE_IN_TEXT.sub("[redacted]", text)
+
+
+# What a terminal, a table or a PDF must never be handed from a server: C0 controls but tab and
+# line feed (ESC starts the sequences that clear a screen, move the cursor or set a window's
+# title; CR overwrites a line), DEL, the C1 controls (U+009B is a CSI of its own), the bidi
+# overrides and isolates that reorder what follows, and lone surrogates (no UTF-8 stream can
+# write them: printing one raises).
+_UNSHOWN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def display_text(text: str) -> str:
+    """`text` fit to show: every character a terminal or a layout would act on (`_UNSHOWN`)
+    replaced by U+FFFD, one for one, so a table's columns stay aligned; tabs and line feeds
+    kept. For where text is shown, not where it is kept (a model id must reach the server as
+    it was listed; `limits.clean_text` is what goes into the store). Linear."""
+    if text and _UNSHOWN.search(text):
+        return _UNSHOWN.sub("\ufffd", text)
+    return text
+
+
+def shown(text: str) -> str:
+    """`text` as a terminal, the log or a PDF may receive it: credentials blanked
+    (:func:`redact_text`) and control characters made harmless (:func:`display_text`)."""
+    return display_text(redact_text(text))
 
 
 def _redact_urls_in(text: str) -> str:
@@ -243,13 +270,73 @@ def _redact_urls_in(text: str) -> str:
     return "".join(out)
 
 
+def redact_known(text: str) -> str:
+    """`text` with every form of every remembered secret (`remember_secret`) blanked, and
+    nothing else changed: for text that is data (a model's reply, a query's result, a stored
+    JSON document), where the patterns of :func:`redact_text` would also blank look-alikes."""
+    secrets = _ORDERED
+    if not secrets or not text:
+        return text
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, "[redacted]")
+    return text
+
+
+def known_secrets() -> tuple[str, ...]:
+    """Every form of every remembered secret, longest first (empty when none is known)."""
+    return _ORDERED
+
+
+def redact_document(value: Any) -> Any:
+    """A JSON-like document (dicts, lists, tuples, strings, numbers) with every remembered
+    secret blanked in every string, keys included (:func:`redact_known`); the document itself
+    when no secret is known. The input is not modified."""
+    if not _ORDERED:
+        return value
+    return _redact_doc(value)
+
+
+def _redact_doc(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact_known(value)
+    if isinstance(value, Mapping):
+        return {redact_known(k) if isinstance(k, str) else k: _redact_doc(v)
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_redact_doc(v) for v in value]
+    return value
+
+
+def _written_forms(value: str) -> set[str]:
+    """The ways `value` can appear in text Throughline writes or reads: as it is, escaped in
+    JSON (with or without non-ASCII escapes, `/` as `\\/` as some servers write it) and
+    percent-encoded (in a URL's query or path)."""
+    import json
+    from urllib.parse import quote, quote_plus
+
+    forms = {value}
+    for ascii_only in (False, True):
+        escaped = json.dumps(value, ensure_ascii=ascii_only)[1:-1]
+        forms |= {escaped, escaped.replace("/", "\\/")}
+    forms |= {quote(value, safe=""), quote_plus(value, safe="")}
+    return {f for f in forms if len(f) >= _MIN_KNOWN_SECRET_LEN}
+
+
 def remember_secret(value: str | None) -> None:
-    """Make :func:`redact_text` blank `value` from now on in this process (an API key read from
-    the environment or the keyring). Values shorter than 6 characters are ignored: servers that
+    """Make :func:`redact_text` (and :func:`redact_known`) blank `value` from now on in this
+    process (an API key read from the environment or the keyring), in every form it may be
+    written in (`_written_forms`: raw, JSON-escaped, percent-encoded), and with it the
+    "Bearer <value>" a client sends. Values shorter than 6 characters are ignored: servers that
     need no key are often given "none" or "EMPTY", and those words must survive in messages."""
-    if value and len(value.strip()) >= _MIN_KNOWN_SECRET_LEN:
-        _KNOWN_SECRETS.add(value.strip())
-        _KNOWN_SECRETS.add(value)
+    global _ORDERED
+    if not value or len(value.strip()) < _MIN_KNOWN_SECRET_LEN:
+        return
+    new = _written_forms(value.strip()) | _written_forms(value)
+    if new <= _KNOWN_SECRETS:
+        return
+    _KNOWN_SECRETS.update(new)
+    _ORDERED = tuple(sorted(_KNOWN_SECRETS, key=len, reverse=True))
 
 
 def remember_url_secrets(url: str | None) -> None:
@@ -270,5 +357,8 @@ def remember_url_secrets(url: str | None) -> None:
 
     remember_secret(password)
     remember_secret(unquote(password))
-    pair = f"{unquote(user or '')}:{unquote(password)}".encode("utf-8", "replace")
-    remember_secret(base64.b64encode(pair).decode("ascii"))
+    # httpx and the lean client decode the pair before encoding it; a client that does not
+    # would send the pair as typed.
+    for name, word in ((unquote(user or ""), unquote(password)), (user or "", password)):
+        pair = f"{name}:{word}".encode("utf-8", "replace")
+        remember_secret(base64.b64encode(pair).decode("ascii"))

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from desktop_app.core.compare import CompareError, Comparison, compare
 from desktop_app.core.exchange.atomic import current_umask
+from desktop_app.core.redact import display_text, redact_known
 from desktop_app.core.store import Store
 from desktop_app.report.strings import FONT_FAMILIES, LANGS, text
 
@@ -111,7 +112,10 @@ def _html(comp: Comparison, lang: str, stamp: str, add_image) -> str:
             whatif_section.whatif(comp, lang, add_image),
             sections.diagnosis(comp, lang), sections.failed_questions(comp, lang),
             sections.run_details(comp, lang), sections.appendix(lang)]
-    return "<html><body>" + "\n".join(body) + "</body></html>"
+    # The one place the PDF's text is made: what a server named (a model id, an engine's
+    # version, an error) reaches the page with its controls made harmless and known secrets
+    # blanked (redact.display_text, redact_known), however a section quoted it.
+    return display_text(redact_known("<html><body>" + "\n".join(body) + "</body></html>"))
 
 
 _CSS = """

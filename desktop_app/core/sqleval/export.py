@@ -45,6 +45,7 @@ from desktop_app.core.sqleval.types import (
     QueryResult,
     Verdict,
 )
+from desktop_app.core.redact import redact_document
 from desktop_app.core.store import utc_now_iso
 
 if TYPE_CHECKING:
@@ -314,7 +315,9 @@ def path_summary(items: list[ItemResult], judges: tuple[str, ...]) -> dict[str, 
 def eval_to_json(result: EvalResult, words: FindingWords | None = None) -> dict:
     """Everything an evaluation measured, as the fields listed in the module doc; `words`
     (`report/judge_words.ENGLISH` for the documented export) give findings their `message`
-    and items their `counterfactual` line."""
+    and items their `counterfactual` line. Every remembered secret is blanked in every string
+    (a server may have echoed the key into a reply, a tool call or its SQL:
+    `redact.redact_document`)."""
     summary = {}
     for judge, s in result.summary.items():
         entry = {"passed": s.passed, "total": s.total,
@@ -341,7 +344,7 @@ def eval_to_json(result: EvalResult, words: FindingWords | None = None) -> dict:
         data["layered"] = paths
     if result.simulated:
         data["simulated"] = True
-    return data
+    return redact_document(data)
 
 
 def _order(item: ItemResult) -> tuple:

@@ -13,6 +13,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from desktop_app.core.store.errors import StoreUnusable
+from desktop_app.core.store.redacting import RedactingConnection
 
 DEFAULT_BUSY_TIMEOUT_S = 5.0
 
@@ -215,7 +216,10 @@ def _migrate(db: Database, path: Path) -> None:
 def _connect(path: Path, busy_timeout_s: float) -> sqlite3.Connection:
     # check_same_thread=False: the GUI hands Store calls to asyncio.to_thread workers; the Store's
     # lock keeps them one at a time.
-    conn = sqlite3.connect(str(path), timeout=busy_timeout_s, check_same_thread=False)
+    # RedactingConnection: no remembered secret is ever bound into the file (a server may echo
+    # the key into anything stored).
+    conn = sqlite3.connect(str(path), timeout=busy_timeout_s, check_same_thread=False,
+                           factory=RedactingConnection)
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
         conn.execute("PRAGMA foreign_keys = ON")

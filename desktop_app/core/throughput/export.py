@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 from desktop_app import __version__
 from desktop_app.core.metrics import DEFINITIONS as METRIC_DEFINITIONS
-from desktop_app.core.redact import redact_url
+from desktop_app.core.redact import redact_document, redact_url
 from desktop_app.core.tables import CellRow, format_cell_table
 from desktop_app.core.throughput.diagnosis import unreliable_cells
 from desktop_app.core.throughput.records import finding_to_json
@@ -114,11 +114,13 @@ def finding_json(f: Finding, words: FindingWords | None = None) -> dict:
 
 def sweep_to_json(result: SweepResult, words: FindingWords | None = None) -> dict:
     """The whole sweep as a JSON-ready dict (fields documented in docs/THROUGHPUT.md);
-    `words` puts each finding's message and suggestion in words (see `finding_json`)."""
+    `words` puts each finding's message and suggestion in words (see `finding_json`). Every
+    remembered secret is blanked in every string (a server may have echoed the key into a
+    model id, a response id or an error: `redact.redact_document`)."""
     info = result.info
     bad = unreliable_cells(result.cells)
     reasoning = _reasoning_by_cell(result)
-    return {
+    return redact_document({
         "format": "throughline-throughput",
         "format_version": JSON_FORMAT_VERSION,
         "app_version": __version__,
@@ -143,7 +145,7 @@ def sweep_to_json(result: SweepResult, words: FindingWords | None = None) -> dic
             for s in result.samples
         ],
         "diagnosis": [finding_json(f, words) for f in result.findings],
-    }
+    })
 
 
 def cells_table(cells: Sequence[CellResult], headers: Sequence[str] | None = None,
