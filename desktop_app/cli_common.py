@@ -43,17 +43,42 @@ def api_key_from_env(args: argparse.Namespace) -> str | None:
     return key
 
 
-def checked_base_url(base_url: str) -> str:
-    """The --base-url, normalised; InputError naming the flag when it is not a usable URL."""
+def checked_base_url(base_url: str, api_key: str | None = None, lang: str = "en") -> str:
+    """The --base-url, normalised; InputError naming the flag when it is not a usable URL, and
+    naming --api-key-env when the URL carries a `user:password@` and `api_key` is given too.
+
+    Both would be an `Authorization` header, and a request carries one: httpx lets the URL's
+    Basic credentials win, curl lets an explicit header win, and the key was dropped without a
+    word. Neither precedence is what every user expects, so the two together are refused."""
+    from urllib.parse import urlsplit
+
     from desktop_app.core.endpoint.discovery import validate_base_url
     from desktop_app.core.redact import redact_text, remember_url_secrets
 
     # A `user:password@` URL's credentials are blanked in everything printed or written.
     remember_url_secrets(base_url)
     try:
-        return validate_base_url(base_url)
+        url = validate_base_url(base_url)
     except ValueError as exc:
         raise InputError("--base-url", redact_text(str(exc))) from None
+    parts = urlsplit(url)
+    if api_key and (parts.username is not None or parts.password is not None):
+        from desktop_app.report.safety_words import safety_text
+
+        raise InputError("--api-key-env", safety_text(lang, "two_credentials"))
+    return url
+
+
+def warn_long_model_ids(info, lang: str) -> None:
+    """Say on stderr that discovery left out model ids too long to offer (`info.long_model_ids`),
+    in `lang`."""
+    count = getattr(info, "long_model_ids", 0) if info is not None else 0
+    if count:
+        from desktop_app.core.endpoint.limits import MAX_MODEL_ID_CHARS
+        from desktop_app.report.safety_words import safety_text
+
+        print(safety_text(lang, "long_model_ids", count=count, limit=MAX_MODEL_ID_CHARS),
+              file=sys.stderr)
 
 
 def endpoint_or_simulator(stack: ExitStack, base_url: str | None, simulator: str | None) -> str:

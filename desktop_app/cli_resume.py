@@ -81,8 +81,9 @@ async def _resume(args: argparse.Namespace, store, base_url: str) -> int:
     from desktop_app.core.endpoint.types import EndpointConfig
     from desktop_app.core.throughput.resume import resume_sweep
 
-    endpoint = EndpointConfig(checked_base_url(base_url), api_key=api_key_from_env(args),
-                              verify_tls=not args.insecure)
+    api_key = api_key_from_env(args)
+    endpoint = EndpointConfig(checked_base_url(base_url, api_key, words_lang(args)),
+                              api_key=api_key, verify_tls=not args.insecure)
     progress = SweepProgressLine()
     try:
         result = await resume_sweep(store, args.run_id, endpoint, progress)

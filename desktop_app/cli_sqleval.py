@@ -19,6 +19,7 @@ from desktop_app.cli_common import (
     api_key_from_env,
     checked_base_url,
     endpoint_or_simulator,
+    warn_long_model_ids,
     words_lang,
 )
 from desktop_app.core.parsing import InputError
@@ -128,7 +129,7 @@ def build_config(args: argparse.Namespace, base_url: str):
     from desktop_app.core.sqleval.types import JUDGE_MODES, STRATEGIES, TIERS
 
     api_key = api_key_from_env(args)
-    url = checked_base_url(base_url)
+    url = checked_base_url(base_url, api_key, words_lang(args))
     ids = tuple(t.strip() for t in (args.ids or "").split(",") if t.strip())
     config = EvalConfig(
         endpoint=EndpointConfig(url, model=args.model or "", api_key=api_key,
@@ -220,6 +221,7 @@ async def _run(args: argparse.Namespace, config) -> int:
         label = "simulated " if result.info.simulated else ""
         print(f"Endpoint {config.endpoint.v1_url}: {label}{result.info.engine}, model "
               f"{result.model}; set {result.set_name}", file=sys.stderr)
+        warn_long_model_ids(result.info, words_lang(args))
     if result.run_id is not None:
         print(f"Run {result.run_id} stored in {resolve_db_path(None)}")
     _print_summary(args, result)

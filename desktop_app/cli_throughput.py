@@ -16,6 +16,7 @@ from desktop_app.cli_common import (
     api_key_from_env,
     checked_base_url,
     endpoint_or_simulator,
+    warn_long_model_ids,
     words_lang,
 )
 from desktop_app.core.parsing import InputError, parse_float_list, parse_int_list
@@ -120,7 +121,7 @@ def build_config(args: argparse.Namespace, base_url: str, model: str):
 
     raw = load_sweep_toml(args.config) if args.config else {}
     api_key = api_key_from_env(args)
-    url = checked_base_url(base_url)
+    url = checked_base_url(base_url, api_key, words_lang(args))
     endpoint = EndpointConfig(
         base_url=url, model=model, api=_option(args, raw, "api", "api", "chat"),
         api_key=api_key, verify_tls=not args.insecure and raw.get("verify_tls", True),
@@ -240,6 +241,7 @@ async def _run(args: argparse.Namespace, base_url: str) -> int:
     config, _raw = build_config(args, base_url, args.model or "")
     async with make_client(config.endpoint, 1) as client:
         info = await discover(config.endpoint, client)
+    warn_long_model_ids(info, words_lang(args))
     config = dataclasses.replace(
         config, endpoint=choose_model(config.endpoint, info, field="--model"))
     config.validate()

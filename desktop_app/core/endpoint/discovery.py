@@ -84,7 +84,8 @@ async def _discover(config: EndpointConfig, client: httpx.AsyncClient) -> Endpoi
     if not isinstance(listed, list):
         raise EndpointError(f"{url} did not answer with a model list (no 'data' array): "
                             f"{response.text[:120]!r}", url=url, status_code=response.status_code)
-    models = tuple(str(m["id"]) for m in listed if isinstance(m, dict) and m.get("id"))
+    listed_ids = [str(m["id"]) for m in listed if isinstance(m, dict) and m.get("id")]
+    models = tuple(m for m in listed_ids if len(m) <= limits.MAX_MODEL_ID_CHARS)
     owners = {str(m.get("owned_by", "")).lower() for m in listed if isinstance(m, dict)}
     server = response.headers.get("server", "")
 
@@ -135,6 +136,7 @@ async def _discover(config: EndpointConfig, client: httpx.AsyncClient) -> Endpoi
         tokenizer=tokenizer, has_metrics=has_metrics, simulated=simulated,
         accepts_ignore_eos=simulated or engine in _IGNORE_EOS, latency_s=latency_s,
         notes=tuple(notes), server_settings=settings,
+        long_model_ids=len(listed_ids) - len(models),
     )
 
 

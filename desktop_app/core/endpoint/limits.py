@@ -158,6 +158,9 @@ def clean_text(value):
     return value
 
 
+MAX_MODEL_ID_CHARS = 1024  # longer ids in /v1/models are not offered (a path is 4,096 at most)
+
+
 # --- bodies -----------------------------------------------------------------------------------
 
 class _Decoder:

@@ -73,6 +73,9 @@ class EndpointInfo:
     # What the server reports of its own settings (server_settings.read_server_settings); None
     # when discovery could not read them at all.
     server_settings: ServerSettings | None = None
+    # Model ids /v1/models listed that are longer than limits.MAX_MODEL_ID_CHARS: not in
+    # `models`, never offered (a megabyte id would be every line and stored row it is in).
+    long_model_ids: int = 0
 
 
 @dataclass(frozen=True)

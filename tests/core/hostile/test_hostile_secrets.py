@@ -1,7 +1,7 @@
 """Secrets against a server that echoes them (tests/core/hostile/server.py, `echo_all`): the API
 key, a base URL's password and the Basic token built from it reach no byte the app prints,
 stores or exports, in any form (raw, Bearer, base64, percent-encoded, decoded, JSON-escaped);
-the URL's password is not printed by `sqleval`.
+the URL's password is not printed by `sqleval`; a key and URL credentials together are refused.
 See docs/RELIABILITY.md, "Hostile servers" (secrets, signals and terminals).
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import sqlite3
 import subprocess
 from pathlib import Path
 from urllib.parse import quote
@@ -185,3 +186,22 @@ def test_the_log_file_blanks_every_form_of_an_echoed_password(tmp_path, monkeypa
     logged = log_path().read_text(encoding="utf-8")
     assert "ConnectionError" in logged and "Traceback" in logged
     assert leaks({"log": logged.encode()}, url_forms()) == {}
+
+
+@pytest.mark.parametrize("command, args", [
+    ("throughput", SMALL), ("sqleval", ("--ids", "t01")),
+])
+def test_a_key_and_url_credentials_together_are_refused(server, tmp_path, command, args):
+    url = server.url("ok", userinfo="alice:Hunter2SecretPw9")
+    proc = cli(tmp_path, command, "--base-url", url, "--api-key-env", "ECHO_KEY", *args,
+               env={"ECHO_KEY": "tl-canary-0123456789"})
+    assert proc.returncode == 2
+    line = proc.stderr.strip().splitlines()[-1]
+    assert line.startswith(f"throughline {command}: --api-key-env: the base URL carries a user "
+                           "name and password"), line
+    if (tmp_path / "r.db").exists():  # nothing was run, nothing stored
+        with sqlite3.connect(tmp_path / "r.db") as db:
+            assert db.execute("SELECT count(*) FROM runs").fetchone()[0] == 0
+    zh = cli(tmp_path, command, "--base-url", url, "--api-key-env", "ECHO_KEY", *args,
+             "--lang", "zh", env={"ECHO_KEY": "tl-canary-0123456789"})
+    assert zh.returncode == 2 and "一个请求只有一个 Authorization 头" in zh.stderr

@@ -77,3 +77,19 @@ def test_the_pdf_shows_a_model_id_with_a_right_to_left_override_in_order(server,
     # U+202E reversed the rest of the run's name ("16 tokens" read "snekot 61").
     assert "snekot" not in text and "\ufffdx 16" in text
     assert _active(text) == []
+
+
+def test_a_megabyte_model_id_is_not_offered(server, tmp_path):
+    url = server.url("long_model")
+    for lang, words in (("en", "1 model id(s) longer than 1,024 characters; they are not "
+                               "offered"), ("zh", "有 1 个超过 1,024 个字符")):
+        proc = cli(tmp_path, "throughput", "--base-url", url, *SMALL, "--no-store",
+                   "--lang", lang, "--json", str(tmp_path / "sweep.json"))
+        assert proc.returncode == 0, proc.stderr
+        assert words in proc.stderr
+        assert len(proc.stdout) + len(proc.stderr) < 20_000  # the id is in neither
+        assert json.loads((tmp_path / "sweep.json").read_text())["model"] == "m"
+    sql = cli(tmp_path, "sqleval", "--base-url", url, "--ids", "t01", timeout=90)
+    assert sql.returncode == 0, sql.stderr
+    assert "model m; set sales-25" in sql.stderr and "not offered" in sql.stderr
+    assert len(sql.stdout) + len(sql.stderr) < 20_000
