@@ -191,8 +191,16 @@ def _main(argv: list[str] | None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # noqa: BLE001 - a bug: one line here, the trace in the log file
+        from desktop_app.cli_jobs import Stopped
         from desktop_app.core.redact import redact_text
         from desktop_app.core.store.errors import StoreError
+
+        if isinstance(exc, Stopped):  # SIGTERM or SIGHUP: the run is marked, the status kept
+            try:
+                print(f"throughline {command}: {exc.text}", file=sys.stderr)
+            except OSError:
+                pass  # SIGHUP: the terminal may be gone
+            return exc.exit_code
 
         if isinstance(exc, StoreError):  # the results file failed mid-run (a full disk): said
             print(f"throughline {command}: {redact_text(str(exc))}", file=sys.stderr)

@@ -7,7 +7,6 @@ comparison PDF and every run's CSV and JSON exports next to it.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 import time
 from pathlib import Path
@@ -44,6 +43,7 @@ def _checked_out_dir(out: Path) -> Path:
 def run_demo_command(args: argparse.Namespace) -> int:
     """Run the demo; exit 0 when every run, the PDF and the exports were written."""
     from desktop_app import paths
+    from desktop_app.cli_jobs import run_job
     from desktop_app.core.demo import run_demo
     from desktop_app.core.exchange import export_run
     from desktop_app.cli_common import open_results_store, words_lang
@@ -56,8 +56,9 @@ def run_demo_command(args: argparse.Namespace) -> int:
         print(f"[{time.perf_counter() - started:5.1f} s] {line}", file=sys.stderr, flush=True)
 
     with open_results_store(out / DB_NAME, "--out", words_lang(args)) as store:
-        runs = asyncio.run(run_demo(store, sets_dir=paths.questions_dir(),
-                                    cache_dir=paths.user_data_dir() / "databases", say=say))
+        runs = run_job(run_demo(store, sets_dir=paths.questions_dir(),
+                                cache_dir=paths.user_data_dir() / "databases", say=say),
+                       store_path=out / DB_NAME, lang=words_lang(args))
         say("Comparison PDF")
         pdf = write_comparison_pdf(store, runs.all_ids, out / "comparison.pdf", args.lang)
         say("CSV and JSON exports")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -43,6 +42,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run_resume(args: argparse.Namespace) -> int:
     """Resume the run; exit 0 when it finished, 2 when it could not be resumed."""
+    from desktop_app.cli_jobs import run_job
     from desktop_app.core.endpoint.discovery import EndpointError
     from desktop_app.cli_common import open_results_store
     from desktop_app.core.store import resolve_db_path
@@ -64,7 +64,8 @@ def run_resume(args: argparse.Namespace) -> int:
         else:
             base_url = run.endpoint_url or ""
         try:
-            return asyncio.run(_resume(args, store, base_url))
+            return run_job(_resume(args, store, base_url), store_path=path,
+                           lang=words_lang(args))
         except ResumeError as exc:
             raise InputError("RUN_ID", str(exc)) from None
         except EndpointError as exc:

@@ -186,14 +186,17 @@ def _dirs() -> tuple[Path, Path]:
 
 def run_sqleval(args: argparse.Namespace) -> int:
     """Run the evaluation; exit 0 when it ran (failed questions included)."""
+    from desktop_app.cli_jobs import run_job
     from desktop_app.core.endpoint.client import EndpointError
+    from desktop_app.core.store import resolve_db_path
 
     words_lang(args)  # a bad $THROUGHLINE_LANG is said before the simulator starts
     with ExitStack() as stack:
         base_url = endpoint_or_simulator(stack, args.base_url, args.simulator)
         config = build_config(args, base_url)
         try:
-            return asyncio.run(_run(args, config))
+            return run_job(_run(args, config), lang=words_lang(args),
+                           store_path=None if args.no_store else resolve_db_path(None))
         except EndpointError as exc:
             raise InputError("endpoint", str(exc)) from None
         except InputError as exc:

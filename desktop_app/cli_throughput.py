@@ -220,12 +220,15 @@ def run_throughput(args: argparse.Namespace) -> int:
     if args.model is None and raw.get("model"):
         args.model = raw["model"]
     from desktop_app.cli_common import check_results_store
+    from desktop_app.cli_jobs import run_job
+    from desktop_app.core.store import resolve_db_path
 
     check_results_store(args)  # an unusable results file stops here, before any request
     with ExitStack() as stack:
         base_url = endpoint_or_simulator(stack, base_url, args.simulator)
         try:
-            return asyncio.run(_run(args, base_url))
+            return run_job(_run(args, base_url), lang=words_lang(args),
+                           store_path=None if args.no_store else resolve_db_path(None))
         except EndpointError as exc:
             raise InputError("endpoint", str(exc)) from None
 

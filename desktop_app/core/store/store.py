@@ -316,6 +316,22 @@ class Store:
         return True
 
     @_locked
+    def stop_own_runs(self, reason: str) -> list[tuple[int, str, str]]:
+        """After this process's job was stopped (SIGTERM, SIGHUP): its runs still 'running'
+        become 'cancelled', and each 'cancelled' one without an error gets `reason` as its
+        error, so the run says why it stopped. Returns (id, kind, status) of every run this
+        process owns, oldest first."""
+        owner = (os.getpid(), _HOSTNAME, _OWNER_TOKEN)
+        mine = "pid = ? AND hostname = ? AND owner_token = ?"
+        with self.db.atomic():
+            self.db.execute(f"UPDATE runs SET status = 'cancelled', ended_at = ? WHERE {mine} "
+                            "AND status = 'running'", (utc_now_iso(), *owner))
+            self.db.execute(f"UPDATE runs SET error = ? WHERE {mine} AND status = 'cancelled' "
+                            "AND error IS NULL", (redact_text(reason), *owner))
+        return [tuple(r) for r in self.db.execute(
+            f"SELECT id, kind, status FROM runs WHERE {mine} ORDER BY id", owner)]
+
+    @_locked
     def reset_cell(self, run_id: int, cell_id: int) -> None:
         """Make a cell pending again: its requests and /metrics samples deleted, its times and
         summary cleared (resume runs it again from scratch). Call inside :meth:`claim_run`'s
