@@ -155,8 +155,23 @@ _FINDING_WORDS = {
         "hint_timeout": "raise the first-byte timeout or send fewer requests at once",
         "hint_connect": "check the server is up and reachable",
         "hint_http_status": "the server refused requests (429/503 mean overload: lower the load)",
-        "hint_stream_cut": "the server cut streams (llama-cpp-python does when a new request "
-                           "arrives)",
+        "requests_resent": "The server closed a kept-alive connection under {n} of {total} "
+                           "requests before answering ({parts}); each was sent once more on a "
+                           "new connection and timed from that send, so no figure includes the "
+                           "lost attempt.{engine}",
+        "resent_llamacpp": " llama.cpp's server closes its connection after every streamed "
+                           "reply, whatever its Keep-Alive header says: each request costs a "
+                           "new connection.",
+        "resent_cell": "{cell}: {n}",
+        "hint_connection_closed": "the server closed connections before answering, new ones "
+                                  "too (it may be overloaded, limit its connections, or not "
+                                  "serve HTTP/1.1 at this address)",
+        "hint_stream_cut": "the server ended streams before their end (a restart or crash, a "
+                           "proxy's or load balancer's timeout, or the server cancelling "
+                           "requests)",
+        "hint_stream_cut_llamacpp-python": "llama-cpp-python's server cuts the running stream "
+                                           "when a new request arrives: send one request at a "
+                                           "time, or serve with llama.cpp's own server",
         "hint_malformed_stream": "the server's stream was not valid SSE/JSON, or passed a size, "
                                  "line or nesting limit (the message names the limit's error "
                                  "class)",
@@ -313,7 +328,18 @@ _FINDING_WORDS = {
         "hint_timeout": "调大首字节超时，或减少同时发送的请求",
         "hint_connect": "检查服务端是否已启动且可以访问",
         "hint_http_status": "服务端拒绝了请求（429/503 表示过载：请降低负载）",
-        "hint_stream_cut": "服务端中断了流式响应（llama-cpp-python 在新请求到达时会这样做）",
+        "requests_resent": "服务端在应答前关闭了保持连接（keep-alive），涉及 {total} 个请求中的 "
+                           "{n} 个（{parts}）；每个请求都已在新连接上重发一次，并从重发时刻起计时，"
+                           "因此所有指标都不含失败的那次尝试。{engine}",
+        "resent_llamacpp": "llama.cpp 的服务端无论 Keep-Alive 头如何声明，每次流式应答后都会关闭"
+                           "连接：每个请求都要新建一次连接。",
+        "resent_cell": "{cell}：{n}",
+        "hint_connection_closed": "服务端在应答前关闭了连接，新建的连接也是如此（可能已过载、"
+                                  "限制了连接数，或此地址并非 HTTP/1.1 服务）",
+        "hint_stream_cut": "服务端在流式响应结束前将其中断（重启或崩溃、代理或负载均衡器超时，"
+                           "或服务端取消了请求）",
+        "hint_stream_cut_llamacpp-python": "llama-cpp-python 的服务端在新请求到达时会中断正在进行"
+                                           "的流：请一次只发一个请求，或改用 llama.cpp 自带的服务端",
         "hint_malformed_stream": "服务端的流不是有效的 SSE/JSON，或超出了大小、行长或嵌套深度"
                                  "限制（错误信息中给出了该限制的错误类型）",
         "hint_no_usage": "token 数为客户端自行统计：服务端没有返回 usage",
@@ -527,6 +553,14 @@ def _token_count_mismatch(lang: str, p: dict) -> str:
               detail=detail)
 
 
+def _requests_resent(lang: str, p: dict) -> str:
+    parts = _w(lang, "sep").join(_w(lang, "resent_cell", cell=cell_text(c["cell"], lang),
+                                    n=c["resent"]) for c in p["cells"])
+    engine = _w(lang, "resent_llamacpp") if p.get("engine") == "llamacpp" else ""
+    return _w(lang, "requests_resent", n=p["resent"], total=p["requests"], parts=parts,
+              engine=engine)
+
+
 def _client_bound(lang: str, p: dict) -> str:
     parts = _w(lang, "sep").join(
         _w(lang, "client_cell", cell=cell_text(c["cell"], lang),
@@ -548,8 +582,11 @@ def _failures(lang: str, p: dict) -> str:
 
 
 def _failure_hints(lang: str, p: dict) -> str:
+    own = set(p.get("engine_hints") or ())
     return _w(lang, "failure_hints", hints=_w(lang, "sep").join(
-        _w(lang, "hint", cls=cls, hint=_w(lang, f"hint_{cls}")) for cls in p["hint_classes"]))
+        _w(lang, "hint", cls=cls, hint=_w(lang, f"hint_{cls}_{p['engine']}" if cls in own
+                                             else f"hint_{cls}"))
+        for cls in p["hint_classes"]))
 
 
 def _goodput(lang: str, p: dict) -> str:
@@ -622,6 +659,7 @@ _FINDINGS: dict[str, Callable[[str, dict], str]] = {
     "implausible_counts": _implausible,
     "concurrency_not_kept": _concurrency_not_kept,
     "ray_clocks_uncertain": _ray_clocks_uncertain,
+    "requests_resent": _requests_resent,
 }
 _SUGGESTIONS: dict[str, Callable[[str, dict], str]] = {
     "raise_cap": _raise_cap,

@@ -65,8 +65,11 @@ def _real_findings() -> list[Finding]:
                                    token_mismatches=3,
                                    implausible={"usage_mismatch": 2, "no_content": 1})
     cells[0] = dataclasses.replace(cells[0], implausible={"negative_usage": 1,
-                                                          "absurd_usage": 1})
+                                                          "absurd_usage": 1}, resent=2)
     out += diagnose(cells)
+    # llama.cpp's server closing kept-alive connections: said in its own terms.
+    out += diagnose([dataclasses.replace(c, resent=1) for c in sweep("fast", (512,), (1, 2))],
+                    dataclasses.replace(vllm_info(), engine="llamacpp"))
     cells = sweep("fast", (512,), (1, 4), requests=lambda c: 16)
     serial, clock = [], cells[1].started_s
     for t in cells[1].timings:  # sent one after another: c=4 in name only

@@ -73,7 +73,7 @@ async def test_completions_api_counts_text_chunks(sim):
 
 
 @pytest.mark.parametrize(("fault", "error_class"), [
-    ("reset", "stream_cut"), ("disconnect", "stream_cut"), ("http500", "http_status"),
+    ("reset", "stream_cut"), ("disconnect", "connection_closed"), ("http500", "http_status"),
     ("http429", "http_status"), ("bad_sse", "malformed_stream"), ("no_usage", "no_usage"),
     ("stall", "timeout"),
 ])

@@ -61,8 +61,10 @@ def _sweep_kind(row: dict) -> str | None:
         return None
     if cls == "http_status":
         return {500: "http500", 429: "http429"}.get(status, f"http {status}")
-    if cls == "stream_cut":  # a FIN before any header vs a RST mid-stream
-        return "disconnect" if "without sending a response" in message else "reset"
+    if cls == "connection_closed":  # a FIN before any header
+        return "disconnect"
+    if cls == "stream_cut":  # a RST mid-stream
+        return "reset"
     return {"timeout": "stall", "malformed_stream": "bad_sse", "no_usage": "no_usage"}.get(cls,
                                                                                           cls)
 
@@ -83,17 +85,22 @@ def test_every_fault_in_a_sweep_is_one_classified_failed_request(tmp_path, concu
         run = store.get_run(result.run_id)
         (cell,) = store.cells(result.run_id)
         rows = store.requests(result.run_id, cell.id, limit=10_000)
-    # The run completes; every request is stored; no request was sent twice (no retries).
+    # The run completes; every request is stored once. The only request sent twice is one
+    # whose kept-alive connection was closed under it with nothing answered (a `disconnect` on
+    # a reused connection): flagged `resent`, and counted as that fault below.
     assert result.status == run.status == cell.status == "completed"
-    assert len(rows) == len(trace) == requests
+    resent = result.cells[0].resent
+    assert resent == sum("resent" in r.flags for r in result.requests)
+    assert len(rows) == requests and len(trace) == requests + resent
     # Every kind that can strike a plain stream did, and bad_tool_json (no tools) never did.
     assert set(injected) == set(KINDS) - {"bad_tool_json"}
     # Per class, exactly what was injected; the cell summary agrees.
     seen = Counter(_sweep_kind(r) for r in rows if r["error_class"])
+    seen["disconnect"] += resent
     _report(f"sweep c={concurrency}: {requests} requests", injected, seen)
     assert seen == injected
     summary = result.cells[0].summary
-    assert summary.ok == requests - sum(injected.values())
+    assert summary.ok == requests - sum(injected.values()) + resent
     assert summary.failures_by_class == dict(Counter(r["error_class"] for r in rows
                                                      if r["error_class"]))
     # Request by request where the client learnt the response id: the fault is that request's.

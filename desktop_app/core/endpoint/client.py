@@ -59,6 +59,10 @@ USAGE_MARGIN_FACTOR = 2
 USAGE_MARGIN_TOKENS = 8
 # Codes a StreamResult's `flags` may carry (counted per cell; the diagnosis names them).
 PLAUSIBILITY_FLAGS = ("negative_usage", "absurd_usage", "usage_mismatch", "no_content")
+# What happened to a request on the wire that its figures do not show: `resent`, sent again on
+# a new connection after the server closed its kept-alive one under it with nothing answered
+# (its figures are the second attempt's, timed from that send).
+CONNECTION_FLAGS = ("resent",)
 
 
 class EndpointError(Exception):
@@ -225,7 +229,7 @@ class _Stream:
         self.error_class: str | None = None
         self.error_message: str | None = None
         self.retry_after_s: float | None = None
-        self.flags: list[str] = []  # plausibility codes (PLAUSIBILITY_FLAGS)
+        self.flags: list[str] = []  # PLAUSIBILITY_FLAGS and CONNECTION_FLAGS codes
         self.text_chars = 0  # streamed text kept so far (at most MAX_STREAM_TEXT_CHARS)
 
     def fail(self, error_class: str, message: str) -> None:
@@ -380,9 +384,13 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
         headers={"Content-Type": "application/json", "Accept": "text/event-stream",
                  **(headers or {})})
 
+    fresh = [False]  # whether this attempt opened its own connection
+
     async def trace(event: str, info: dict) -> None:
         if event.endswith("send_request_headers.started"):  # http11. or http2.
             st.sent_ns = time.perf_counter_ns()
+        elif event == "connection.connect_tcp.started":
+            fresh[0] = True
 
     request.extensions["trace"] = trace
     with_limit(request, _limits.MAX_STREAM_BYTES, "stream")
@@ -397,7 +405,17 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
     try:
         async with asyncio.timeout(budget_s):
             st.sent_ns = st.queued_ns = time.perf_counter_ns()
-            response = await client.send(request, stream=True)
+            try:
+                response = await client.send(request, stream=True)
+            except (httpx.RemoteProtocolError, httpx.WriteError) as exc:
+                if fresh[0] or not _nothing_came(exc):
+                    raise
+                # A kept-alive connection the server closed under the request before one byte
+                # of the answer came (httpcore checks a pooled connection before reuse, but a
+                # close can land just after): sent once more, on a new connection.
+                fresh[0] = True
+                st.flag("resent")
+                response = await client.send(request, stream=True)
             st.first_byte_ns = time.perf_counter_ns()
             st.status_code = response.status_code
             if not response.is_success:
@@ -428,7 +446,8 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
         st.fail("connect", f"cannot connect to {shown}: {exc or type(exc).__name__}")
     except httpx.TransportError as exc:  # ReadError, WriteError, RemoteProtocolError, ...
         if st.first_byte_ns is None:
-            st.fail("stream_cut", f"the server closed the connection before answering ({exc})")
+            st.fail("connection_closed", f"the server closed the connection before answering "
+                    f"({exc})")
         else:
             st.fail("stream_cut", f"the connection broke after {len(st.chunk_times)} content "
                     f"chunks: {type(exc).__name__}: {exc}")
@@ -438,6 +457,13 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
         if response is not None:
             await response.aclose()  # also on CancelledError: drops the connection mid-stream
     return st.result()
+
+
+def _nothing_came(exc: httpx.TransportError) -> bool:
+    """Whether the request failed before one byte of an answer: the request was not written,
+    or h11 saw the close with nothing read (its own words for that case)."""
+    return (isinstance(exc, httpx.WriteError)
+            or "without sending a response" in str(exc))
 
 
 def _timeout_message(exc: httpx.TimeoutException, config: EndpointConfig, url: str) -> str:

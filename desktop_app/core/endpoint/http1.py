@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import select
 import ssl
 import time
 import urllib.parse
@@ -48,15 +49,22 @@ class _ProtocolError(Exception):
 
 
 class _Conn(asyncio.Protocol):
-    """One keep-alive connection; hands every read to the exchange using it, stamped."""
+    """One keep-alive connection; hands every read to the exchange using it, stamped.
 
-    __slots__ = ("transport", "closed", "idle_since", "exchange")
+    `idle_limit_s` and `requests_left` are what the server's `Keep-Alive: timeout=T, max=N`
+    allows (None: no `max` given); `served` counts the answers it carried."""
+
+    __slots__ = ("transport", "closed", "idle_since", "exchange", "idle_limit_s",
+                 "requests_left", "served")
 
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
         self.closed = False
         self.idle_since = 0.0
         self.exchange: _Exchange | None = None
+        self.idle_limit_s = KEEPALIVE_S
+        self.requests_left: int | None = None
+        self.served = 0
 
     def connection_made(self, transport) -> None:
         self.transport = transport
@@ -89,9 +97,18 @@ class _Exchange:
     the connection's callbacks; `future` is set when it ends (`reusable` says whether the
     connection may carry another request)."""
 
-    def __init__(self, st: LeanStream, conn: _Conn, url: str, read_timeout_s: float) -> None:
+    def __init__(self, st: LeanStream, conn: _Conn, url: str, read_timeout_s: float,
+                 *, may_resend: bool = False) -> None:
         self.st = st
         self.conn = conn
+        # On a kept-alive connection the server may have closed it between two requests (as
+        # llama.cpp's server does after a streamed reply, whatever its Keep-Alive header says):
+        # when it closes before one byte of the answer came, the request never reached an
+        # engine and may be sent again on a new connection (`unanswered`), as urllib3 and
+        # httpcore do; never once a byte arrived.
+        self.may_resend = may_resend
+        self.unanswered = False
+        self.got_bytes = False
         self.url = url  # for messages: no credentials
         self.future: asyncio.Future = asyncio.get_running_loop().create_future()
         self.state = _HEAD
@@ -161,9 +178,13 @@ class _Exchange:
                "RemoteProtocolError: peer closed connection without sending complete message "
                "body" + (" (incomplete chunked read)" if self.mode == "chunked" else ""))
         if self.state == _HEAD:
+            if self.may_resend and not self.got_bytes:
+                self.unanswered = True
+                self._end(False)
+                return
             reason = (f"{exc}" if exc is not None
                       else "Server disconnected without sending a response.")
-            self.fail("stream_cut", f"the server closed the connection before answering "
+            self.fail("connection_closed", f"the server closed the connection before answering "
                       f"({reason})")
         else:
             self.fail("stream_cut", f"the connection broke after {len(st.chunk_times)} content "
@@ -176,7 +197,7 @@ class _Exchange:
         elif isinstance(exc, httpx.DecodingError):
             self.fail("malformed_stream", f"DecodingError: {exc}")
         elif st.first_byte_ns is None:
-            self.fail("stream_cut", f"the server closed the connection before answering "
+            self.fail("connection_closed", f"the server closed the connection before answering "
                       f"({exc})")
         else:
             self.fail("stream_cut", f"the connection broke after {len(st.chunk_times)} content "
@@ -191,6 +212,7 @@ class _Exchange:
         if self.state == _DONE:
             return
         self.last_read = now / 1e9
+        self.got_bytes = True
         try:
             if self.state == _HEAD:
                 data = self._read_head(data, now)
@@ -231,7 +253,7 @@ class _Exchange:
                 continue  # 100 Continue and the like: the real answer follows
             break
         self.head = b""
-        self.keep_alive = keep
+        self.keep_alive = keep and self._keep_alive_allows(headers.get("keep-alive"))
         st = self.st
         st.first_byte_ns = now
         st.status_code = status
@@ -280,6 +302,32 @@ class _Exchange:
             self.mode = "close"
             self.keep_alive = False
         return buf
+
+    def _keep_alive_allows(self, value: str | None) -> bool:
+        """Honour `Keep-Alive: timeout=T, max=N` (RFC 2068's header, still sent by llama.cpp's
+        server and Apache): idle at most half of T here, and no request after the N-th."""
+        conn = self.conn
+        conn.served += 1
+        if conn.requests_left is not None:
+            conn.requests_left -= 1
+        if not value:
+            return conn.requests_left is None or conn.requests_left > 0
+        for part in value.split(","):
+            name, _, number = part.strip().partition("=")
+            try:
+                n = int(number.strip())
+            except ValueError:
+                continue
+            name = name.strip().lower()
+            if name == "timeout":
+                conn.idle_limit_s = min(KEEPALIVE_S, max(0.0, n / 2))
+            elif name == "max":
+                # Apache sends the answers left, cpp-httplib (llama.cpp) the total per connection,
+                # unchanged: read as the total, which never overshoots either.
+                left = max(0, n - conn.served)
+                conn.requests_left = (left if conn.requests_left is None
+                                      else min(left, conn.requests_left))
+        return conn.idle_limit_s > 0 and (conn.requests_left is None or conn.requests_left > 0)
 
     def _chunked(self, data: bytes, now: int) -> None:
         i, n = 0, len(data)
@@ -453,6 +501,7 @@ class LeanClient:
         self._idle: list[_Conn] = []
         self._max_idle = max(1, concurrency) + _SPARE_IDLE
         self._closed = False
+        self.resent = 0  # requests sent again after a kept-alive connection closed under them
 
     async def __aenter__(self) -> LeanClient:
         return self
@@ -475,12 +524,14 @@ class LeanClient:
                 + b"Content-Length: " + str(length).encode() + b"\r\n\r\n")
 
     def take(self) -> _Conn | None:
-        """An idle connection still fit to use, or None."""
+        """An idle connection still fit to use, or None: not closed, within the idle time the
+        server allows, and with nothing to read (a readable idle socket holds the server's close
+        or bytes nobody asked for, as httpcore checks)."""
         now = time.monotonic()
         while self._idle:
             conn = self._idle.pop()
             if (not conn.closed and conn.transport is not None and not conn.transport.is_closing()
-                    and now - conn.idle_since < KEEPALIVE_S):
+                    and now - conn.idle_since < conn.idle_limit_s and not _readable(conn)):
                 return conn
             if conn.transport is not None:
                 conn.transport.close()
@@ -508,6 +559,23 @@ class LeanClient:
         except (OSError, ssl.SSLError, ValueError) as exc:
             raise _ConnectFailed(str(exc) or type(exc).__name__) from None
         return conn
+
+
+def _readable(conn: _Conn) -> bool:
+    """Whether an idle connection's socket has something to read (its close, or stray bytes)."""
+    sock = conn.transport.get_extra_info("socket")
+    if sock is None:
+        return False
+    try:
+        fd = sock.fileno()
+        if hasattr(select, "poll"):  # select() refuses descriptors above 1023 (c=1024 runs)
+            poll = select.poll()
+            poll.register(fd, select.POLLIN)
+            return bool(poll.poll(0))
+        ready, _, _ = select.select([fd], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(ready)
 
 
 def _header_lines(pairs: list[tuple[str, str]]) -> bytes:

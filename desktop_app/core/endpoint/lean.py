@@ -108,12 +108,24 @@ async def stream_request_lean(client: LeanClient, config: EndpointConfig, body: 
         async with asyncio.timeout(budget_s):
             st.sent_ns = st.queued_ns = time.perf_counter_ns()
             request = client.head(target, len(payload), headers) + payload
-            conn = client.take() or await client.connect()
-            ex = _Exchange(st, conn, shown, config.first_byte_timeout_s)
-            conn.exchange = ex
-            st.sent_ns = time.perf_counter_ns()
-            conn.transport.write(request)
-            await ex.future
+            conn = client.take()
+            reused = conn is not None
+            while True:
+                if conn is None:
+                    conn = await client.connect()
+                ex = _Exchange(st, conn, shown, config.first_byte_timeout_s, may_resend=reused)
+                conn.exchange = ex
+                st.sent_ns = time.perf_counter_ns()
+                conn.transport.write(request)
+                await ex.future
+                if not ex.unanswered:
+                    break
+                # The kept-alive connection was closed under the request before one byte came
+                # back: once more on a new connection (timed from that send), never again.
+                client.resent += 1
+                st.flag("resent")
+                _drop(conn, ex)
+                conn, reused = None, False
     except TimeoutError:
         fail_out_of_time(st, config, by_deadline)
     except _ConnectTimedOut:
@@ -125,10 +137,14 @@ async def stream_request_lean(client: LeanClient, config: EndpointConfig, body: 
             if ex is not None and ex.state == _DONE and ex.reusable:
                 client.give(conn)
             else:
-                if ex is not None:
-                    ex.cancel()
-                conn.exchange = None
-                conn.closed = True
-                if conn.transport is not None:
-                    conn.transport.abort()  # also on CancelledError: dropped mid-stream
+                _drop(conn, ex)  # also on CancelledError: dropped mid-stream
     return st.result()
+
+
+def _drop(conn: _Conn, ex: _Exchange | None) -> None:
+    if ex is not None:
+        ex.cancel()
+    conn.exchange = None
+    conn.closed = True
+    if conn.transport is not None:
+        conn.transport.abort()

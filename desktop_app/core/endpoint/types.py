@@ -20,6 +20,7 @@ ERROR_CLASSES = (
     "connect",  # could not connect (refused, DNS, TLS handshake)
     "timeout",  # connect, first-byte or total timeout
     "http_status",  # a non-2xx answer; the status code is recorded beside it
+    "connection_closed",  # the server closed the connection before one byte of its answer
     "stream_cut",  # the stream ended without a finish_reason / [DONE] (reset, server cut it)
     "malformed_stream",  # an SSE line or JSON the client could not parse
     "no_usage",  # asked for usage and none came: token counts are the client's own

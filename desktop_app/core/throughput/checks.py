@@ -45,12 +45,15 @@ GOODPUT_TARGET = 0.90
 
 # The failure classes with a hint of what to do (the `failures` finding's suggestion; the
 # words are `hint_<class>` in the catalogue).
-FAILURE_HINT_CLASSES = ("timeout", "connect", "http_status", "stream_cut", "malformed_stream",
-                        "no_usage", "no_content")
+FAILURE_HINT_CLASSES = ("timeout", "connect", "http_status", "connection_closed", "stream_cut",
+                        "malformed_stream", "no_usage", "no_content")
+# A hint said in an engine's own terms where it has a habit of its own (`hint_<class>_<engine>`).
+ENGINE_HINTS = {("stream_cut", "llamacpp-python")}
 # Every code these findings, their suggestions and their sub-parts carry (diagnosis.py lists
 # them with its own for the words catalogue's test).
 CHECK_FINDING_CODES = ("client_bound", "concurrency_not_kept", "failures", "goodput",
-                       "implausible_counts", "token_count_mismatch", "ray_clocks_uncertain")
+                       "implausible_counts", "token_count_mismatch", "ray_clocks_uncertain",
+                       "requests_resent")
 CHECK_SUGGESTION_CODES = ("calibrate_prompts", "split_client_load", "separate_client_machine",
                           "failure_hints", "goodput_capacity", "check_usage_reporting",
                           "keep_concurrency", "ray_clocks_closer")
@@ -60,6 +63,8 @@ CHECK_SUGGESTION_CODES = ("calibrate_prompts", "split_client_load", "separate_cl
 CONFIG_FINDING_CODES = ("ray_clocks_uncertain",)
 CLOCKS_KEY = "ray_clocks"  # in the run's stored configuration (ray_pool.save_clocks writes it)
 CHECK_PART_CODES = (*(f"hint_{c}" for c in FAILURE_HINT_CLASSES),
+                    *(f"hint_{c}_{e}" for c, e in sorted(ENGINE_HINTS)),
+                    "resent_llamacpp", "resent_cell",
                     *(f"implausible_{c}" for c in PLAUSIBILITY_FLAGS))
 
 
@@ -83,6 +88,23 @@ def _r(x: float | None, digits: int = 3) -> float | None:
 def _mean(values: Iterable[float | None]) -> float | None:
     vals = [v for v in values if v is not None]
     return float(np.mean(vals)) if vals else None
+
+
+def resent(cells: Sequence[CellResult], engine: str | None = None) -> Finding | None:
+    """Requests the client sent again because the server closed a kept-alive connection under
+    them before answering: not failures (nothing of theirs was answered; each is timed from
+    its second send), but a server habit worth knowing (llama.cpp's server closes after every
+    streamed reply), and a server that drops requests it has read shows here too."""
+    bad = [(i, c) for i, c in enumerate(cells) if c.resent]
+    if not bad:
+        return None
+    total = sum(c.resent for _, c in bad)
+    requests = sum(c.summary.count for c in cells)
+    params = {"resent": total, "requests": requests, "engine": engine,
+              "cells": [{"cell": cell_params(c.spec), "resent": c.resent} for _, c in bad]}
+    evidence = {"resent": total, "requests": requests,
+                "by_cell": {str(i): c.resent for i, c in bad}}
+    return Finding("requests_resent", "info", evidence=evidence, params=params)
 
 
 def token_mismatch(cells: Sequence[CellResult]) -> Finding | None:
@@ -138,7 +160,7 @@ def client_bound(cells: Sequence[CellResult]) -> Finding | None:
                    else "separate_client_machine")
 
 
-def failures(cells: Sequence[CellResult]) -> Finding | None:
+def failures(cells: Sequence[CellResult], engine: str | None = None) -> Finding | None:
     failed = [(i, c) for i, c in enumerate(cells) if c.summary.failures_by_class]
     if not failed:
         return None
@@ -154,7 +176,9 @@ def failures(cells: Sequence[CellResult]) -> Finding | None:
     share = n_failed / total if total else 1.0
     hints = [cls for cls in sorted(by_class) if cls in FAILURE_HINT_CLASSES]
     params = {"failed": n_failed, "requests": total, "share": share, "cells": parts,
-              "hint_classes": hints}
+              "hint_classes": hints,
+              "engine_hints": [cls for cls in hints if (cls, engine) in ENGINE_HINTS],
+              "engine": engine}
     evidence = {"failed": n_failed, "requests": total, "share": _r(share),
                 "by_class": dict(sorted(by_class.items())),
                 "by_cell": {str(i): dict(c.summary.failures_by_class) for i, c in failed}}

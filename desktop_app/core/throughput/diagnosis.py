@@ -40,6 +40,7 @@ from desktop_app.core.throughput.checks import (
     failures as _failures,
     goodput as _goodput,
     implausible as _implausible,
+    resent as _resent,
     token_mismatch as _token_mismatch,
     unreliable_cells,
 )
@@ -84,7 +85,7 @@ _CODE_RANK = {code: i for i, code in enumerate((
     "concurrency_cap", "kv_cache_pressure", "client_bound", "implausible_counts", "failures",
     "concurrency_not_kept", "ray_clocks_uncertain",
     "prefill_drop_under_concurrency", "decode_slows_with_batch", "token_count_mismatch",
-    "goodput", "prefill_slows_with_length", "ttft_linear"))}
+    "goodput", "prefill_slows_with_length", "ttft_linear", "requests_resent"))}
 # Every code a finding, a suggestion or a sub-part of either can carry (the words catalogue
 # and its test enumerate these: a new code without English and Chinese words fails).
 FINDING_CODES = tuple(_CODE_RANK)
@@ -127,7 +128,7 @@ def diagnose(
     findings = [
         cap, _kv_pressure(cells, engine, settings, kv_peak), _client_bound(cells),
         _concurrency_not_kept(cells),
-        _failures(cells), _prefill_drop(cells, cap, engine), _decode_slows(cells, cap, engine),
+        _failures(cells, engine), _resent(cells, engine), _prefill_drop(cells, cap, engine), _decode_slows(cells, cap, engine),
         _token_mismatch(cells), _implausible(cells), _goodput(cells), *_length_findings(cells),
         *config_findings(run_config),
     ]

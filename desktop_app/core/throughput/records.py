@@ -107,6 +107,7 @@ def cell_result(record: CellRecord, timings: Sequence[RequestTiming] = (),
         prefill_change=d.get("prefill_change"), decode_change=d.get("decode_change"),
         goodput=d.get("goodput"), token_mismatches=_int_or_none(d.get("token_mismatches")) or 0,
         implausible=_implausible(d.get("implausible")),
+        resent=_int_or_none(d.get("resent")) or 0,
         started_s=0.0 if started is None or origin is None else started - base,
         ended_s=0.0 if ended is None or origin is None else ended - base, status=status)
 

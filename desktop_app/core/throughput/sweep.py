@@ -475,6 +475,7 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
     timings: list[RequestTiming] = []
     samples: list[MetricSample] = []
     mismatches = 0
+    resent = 0
     implausible: dict[str, int] = {}
     # Every prompt of the cell is built (and counted, where this server's salts do not all
     # count the same) before its first request: no request waits on the tokenizer.
@@ -503,11 +504,14 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
         record(i, await run.stream(client, body, deadline=deadline))
 
     def record(i: int, res: StreamResult) -> None:
-        nonlocal mismatches
+        nonlocal mismatches, resent
         timing = to_timing(run, spec.input_tokens, res, result.usage_expected)
         timings.append(timing)
         for code in res.flags:
-            implausible[code] = implausible.get(code, 0) + 1
+            if code == "resent":
+                resent += 1
+            else:
+                implausible[code] = implausible.get(code, 0) + 1
         if not check_prompt_tokens(spec.input_tokens, res.prompt_tokens):
             mismatches += 1
         run.run_done += 1
@@ -586,7 +590,7 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
         spec=spec, summary=summary, timings=tuple(timings), samples=tuple(samples),
         client_load=load, goodput=_goodput(config, timings), token_mismatches=mismatches,
         started_s=started, ended_s=run.elapsed(), status=status,
-        implausible=dict(sorted(implausible.items())),
+        implausible=dict(sorted(implausible.items())), resent=resent,
     )
 
 
@@ -635,7 +639,7 @@ def cell_summary_json(cell: CellResult) -> dict:
     load = dataclasses.asdict(cell.client_load) if cell.client_load else None
     return {**s, "prefill_change": cell.prefill_change, "decode_change": cell.decode_change,
             "goodput": cell.goodput, "token_mismatches": cell.token_mismatches,
-            "implausible": dict(cell.implausible),
+            "implausible": dict(cell.implausible), "resent": cell.resent,
             "client_load": load, "status": cell.status}
 
 

@@ -75,6 +75,9 @@ class CellResult:
     # Requests whose numbers could not be true, by plausibility code (negative_usage,
     # absurd_usage, usage_mismatch, no_content: `endpoint.client.PLAUSIBILITY_FLAGS`).
     implausible: dict[str, int] = field(default_factory=dict)
+    # Requests sent again after the server closed a kept-alive connection under them with
+    # nothing answered (each counted once; its figures are from the new connection's send).
+    resent: int = 0
 
 
 @dataclass(frozen=True)
