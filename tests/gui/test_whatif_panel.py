@@ -4,11 +4,13 @@
 import asyncio
 import dataclasses
 import threading
+import time
 
 import pytest
 from PySide6.QtCore import QSettings, Qt, QTimer
 
 from desktop_app.core.endpoint.types import EndpointConfig
+from desktop_app.core.fit import fit_job
 from desktop_app.core.simulator.launcher import start_simulator
 from desktop_app.core.store import Store
 from desktop_app.core.throughput.config import SweepConfig
@@ -93,12 +95,22 @@ def _fitted(qtbot, page, run_id):
     return ticks
 
 
+async def _slow_fit_job(*args):
+    """The fit, held 1 s first: a fit that took 0.2 s on a fast machine could hold the window
+    for all of it and still leave the 50 ms clock four ticks."""
+    time.sleep(1.0)
+    return await fit_job(*args)
+
+
 def test_the_panel_fits_a_stored_sweep_without_holding_the_window(
-        qtbot, qt_loop, tmp_path, stored_sweeps):
+        qtbot, qt_loop, tmp_path, stored_sweeps, monkeypatch):
     db, run_id, _ = stored_sweeps
+    monkeypatch.setattr("desktop_app.gui.controllers.throughput.fit_job", _slow_fit_job)
     page = _page(qtbot, tmp_path, db)
     ticks = _fitted(qtbot, page, run_id)
-    assert len(ticks) >= 5  # the fit ran elsewhere: the window's clock went on ticking
+    # The fit ran elsewhere: the window's clock went on ticking through the held second (a fit
+    # on the window's thread would leave it none of the 20 ticks).
+    assert len(ticks) >= 12
     panel = page.whatif
     assert f"Run {run_id}" in panel.status_label.text()
     assert "Worst cell error" in panel.fit_label.text()
