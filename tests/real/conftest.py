@@ -11,6 +11,10 @@ import os
 import pytest
 
 REAL_URL = os.environ.get("THROUGHLINE_REAL_URL", "").strip()
+# A real instruct model (SmolLM2-135M-Instruct on llama.cpp, `SIZE=smollm2`, its own chat
+# template): what needs real model behaviour (the SQL agent); the random-weight server above
+# stays for what needs exact token counts and fixed output lengths.
+REAL_MODEL_URL = os.environ.get("THROUGHLINE_REAL_MODEL_URL", "").strip()
 SKIP_REASON = ("needs a real llama.cpp server: set THROUGHLINE_REAL_URL (`make test-real` starts "
                "one and sets it)")
 
@@ -28,3 +32,12 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session")
 def real_url():
     return REAL_URL.rstrip("/")
+
+
+@pytest.fixture(scope="session")
+def real_model_url():
+    """The real instruct model's server root (no /v1), e.g. http://127.0.0.1:18091."""
+    if not REAL_MODEL_URL:
+        pytest.skip("needs SmolLM2 on llama.cpp: set THROUGHLINE_REAL_MODEL_URL (`make test-real` "
+                    "starts one and sets it)")
+    return REAL_MODEL_URL.rstrip("/")

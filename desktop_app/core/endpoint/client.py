@@ -207,7 +207,7 @@ class _Stream:
     """What one streamed request has seen so far; `result()` turns it into a StreamResult."""
 
     __slots__ = ("chunk_times", "done", "error_class", "error_message", "finish_reason",
-                 "first_answer_ns", "first_byte_ns", "flags", "parts", "queued_ns",
+                 "first_answer_ns", "first_byte_ns", "flags", "max_chunks", "parts", "queued_ns",
                  "reasoning_chunks", "response_id", "retry_after_s", "sent_ns", "server_error",
                  "status_code", "text_chars", "usage", "usage_asked")
 
@@ -231,6 +231,7 @@ class _Stream:
         self.retry_after_s: float | None = None
         self.flags: list[str] = []  # PLAUSIBILITY_FLAGS and CONNECTION_FLAGS codes
         self.text_chars = 0  # streamed text kept so far (at most MAX_STREAM_TEXT_CHARS)
+        self.max_chunks: int | None = None  # limits.chunk_cap of the request's body
 
     def fail(self, error_class: str, message: str) -> None:
         if self.error_class is None:  # the first failure is the cause; later ones follow from it
@@ -379,6 +380,7 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
     body = {**body, "stream": True}
     options = body.setdefault("stream_options", {"include_usage": True})
     st = _Stream(isinstance(options, dict) and bool(options.get("include_usage")))
+    st.max_chunks = _limits.chunk_cap(body)
     request = client.build_request(
         "POST", url, content=json.dumps(body).encode(),
         headers={"Content-Type": "application/json", "Accept": "text/event-stream",
@@ -407,7 +409,7 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
             st.sent_ns = st.queued_ns = time.perf_counter_ns()
             try:
                 response = await client.send(request, stream=True)
-            except (httpx.RemoteProtocolError, httpx.WriteError) as exc:
+            except (httpx.RemoteProtocolError, httpx.WriteError, httpx.ReadError) as exc:
                 if fresh[0] or not _nothing_came(exc):
                     raise
                 # A kept-alive connection the server closed under the request before one byte
@@ -429,10 +431,26 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
                         "does the server support stream: true?")
             else:
                 parser, on_event, clock = SSEParser(), st.on_event, time.perf_counter_ns
+                # A drip is never silent: an event must complete within the read timeout of
+                # the last (limits.py, "Deadlines"), and no more chunks come than were asked.
+                patience_ns = int(config.first_byte_timeout_s * 1e9)
+                last_event, cap = st.first_byte_ns, st.max_chunks
                 async for chunk in response.aiter_bytes():
                     now = clock()
-                    for data in parser.feed(chunk):
+                    events = parser.feed(chunk)
+                    if not events:
+                        if now - last_event >= patience_ns:
+                            st.fail("timeout", f"the server sent bytes for "
+                                    f"{config.first_byte_timeout_s:g} s without completing an "
+                                    f"event ({len(st.chunk_times)} content chunks in) (read "
+                                    "timeout)")
+                            break
+                        continue
+                    last_event = now
+                    for data in events:
                         on_event(data, now)
+                    if cap is not None and len(st.chunk_times) > cap:
+                        raise _limits.StreamedTooMuch(_limits.too_much_words(cap), limit=cap)
                 now = clock()
                 for data in parser.close():
                     on_event(data, now)
@@ -461,8 +479,10 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
 
 def _nothing_came(exc: httpx.TransportError) -> bool:
     """Whether the request failed before one byte of an answer: the request was not written,
-    or h11 saw the close with nothing read (its own words for that case)."""
-    return (isinstance(exc, httpx.WriteError)
+    the connection was reset under it (a server that closed the kept-alive connection answers
+    the request it never read with a reset, which drops whatever was unread: nothing of this
+    answer was sent), or h11 saw the close with nothing read (its own words for that case)."""
+    return (isinstance(exc, (httpx.WriteError, httpx.ReadError))
             or "without sending a response" in str(exc))
 
 
@@ -471,6 +491,8 @@ def _timeout_message(exc: httpx.TimeoutException, config: EndpointConfig, url: s
         return f"could not connect to {url} within {config.connect_timeout_s:g} s"
     if isinstance(exc, httpx.PoolTimeout):
         return f"no free connection within {config.first_byte_timeout_s:g} s"
+    if isinstance(exc, _limits.ExchangeDeadline):  # a drip: it names its phase
+        return f"{exc} (read timeout)"
     if isinstance(exc, httpx.ReadTimeout):
         return f"the server sent nothing for {config.first_byte_timeout_s:g} s (read timeout)"
     return f"{type(exc).__name__}: {exc}"

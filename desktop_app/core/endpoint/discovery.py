@@ -20,18 +20,22 @@ from dataclasses import dataclass
 
 import httpx
 
-from desktop_app.core.endpoint.client import EndpointError, status_text, error_message, make_client
+from desktop_app.core.endpoint.client import EndpointError, error_message, make_client, status_text
 from desktop_app.core.endpoint import limits
 from desktop_app.core.endpoint.limits import JSONTooDeep, loads_limited, with_limit
 from desktop_app.core.endpoint.server_settings import ServerSettings, read_server_settings
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo, TokenizerKind
 from desktop_app.core.endpoint.urls import validate_base_url
+from desktop_app.core.redact import redact_url
 
 __all__ = ["EndpointError", "count_prompt_tokens", "discover", "validate_base_url"]
 
 _PROBE_TIMEOUT_S = 10.0  # each optional probe; they run concurrently
 _SETTINGS_TIMEOUT_S = 12.0  # all of read_server_settings (its probes are bounded by 5 s each)
 _MODELS_TIMEOUT_S = 30.0  # GET /v1/models: a user is waiting, and it is a cheap call
+# All of discovery, whatever each step's own bound: a server slow at every probe in turn (a
+# drip on each) still gives the user an answer within a minute.
+DISCOVERY_DEADLINE_S = 60.0
 _PROBES = ("/version", "/metrics", "/health", "/props", "/get_server_info", "/api/version",
            "/info")
 _METRIC_PREFIXES = {"vllm:": "vllm", "sglang:": "sglang", "llamacpp:": "llamacpp",
@@ -62,10 +66,16 @@ async def discover(config: EndpointConfig, client: httpx.AsyncClient | None = No
         validate_base_url(config.base_url)
     except ValueError as exc:
         raise EndpointError(str(exc), url=config.base_url) from None
-    if client is not None:
-        return await _discover(config, client)
-    async with make_client(config, 1) as own:
-        return await _discover(config, own)
+    try:
+        async with asyncio.timeout(DISCOVERY_DEADLINE_S):
+            if client is not None:
+                return await _discover(config, client)
+            async with make_client(config, 1) as own:
+                return await _discover(config, own)
+    except TimeoutError:
+        url = redact_url(config.base_url)
+        raise EndpointError(f"{url} answered its discovery probes too slowly: discovery did not "
+                            f"finish within {DISCOVERY_DEADLINE_S:g} s", url=url) from None
 
 
 async def _discover(config: EndpointConfig, client: httpx.AsyncClient) -> EndpointInfo:
@@ -201,6 +211,8 @@ async def _get_models(client: httpx.AsyncClient, config: EndpointConfig, url: st
         raise EndpointError(f"cannot connect to {url}: no answer within "
                             f"{config.connect_timeout_s:g} s (check the base URL)",
                             url=url) from None
+    except limits.ExchangeDeadline as exc:  # a drip: it names its phase
+        raise EndpointError(f"GET {url}: {exc}", url=url) from None
     except httpx.TimeoutException:
         raise EndpointError(f"{url} did not answer within {wait_s:g} s",
                             url=url) from None
@@ -229,8 +241,9 @@ async def _get(client: httpx.AsyncClient, url: str) -> _Answer | None:
     if url.endswith("/metrics"):
         return await _get_start(client, url, limits.MAX_METRICS_BYTES)
     try:
-        response = await client.get(url, timeout=_PROBE_TIMEOUT_S)
-    except httpx.HTTPError:  # ResponseTooLarge included
+        async with asyncio.timeout(_PROBE_TIMEOUT_S):  # the whole probe, a drip included
+            response = await client.get(url, timeout=_PROBE_TIMEOUT_S)
+    except (httpx.HTTPError, TimeoutError):  # ResponseTooLarge included
         return None
     return _Answer(response.status_code, _json(response), response.text)
 
@@ -253,8 +266,9 @@ async def _get_start(client: httpx.AsyncClient, url: str, limit: int) -> _Answer
 async def _post(client: httpx.AsyncClient, url: str, body: dict) -> dict:
     """An optional POST's JSON object on a 2xx answer, else {}."""
     try:
-        response = await client.post(url, json=body, timeout=_PROBE_TIMEOUT_S)
-    except httpx.HTTPError:
+        async with asyncio.timeout(_PROBE_TIMEOUT_S):  # the whole probe, a drip included
+            response = await client.post(url, json=body, timeout=_PROBE_TIMEOUT_S)
+    except (httpx.HTTPError, TimeoutError):
         return {}
     data = _json(response) if response.is_success else None
     return data if isinstance(data, dict) else {}

@@ -128,7 +128,11 @@ class _Exchange:
         self.parser = ByteSSEParser()
         self.on_bytes = st.on_bytes
         self.read_timeout_s = read_timeout_s
-        self.last_read = time.perf_counter()
+        # A drip never falls silent: besides silence, the headers must be whole within the read
+        # timeout of the send, an error / JSON body within it of the headers, and a stream must
+        # complete an event within it of the last (limits.py, "Deadlines").
+        self.started = self.last_read = self.last_event = time.perf_counter()
+        self.max_chunks = st.max_chunks
         self.timer = asyncio.get_running_loop().call_later(read_timeout_s, self._check_silence)
 
     # -- ending ---------------------------------------------------------------------------------
@@ -149,13 +153,29 @@ class _Exchange:
     def _check_silence(self) -> None:
         if self.state == _DONE:
             return
-        quiet = time.perf_counter() - self.last_read
-        if quiet >= self.read_timeout_s:
-            self.fail("timeout", f"the server sent nothing for {self.read_timeout_s:g} s "
-                      "(read timeout)")
+        now = time.perf_counter()
+        limit = self.read_timeout_s
+        quiet = now - self.last_read
+        # Since the send while the headers come, since the headers for an error / JSON body,
+        # since the last complete event for a stream.
+        since = now - (self.started if self.state == _HEAD or self.sink != "sse"
+                       else self.last_event)
+        if quiet >= limit:
+            self.fail("timeout", f"the server sent nothing for {limit:g} s (read timeout)")
+        elif since >= limit:
+            if self.state == _HEAD:
+                what = f"the server did not finish its headers within {limit:g} s of the request"
+            elif self.sink == "sse":
+                what = (f"the server sent bytes for {limit:g} s without completing an event "
+                        f"({len(self.st.chunk_times)} content chunks in)")
+            else:
+                what = f"the server sent its answer for {limit:g} s without finishing it"
+            self.fail("timeout", what + " (read timeout)")
+            if self.conn.transport is not None:
+                self.conn.transport.abort()
         else:
             self.timer = asyncio.get_running_loop().call_later(
-                self.read_timeout_s - quiet, self._check_silence)
+                limit - max(quiet, since), self._check_silence)
 
     def cancel(self) -> None:
         self.timer.cancel()
@@ -258,6 +278,7 @@ class _Exchange:
         st.first_byte_ns = now
         st.status_code = status
         self.state = _BODY
+        self.started = self.last_event = now / 1e9
         if not 200 <= status < 300:
             st.retry_after_s = _retry_after_s(headers.get("retry-after"))
             self.sink = "body"
@@ -397,8 +418,14 @@ class _Exchange:
                 f"{_limits.mib(self.limit)} (after decoding)", limit=self.limit)
         if self.sink == "sse":
             on_bytes = self.on_bytes
-            for event in self.parser.feed(piece):
-                on_bytes(event, now)
+            events = self.parser.feed(piece)
+            if events:
+                for event in events:
+                    on_bytes(event, now)
+                self.last_event = now / 1e9
+                if self.max_chunks is not None and len(self.st.chunk_times) > self.max_chunks:
+                    raise _limits.StreamedTooMuch(_limits.too_much_words(self.max_chunks),
+                                                  limit=self.max_chunks)
             return
         self.body.append(piece)
         self.body_len += len(piece)

@@ -92,6 +92,7 @@ async def stream_request_lean(client: LeanClient, config: EndpointConfig, body: 
     body = {**body, "stream": True}
     options = body.setdefault("stream_options", {"include_usage": True})
     st = LeanStream(isinstance(options, dict) and bool(options.get("include_usage")))
+    st.max_chunks = _limits.chunk_cap(body)
     payload = json.dumps(body).encode()
     split = urllib.parse.urlsplit(url)
     target = (split.path or "/") + (f"?{split.query}" if split.query else "")

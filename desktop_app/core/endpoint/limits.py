@@ -27,6 +27,14 @@ Limit (module default), what it bounds, and its error:
 * `MAX_PLAUSIBLE_TOKENS` (10,000,000): a usage count above it is impossible (flag
   `absurd_usage`).
 
+Deadlines (a server that drips bytes never trips a read timeout, which only counts silence):
+the response's headers must be complete within the request's read timeout of its send (the
+first-byte timeout; every 1xx interim answer counts towards it), and a non-streamed body within
+the read timeout of its headers: `ExchangeDeadline` (an `httpx.ReadTimeout`, so callers that
+treat a timeout as a timeout stay right), its message naming the phase. A streamed body is
+held to its own rules by the stream's reader (an event within the read timeout of the last,
+and no more than it asked for).
+
 Encodings: the client asks for `Accept-Encoding: gzip, deflate` only. A body in any other
 Content-Encoding (br, zstd, compress, ...) is refused when it is read, `UnsupportedEncoding`:
 httpx would decode br or zstd whole and unbounded when brotli or zstandard happen to be
@@ -35,15 +43,18 @@ installed (a bomb), and pass it through undecoded (garbage to parse) when not.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+import time
 import zlib
 from collections.abc import AsyncIterator
 
 import httpx
 
 __all__ = [
-    "DecompressedTooLarge", "JSONTooDeep", "LimitedTransport", "MetricsTooLarge",
+    "DecompressedTooLarge", "ExchangeDeadline", "JSONTooDeep", "LimitedTransport",
+    "StreamedTooMuch", "chunk_cap", "MetricsTooLarge",
     "ResponseLimitError", "ResponseTooLarge", "SSELineTooLong", "UnsupportedEncoding",
     "clean_text", "loads_limited", "mib",
 ]
@@ -93,6 +104,39 @@ class SSELineTooLong(ResponseLimitError):
 
 class JSONTooDeep(ResponseLimitError, ValueError):
     """A JSON document nested deeper than `MAX_JSON_DEPTH`."""
+
+
+class StreamedTooMuch(ResponseLimitError):
+    """A stream sent more content chunks than its max_tokens allows (a chunk carries at least
+    one token): it would never end on its own."""
+
+
+def chunk_cap(body: dict) -> int | None:
+    """Content chunks a stream asked for `body` may carry at most (None: no max_tokens asked):
+    twice the tokens asked, and 16 more, as no engine sends more chunks than tokens."""
+    asked = body.get("max_tokens", body.get("max_completion_tokens"))
+    if isinstance(asked, bool) or not isinstance(asked, int) or asked <= 0:
+        return None
+    return 2 * asked + 16
+
+
+def too_much_words(cap: int) -> str:
+    return (f"StreamedTooMuch: the server streamed more than {cap} content chunks, twice the "
+            "max_tokens asked and more, without finishing; the rest was not read")
+
+
+class ExchangeDeadline(httpx.ReadTimeout):
+    """The server kept sending but did not finish its headers (`phase` "headers") or its
+    non-streamed body ("body") within the read timeout: a drip."""
+
+    def __init__(self, message: str, *, phase: str, seconds: float) -> None:
+        super().__init__(message)
+        self.phase, self.seconds = phase, seconds
+
+
+def _read_timeout(request: httpx.Request) -> float | None:
+    value = (request.extensions.get("timeout") or {}).get("read")
+    return float(value) if isinstance(value, (int, float)) and value > 0 else None
 
 
 class UnsupportedEncoding(ResponseLimitError):
@@ -235,10 +279,13 @@ class _RefusedStream(httpx.AsyncByteStream):
 
 class _LimitedStream(httpx.AsyncByteStream):
     def __init__(self, inner: httpx.AsyncByteStream, decoders: list[_Decoder], limit: int,
-                 kind: str, url: str) -> None:
+                 kind: str, url: str, within_s: float | None = None) -> None:
         self._inner, self._decoders = inner, decoders
         self._limit, self._kind, self._url = limit, kind, url
         self._total = 0
+        # A non-streamed body must be whole this long after its headers (None: no deadline).
+        self._within_s = within_s
+        self._deadline = None if within_s is None else time.monotonic() + within_s
 
     def _count(self, piece: bytes) -> bytes:
         self._total += len(piece)
@@ -260,9 +307,25 @@ class _LimitedStream(httpx.AsyncByteStream):
             yield from self._through(dec.feed(piece), i + 1)
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for raw in self._inner:
-            for piece in self._through([raw]):
-                yield piece
+        if self._deadline is None:
+            async for raw in self._inner:
+                for piece in self._through([raw]):
+                    yield piece
+        else:
+            reads = self._inner.__aiter__()
+            while True:
+                try:
+                    async with asyncio.timeout(max(0.0, self._deadline - time.monotonic())):
+                        raw = await anext(reads)
+                except StopAsyncIteration:
+                    break
+                except TimeoutError:
+                    raise ExchangeDeadline(
+                        f"the server sent its answer for {self._within_s:g} s without finishing "
+                        f"it ({mib(self._total)} in; {self._url})", phase="body",
+                        seconds=self._within_s) from None
+                for piece in self._through([raw]):
+                    yield piece
         for i, dec in enumerate(self._decoders):
             for piece in self._through(dec.flush(), i + 1):
                 yield piece
@@ -287,7 +350,38 @@ class LimitedTransport(httpx.AsyncBaseTransport):
         return getattr(self._inner, name)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        response = await self._inner.handle_async_request(request)
+        within_s = _read_timeout(request)
+        if within_s is None:
+            response = await self._inner.handle_async_request(request)
+        else:
+            connect = (request.extensions.get("timeout") or {}).get("connect")
+            # A slow connect is the connect timeout's to name, not the headers': the deadline
+            # starts when the request is sent (httpcore's trace says when), and until then
+            # allows for the connect too.
+            head_s = within_s + (connect if isinstance(connect, (int, float)) else 0.0)
+            loop = asyncio.get_running_loop()
+            outer_trace = request.extensions.get("trace")
+
+            async def trace(event: str, info: dict) -> None:
+                if event.endswith("send_request_headers.started"):
+                    clock.reschedule(loop.time() + within_s)
+                if outer_trace is not None:
+                    await outer_trace(event, info)
+
+            request.extensions["trace"] = trace
+            try:
+                async with asyncio.timeout(head_s) as clock:
+                    response = await self._inner.handle_async_request(request)
+            except TimeoutError:
+                url = str(request.url.copy_with(username=None, password=None))
+                raise ExchangeDeadline(
+                    f"the server did not finish its headers within {within_s:g} s of the "
+                    f"request ({url})", phase="headers", seconds=within_s) from None
+            finally:  # a request sent again is traced afresh, not through this clock
+                if outer_trace is None:
+                    request.extensions.pop("trace", None)
+                else:
+                    request.extensions["trace"] = outer_trace
         limit, kind = request.extensions.get(LIMIT_EXTENSION) or (MAX_BODY_BYTES, "body")
         encodings = [e.strip().lower() for e in
                      response.headers.get("content-encoding", "").split(",") if e.strip()]
@@ -307,7 +401,8 @@ class LimitedTransport(httpx.AsyncBaseTransport):
             return httpx.Response(response.status_code, headers=headers,
                                   stream=_RefusedStream(response.stream, error),
                                   extensions=response.extensions)
-        stream = _LimitedStream(response.stream, decoders, limit, kind, url)
+        stream = _LimitedStream(response.stream, decoders, limit, kind, url,
+                                within_s if kind != "stream" else None)
         return httpx.Response(response.status_code, headers=headers, stream=stream,
                               extensions=response.extensions)
 

@@ -32,6 +32,11 @@ Behaviours (argument in brackets, with its default):
 | `echo_all[.unknown,.error,.models_error]` | the request's Authorization header (and, for Basic, the `user:password` it encodes) copied into every reply: the model id, /version, a `Server` and an `X-Echo` header, streamed content and id, a non-streamed reply's content, tool-call id and SQL (`SELECT '<secret>'`); `.unknown`: no /version and no vLLM owner, so discovery quotes the `Server` header; `.error`: every chat answers 400 `{"you_sent": "<secret>"}` (no `message`: a client quotes the JSON, non-ASCII escaped); `.models_error`: so does /v1/models, with a 500 |
 | `escape[.where=models]` | terminal escapes (`ESC[2J`, `ESC]0;...BEL`, C1 CSI `\x9b`, RLO U+202E) in the model id and /version (`models`), or in the error /v1/models answers with (`error`: a 500) |
 | `long_model[.N=1048576]` | /v1/models lists a model id of N characters first, then `m` |
+| `head_drip[.S=0.5]` | /v1/models and chat answer a status line, then one byte of a header every S s, never ending the headers |
+| `continue_forever[.S=0.3]` | chat answers `100 Continue` every S s, never a final answer |
+| `sse_drip[.S=0.5]` | chat streams a valid content event one byte every S s, again and again |
+| `endless_slow[.S=0.05]` | chat streams a content chunk every S s, never a finish (past any max_tokens) |
+| `models_drip[.S=0.5]` | /v1/models answers its JSON one byte every S s |
 | `reasoning[.K=5]` | K chunks of `delta.reasoning_content` (vLLM's reasoning parsers), then the content |
 | `reasoning_alt[.K=5]` | the same with `delta.reasoning` (vLLM's newer field, OpenRouter) |
 | `encoding[.NAME=br]` | every chat answer (streamed or not) in Content-Encoding NAME (br, zstd, ...): bytes the client must refuse unread; `/v1/models` stays plain |
@@ -64,6 +69,7 @@ Run as a script (`python server.py`) it prints its port and serves until killed.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import threading
 import zlib
@@ -533,7 +539,52 @@ async def _plain_sql(conn: _Conn, method: str, rest: str, body: bytes) -> bool |
     return None if req.get("stream") else await _sql_chat(conn, "ok", "", req)
 
 
-_ECHOING = {"echo_all": _echo_all, "escape": _escape, "long_model": _long_model}
+async def _drip(conn: _Conn, method: str, rest: str, arg: str, headers: dict,
+                body: bytes, *, name: str) -> bool | None:
+    """The drips: a server that keeps sending, too slowly to ever finish (see the table)."""
+    every = float(arg or {"endless_slow": 0.05, "continue_forever": 0.3}.get(name, 0.5))
+    chat = rest in ("/v1/chat/completions", "/v1/completions") and method == "POST"
+    if name == "models_drip":
+        if rest != "/v1/models":
+            return None
+        data = json.dumps({"object": "list", "data": [
+            {"id": MODEL, "object": "model", "owned_by": "vllm"}]}).encode()
+        await conn.send_head(200, {"Content-Type": "application/json",
+                                   "Content-Length": str(len(data))})
+        for i in range(len(data)):
+            await conn.send(data[i:i + 1])
+            await asyncio.sleep(every)
+        return True
+    if name == "head_drip":
+        if rest not in ("/v1/models", "/v1/chat/completions", "/v1/completions"):
+            return None
+        await conn.send(b"HTTP/1.1 200 OK\r\nX-Pad: ")
+        while True:  # one byte of a header that never ends
+            await asyncio.sleep(every)
+            await conn.send(b"a")
+    if not chat:
+        return None
+    if name == "continue_forever":
+        while True:
+            await conn.send(b"HTTP/1.1 100 Continue\r\n\r\n")
+            await asyncio.sleep(every)
+    await conn.send_head(200, _SSE_HEAD)
+    if name == "sse_drip":
+        event = _chunk("chatcmpl-drip", "w0 ")
+        while True:  # a valid event, one byte at a time, again and again
+            for i in range(len(event)):
+                await conn.send(event[i:i + 1])
+                await asyncio.sleep(every)
+    i = 0
+    while True:  # endless_slow: a content chunk every `every` s, never a finish
+        await conn.send(_chunk("chatcmpl-slow", f"w{i} "))
+        i += 1
+        await asyncio.sleep(every)
+
+
+_ECHOING = {"echo_all": _echo_all, "escape": _escape, "long_model": _long_model,
+            **{name: functools.partial(_drip, name=name) for name in (
+                "head_drip", "sse_drip", "continue_forever", "endless_slow", "models_drip")}}
 
 
 async def serve(host: str = "127.0.0.1", port: int = 0) -> asyncio.Server:

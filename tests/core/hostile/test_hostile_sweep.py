@@ -67,8 +67,9 @@ def _grew(out: dict) -> float:
 @pytest.mark.parametrize("behaviour, spec, error", [
     ("gzip_bomb.64", {"limits": {"MAX_STREAM_BYTES": 4 * MiB}}, "DecompressedTooLarge"),
     ("huge_line.5", {"limits": {"MAX_SSE_LINE_BYTES": 1 * MiB}}, "SSELineTooLong"),
+    # An endless fast stream stops at the chunk cap (twice max_tokens) before any clock.
     ("endless", {"endpoint": {"total_timeout_s": 2.0}, "sweep": {"concurrency": [2]}},
-     "total timeout"),
+     "StreamedTooMuch"),
     ("error_huge.20", {}, "HTTP 500"),
 ])
 def test_memory_behaviours_end_bounded_with_a_named_error(server, behaviour, spec, error):
