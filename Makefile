@@ -22,8 +22,10 @@ bench: setup
 	$(PY) bench/client_fidelity.py --concurrency 64 --requests 640 --compare '' --no-raw --http-client httpx
 	$(PY) bench/client_ceiling.py
 
-# Opt in: starts a real llama.cpp server (2 slots) with ../shared/real-engine/start-real-server.sh
-# on REAL_PORT, runs tests/real against it and always stops it (first run compiles, ~7 min).
+# Real engines (CI runs it after `make test`): llama.cpp's server with a random-weight model (2
+# slots) on REAL_PORT and SmolLM2-135M-Instruct on REAL_PORT+1, by
+# ../shared/real-engine/start-real-server.sh; runs tests/real and always stops both (the first
+# run compiles llama.cpp, ~7 min).
 REAL_PORT ?= 18090
 test-real: setup
 	bash tests/real/run.sh $(REAL_PORT)

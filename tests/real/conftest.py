@@ -6,9 +6,14 @@ Every test here is skipped unless THROUGHLINE_REAL_URL names a running server, s
 tests and always stops the server.
 """
 
+import itertools
 import os
+import subprocess
+from pathlib import Path
 
 import pytest
+
+START = Path(__file__).resolve().parents[3] / "shared" / "real-engine" / "start-real-server.sh"
 
 REAL_URL = os.environ.get("THROUGHLINE_REAL_URL", "").strip()
 # A real instruct model (SmolLM2-135M-Instruct on llama.cpp, `SIZE=smollm2`, its own chat
@@ -41,3 +46,27 @@ def real_model_url():
         pytest.skip("needs SmolLM2 on llama.cpp: set THROUGHLINE_REAL_MODEL_URL (`make test-real` "
                     "starts one and sets it)")
     return REAL_MODEL_URL.rstrip("/")
+
+
+@pytest.fixture
+def start_server(real_url):
+    """Start more llama.cpp servers for one test, `start_server(NP=4)` -> its root URL.
+
+    They take the ports after the two `run.sh` holds (PORT and PORT+1): PORT+2, PORT+3, ...,
+    and every one is stopped when the test ends.
+    """
+    base = int(real_url.rsplit(":", 1)[1]) + 2
+    ports = itertools.count(base)
+    pids: list[int] = []
+
+    def start(**env: str) -> str:
+        port = next(ports)
+        out = subprocess.run(["bash", str(START), str(port)], capture_output=True, text=True,
+                             env=dict(os.environ, **env), timeout=1800)
+        assert out.returncode == 0, out.stderr[-2000:]
+        pids.append(int(out.stdout.strip().splitlines()[-1]))
+        return f"http://127.0.0.1:{port}"
+
+    yield start
+    for pid in pids:
+        subprocess.run(["kill", str(pid)], check=False)

@@ -12,7 +12,6 @@ slows down far more than any engine model predicts (docs/WHATIF.md has such a ru
 """
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +19,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-START = ROOT.parent / "shared" / "real-engine" / "start-real-server.sh"
 CELLS = ["--input-tokens", "512", "--output-tokens", "32", "--concurrency", "1,2,4",
          "--requests", "8"]
 # Worst relative error of a prediction against what was measured: a CPU engine on 2 cores is
@@ -50,27 +48,13 @@ def _cells(db: Path, run_id: int) -> dict[int, dict]:
             for c in run.cells}
 
 
-@pytest.fixture
-def four_slot_server(real_url):
-    port = int(real_url.rsplit(":", 1)[1]) + 1
-    env = dict(os.environ, NP="4")
-    out = subprocess.run(["bash", str(START), str(port)], capture_output=True, text=True,
-                         env=env, timeout=1800)
-    assert out.returncode == 0, out.stderr[-2000:]
-    pid = int(out.stdout.strip().splitlines()[-1])
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        subprocess.run(["kill", str(pid)], check=False)
-
-
-def test_whatif_predicts_four_slots_from_a_two_slot_sweep(real_url, four_slot_server, tmp_path):
+def test_whatif_predicts_four_slots_from_a_two_slot_sweep(real_url, start_server, tmp_path):
     db = tmp_path / "results.db"
     _sweep(db, real_url)  # run 1: 2 slots
     pred_file = tmp_path / "whatif.json"
     _cli(db, "whatif", "--from-run", "1", "--set", "parallel=4", "--json", str(pred_file))
     predicted = {row["concurrency"]: row for row in json.loads(pred_file.read_text())["predicted"]}
-    _sweep(db, four_slot_server)  # run 2: 4 slots
+    _sweep(db, start_server(NP="4"))  # run 2: 4 slots
     two, four = _cells(db, 1), _cells(db, 2)
 
     print("\nconcurrency  TTFT p50 s: 2 slots measured / 4 predicted / 4 measured"
