@@ -46,7 +46,7 @@ def comparison_json(comp, lang: str, strategies=None) -> dict:
     """The comparison as the JSON `--json` writes (fields in docs/COMPARE.md); `strategies`
     (a `core.compare.StrategyReport`) adds its "strategies" section."""
     from desktop_app.report.strategy_section import strategy_json
-    from desktop_app.report.verdicts import render_row, row_label
+    from desktop_app.report.verdicts import render_row, row_label, trade_off_text
 
     runs = list(comp.runs)
     ids = [r.info.id for r in runs]
@@ -65,17 +65,37 @@ def comparison_json(comp, lang: str, strategies=None) -> dict:
                            "client_bound": x.client_bound})
         rows.append({
             "dimension": row.key, "params": row.params, "label": row_label(row, lang),
-            "unit": row.unit, "group": row.group, "values": values,
+            "unit": row.unit, "group": row.group, "audience": row.audience,
+            "scope": row.scope, "values": values,
             "winner": ids[v.winner] if v.winner is not None else None,
             "significant": v.significant, "method": v.method, "status": v.status,
             "code": v.code, "text": render_row(row, runs, lang)})
     out = {"runs": out_runs,
            "settings_differ": {k: {str(run_id): val for run_id, val in per.items()}
                                for k, per in comp.settings_differ.items()},
+           "scenarios": scenarios_json(comp, lang),
+           "trade_off": (trade_off_text(comp.trade_off, runs, lang) if comp.trade_off
+                         else None),
            "rows": rows}
     if strategies:
         out["strategies"] = strategy_json(strategies, lang)
     return out
+
+
+def scenarios_json(comp, lang: str) -> list[dict]:
+    """The verdict per scenario (`core.compare.scenarios`): its code, status, the run ahead
+    (an id, or null), each figure's cells and wins (by run id), and the sentence."""
+    from desktop_app.report.verdicts import scenario_label, scenario_text
+
+    runs = list(comp.runs)
+    ids = [r.info.id for r in runs]
+    return [{"scenario": s.key, "label": scenario_label(s, lang), "status": s.status,
+             "ahead": ids[s.leader] if s.leader is not None else None,
+             "figures": [{"figure": f.key, "cells": f.cells, "even": f.even,
+                          "undecided": f.undecided, "ratios": list(f.ratios),
+                          "wins": {str(ids[i]): n for i, n in f.wins.items()}}
+                         for f in s.figures],
+             "text": scenario_text(s, runs, lang)} for s in comp.scenarios]
 
 
 # --------------------------------------------------------------------------- the table
@@ -103,10 +123,11 @@ _WORDS = {
                    "every run).",
            "setting": "setting", "dimension": "dimension", "verdict": "verdict",
            "notes": "Notes", "speed": "Speed (throughput runs)",
-           "quality": "Quality (SQL evaluation runs)"},
+           "quality": "Quality (SQL evaluation runs)", "scenarios": "Verdict per scenario"},
     "zh": {"differs": "各运行之间的差异", "same": "记录的身份信息与服务端参数在各运行中完全相同。",
            "setting": "参数", "dimension": "维度", "verdict": "结论", "notes": "说明",
-           "speed": "速度（吞吐测试）", "quality": "质量（SQL 答题评测）"},
+           "speed": "速度（吞吐测试）", "quality": "质量（SQL 答题评测）",
+           "scenarios": "典型场景选择"},
 }
 
 
@@ -135,6 +156,14 @@ def comparison_text(comp, lang: str, strategies=None) -> str:
             for k, per in comp.settings_differ.items()]))
     else:
         out.append(w["same"])
+    if comp.scenarios:
+        from desktop_app.report.verdicts import scenario_label, scenario_text, trade_off_text
+
+        colon = "：" if lang == "zh" else ": "
+        out += ["", w["scenarios"], *(f"- {scenario_label(s, lang)}{colon}"
+                                      f"{scenario_text(s, runs, lang)}" for s in comp.scenarios)]
+        if comp.trade_off:
+            out.append(f"- {trade_off_text(comp.trade_off, runs, lang)}")
     for group, title in (("throughput", w["speed"]), ("sql", w["quality"])):
         rows = [r for r in comp.rows if r.group == group]
         if not rows:

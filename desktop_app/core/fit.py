@@ -384,7 +384,8 @@ def measured_from_results(results) -> list[MeasuredCell]:
 def concurrency_cap(findings) -> int | None:
     """The cap the diagnosis saw requests queue behind (its `concurrency_cap` finding), or None."""
     for finding in findings:
-        if finding.code == "concurrency_cap":
+        # A possible cap (below the server's known limit, or too little evidence) is not fitted.
+        if finding.code == "concurrency_cap" and finding.severity == "problem":
             cap = (finding.evidence or {}).get("cap")
             return int(cap) if isinstance(cap, int) and cap > 0 else None
     return None

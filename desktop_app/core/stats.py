@@ -26,6 +26,7 @@ import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Literal
 
 import numpy as np
@@ -125,3 +126,40 @@ def mcnemar_exact(b: int, c: int) -> float:
     k = min(b, c)
     tail = sum(math.comb(n, i) for i in range(k + 1)) / 2.0**n
     return min(1.0, 2.0 * tail)
+
+
+def wilson(passed: int, n: int, confidence: float = CONFIDENCE) -> Estimate | None:
+    """`passed` of `n` as a rate (0..1) with its Wilson score interval; None when n = 0."""
+    if n <= 0:
+        return None
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    p = passed / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return Estimate(p, max(0.0, centre - half), min(1.0, centre + half), n, "wilson")
+
+
+def ratio_estimate(num: Sequence[float], den: Sequence[float], scale: float = 1.0,
+                   resamples: int = BOOTSTRAP_RESAMPLES) -> Estimate | None:
+    """scale x sum(num) / sum(den) with a bootstrap percentile interval over the (num, den)
+    pairs (questions, or requests); None when sum(den) is 0. Seeded from the data (the same run
+    always gives the same interval). A resample whose denominator sums to 0 counts as infinite."""
+    a = np.asarray(num, dtype=float)
+    b = np.asarray(den, dtype=float)
+    if a.size == 0 or b.sum() <= 0:
+        return None
+    value = float(scale * a.sum() / b.sum())
+    if a.size == 1:
+        return Estimate(value, value, value, 1, "none")
+    seed = int.from_bytes(hashlib.blake2b(a.tobytes() + b.tobytes(), digest_size=8).digest(),
+                          "little")
+    idx = np.random.default_rng(seed).integers(0, a.size, size=(resamples, a.size))
+    top, bottom = a[idx].sum(axis=1), b[idx].sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        stats = np.where(bottom > 0, scale * top / np.where(bottom > 0, bottom, 1), np.inf)
+    tail = (1.0 - CONFIDENCE) / 2 * 100
+    with np.errstate(invalid="ignore"):  # interpolating between two infinities gives nan
+        low, high = np.nan_to_num(np.percentile(stats, [tail, 100 - tail]), nan=np.inf,
+                                  posinf=np.inf)
+    return Estimate(value, float(low), float(high), int(a.size), "bootstrap-ratio")

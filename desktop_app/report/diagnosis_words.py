@@ -59,6 +59,17 @@ _FINDING_WORDS = {
         "cap_share": " At concurrency {c}, {share} % of TTFT at {input} tokens was waiting "
                      "(queue time estimated as TTFT minus the 1-concurrent TTFT of {base}).",
         "cap_matches": " That matches the server's max-num-seqs={n}.",
+        "concurrency_cap_possible": "Possibly a queue: at most {cap} request{s} ran at once "
+                                    "while up to {waiting} waited ({how}).",
+        "cap_evidence": " Evidence: {queue} of {scrapes} scrapes over {seconds} s showed it, in "
+                        "{requests} requests.",
+        "cap_below_limit": " That is below the server's own limit of {limit} at once, so it is "
+                           "not that setting: prompts prefilled together, or a scheduler "
+                           "running late on a busy machine, look like this, and the waiting "
+                           "share above is an estimate.",
+        "cap_too_little": " Too few scrapes show it to call it a cap.",
+        "settle_cap": "Sweep concurrency {c} to settle it: a real cap keeps the running gauge "
+                      "at {cap} there while more wait.",
         "raise_cap": "Raising {knob} lets more requests run at once but needs KV-cache memory: "
                      "{cost}; each request's decode also slows as the batch grows.",
         "cap_knob_any": "the server's limit on concurrent sequences (vLLM max-num-seqs, SGLang "
@@ -249,6 +260,16 @@ _FINDING_WORDS = {
         "cap_share": "在并发 {c} 下，{input} token 提示的 TTFT 中有 {share} % 是排队等待（排队时间"
                      "按 TTFT 减去单并发 TTFT {base} 估算）。",
         "cap_matches": "这与服务端的 max-num-seqs={n} 一致。",
+        "concurrency_cap_possible": "可能存在排队：最多只有 {cap} 个请求同时运行，另有最多 "
+                                    "{waiting} 个请求在等待（{how}）。",
+        "cap_evidence": "依据：{seconds} 秒内 {scrapes} 次采样中有 {queue} 次显示此情况，涉及 "
+                        "{requests} 个请求。",
+        "cap_below_limit": "这低于服务端自身 {limit} 个的上限，因此不是该参数所致：多个提示一起"
+                           "做 Prefill，或繁忙机器上调度器滞后，都会呈现这种情况；上面的排队占比"
+                           "只是估算。",
+        "cap_too_little": "显示此情况的采样太少，不能据此认定存在上限。",
+        "settle_cap": "用并发 {c} 再测一次即可确认：若确有上限，运行中请求数会停在 {cap}，"
+                      "同时有更多请求等待。",
         "raise_cap": "调大{knob}可让更多请求同时运行，但需要更多 KV 缓存显存：{cost}；此外，"
                      "批次变大后每个请求的 Decode 也会变慢。",
         "cap_knob_any": "服务端的并发序列数上限（vLLM 的 max-num-seqs、SGLang 的 "
@@ -448,7 +469,17 @@ def _concurrency_cap(lang: str, p: dict) -> str:
     cap = p["cap"]
     how = _w(lang, p["how"], cap=cap, load=p.get("max_client_concurrency"),
              metric=p.get("metric") or _w(lang, "running_gauge_any"))
-    out = _w(lang, "concurrency_cap", cap=cap, s=_s(cap), waiting=p["max_waiting"], how=how)
+    possible = p.get("strength") == "possible"
+    out = _w(lang, "concurrency_cap_possible" if possible else "concurrency_cap", cap=cap,
+             s=_s(cap), waiting=p["max_waiting"], how=how)
+    rests = p.get("evidence") or {}
+    if rests.get("scrapes"):
+        out += _w(lang, "cap_evidence", queue=rests["queue_scrapes"], scrapes=rests["scrapes"],
+                  seconds=f"{rests['seconds']:.1f}", requests=rests["requests"])
+    if possible and p.get("below_limit") is not None:
+        return out + _w(lang, "cap_below_limit", limit=p["below_limit"])
+    if possible:
+        return out + _w(lang, "cap_too_little")
     share = p.get("queue_share")
     if share:
         out += _w(lang, "cap_share", c=share["concurrency"], share=_pct0(share["share"]),
@@ -663,6 +694,8 @@ _FINDINGS: dict[str, Callable[[str, dict], str]] = {
 }
 _SUGGESTIONS: dict[str, Callable[[str, dict], str]] = {
     "raise_cap": _raise_cap,
+    "settle_cap": lambda lang, p: _w(lang, "settle_cap", c=p.get("settle_concurrency"),
+                                     cap=p["cap"]),
     "kv_relief": _kv_relief,
     "fewer_at_once": _fewer_at_once,
     "raise_budget": _raise_budget,

@@ -24,7 +24,7 @@ from desktop_app.report.fmt import (
     setting_value,
     settings_groups,
 )
-from desktop_app.report.strings import lookup, note_text, text
+from desktop_app.report.strings import note_text, text
 
 AddImage = Callable[[QImage], str]
 IMAGE_WIDTH = 640  # document pixels: the charts' layout width
@@ -118,7 +118,9 @@ def summary(comp: Comparison, lang: str, when: str) -> str:
         out.append(f'<p style="color:#a04000;font-size:8pt"><b>{_t(lang, "simulated")}</b></p>')
     out.append(differs(comp, lang))
     out.append(f'<h2>{_t(lang, "verdicts")}</h2>'
-               f'<p style="font-size:8pt;color:#444">{_t(lang, "verdicts_intro")}</p>')
+               f'<p style="font-size:8pt;color:#444">{_t(lang, "verdicts_intro")} '
+               f'{_t(lang, "verdicts_intro_cells")}</p>')
+    out.append(_scenario_verdicts(comp, lang))
     out.append(f'<h3>{_t(lang, "sum_speed")}</h3>')
     out.append(_speed_verdicts(comp, lang))
     out.append(f'<h3>{_t(lang, "sum_quality")}</h3>')
@@ -130,64 +132,77 @@ def summary(comp: Comparison, lang: str, when: str) -> str:
 
 
 def _capacity_verdicts(comp: Comparison, lang: str) -> str:
-    """Per success criterion, each configuration's modelled figure, the best in bold: the
-    capacity model has no interval, so it ranks and names no winner."""
+    """Per success criterion, each configuration's modelled figure, the one ahead in bold (only
+    when the comparison named it: the model has no interval, so a tie or a gap under
+    MIN_EFFECT bolds nothing, and the pass rate is the strict pass-rate row's verdict). A list,
+    not a table: on page one it may cross the page break."""
     caps = comp.capacities
-    share = 60 // max(len(caps), 1)
-    out = [_TABLE, _head([_t(lang, "col_criterion")] + [escape(c.label) for c in caps],
-                         widths=[100 - share * len(caps)] + [share] * len(caps))]
-    for n, v in enumerate(comp.verdicts):
-        cells = [f"<b>{_t(lang, 'crit_' + v.criterion)}</b>"]
+    out = ["<ul>"]
+    for v in comp.verdicts:
+        items = []
         for i, f in enumerate(v.figures):
-            if f is None:
-                cells.append(_t(lang, "na"))
-                continue
-            shown = escape(_criterion_figure(lang, v.criterion, f))
-            cells.append(f"<b>{shown}</b>" if i == v.winner else shown)
-        out.append(_row(cells, n % 2 == 1))
-    out.append(f'</table><p style="font-size:8pt;color:#444">{_t(lang, "sum_capacity_note")}'
-               "</p>")
+            shown = escape(f"{caps[i].label} " + (_criterion_figure(lang, v.criterion, f)
+                                                   if f is not None else _t(lang, "na")))
+            items.append(f"<b>{shown}</b>" if i == v.winner else shown)
+        out.append(f"<li><b>{_t(lang, 'crit_' + v.criterion)}</b>{_t(lang, 'colon')}"
+                   f"{text(lang, 'list_sep').join(items)}</li>")
+    out.append(f'</ul><p style="font-size:8pt;color:#444">{_t(lang, "sum_capacity_note")}</p>')
     return "\n".join(out)
 
 
-_SPEED = ("ttft", "prefill", "decode")  # the summary's speed rows, in the seeds' order
-_SPEED_TERMS = {"ttft": "ttft_s", "prefill": "prefill_tps", "decode": "decode_tps"}
+# The summary's speed rows: what the system delivers, then what each user gets (prefill and
+# the rest are on the side-by-side pages).
+_SPEED = ("output_tps", "ttft", "decode")
 
 
-def _short_verdict(row, runs, lang: str) -> str:
-    """A row's verdict in a few words for the summary grid: "#2 wins, 45 % higher", "about
-    even", or why there is none. Decided by the comparison (never here)."""
-    v = row.verdict
-    if v.status == "win" and v.significant and v.winner is not None:
-        diff = v.diff
-        by = "∞" if diff is None else lookup(
-            verdicts.STRINGS, lang,
-            ("by_points" if v.better == "higher" else "by_points_lower")
-            if v.diff_kind == "points" else
-            ("by_higher" if v.better == "higher" else "by_lower"), x=f"{abs(diff) * 100:.0f}")
-        return _t(lang, "sum_win", w=f"#{runs[v.winner].info.id}", by=by)
-    if v.status == "tie":
-        return _t(lang, "sum_even")
-    if v.code == "client_bound":
-        return escape(lookup(verdicts.STRINGS, lang, "client_bound"))
-    if v.code == "not_comparable_lengths":
-        return _t(lang, "sum_not_comparable")
+def _scenario_verdicts(comp: Comparison, lang: str) -> str:
+    """The verdict per scenario (典型场景选择) and the trade-off, first on the page."""
+    if not comp.scenarios:
+        return ""
+    out = [f'<h3>{escape(verdicts.lookup_word("scenarios", lang))}</h3><ul>']
+    for s in comp.scenarios:
+        out.append(f"<li><b>{escape(verdicts.scenario_label(s, lang))}</b>{_t(lang, 'colon')}"
+                   f"{escape(verdicts.scenario_text(s, comp.runs, lang))}</li>")
+    if comp.trade_off:
+        out.append(f"<li>{escape(verdicts.trade_off_text(comp.trade_off, comp.runs, lang))}"
+                   "</li>")
+    out.append("</ul>")
+    return "\n".join(out)
+
+
+def _level_verdict(level: dict, runs, lang: str) -> str:
+    """One concurrency of a figure's tally in a few words: "#2 wins 2 of 2 cells", "even in 2
+    cells", or why there is none. Decided by the comparison (never here)."""
+    n, wins = level["cells"], level["wins"]
+    if not n:
+        return _t(lang, "sum_not_comparable") if level.get("lengths_differ") else _t(lang, "na")
+    if len(wins) == 1:
+        (i, k), = wins.items()
+        return _t(lang, "sum_cells_won" if n > 1 else "sum_cells_won_one",
+                  w=f"#{runs[i].info.id}", k=k, n=n)
+    if wins:
+        items = text(lang, "list_sep").join(
+            _t(lang, "sum_cells_won", w=f"#{runs[i].info.id}", k=k, n=n)
+            for i, k in sorted(wins.items()))
+        return _t(lang, "sum_cells_mixed", items=items)
+    if level["even"]:
+        return _t(lang, "sum_cells_even" if level["even"] > 1 else "sum_cells_even_one",
+                  n=level["even"])
     return _t(lang, "na")
 
 
 def _speed_verdicts(comp: Comparison, lang: str) -> str:
-    rows = [r for r in comp.rows if r.group == "throughput" and r.key in _SPEED]
-    if not rows:
+    tallies = {r.key: r for r in comp.rows if r.group == "throughput" and r.scope == "tally"}
+    if not tallies:
         return f'<p style="color:#666">{_t(lang, "sum_no_tp")}</p>'
-    concs = sorted({r.params["concurrency"] for r in rows})
+    concs = sorted({lv["concurrency"] for r in tallies.values()
+                    for lv in r.verdict.params["levels"]})
     out = [_TABLE, _head([_t(lang, "col_dimension")] +
                          [_t(lang, "col_at", c=c) for c in concs])]
-    for n, key in enumerate(_SPEED):
-        by_c = {r.params["concurrency"]: r for r in rows if r.key == key}
-        if not by_c:
-            continue
-        cells = [f"<b>{_term(lang, _SPEED_TERMS[key])}</b>"]
-        cells += [_short_verdict(by_c[c], comp.runs, lang) if c in by_c else _t(lang, "na")
+    for n, key in enumerate(k for k in _SPEED if k in tallies):
+        levels = {lv["concurrency"]: lv for lv in tallies[key].verdict.params["levels"]}
+        cells = [f"<b>{escape(verdicts.figure_name(key, lang))}</b>"]
+        cells += [_level_verdict(levels[c], comp.runs, lang) if c in levels else _t(lang, "na")
                   for c in concs]
         out.append(_row(cells, n % 2 == 1))
     out.append("</table>")
@@ -310,7 +325,7 @@ def grid(comp: Comparison, lang: str) -> str:
     """The seeds' main table: a row per prompt length (and output length, when a sweep used
     several) and concurrency, per throughput run its cell's Prefill tok/s with the change
     against 1 concurrent, Decode tok/s and TTFT, as each cell measured them (the same cells
-    and figures the dimension rows average)."""
+    and figures the dimension rows compare)."""
     out = [f'{_BREAK}{_t(lang, "grid")}</h2>']
     runs = comp.throughput
     if not runs:
@@ -459,9 +474,12 @@ def _criterion_text(lang: str, comp: Comparison, v) -> str:
     def fig(f: float) -> str:
         return _criterion_figure(lang, v.criterion, f)
 
+    have = [i for i, f in enumerate(v.figures) if f is not None]
+    if v.winner is None and len(have) > 1:  # a tie, or closer than the model can tell
+        return text(lang, "crit_even", figs=text(lang, "list_sep").join(
+            f"{caps[i].label} {fig(v.figures[i])}" for i in have))
     if v.winner is None:
         return text(lang, "crit_none")
-    have = [i for i, f in enumerate(v.figures) if f is not None]
     if len(have) == 1:
         return text(lang, "crit_only", w=caps[v.winner].label, fig=fig(v.figures[v.winner]))
     rest = "; ".join(f"{caps[i].label} {fig(v.figures[i])}" for i in have if i != v.winner)
@@ -560,8 +578,8 @@ def failed_questions(comp: Comparison, lang: str) -> str:
     return "\n".join(out)
 
 
-_METHODS = ("method_interval", "method_winner", "method_average", "method_mcnemar",
-            "method_wilson", "method_client_bound")
+_METHODS = ("method_interval", "method_winner", "method_average", "method_scenarios",
+            "method_mcnemar", "method_wilson", "method_client_bound")
 
 
 def appendix(lang: str) -> str:

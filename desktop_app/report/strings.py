@@ -103,7 +103,8 @@ EN = {
     "table_intro": "One row per dimension, one column per run: each value with its 95 % "
                    "interval [low – high] and n, the requests (or questions) behind it. The "
                    "last column names a winner only when the difference is outside the noise "
-                   "(the appendix says how); client-bound values are shown but never ranked. "
+                   "(the appendix says how); a client-bound value is marked, its interval "
+                   "widened by the client's lateness. "
                    "n/a: the run did not measure it (never guessed).",
     "col_dimension": "Dimension", "col_verdict": "Verdict",
     "na": "n/a",
@@ -137,6 +138,7 @@ EN = {
     "crit_win": "best on the modelled figures: {w}, {fig}{rest}",
     "crit_only": "Only {w} has this figure: {fig}",
     "crit_none": "n/a: no configuration has this figure",
+    "crit_even": "about even: {figs}",
     "fig_s_task": "{v} per task", "fig_rate": "{v} strict pass rate",
     "fig_per_hour": "{v} strict-correct answers per hour",
     "charts_tp": "Throughput charts",
@@ -191,11 +193,22 @@ EN = {
                      "noise. The two values must also be at least 10 % apart (10 percentage "
                      "points for a change): two runs of one server drift apart by that much, "
                      "which no interval of a single run can show.",
-    "method_average": "Averages over prompt lengths: a row that averages cells of several "
-                      "prompt lengths averages their values; the cells' requests are "
-                      "independent, so the interval's half-widths add in quadrature (the "
-                      "square root of the sum of the cells' squared half-widths, divided by the "
-                      "number of cells; the lower and upper sides apart).",
+    "method_average": "Per cell: every speed figure is compared cell by cell (prompt length "
+                      "x concurrency x output length), never pooled across prompt lengths; a "
+                      "figure's first row counts the cells each run wins at each concurrency. "
+                      "System figures (total output tok/s, requests per second, goodput) say "
+                      "what the server delivers in all; they are one measurement of the cell's "
+                      "wall clock, and their interval is that of the closed loop's rate by "
+                      "Little's law (the sum of tokens, or of requests, over the sum of "
+                      "end-to-end times, bootstrapped over the requests) moved onto the "
+                      "measured value. Per-user figures (TTFT, TPOT, decode and prefill per "
+                      "request) say what each request gets.",
+    "method_scenarios": "Scenarios: many concurrent users weighs TTFT and total output in every "
+                        "cell above 1 concurrent; one user's streaming speed weighs decode per "
+                        "request in every cell; structured tasks weigh the strict pass rate. A "
+                        "run is ahead in a scenario when it wins at least one of its cells and "
+                        "no other run wins any; when two runs each win some, the scenario is "
+                        "mixed; a tie or a difference inside the noise never counts.",
     "method_mcnemar": "Paired pass rates: two SQL runs judged on the same questions (and "
                       "epochs) are compared question by question. Only the discordant "
                       "questions count: b that A passed and B failed, c the other way (\"B "
@@ -205,10 +218,15 @@ EN = {
     "method_wilson": "Unpaired pass rates: runs not judged on the same questions get a 95 % "
                      "Wilson score interval for each pass rate, and a winner only when the "
                      "intervals do not overlap.",
-    "method_client_bound": "Client-bound cells: a cell whose latencies the load generator "
-                           "itself may have inflated (its event loop ran late, or it used "
-                           "nearly a whole CPU core) is marked in the table and never wins or "
-                           "loses a row.",
+    "method_client_bound": "The client's lateness: how late the load generator's own loop "
+                           "ran (the p99 lateness of a 10 ms timer) widens the interval of the "
+                           "figures it can move, on the side a late stamp hides: TTFT by up to "
+                           "that lag, prefill by the rate over a TTFT that much shorter, TPOT "
+                           "and decode by the lag spread over the request's tokens; the system "
+                           "rates hardly. A cell whose client ran late or used nearly a whole "
+                           "core is marked client-bound. When two values are apart on the "
+                           "requests but the widened intervals overlap, the row says the "
+                           "client could explain the gap and names no winner.",
     "metric_defs": "Metric definitions",
     "capacity_model": "Capacity model",
     "capacity_model_text": "For each agent step s of each question (its stored prompt tokens "
@@ -227,7 +245,8 @@ EN = {
     "def_missing_round": "answers that omit the ROUND(x, n) their question asks for (the "
                          "judges' missing_round explanation), each answer counted once",
     "def_client_bound": "a cell whose client may have inflated its latencies (its event loop "
-                        "ran late, or it used nearly a whole core): shown, never ranked",
+                        "ran late, or it used nearly a whole core): marked, its intervals "
+                        "widened by that lateness",
     "def_interval": "the range a figure's true value lies in with 95 % confidence: bootstrap "
                     "percentile for speed and effort, Wilson score for unpaired pass rates",
     "def_concurrency": "requests kept in flight at once by the load generator (closed loop)",
@@ -260,6 +279,13 @@ EN = {
     "sum_capacity": "Capacity in tasks",
     "col_at": "{c} concurrent",
     "sum_win": "{w} wins, {by}",
+    "sum_cells_won": "{w} wins {k} of {n} cells",
+    "sum_cells_won_one": "{w} wins",
+    "sum_cells_even": "even in {n} cells",
+    "sum_cells_even_one": "even",
+    "sum_cells_mixed": "split: {items}",
+    "verdicts_intro_cells": "Figures are compared cell by cell, never pooled across prompt "
+                            "lengths.",
     "sum_even": "about even",
     "sum_not_comparable": "not comparable",
     "sum_no_tp": "No throughput run among the compared runs.",
@@ -367,7 +393,7 @@ ZH = {
     "table_sql": "质量（SQL 答题评测）",
     "table_intro": "每行一个维度，每列一次运行：每个数值附 95 % 区间 [下限 – 上限] 和 n（其所依据的"
                    "请求数或题数）。只有差异超出噪声范围时，最后一列才给出胜者（方法见附录）；"
-                   "受客户端限制的数值照常列出，但不参与排名。不适用表示该运行未测量此项（绝不臆测）。",
+                   "受客户端限制的数值会标出，其区间按客户端延迟放宽。不适用表示该运行未测量此项（绝不臆测）。",
     "col_dimension": "维度", "col_verdict": "结论",
     "na": "不适用",
     "judge_name_strict": "严格", "judge_name_tolerant": "容差", "judge_name_full": "完整",
@@ -397,6 +423,7 @@ ZH = {
     "crit_win": "按模型推算的数字最优：{w}，{fig}{rest}",
     "crit_only": "仅 {w} 有此数据：{fig}",
     "crit_none": "不适用：没有配置有此数据",
+    "crit_even": "大致持平：{figs}",
     "fig_s_task": "每题 {v}", "fig_rate": "严格通过率 {v}",
     "fig_per_hour": "每小时 {v} 个严格正确答案",
     "charts_tp": "吞吐图表",
@@ -443,17 +470,28 @@ ZH = {
                      "不重叠，约相当于 0.6 % 显著性水平上的差异：本报告宁可判为持平，也不在噪声中"
                      "指定胜者。两个数值还必须至少相差 10 %（变化量为 10 个百分点）：同一服务端的两次运行"
                      "之间就会漂移这么多，单次运行的区间无法反映这一点。",
-    "method_average": "跨提示长度平均：对多个提示长度的单元取平均的行对数值取平均；各单元的请求相互"
-                      "独立，因此区间半宽按平方和合成（各单元半宽平方和的平方根除以单元数，上下两侧"
-                      "分别计算）。",
+    "method_average": "逐单元格比较：每项速度指标按单元格（提示长度 × 并发 × 输出长度）逐一比较，"
+                      "从不跨提示长度合并；每项指标的第一行统计各运行在每个并发下胜出的单元格数。"
+                      "系统指标（总输出 tok/s、每秒请求数、有效吞吐）反映服务端的总交付能力，是对"
+                      "单元墙钟时间的一次测量，其区间取闭环速率按利特尔定律（token 数或请求数之和除以"
+                      "端到端时间之和，对请求做自助法重抽样）的相对区间，再套用到实测值上。单用户指标"
+                      "（TTFT、TPOT、单请求 Decode 与 Prefill）反映每个请求的体验。",
+    "method_scenarios": "典型场景：多用户并发看并发大于 1 的每个单元格的 TTFT 与总输出；单用户流式速度"
+                        "看每个单元格的单请求 Decode；结构化任务看严格通过率。某运行在一个场景中至少"
+                        "胜出一个单元格、且其他运行一个都未胜出时，判为领先；两个运行各有胜出时为"
+                        "互有胜负；持平或在噪声范围内的差异从不计入。",
     "method_mcnemar": "配对通过率：在相同题目（及轮次）上判定的两次 SQL 评测逐题比较，只有结果不一致"
                       "的题目计入：b 为 A 通过而 B 未通过的题数，c 为反之（“B 修正 c 题，"
                       "破坏 b 题”）。精确 McNemar 检验给出双侧 p 值 min(1, 2 × P[Binomial(b + c, "
                       "1/2) ≤ min(b, c)])；p < 0.05 时差异显著。",
     "method_wilson": "非配对通过率：未在相同题目上判定的运行，各自的通过率使用 95 % Wilson 区间，"
                      "只有区间不重叠时才有胜者。",
-    "method_client_bound": "受客户端限制的单元：若压测客户端本身可能拉高了某单元的延迟（其事件循环"
-                           "滞后，或几乎占满一个 CPU 核），该单元在表中标出，且永不参与胜负。",
+    "method_client_bound": "客户端自身的延迟：压测客户端事件循环的滞后（10 ms 定时器滞后的 p99）会"
+                           "放宽它可能影响的指标的区间，且只放宽延迟会掩盖的一侧：TTFT 最多放宽该"
+                           "滞后量，Prefill 按缩短该量后的 TTFT 折算，TPOT 与 Decode 按滞后量摊到"
+                           "请求的各个 token 上；系统速率几乎不受影响。事件循环滞后或几乎占满一个 CPU "
+                           "核的单元标为受客户端限制。两个数值按请求看有差距、但放宽后的区间重叠时，"
+                           "该行写明客户端延迟足以解释这一差距，不判胜者。",
     "metric_defs": "指标定义",
     "capacity_model": "容量模型",
     "capacity_model_text": "对每道题的每个智能体步骤 s（保存的提示 token p 与生成 token k），在并发 c 下："
@@ -475,7 +513,7 @@ ZH = {
     "def_prefill_change": "平均 prefill_tps / 单并发平均 prefill_tps - 1（比例）",
     "def_decode_change": "平均 decode_tps / 单并发平均 decode_tps - 1（比例）",
     "def_missing_round": "遗漏了题目要求的 ROUND(x, n) 的答案（判定的 missing_round 说明），每个答案计一次",
-    "def_client_bound": "压测客户端可能拉高了延迟的单元（其事件循环滞后，或几乎占满一个 CPU 核）：照常列出，永不参与排名",
+    "def_client_bound": "压测客户端可能拉高了延迟的单元（其事件循环滞后，或几乎占满一个 CPU 核）：会标出，其区间按该延迟放宽",
     "def_interval": "以 95 % 置信度包含真实值的范围：速度与工作量用自助法百分位区间，非配对通过率用 Wilson 区间",
     "def_concurrency": "压测客户端同时保持在途的请求数（闭环）",
     "def_kv_cache": "服务端 KV Cache 的占用比例，来自其 /metrics",
@@ -501,6 +539,12 @@ ZH = {
     "sum_capacity": "按任务计的容量",
     "col_at": "{c} 并发",
     "sum_win": "{w} 胜出，{by}",
+    "sum_cells_won": "{w} 在 {n} 个单元格中胜出 {k} 个",
+    "sum_cells_won_one": "{w} 胜出",
+    "sum_cells_even": "{n} 个单元格持平",
+    "sum_cells_even_one": "持平",
+    "sum_cells_mixed": "互有胜负：{items}",
+    "verdicts_intro_cells": "各项指标按单元格逐一比较，从不跨提示长度合并。",
     "sum_even": "大致持平",
     "sum_not_comparable": "无法比较",
     "sum_no_tp": "对比的运行中没有吞吐测试。",

@@ -104,33 +104,59 @@ S2 = sql_run(4, [question("t1", "trivial", [(500, 11)], True, True),
                  question("h1", "hard", [(800, 11), (900, 11)], True, True)])
 
 
-def test_a_difference_outside_both_intervals_wins_and_says_by_how_much():
+def test_a_difference_outside_both_intervals_wins_per_cell_and_says_by_how_much():
     rows = dimension_rows([A, B, S1])
-    prefill = by_key(rows, "prefill", concurrency=1)
-    # A: mean of 500 [475, 525] and 400 [380, 420] = 450, half-widths in quadrature:
-    # sqrt(25^2 + 20^2) / 2 = 16.0 -> [434.0, 466.0]; B: 600 [570, 630]. No overlap: B wins
-    # by 600 / 450 - 1 = 33 %.
+    prefill = by_key(rows, "prefill", concurrency=1, input_tokens=1000)
+    # A 500 [475, 525] against B 600 [570, 630]: apart, B wins by 600 / 500 - 1 = 20 %.
     a, b = prefill.values[0], prefill.values[1]
-    assert (a.value, a.n) == (450.0, 32)
-    assert (a.low, a.high) == (pytest.approx(450 - 1025 ** 0.5 / 2),
-                               pytest.approx(450 + 1025 ** 0.5 / 2))
-    # B: two cells of 600 [570, 630]: sqrt(2 x 30^2) / 2 = 21.2 -> [578.8, 621.2].
-    assert (b.value, b.low, b.high) == (600.0, pytest.approx(600 - 450 ** 0.5),
-                                        pytest.approx(600 + 450 ** 0.5))
+    assert (a.value, a.low, a.high, a.n) == (500.0, 475.0, 525.0, 16)
     v = prefill.verdict
     assert (v.status, v.code, v.winner, v.runner_up, v.significant) == ("win", "win", 1, 0, True)
-    assert v.method == "bootstrap-mean" and v.diff == pytest.approx(600 / 450 - 1)
+    assert v.method == "bootstrap-mean" and v.diff == pytest.approx(0.2)
+    assert prefill.audience == "user" and prefill.cell
     assert render_row(prefill, [A, B, S1]) == (
-        "#2 wins: 600 vs 450 tok/s (33 % higher, outside both 95 % intervals)")
+        "#2 wins: 600 vs 500 tok/s (20 % higher, outside both 95 % intervals)")
     assert render_row(prefill, [A, B, S1], "zh") == (
-        "#2 胜出：600 对 450 tok/s（高 33 %，超出双方的 95 % 置信区间）")
-    assert value_text(prefill, a) == "450 tok/s [434 – 466]"
-    assert row_label(prefill) == "Prefill at 1 concurrent (mean tok/s per request)"
-    ttft = by_key(rows, "ttft", concurrency=1)
-    # TTFT, lower wins: A 6 s [5.7, 6.3] (mean of 2 and 10), B 3.75 s [3.5625, 3.9375].
+        "#2 胜出：600 对 500 tok/s（高 20 %，超出双方的 95 % 置信区间）")
+    assert value_text(prefill, a) == "500 tok/s [475 – 525]"
+    assert row_label(prefill) == (
+        "Prefill (mean tok/s per request, per user): 1000 tokens in, 64 out, 1 concurrent")
+    assert row_label(prefill, "zh") == (
+        "Prefill（单请求平均 tok/s，单用户）：输入 1000 token，输出 64，1 并发")
+    # The other prompt length is its own cell, never pooled with this one.
+    long = by_key(rows, "prefill", concurrency=1, input_tokens=4000)
+    assert (long.values[0].value, long.verdict.winner, long.verdict.diff) == (
+        400.0, 1, pytest.approx(0.5))
+    ttft = by_key(rows, "ttft", concurrency=1, input_tokens=1000)
+    # TTFT, lower wins: A 2.0 s [1.9, 2.1], B 1.5 s [1.425, 1.575].
     assert ttft.verdict.winner == 1 and ttft.verdict.method == "bootstrap-median"
     assert render_row(ttft, [A, B, S1]) == (
-        "#2 wins: 3.75 vs 6.00 s (38 % lower, outside both 95 % intervals)")
+        "#2 wins: 1.50 vs 2.00 s (25 % lower, outside both 95 % intervals)")
+    # The figure's tally counts the cells: B won both at 1 concurrent.
+    tally = next(r for r in rows if r.key == "prefill" and r.scope == "tally")
+    assert tally.verdict.status == "info" and tally.verdict.winner is None
+    assert render_row(tally, [A, B, S1]) == "at 1 concurrent: #2 wins 2 of 2 cells"
+    assert render_row(tally, [A, B, S1], "zh") == "1 并发：#2 在 2 个单元格中胜出 2 个"
+    assert row_label(tally) == "Prefill (mean tok/s per request, per user): every cell"
+
+
+def test_cells_pooled_would_overlap_but_each_cell_decides():
+    # The issue's case: TTFT at 4 concurrent, 43 vs 138 ms at 512 tokens and 140 vs 240 at
+    # 2048. Pooled over the two lengths the medians' intervals overlapped ("about even");
+    # cell by cell the uncapped server wins both.
+    fast = tp_run(40, [cell(512, 4, 9000.0, 250.0, ttft=0.043, spread=0.3),
+                       cell(2048, 4, 14000.0, 180.0, ttft=0.140, spread=0.3)], name="fast")
+    capped = tp_run(41, [cell(512, 4, 3500.0, 278.0, ttft=0.138, spread=0.02),
+                         cell(2048, 4, 8500.0, 215.0, ttft=0.240, spread=0.02)], name="capped")
+    rows = dimension_rows([fast, capped])
+    cells = [r for r in rows if r.key == "ttft" and r.cell]
+    assert [r.params["input_tokens"] for r in cells] == [512, 2048]
+    assert [r.verdict.winner for r in cells] == [0, 0]
+    tally = next(r for r in rows if r.key == "ttft" and r.scope == "tally")
+    assert render_row(tally, [fast, capped]) == "at 4 concurrent: #40 fast wins 2 of 2 cells"
+    # Decode per request is a per-user figure, inside the fast run's wide noise here.
+    decode = [r for r in rows if r.key == "decode" and r.cell]
+    assert [(r.audience, r.verdict.code) for r in decode] == [("user", "within_noise")] * 2
 
 
 def test_a_difference_under_the_minimum_effect_never_wins_even_outside_both_intervals():
@@ -152,32 +178,40 @@ def test_overlapping_intervals_are_about_even_whatever_the_figures():
     wide = tp_run(5, [cell(1000, 1, 560.0, 29.0, spread=0.10), cell(4000, 1, 560.0, 29.0,
                                                                        spread=0.10)])
     rows = dimension_rows([B, wide])
-    prefill = by_key(rows, "prefill", concurrency=1)
+    prefill = by_key(rows, "prefill", concurrency=1, input_tokens=1000)
     # 600 [570, 630] against 560 [504, 616]: 7 % apart, and inside the noise.
     v = prefill.verdict
     assert (v.status, v.code, v.winner, v.significant) == ("tie", "within_noise", None, False)
     assert (v.leader, v.runner_up) == (0, 1)
     assert render_row(prefill, [B, wide]) == "about even (within noise): 600 vs 560 tok/s"
     assert render_row(prefill, [B, wide], "zh") == "大致持平（在噪声范围内）：600 对 560 tok/s"
+    tally = next(r for r in rows if r.key == "prefill" and r.scope == "tally")
+    assert render_row(tally, [B, wide]) == "at 1 concurrent: even in 2 of 2"
     same = dimension_rows([B, tp_run(6, B.cells)])
     assert all(r.verdict.winner is None for r in same)
 
 
-def test_rows_exist_for_the_concurrencies_the_runs_share():
+def test_rows_exist_for_the_cells_the_runs_share():
     rows = dimension_rows([A, B, S1])
     # A measured 1 and 2, B 1 and 4: only 1 is common; no row for 2 or 4.
     assert {r.params.get("concurrency") for r in rows if r.group == "throughput"} == {1, None}
-    assert [r.key for r in rows if r.group == "throughput"] == [
-        "prefill", "ttft", "decode", "bottleneck"]
+    # Per figure its tally, then its cells; figures no run measured have no row.
+    assert [(r.key, r.scope, r.params.get("input_tokens")) for r in rows
+            if r.group == "throughput"] == [
+        ("ttft", "tally", None), ("ttft", "cell", 1000), ("ttft", "cell", 4000),
+        ("decode", "tally", None), ("decode", "cell", 1000), ("decode", "cell", 4000),
+        ("prefill", "tally", None), ("prefill", "cell", 1000), ("prefill", "cell", 4000),
+        ("bottleneck", None, None)]
     # The SQL run has no throughput figure, and the sweeps no pass rate.
     assert not any(r.values[2].available for r in rows if r.group == "throughput")
     strict = by_key(rows, "pass_rate", judge="strict")
     assert not strict.values[0].available and strict.values[2].value == pytest.approx(1 / 3)
     assert strict.verdict.code == "only_one" and strict.verdict.params == {"run": 2}
     assert render_row(strict, [A, B, S1]) == "n/a: only #3 measured this"
-    # A single sweep gets its own concurrencies (each n/a: nothing to compare with).
+    # A single sweep gets its own cells (each n/a: nothing to compare with).
     alone = dimension_rows([A])
-    assert [r.params["concurrency"] for r in alone if r.key == "prefill"] == [1, 2]
+    assert [r.params["concurrency"] for r in alone if r.key == "prefill" and r.cell] == [
+        1, 1, 2, 2]
 
 
 def test_prefill_change_interval_comes_from_the_cells_bounds():
@@ -194,18 +228,18 @@ def test_prefill_change_interval_comes_from_the_cells_bounds():
     assert render_row(row, [C, D]) == "about even (within noise): -36 % vs -40 %"
 
 
-def test_figures_at_different_prompt_lengths_are_not_ranked():
+def test_runs_that_share_no_cell_are_not_ranked():
     short = tp_run(30, [cell(512, 1, 800.0, 30.0, ttft=0.2)])
     long = tp_run(31, [cell(4096, 1, 700.0, 28.0, ttft=5.0)])
     rows = dimension_rows([short, long])
-    ttft = by_key(rows, "ttft", concurrency=1)
-    assert [v.detail["lengths"] for v in ttft.values] == [[512], [4096]]
-    assert ttft.verdict.code == "not_comparable_lengths" and ttft.verdict.status == "n/a"
-    assert render_row(ttft, [short, long]) == (
-        "not comparable: the runs measured different prompt lengths")
-    # Only the lengths both measured count: 1000 here, not A's 4000 cell.
+    assert not any(r.cell for r in rows)
+    ttft = next(r for r in rows if r.key == "ttft")
+    assert ttft.scope == "tally" and ttft.verdict.winner is None
+    assert render_row(ttft, [short, long]) == "at 1 concurrent: the runs share no cell"
+    # Only the cells both measured count: 1000 here, not A's 4000 cell.
     one = tp_run(32, [cell(1000, 1, 600.0, 30.0, ttft=1.5)])
-    assert by_key(dimension_rows([A, one]), "prefill", concurrency=1).values[0].value == 500.0
+    assert [r.params["input_tokens"] for r in dimension_rows([A, one])
+            if r.key == "prefill" and r.cell] == [1000]
 
 
 def test_figures_without_an_interval_cannot_win():
@@ -249,8 +283,11 @@ def test_sql_rows_pass_rates_per_tier_effort_and_failure_classes():
     assert tokens.values[0].value == pytest.approx(3044.0)
     classes = by_key(rows, "failure_classes")
     assert classes.values[0].detail["classes"] == [("column_names", 1), ("rounding_only", 1)]
-    assert classes.values[1].text == "none" and classes.verdict.params["run"] == 1
+    # The strict pass rate is even (one discordant question), so no run "fails least".
+    assert classes.values[1].text == "none" and classes.verdict.code == "failures_even"
     assert classes.verdict.winner is None  # informational, not a contest
+    assert render_row(classes, [S1, S2]) == (
+        "no run fails significantly less (the strict pass rate decides)")
     assert not any(r.group == "throughput" for r in rows)  # no sweep, no speed rows
 
 
@@ -368,9 +405,14 @@ def test_verdicts_name_the_winner_per_success_criterion():
     assert usable.winner == 1 and usable.figures == (0.5, 1.0)
     # Per hour, strict, at c=2: config 1 = 7200 / 7.725 x 0.5 = 466; config 2: q1 = 1000/125 +
     # 50/8 + 1000/125 + 25/8 = 25.375 s, q2 = 800/125 + 10/8 = 7.65 s, mean 16.5125 s ->
-    # 7200 / 16.5125 x 1.0 = 436. The faster server wins here although its answers fail more.
+    # 7200 / 16.5125 x 1.0 = 436: the faster server 7 % ahead although its answers fail more,
+    # less than MIN_EFFECT on a model without an interval: even, and the PDF bolds nothing.
     assert per_hour.figures == pytest.approx((7200 / 7.725 * 0.5, 7200 / 16.5125))
-    assert per_hour.winner == 0
+    assert per_hour.winner is None and per_hour.text.startswith("about even")
+    # Two configurations with the same strict pass rate: a tie is never a win.
+    twin = sql_run(22, SQL.questions, model="m2")
+    _, same, _ = capacity_verdicts([capacity(TP, SQL), capacity(slow, twin)])
+    assert same.figures == (0.5, 0.5) and same.winner is None
 
 
 def test_simulator_personas_pair_with_the_swept_server_unless_their_own_model_was_swept():

@@ -221,11 +221,17 @@ def test_comparing_two_throughput_runs_aligns_their_cells_and_overlays_charts(pa
     # requests carry no interval, so no winner is named.
     rows = page.comparison.rows_model
     labels = [rows.index(r, 0).data() for r in range(rows.rowCount())]
-    prefill = labels.index("Prefill at 1 concurrent (mean tok/s per request)")
+    # Cell by cell, never pooled across prompt lengths: the 256-token cell at 1 concurrent.
+    prefill = next(i for i, label in enumerate(labels) if label.startswith(
+        "Prefill (mean tok/s per request, per user): 256 tokens in,")
+        and label.endswith(", 1 concurrent"))
     a_col, b_col = 1 + runs.index(ids["tp_a"]), 1 + runs.index(ids["tp_b"])
-    assert rows.index(prefill, a_col).data() == "6,400 tok/s"  # mean of 256 and 1024 tokens
-    assert rows.index(prefill, b_col).data() == "12,800 tok/s"
-    assert rows.index(prefill, 3).data().startswith("cannot tell: 12,800 vs 6,400 tok/s")
+    assert rows.index(prefill, a_col).data() == "2,560 tok/s"
+    assert rows.index(prefill, b_col).data() == "5,120 tok/s"
+    assert rows.index(prefill, 3).data().startswith("cannot tell: 5,120 vs 2,560 tok/s")
+    # The figure's first row counts the cells: nothing is decided without intervals.
+    tally = labels.index("Prefill (mean tok/s per request, per user): every cell")
+    assert tally < prefill and "undecided" in rows.index(tally, 3).data()
 
 
 def test_the_comparison_rows_speak_chinese(page, qtbot, runs_db):

@@ -297,7 +297,7 @@ def test_a_capped_server_shows_what_differs_and_each_verdict_in_words(capped_pdf
         assert _reads(flat, row_label(row, "en")), row.key
         assert _reads(flat, render_row(row, comp.runs, "en")), row.key
     # Values carry their intervals and observation counts.
-    prefill = next(r for r in comp.rows if r.key == "prefill").values[0]
+    prefill = next(r for r in comp.rows if r.key == "prefill" and r.cell).values[0]
     # Without spaces: when the machine was busy the sweep's cells are client-bound, their
     # "(client-bound)" marks crowd the columns and pdftotext reads the small print "n=4".
     assert prefill.estimate.has_interval and _flat(f"n = {prefill.n}") in flat
@@ -444,8 +444,9 @@ def test_page_one_sums_up_and_the_grid_gives_each_cell(capped_pdfs, pdfs, store_
     pages = _page_lines(en)
     first = " ".join(pages[0])
     for words in ("Comparison summary", "What was compared", "What differs between these runs",
-                  "Verdicts", "Speed (throughput runs)", "TTFT", "Prefill tok/s",
-                  "Decode tok/s", "1 concurrent", "2 concurrent"):
+                  "Verdicts", "Verdict per scenario", "Many concurrent users",
+                  "Speed (throughput runs)", "Total output (tok/s, system)", "TTFT p50 (per user)",
+                  "Decode (mean tok/s per request, per user)", "1 concurrent", "2 concurrent"):
         assert words in first, words
     assert "vllm (simulated)" in first and "simulated vllm" not in _text(en)
     assert "vllm（模拟）" in " ".join(_page_lines(zh)[0])

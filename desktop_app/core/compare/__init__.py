@@ -8,6 +8,8 @@ Qt-free; the PDF report (`desktop_app.report`) and the GUI's Runs page both read
 - `settings_differ(infos)`: the identity fields and server settings not the same in every run.
 - `pair_runs(runs)`, `capacity(tp, sql)`, `capacity_verdicts(caps)`: speed and quality together
   (cost per correct answer, correct answers per hour at each measured concurrency).
+- `scenarios(rows)`, `trade_off(rows, found)`: a verdict per scenario (many concurrent users,
+  one user's streaming speed, structured tasks) and what the runs trade.
 - `compare(store, run_ids)`: all of the above at once, as a :class:`Comparison`.
 - `compare_strategies(runs, paths)`: the fast path, the tool loop and the layered strategy on
   the same endpoint (correct answers per hour, tokens per correct answer, pass rate per judge,
@@ -32,7 +34,6 @@ from desktop_app.core.compare.dimensions import (
     RowVerdict,
     dimension_rows,
     run_label,
-    wilson,
 )
 from desktop_app.core.compare.load import (
     RunInfo,
@@ -43,6 +44,7 @@ from desktop_app.core.compare.load import (
     ThroughputRun,
     load_run,
 )
+from desktop_app.core.compare.scenarios import SCENARIOS, Scenario, ScenarioFigure, TradeOff
 from desktop_app.core.compare.session import Comparison, CompareError, compare
 from desktop_app.core.compare.settings import settings_differ
 from desktop_app.core.compare.strategies import (
@@ -57,11 +59,10 @@ from desktop_app.core.compare.strategies import (
 )
 
 __all__ = [
-    "VERDICT_CODES", "Capacity", "CapacityPoint", "CompareError", "CompareNote", "Comparison", "Cost",
+    "SCENARIOS", "VERDICT_CODES", "Capacity", "Scenario", "ScenarioFigure", "TradeOff", "CapacityPoint", "CompareError", "CompareNote", "Comparison", "Cost",
     "CriterionVerdict", "DimValue", "DimensionRow", "LayeredPath", "PathShare", "RowVerdict",
     "RunInfo", "SqlRun", "StepTokens", "StoredCell", "StoredQuestion", "StrategyGroup",
     "StrategyReport", "StrategyRun", "ThroughputRun", "capacity", "capacity_verdicts",
     "compare", "compare_strategies", "cost_per_correct", "dimension_rows",
     "load_run", "pair_runs", "path_split", "run_paths", "run_label", "settings_differ",
-    "wilson",
 ]

@@ -34,6 +34,7 @@ from typing import Literal
 
 from desktop_app.core.compare.load import SqlRun, StoredCell, ThroughputRun
 from desktop_app.core.sqleval.types import TIERS
+from desktop_app.core.stats import MIN_EFFECT
 
 __all__ = ["CapacityPoint", "Cost", "Capacity", "CriterionVerdict", "pair_runs", "capacity",
            "capacity_verdicts", "cost_per_correct"]
@@ -93,7 +94,7 @@ class CriterionVerdict:
     "usable_per_hour" (most strict-correct answers per hour at the best concurrency)."""
 
     criterion: Literal["users_dont_wait", "answers_usable", "usable_per_hour"]
-    winner: int | None  # index into the capacities, None when no configuration has the figure
+    winner: int | None  # index into the capacities; None when none has the figure or they are even
     figures: tuple[float | None, ...]  # one per configuration, in the criterion's unit
     text: str
 
@@ -227,10 +228,20 @@ def capacity(tp: ThroughputRun, sql: SqlRun) -> Capacity:
 
 
 def _pick(caps: list[Capacity], figures: list[float | None], higher: bool) -> int | None:
-    have = [(i, f) for i, f in enumerate(figures) if f is not None]
+    """The configuration ahead on a modelled figure: only when it is at least MIN_EFFECT
+    better than every other (the model has no interval, so anything closer, a tie above all,
+    is even and bolds nothing)."""
+    have = sorted(((i, f) for i, f in enumerate(figures) if f is not None),
+                  key=lambda iv: iv[1], reverse=higher)
     if not have:
         return None
-    return (max if higher else min)(have, key=lambda iv: iv[1])[0]
+    if len(have) == 1:
+        return have[0][0]
+    (w, best), (_, second) = have[0], have[1]
+    if best == second:
+        return None
+    gap = (best / second - 1 if higher else 1 - best / second) if second else float("inf")
+    return w if gap >= MIN_EFFECT else None
 
 
 def capacity_verdicts(caps: list[Capacity]) -> list[CriterionVerdict]:
@@ -250,7 +261,10 @@ def capacity_verdicts(caps: list[Capacity]) -> list[CriterionVerdict]:
         ("usable_per_hour", hourly, True, lambda f: f"{f:,.0f} strict-correct answers/hour"),
     ):
         w = _pick(caps, figures, higher)
-        if w is None:
+        if w is None and sum(f is not None for f in figures) > 1:
+            text = "about even: " + "; ".join(f"{caps[i].label} {say(f)}"
+                                             for i, f in enumerate(figures) if f is not None)
+        elif w is None:
             text = "n/a: no configuration has this figure"
         elif sum(f is not None for f in figures) == 1:
             text = f"only {caps[w].label} has this figure: {say(figures[w])}"

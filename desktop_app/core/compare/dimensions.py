@@ -36,19 +36,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from statistics import NormalDist, fmean
+from statistics import fmean
 from typing import Literal
 
 from desktop_app.core.compare.load import SqlRun, ThroughputRun
 from desktop_app.core.sqleval.types import JUDGE_MODES, TIERS
 from desktop_app.core.stats import (
     ALPHA,
-    CONFIDENCE,
     MIN_EFFECT,
     Estimate,
     bootstrap,
     differ,
     mcnemar_exact,
+    wilson,
 )
 from desktop_app.core.throughput.records import StoredCell
 
@@ -67,7 +67,10 @@ VERDICT_CODES = (
     "below_min_effect",  # outside both intervals, but closer than stats.MIN_EFFECT
     "no_interval",  # a value without a spread (an imported figure): cannot tell
     "not_comparable_lengths",  # the sweeps share no prompt length at this concurrency
-    "client_bound",  # fewer than two values left once client-bound ones are set aside
+    "client_bound",  # (no longer given: a busy client widens the intervals instead)
+    "within_client_lag",  # apart on the requests, but the client's lateness could explain it
+    "tally",  # a figure's cells counted per concurrency (informational)
+    "failures_even",  # the failure-class row when no run fails significantly less
     "only_one",  # one run has the figure
     "none",  # no run has it
     "same_bottleneck", "different_bottlenecks",  # the bottleneck row (informational)
@@ -153,6 +156,13 @@ class DimensionRow:
     params: dict = field(default_factory=dict, hash=False)
     better: Better | None = None
     group: Literal["throughput", "sql"] = "throughput"
+    audience: Literal["system", "user"] | None = None
+    scope: Literal["cell", "tally"] | None = None
+
+    @property
+    def cell(self) -> bool:
+        """A row of one cell (prompt length x concurrency x output length)."""
+        return self.scope == "cell"
 
 
 def run_label(run) -> str:
@@ -161,36 +171,6 @@ def run_label(run) -> str:
 
 
 # --------------------------------------------------------------------------- statistics
-
-
-def wilson(passed: int, n: int, confidence: float = CONFIDENCE) -> Estimate | None:
-    """`passed` of `n` as a rate (0..1) with its Wilson score interval; None when n = 0."""
-    if n <= 0:
-        return None
-    z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    p = passed / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return Estimate(p, max(0.0, centre - half), min(1.0, centre + half), n, "wilson")
-
-
-def _average(estimates: Sequence[Estimate]) -> Estimate:
-    """The average of figures over prompt lengths. The cells' requests are independent, so
-    their errors add in quadrature: the interval's lower half-width is sqrt(sum of the cells'
-    lower half-widths squared) / k, the upper likewise (each side kept apart, as a bootstrap
-    interval need not be symmetric). Without an interval when any figure has none."""
-    if len(estimates) == 1:
-        return estimates[0]
-    k = len(estimates)
-    value = fmean(e.value for e in estimates)
-    methods = {e.method for e in estimates}
-    if len(methods) != 1 or not all(e.has_interval for e in estimates):
-        return Estimate(value, value, value, sum(e.n for e in estimates), "none")
-    below = math.sqrt(sum((e.value - e.low) ** 2 for e in estimates)) / k
-    above = math.sqrt(sum((e.high - e.value) ** 2 for e in estimates)) / k
-    return Estimate(value, value - below, value + above, sum(e.n for e in estimates),
-                    methods.pop())
 
 
 # --------------------------------------------------------------------------- deciding a row
@@ -212,10 +192,7 @@ def _decide(values: Sequence[DimValue], better: Better, *, points: bool = False,
     if any(v.detail.get("lengths_differ") for _, v in have):
         return RowVerdict("n/a", "not_comparable_lengths", better=better, diff_kind=kind)
     bound = [i for i, v in have if v.client_bound]
-    ranked = sorted(((i, v) for i, v in have if not v.client_bound),
-                    key=lambda iv: iv[1].value, reverse=better == "higher")
-    if len(ranked) < 2:
-        return RowVerdict("n/a", "client_bound", {"runs": bound}, better=better, diff_kind=kind)
+    ranked = sorted(have, key=lambda iv: iv[1].value, reverse=better == "higher")
     (w, best), (r, second) = ranked[0], ranked[1]
     if points:
         diff = best.value - second.value if better == "higher" else second.value - best.value
@@ -242,6 +219,13 @@ def _decide(values: Sequence[DimValue], better: Better, *, points: bool = False,
     if a is None or b is None or not (a.has_interval and b.has_interval):
         return RowVerdict("n/a", "no_interval", params, **common)
     method = a.method if a.method == b.method else "none"
+    lag = max(best.detail.get("lag_bound") or 0.0, second.detail.get("lag_bound") or 0.0)
+    if not differ(a, b) and lag > 0 and differ(*(Estimate(**v.detail["measured"])
+                                                 for v in (best, second))):
+        # Apart on the requests alone; the client's own lateness could close the gap.
+        params.update(lag_bound=lag, client_lag_s=max(best.detail.get("client_lag_s", 0.0),
+                                                      second.detail.get("client_lag_s", 0.0)))
+        return RowVerdict("tie", "within_client_lag", params, method=method, **common)
     if differ(a, b):
         if diff is not None and abs(diff) < MIN_EFFECT:
             # Real within each run, but smaller than two runs of one server drift apart.
@@ -256,7 +240,40 @@ def _decide(values: Sequence[DimValue], better: Better, *, points: bool = False,
 
 
 Shape = tuple[int, int]  # (input tokens, output tokens)
-Figure = tuple[Estimate, tuple[StoredCell, ...]]  # a figure and the cells it rests on
+Audience = Literal["system", "user"]
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A throughput figure the comparison sets side by side, per cell: `key` (the row's),
+    the StoredCell attribute it reads (None: computed, the prefill change), its unit, which way
+    is better, and whom it serves: the "system" (what the server delivers in all) or each
+    "user" (what one request experiences). `lag` says how the client's own lateness moves it
+    (module doc): "time" (a time stamped once per request: TTFT), "rate_of_time" (a rate over
+    such a time: prefill), "per_token" (a gap spread over the tokens: TPOT, decode), or "none"
+    (the cell's wall clock, moved by at most one late stamp in thousands: the system rates)."""
+
+    key: str
+    attr: str | None
+    unit: str
+    better: Better
+    audience: Audience
+    lag: Literal["time", "rate_of_time", "per_token", "none"]
+
+
+# The order of the rows: what the system delivers first, as GuideLLM's and AIPerf's reports
+# lead with it, then what each user gets.
+FIGURES = (
+    Figure("output_tps", "output_tps", "tok/s", "higher", "system", "none"),
+    Figure("request_rate", "rps", "req/s", "higher", "system", "none"),
+    Figure("goodput", "goodput", "fraction", "higher", "system", "none"),
+    Figure("ttft", "ttft", "s", "lower", "user", "time"),
+    Figure("tpot", "tpot", "s", "lower", "user", "per_token"),
+    Figure("decode", "decode", "tok/s", "higher", "user", "per_token"),
+    Figure("prefill", "prefill", "tok/s", "higher", "user", "rate_of_time"),
+    Figure("prefill_change", None, "change", "higher", "user", "none"),
+)
+FIGURE_KEYS = tuple(f.key for f in FIGURES)
 
 
 def _cells_at(run: ThroughputRun, concurrency: int) -> dict[Shape, StoredCell]:
@@ -267,57 +284,108 @@ def _cells_at(run: ThroughputRun, concurrency: int) -> dict[Shape, StoredCell]:
     return out
 
 
-def _metric(attr: str) -> Callable[[ThroughputRun, int], dict[Shape, Figure]]:
-    def figures(run: ThroughputRun, concurrency: int) -> dict[Shape, Figure]:
-        return {shape: (getattr(c, attr), (c,)) for shape, c in _cells_at(run, concurrency).items()
-                if getattr(c, attr) is not None}
-    return figures
+def client_lag_s(cell: StoredCell) -> float:
+    """How late the client's own loop could have stamped this cell's times: the p99 lateness
+    of its 10 ms timer (0 when not measured, e.g. an imported cell)."""
+    load = cell.result.client_load
+    if load is None or not math.isfinite(load.loop_lag_p99_ms):
+        return 0.0
+    return max(0.0, load.loop_lag_p99_ms) / 1000.0
 
 
-def _change(run: ThroughputRun, concurrency: int) -> dict[Shape, Figure]:
-    """Prefill change at `concurrency` against 1 per shape: the cell's own figure (one home),
-    the interval from the two cells' bounds (module doc)."""
-    ones = _cells_at(run, 1)
-    out = {}
-    for shape, c in _cells_at(run, concurrency).items():
-        one = ones.get(shape)
-        if c.prefill_change is None or one is None or c.prefill is None or one.prefill is None:
-            continue
-        a, b = c.prefill, one.prefill
-        if a.has_interval and b.has_interval and b.low > 0 and b.high > 0:
-            est = Estimate(c.prefill_change, a.low / b.high - 1, a.high / b.low - 1,
-                           min(a.n, b.n), a.method)
-        else:
-            est = Estimate(c.prefill_change, c.prefill_change, c.prefill_change,
-                           min(a.n, b.n), "none")
-        out[shape] = (est, (c, one))
-    return out
+def _widened(est: Estimate, cell: StoredCell, fig: Figure) -> tuple[Estimate, float]:
+    """`est` with its interval widened by what the client's lateness could move it (the
+    value stays as measured: lateness only makes a time look longer, so the interval grows on
+    the side of a shorter time, a faster rate), and that bound in the figure's unit."""
+    lag = client_lag_s(cell)
+    if lag <= 0 or fig.lag == "none" or not est.has_interval:
+        return est, 0.0
+    low, high = est.low, est.high
+    if fig.lag == "time":
+        bound = lag
+        low = max(0.0, low - lag)
+    elif fig.lag == "rate_of_time":
+        # rate = tokens / time: a time up to `lag` shorter is a rate up to t / (t - lag) higher.
+        t = cell.ttft_s or 0.0
+        factor = t / (t - lag) if t > lag else math.inf
+        bound = high * (factor - 1) if math.isfinite(factor) else math.inf
+        high = high * factor
+    else:  # per_token: one late stamp at each end, spread over the request's gaps
+        gaps = max(1, cell.output_tokens - 1)
+        per = lag / gaps
+        if fig.unit == "s":
+            bound = per
+            low = max(0.0, low - per)
+        else:  # tok/s = 1 / TPOT
+            tpot = 1.0 / high if high > 0 else 0.0
+            new_high = 1.0 / (tpot - per) if tpot > per else math.inf
+            bound = new_high - high
+            high = new_high
+    return Estimate(est.value, low, high, est.n, est.method), bound
 
 
-def _figure_row(runs: Sequence, key: str, concurrency: int, unit: str, better: Better,
-                figures: Callable[[ThroughputRun, int], dict[Shape, Figure]]) -> DimensionRow:
-    per = {i: figures(r, concurrency) for i, r in enumerate(runs)
-           if isinstance(r, ThroughputRun)}
-    present = [set(f) for f in per.values() if f]
-    common = set.intersection(*present) if present else set()
-    lengths_differ = len(present) > 1 and not common
+def _change(cell: StoredCell, one: StoredCell | None) -> Estimate | None:
+    """Prefill change at the cell's concurrency against 1, the cell's own figure (one home),
+    the interval from the two cells' bounds (low = low at c / high at 1 - 1, high = high at c /
+    low at 1 - 1)."""
+    if cell.prefill_change is None or one is None or cell.prefill is None or one.prefill is None:
+        return None
+    a, b = cell.prefill, one.prefill
+    if a.has_interval and b.has_interval and b.low > 0 and b.high > 0:
+        return Estimate(cell.prefill_change, a.low / b.high - 1, a.high / b.low - 1,
+                        min(a.n, b.n), a.method)
+    return Estimate(cell.prefill_change, cell.prefill_change, cell.prefill_change,
+                    min(a.n, b.n), "none")
+
+
+def _value(run: ThroughputRun, cell: StoredCell, fig: Figure) -> DimValue:
+    if fig.attr is None:
+        est = _change(cell, _cells_at(run, 1).get((cell.input_tokens, cell.output_tokens)))
+    else:
+        est = getattr(cell, fig.attr)
+    if est is None:
+        return DimValue()
+    wide, bound = _widened(est, cell, fig)
+    return DimValue(est.value, wide, detail={
+        "client_bound": cell.client_bound, "client_lag_s": client_lag_s(cell),
+        "lag_bound": bound, "measured": est.to_json(), "requests": cell.requests})
+
+
+def _cell_row(runs: Sequence, fig: Figure, concurrency: int, shape: Shape) -> DimensionRow:
     vals = []
-    for i, r in enumerate(runs):
-        own = per.get(i)
-        if not own:
-            vals.append(DimValue())
-            continue
-        shapes = sorted(common if common else own)
-        est = _average([own[s][0] for s in shapes])
-        bound = sorted({s[0] for s in shapes for c in own[s][1] if c.client_bound})
-        vals.append(DimValue(est.value, est, detail={
-            "lengths": sorted({s[0] for s in shapes}),
-            "output_tokens": sorted({s[1] for s in shapes}),
-            "lengths_differ": lengths_differ, "client_bound": bool(bound),
-            "client_bound_lengths": bound}))
+    for r in runs:
+        cell = _cells_at(r, concurrency).get(shape) if isinstance(r, ThroughputRun) else None
+        vals.append(DimValue() if cell is None else _value(r, cell, fig))
     values = tuple(vals)
-    return DimensionRow(key, unit, values, _decide(values, better, points=unit == "change"),
-                        {"concurrency": concurrency}, better, "throughput")
+    params = {"concurrency": concurrency, "input_tokens": shape[0], "output_tokens": shape[1]}
+    return DimensionRow(fig.key, fig.unit, values,
+                        _decide(values, fig.better, points=fig.unit == "change"), params,
+                        fig.better, "throughput", fig.audience, "cell")
+
+
+def _tally_row(runs: Sequence, fig: Figure, cells: Sequence[DimensionRow],
+               unmatched: Sequence[int]) -> DimensionRow:
+    """A figure's cells summed up per concurrency: how many cells each run wins, how many are
+    even, how many cannot be decided; never a winner of its own (RowVerdict "info"; the
+    scenarios in `compare.scenarios` weigh the cells)."""
+    levels = []
+    for c in sorted({r.params["concurrency"] for r in cells} | set(unmatched)):
+        at = [r for r in cells if r.params["concurrency"] == c]
+        wins: dict[int, int] = {}
+        for r in at:
+            if r.verdict.significant and r.verdict.winner is not None:
+                wins[r.verdict.winner] = wins.get(r.verdict.winner, 0) + 1
+        levels.append({"concurrency": c, "cells": len(at), "wins": wins,
+                       "even": sum(1 for r in at if r.verdict.status == "tie"),
+                       "undecided": sum(1 for r in at if r.verdict.status == "n/a"),
+                       "lengths_differ": c in unmatched})
+    n = len(runs)
+    values = tuple(DimValue(text="tally", detail={"wins": sum(lv["wins"].get(i, 0)
+                                                                for lv in levels)})
+                   if isinstance(runs[i], ThroughputRun) else DimValue() for i in range(n))
+    verdict = RowVerdict("info", "tally", {"levels": levels}, better=fig.better)
+    return DimensionRow(fig.key, fig.unit, values, verdict, {}, fig.better, "throughput",
+                        fig.audience, "tally")
 
 
 def _concurrencies(tps: Sequence[ThroughputRun]) -> list[int]:
@@ -333,14 +401,25 @@ def _throughput_rows(runs: Sequence) -> list[DimensionRow]:
     tps = [r for r in runs if isinstance(r, ThroughputRun)]
     if not tps:
         return []
-    levels = _concurrencies(tps)
-    rows = [_figure_row(runs, "prefill", c, "tok/s", "higher", _metric("prefill"))
-            for c in levels]
-    rows += [_figure_row(runs, "prefill_change", c, "change", "higher", _change)
-             for c in levels if c > 1]
-    rows += [_figure_row(runs, "ttft", c, "s", "lower", _metric("ttft")) for c in levels]
-    rows += [_figure_row(runs, "decode", c, "tok/s", "higher", _metric("decode"))
-             for c in levels]
+    shapes: dict[int, list[Shape]] = {}
+    unmatched = []
+    for c in _concurrencies(tps):
+        present = [set(_cells_at(r, c)) for r in tps if _cells_at(r, c)]
+        common = set.intersection(*present) if present else set()
+        if not common and len(present) > 1:
+            unmatched.append(c)  # the sweeps share no cell at this load: nothing to compare
+        shapes[c] = sorted(common)
+    rows: list[DimensionRow] = []
+    for fig in FIGURES:
+        cells = [_cell_row(runs, fig, c, s) for c, ss in shapes.items() for s in ss
+                 if not (fig.attr is None and c == 1)]
+        cells = [r for r in cells if any(v.available for v in r.values)]
+        if not cells and fig.key == "goodput":
+            continue  # no run set targets
+        if not cells and not unmatched:
+            continue
+        rows.append(_tally_row(runs, fig, cells, unmatched))
+        rows += cells
     rows.append(_bottleneck_row(runs))
     return rows
 
@@ -351,7 +430,11 @@ def _bottleneck_row(runs: Sequence) -> DimensionRow:
         if not isinstance(r, ThroughputRun):
             vals.append(DimValue())
             continue
-        main = next((f for code in BOTTLENECK_CODES for f in r.findings if f.code == code), None)
+        # A finding the diagnosis calls a problem first; a "possible" one only when no run
+        # of this one has a problem (marked so the words say "possible").
+        main = next((f for code in BOTTLENECK_CODES for f in r.findings
+                     if f.code == code and f.severity == "problem"), None) or next(
+            (f for code in BOTTLENECK_CODES for f in r.findings if f.code == code), None)
         doubts = [f.code for f in r.findings if f.code in ("client_bound", "token_count_mismatch")]
         if main is None:
             vals.append(DimValue(text="none", detail={"doubts": doubts}))
@@ -360,12 +443,15 @@ def _bottleneck_row(runs: Sequence) -> DimensionRow:
             # in the reader's words): the core keeps no sentence of its own here.
             vals.append(DimValue(text=main.code, detail={
                 "finding": main, "severity": main.severity, "doubts": doubts,
-                "cap": main.evidence.get("cap")}))
+                "cap": main.evidence.get("cap"), "possible": main.severity != "problem"}))
     texts = {i: v.text for i, v in enumerate(vals) if v.text is not None}
+    # The same bottleneck only when its figures agree too: caps of 1 and 2 are two findings.
+    kinds = {(v.text, v.detail.get("cap"), v.detail.get("possible", False))
+             for v in vals if v.text is not None}
     if len(texts) < 2:
         v = RowVerdict("n/a", "only_one" if texts else "none",
                        {"run": next(iter(texts))} if texts else {})
-    elif len(set(texts.values())) == 1:
+    elif len(kinds) == 1:
         v = RowVerdict("info", "same_bottleneck", {"bottleneck": next(iter(texts.values()))})
     else:
         v = RowVerdict("info", "different_bottlenecks", {"bottlenecks": texts})
@@ -448,7 +534,10 @@ def _effort_row(runs: Sequence, key: str, tier: str, unit: str,
                         "sql")
 
 
-def _failure_row(runs: Sequence) -> DimensionRow:
+def _failure_row(runs: Sequence, strict: RowVerdict | None) -> DimensionRow:
+    """The main failure classes per run. Which run fails least is the strict pass rate's
+    verdict (`strict`: its McNemar or Wilson test): named only when that row names a winner,
+    else "failures_even", so two runs with the same failures never have a winner here."""
     vals = []
     for r in runs:
         if not isinstance(r, SqlRun):
@@ -464,9 +553,12 @@ def _failure_row(runs: Sequence) -> DimensionRow:
         v = RowVerdict("n/a", "only_one" if present else "none",
                        {"run": present[0][0]} if present else {})
     else:
-        shares = [(i, v.detail["failures"] / max(v.detail["questions"], 1)) for i, v in present]
-        i, share = min(shares, key=lambda iv: iv[1])
-        v = RowVerdict("info", "fewest_failures", {"run": i, "share": share}, leader=i)
+        shares = {i: v.detail["failures"] / max(v.detail["questions"], 1) for i, v in present}
+        if strict is not None and strict.significant and strict.winner in shares:
+            i = strict.winner
+            v = RowVerdict("info", "fewest_failures", {"run": i, "share": shares[i]}, leader=i)
+        else:
+            v = RowVerdict("info", "failures_even", {"shares": shares})
     return DimensionRow("failure_classes", "", tuple(vals), v, {}, None, "sql")
 
 
@@ -482,7 +574,9 @@ def _sql_rows(runs: Sequence) -> list[DimensionRow]:
     for tier in tiers:
         rows.append(_effort_row(runs, "tier_steps", tier, "steps", lambda q: q.step_count))
         rows.append(_effort_row(runs, "tier_tokens", tier, "tokens", lambda q: q.tokens))
-    rows.append(_failure_row(runs))
+    strict = next((r.verdict for r in rows if r.key == "pass_rate"
+                   and r.params.get("judge") == "strict"), None)
+    rows.append(_failure_row(runs, strict))
     return rows
 
 

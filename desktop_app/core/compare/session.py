@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from desktop_app.core.compare.capacity import (
@@ -14,6 +15,7 @@ from desktop_app.core.compare.capacity import (
 )
 from desktop_app.core.compare.dimensions import DimensionRow, dimension_rows
 from desktop_app.core.compare.load import RunInfo, SqlRun, ThroughputRun, load_run
+from desktop_app.core.compare.scenarios import Scenario, TradeOff, scenarios, trade_off
 from desktop_app.core.compare.settings import settings_differ
 from desktop_app.core.store import NotFoundError, Store
 
@@ -30,7 +32,8 @@ class Comparison:
 
     `notes` (`CompareNote`: codes and values) say what was skipped and why: runs of a kind no section reads, SQL runs
     without a throughput partner of the same endpoint and model. `settings_differ` is what is
-    not the same in every run ({setting: {run id: value}}, see `compare.settings`)."""
+    not the same in every run ({setting: {run id: value}}, see `compare.settings`).
+    `scenarios` and `trade_off` are the verdicts per scenario (`compare.scenarios`)."""
 
     runs: tuple[ThroughputRun | SqlRun, ...]
     rows: tuple[DimensionRow, ...]
@@ -38,6 +41,8 @@ class Comparison:
     verdicts: tuple[CriterionVerdict, ...] = ()
     notes: tuple[CompareNote, ...] = field(default=())
     settings_differ: dict[str, dict[int, object]] = field(default_factory=dict, hash=False)
+    scenarios: tuple[Scenario, ...] = ()
+    trade_off: TradeOff | None = None
 
     @property
     def throughput(self) -> list[ThroughputRun]:
@@ -70,6 +75,28 @@ def compare(store: Store, run_ids: list[int]) -> Comparison:
     runs = [r for r in loaded if not isinstance(r, RunInfo)]
     pairs, pair_notes = pair_runs(runs)
     caps = [capacity(tp, sql) for tp, sql in pairs]
-    return Comparison(tuple(runs), tuple(dimension_rows(runs)), tuple(caps),
-                      tuple(capacity_verdicts(caps)) if caps else (), tuple(notes + pair_notes),
-                      settings_differ([r.info for r in runs]))
+    rows = dimension_rows(runs)
+    found = scenarios(rows)
+    return Comparison(tuple(runs), tuple(rows), tuple(caps),
+                      tuple(_pass_rate_decides(capacity_verdicts(caps), caps, runs, rows))
+                      if caps else (), tuple(notes + pair_notes),
+                      settings_differ([r.info for r in runs]), tuple(found),
+                      trade_off(rows, found))
+
+
+def _pass_rate_decides(verdicts: list[CriterionVerdict], caps: list[Capacity], runs: list,
+                       rows: list[DimensionRow]) -> list[CriterionVerdict]:
+    """"Answers usable as they are" is the strict pass rate: the configuration ahead is the
+    one whose SQL run the strict pass-rate row names the winner on its test (McNemar or
+    Wilson), never the higher of two rates inside the noise."""
+    strict = next((r.verdict for r in rows if r.key == "pass_rate"
+                   and r.params.get("judge") == "strict"), None)
+    won = runs[strict.winner].info.id if strict and strict.significant and (
+        strict.winner is not None) else None
+    out = []
+    for v in verdicts:
+        if v.criterion == "answers_usable":
+            w = next((i for i, c in enumerate(caps) if c.sql_id == won), None)
+            v = dataclasses.replace(v, winner=w if w == v.winner else None)
+        out.append(v)
+    return out

@@ -37,13 +37,10 @@ Chinese, the GUI through its translations.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-
-import numpy as np
 
 from desktop_app.core.compare.dimensions import (
     DimensionRow,
@@ -55,7 +52,7 @@ from desktop_app.core.compare.dimensions import (
 from desktop_app.core.runs import RunInfo
 from desktop_app.core.sqleval.records import SqlRun
 from desktop_app.core.sqleval.types import JUDGE_MODES
-from desktop_app.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE, Estimate
+from desktop_app.core.stats import ratio_estimate
 
 __all__ = ["FIGURES", "KINDS", "PATHS", "ROUTE_CODES", "LayeredPath", "PathEntry", "PathShare",
            "StrategyGroup", "StrategyReport", "StrategyRun", "check_problems",
@@ -220,31 +217,6 @@ def strategy_of(info: RunInfo) -> tuple[str, tuple[str, ...]]:
     else:
         kind = "loop"
     return kind, tuple(s for s in chosen if s != "layered")
-
-
-def ratio_estimate(num: Sequence[float], den: Sequence[float], scale: float = 1.0,
-                   resamples: int = BOOTSTRAP_RESAMPLES) -> Estimate | None:
-    """scale x sum(num) / sum(den) with a bootstrap percentile interval over the (num, den)
-    pairs (questions); None when sum(den) is 0. Seeded from the data (the same run always
-    gives the same interval). A resample whose denominator sums to 0 counts as infinite."""
-    a = np.asarray(num, dtype=float)
-    b = np.asarray(den, dtype=float)
-    if a.size == 0 or b.sum() <= 0:
-        return None
-    value = float(scale * a.sum() / b.sum())
-    if a.size == 1:
-        return Estimate(value, value, value, 1, "none")
-    seed = int.from_bytes(hashlib.blake2b(a.tobytes() + b.tobytes(), digest_size=8).digest(),
-                          "little")
-    idx = np.random.default_rng(seed).integers(0, a.size, size=(resamples, a.size))
-    top, bottom = a[idx].sum(axis=1), b[idx].sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        stats = np.where(bottom > 0, scale * top / np.where(bottom > 0, bottom, 1), np.inf)
-    tail = (1.0 - CONFIDENCE) / 2 * 100
-    with np.errstate(invalid="ignore"):  # interpolating between two infinities gives nan
-        low, high = np.nan_to_num(np.percentile(stats, [tail, 100 - tail]), nan=np.inf,
-                                  posinf=np.inf)
-    return Estimate(value, float(low), float(high), int(a.size), "bootstrap-ratio")
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,9 @@ PLATEAU_SHARE = 0.3
 # With /metrics: share of a cell's scrapes that must show requests waiting at the plateau.
 # vLLM shows a request as waiting for one step after it arrives even when a slot is free.
 QUEUED_SAMPLE_SHARE = 0.2
+# Scrapes that must show the cap reached with requests waiting before a cap, with no server
+# limit known to match it, is called a problem (fewer: a "possible" cap).
+MIN_QUEUE_SCRAPES = 3
 # Or: the running gauge sat at the plateau for this share of the scrapes while the client kept
 # more requests than that in flight (closed loop), and at least one scrape saw a queue. With few
 # requests per cell the queue drains early (seen on llama.cpp with 4 requests at concurrency 4:
@@ -89,7 +92,7 @@ _CODE_RANK = {code: i for i, code in enumerate((
 # Every code a finding, a suggestion or a sub-part of either can carry (the words catalogue
 # and its test enumerate these: a new code without English and Chinese words fails).
 FINDING_CODES = tuple(_CODE_RANK)
-SUGGESTION_CODES = ("raise_cap", "kv_relief", "shorter_prompts", "fewer_at_once", "raise_budget",
+SUGGESTION_CODES = ("raise_cap", "settle_cap", "kv_relief", "shorter_prompts", "fewer_at_once", "raise_budget",
                     *CHECK_SUGGESTION_CODES)
 PART_CODES = ("queue_from_metrics", "queue_from_client_timeline", "kv_full", "kv_room",
               "kv_unknown", "kv_preempted", "kv_near_full", *CHECK_PART_CODES)
@@ -326,6 +329,43 @@ def _queue_share(cells: Sequence[CellResult], queued: list[int]) -> dict | None:
     return None
 
 
+def _known_limit(settings: dict) -> int | None:
+    """The server's own limit on requests at once, when it was read or typed (vLLM's
+    max_num_seqs; llama.cpp's --parallel and SGLang's max-running-requests are recorded under
+    that name)."""
+    v = settings.get("max_num_seqs")
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        return None
+    return int(v) if 0 < v < 1e9 else None
+
+
+def _cap_evidence(cells: Sequence[CellResult], queued: list[int], cap: int) -> dict:
+    """What a cap finding rests on: the scrapes of the queued cells (how many, over how many
+    seconds, how many showed the cap reached with requests waiting) and their requests."""
+    ss = [s for i in queued for s in cells[i].samples if _gauges(s)]
+    at_cap = [s for s in ss if round(s.running) >= cap and s.waiting > 0]
+    times = [s.t_s for s in ss if _finite(s.t_s)]
+    return {"scrapes": len(ss), "queue_scrapes": len(at_cap),
+            "seconds": _r(max(times) - min(times)) if len(times) > 1 else 0.0,
+            "requests": sum(cells[i].summary.count for i in queued)}
+
+
+def cap_strength(cap: int, limit: int | None, source: str, queue_scrapes: int,
+                 kv_full: bool, queued_cells: int = 1) -> str:
+    """"strong" or "possible" (a cap finding is a problem only when strong): a plateau at the
+    server's known limit is that limit; one below it is not (unless the KV cache was full,
+    which holds requests back below it); with no limit known, at least MIN_QUEUE_SCRAPES
+    scrapes must show the cap reached with requests waiting, or (no scrapes) the client's
+    timeline the plateau in at least two cells."""
+    if limit is not None:
+        return "strong" if cap >= limit or kv_full else "possible"
+    if source == "metrics":
+        return "strong" if queue_scrapes >= MIN_QUEUE_SCRAPES else "possible"
+    # The client's timeline: the same plateau at two loads is a cap; at one, a coincidence
+    # of batched prefills could draw it.
+    return "strong" if queued_cells >= 2 else "possible"
+
+
 def _concurrency_cap(cells, engine, settings, kv_peak) -> Finding | None:
     found, source = _cap_from_metrics(cells), "metrics"
     # Fall back to the client's timeline only when the scrapes cannot show a queue at all.
@@ -354,9 +394,20 @@ def _concurrency_cap(cells, engine, settings, kv_peak) -> Finding | None:
               "matches_max_num_seqs": (configured if configured is not None
                                        and int(configured) == cap else None),
               "knob": knobs.CAP.get(engine), "kv_cost": cost, "kv_cache_peak": _f(kv_peak)}
+    rests = _cap_evidence(cells, queued, cap)
+    limit = _known_limit(settings)
+    strength = cap_strength(cap, limit, source, rests["queue_scrapes"], cost == "kv_full",
+                            len(queued))
+    params.update(strength=strength, evidence=rests, limit=limit,
+                  below_limit=limit if limit is not None and cap < limit else None,
+                  settle_concurrency=max(2 * load, cap * 2))
     evidence = {"cap": cap, "source": source, "metric": metric, "max_waiting": waiting,
                 "max_client_concurrency": load, "queued_cells": queued, "queue_share": share,
-                "kv_cache_peak": _r(kv_peak)}
+                "kv_cache_peak": _r(kv_peak), "strength": strength, "limit": limit, **rests}
+    if strength == "possible":
+        # Not enough to call it a cap: say what would settle it instead of what to change.
+        return Finding("concurrency_cap", "warning", evidence=evidence, params=params,
+                       suggestion_code="settle_cap")
     return Finding("concurrency_cap", "problem", evidence=evidence, params=params,
                    suggestion_code="raise_cap")
 
@@ -500,7 +551,8 @@ def _prefill_drop(cells, cap, engine: str = "vllm") -> Finding | None:
     means = {c: float(np.mean(v)) for c, v in sorted(by_conc.items())}
     params = {"mean_change_by_concurrency": [[c, m] for c, m in means.items()],
               "worst_change": _f(worst[0]), "worst_input_tokens": worst[1],
-              "worst_concurrency": worst[2], "capped": cap is not None,
+              "worst_concurrency": worst[2],
+              "capped": cap is not None and cap.severity == "problem",
               "budget_knob": knobs.BUDGET.get(engine)}
     severity = "warning" if min(means.values()) <= -PREFILL_DROP_WARN else "info"
     evidence = {"mean_change_by_concurrency": {str(c): _r(m) for c, m in means.items()},

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import math
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import closing
@@ -27,7 +28,7 @@ from typing import Any
 from desktop_app.core.endpoint.types import MetricSample
 from desktop_app.core.metrics import CellSummary, Distribution, RequestTiming, request_metrics
 from desktop_app.core.runs import RunInfo, load_label, run_info
-from desktop_app.core.stats import Estimate, bootstrap, point
+from desktop_app.core.stats import Estimate, bootstrap, point, ratio_estimate, wilson
 from desktop_app.core.store import Store
 from desktop_app.core.store.tables import CellRecord
 from desktop_app.core.throughput.checks import unreliable_cells
@@ -197,10 +198,20 @@ def findings_from_json(items: Iterable[Any]) -> tuple[Finding, ...]:
 @dataclass(frozen=True)
 class StoredCell:
     """One stored cell: its store ids, the sweep's CellResult, whether its latencies are
-    client-bound, and the figures a comparison sets side by side, with their noise:
-    `ttft` (median TTFT, s), `prefill` (mean prefill tok/s per request), `decode` (mean decode
-    tok/s per request). An estimate from stored requests carries a bootstrap interval; one an
-    imported file gave without its requests has none."""
+    client-bound, and the figures a comparison sets side by side, with their noise.
+
+    Per user (each request's experience): `ttft` (median TTFT, s), `tpot` (median time per
+    output token, s), `prefill` and `decode` (mean tok/s per request). For the system (the
+    server's whole output): `output_tps` (total output tok/s: completion tokens of completed
+    requests / the cell's wall time), `rps` (completed requests / wall time) and `goodput` (the
+    share of requests meeting the run's TTFT/TPOT targets, when it set any).
+
+    A per-user estimate from stored requests carries a bootstrap interval. The system figures
+    are one measurement of the cell's wall clock; their interval is that of the closed loop's
+    rate by Little's law (sum of tokens, or of requests, over the sum of end-to-end times,
+    bootstrapped over the requests) moved onto the measured value, so it says how much the mix
+    of requests the cell happened to draw could move it. `goodput` has a Wilson interval. A
+    figure an imported file gave without its requests has no interval."""
 
     id: int
     index: int
@@ -214,6 +225,10 @@ class StoredCell:
     ttft: Estimate | None = None
     prefill: Estimate | None = None
     decode: Estimate | None = None
+    tpot: Estimate | None = None
+    output_tps: Estimate | None = None
+    rps: Estimate | None = None
+    goodput: Estimate | None = None
 
     @property
     def spec(self) -> CellSpec:
@@ -322,7 +337,8 @@ def _estimate(values: list[float], statistic: str, summary_value: float | None, 
 
 
 def _stored_cell(record: CellRecord, result: CellResult, client_bound: bool) -> StoredCell:
-    per = [request_metrics(t) for t in result.timings if t.ok]
+    ok = [t for t in result.timings if t.ok]
+    per = [request_metrics(t) for t in ok]
     s = result.summary
     d = record.summary if isinstance(record.summary, dict) else {}
     ttft_p50 = s.ttft_s.p50 if s.ttft_s is not None and s.ttft_s.p50 is not None else (
@@ -335,7 +351,37 @@ def _stored_cell(record: CellRecord, result: CellResult, client_bound: bool) -> 
         prefill=_estimate([m.prefill_tps for m in per if m.prefill_tps is not None], "mean",
                           s.prefill_tps.mean if s.prefill_tps else None, s.ok),
         decode=_estimate([m.decode_tps for m in per if m.decode_tps is not None], "mean",
-                         s.decode_tps.mean if s.decode_tps else None, s.ok))
+                         s.decode_tps.mean if s.decode_tps else None, s.ok),
+        tpot=_estimate([m.tpot_s for m in per if m.tpot_s is not None], "median",
+                       s.tpot_s.p50 if s.tpot_s else None, s.ok),
+        output_tps=_rate(s.output_tps, ok, per, tokens=True),
+        rps=_rate(s.ok / s.wall_s if s.wall_s and s.ok else None, ok, per, tokens=False),
+        goodput=_goodput(result))
+
+
+def _rate(measured: float | None, ok: list, per: list, *, tokens: bool
+          ) -> Estimate | None:
+    """A system figure (class doc): the measured value with the relative interval of
+    sum(tokens or 1) / sum(e2e) over the completed requests `ok` (their metrics `per`)."""
+    if measured is None or not math.isfinite(measured) or measured < 0:
+        return None
+    pairs = [(t.completion_tokens if tokens else 1.0, m.e2e_s) for t, m in zip(ok, per)
+             if m.e2e_s is not None and m.e2e_s > 0]
+    ratio = ratio_estimate([a for a, _ in pairs], [b for _, b in pairs]) if pairs else None
+    if ratio is None or not ratio.has_interval or ratio.value <= 0 or not math.isfinite(
+            ratio.high):
+        return point(measured, max(len(pairs), 1))
+    return Estimate(measured, measured * ratio.low / ratio.value,
+                    measured * ratio.high / ratio.value, ratio.n, ratio.method)
+
+
+def _goodput(result: CellResult) -> Estimate | None:
+    share, n = result.goodput, result.summary.count
+    if share is None or not math.isfinite(share) or not 0 <= share <= 1 or n <= 0:
+        return None
+    if not result.timings:  # an imported share without its requests
+        return point(share, n)
+    return wilson(round(share * n), n)
 
 
 _REQUEST_SELECT = (

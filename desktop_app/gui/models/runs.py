@@ -469,6 +469,7 @@ def pass_count_text(count: PassCount) -> str:
 
 
 WIN_BG = QColor("#d7f0d2")
+TALLY_BG = QColor("#eef2f7")
 NA_FG = QColor("#888888")
 
 
@@ -583,6 +584,10 @@ class DimensionRowsModel(QAbstractTableModel):
         winner = dim.verdict.winner if dim.verdict.significant else None
         if role == Qt.ItemDataRole.BackgroundRole and winner is not None and column == winner + 1:
             return WIN_BG
+        if role == Qt.ItemDataRole.BackgroundRole and dim.scope == "tally":
+            return TALLY_BG  # a figure's summary line heads its cells
+        if role == Qt.ItemDataRole.FontRole and dim.scope == "tally":
+            return _bold()
         if role == Qt.ItemDataRole.FontRole and (column == last and winner is not None
                                                  or column == 0):
             return _bold()

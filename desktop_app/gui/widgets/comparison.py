@@ -4,7 +4,10 @@ overlaid chart."""
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -27,6 +30,7 @@ from desktop_app.gui.models.runs import (
     ThroughputComparisonModel,
 )
 from desktop_app.gui.settings import Settings, declare
+from desktop_app.report.verdicts import lookup_word, scenario_label, scenario_text, trade_off_text
 
 # One colour per run, the same in the chart and its legend; distinct on a white background.
 RUN_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
@@ -75,6 +79,11 @@ class ComparisonView(QWidget):
         self.same_label = QLabel(self.tr("The recorded server settings are the same in every "
                                          "run."))
         self.same_label.hide()
+        # The verdict per scenario, read before the rows it sums up (the seeds' 典型场景选择).
+        self.scenarios_label = QLabel()
+        self.scenarios_label.setWordWrap(True)
+        self.scenarios_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.scenarios_label.hide()
         self.rows_model = DimensionRowsModel(self)
         self.rows_view = _table(self.rows_model)
         self.rows_view.setWordWrap(True)  # verdicts are sentences
@@ -140,6 +149,7 @@ class ComparisonView(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(self.same_label)
         layout.addWidget(self.differ_view)
+        layout.addWidget(self.scenarios_label)
         layout.addWidget(self.rows_splitter, 1)
         self._curves: list[pg.PlotDataItem] = []
         self.shown: Comparison | None = None  # what show_comparison showed last
@@ -151,6 +161,7 @@ class ComparisonView(QWidget):
         names = ", ".join(r.info.label for r in comparison.runs)
         self.differ_model.set_comparison(comparison)
         self._fit_differ()
+        self._show_scenarios(comparison, lang)
         self.rows_model.set_comparison(comparison, lang)
         self._fit_rows()
         if comparison.throughput:
@@ -172,6 +183,23 @@ class ComparisonView(QWidget):
             self.title.setText(self.tr("Comparing SQL runs {names}: {count} questions, {differ} "
                                        "with different verdicts (in bold).").format(
                 names=names, count=self.sql_model.rowCount(), differ=differ))
+
+    def _show_scenarios(self, comparison: Comparison, lang: str) -> None:
+        runs = comparison.runs
+        lines = [f"<b>{escape(scenario_label(s, lang))}</b>{'：' if lang == 'zh' else ': '}"
+                 f"{escape(scenario_text(s, runs, lang))}" for s in comparison.scenarios]
+        if comparison.trade_off:
+            lines.append(f"<i>{escape(trade_off_text(comparison.trade_off, runs, lang))}</i>")
+        self.scenarios_label.setVisible(bool(lines))
+        if lines:
+            self.scenarios_label.setText(
+                f"<b>{escape(lookup_word('scenarios', lang))}</b><br/>" + "<br/>".join(lines))
+
+    def scenarios_text(self) -> str:
+        """The scenarios as shown, without markup (for tests)."""
+        doc = QTextDocument()
+        doc.setHtml(self.scenarios_label.text())
+        return doc.toPlainText()
 
     def _fit_differ(self) -> None:
         # As tall as its few rows: what differs is read first, then the verdicts below.
