@@ -291,3 +291,17 @@ def test_a_sweep_run_for_the_window_keeps_its_predictions(tmp_path):
     with Store.open(db) as store:
         kept = load_sweep(store, result.run_id).findings
     assert kept == tuple(result.findings)
+
+
+def test_a_prediction_starts_from_the_measured_figures(seed):
+    """#26: the predicted effect's "before" is the cell the user sees beside it, not the
+    fitted model's version of it, and "after" moves it by the model's relative change."""
+    cap = by_code(seed.outcome.findings, "concurrency_cap")
+    cells = {(c.spec.input_tokens, c.spec.concurrency): c.summary for c in seed.cells}
+    for n, e in _by_length(cap).items():
+        shown = cells[(n, e["concurrency"])]
+        assert e["ttft_p50_s"][0] == pytest.approx(shown.ttft_s.p50)
+        assert e["decode_tps"][0] == pytest.approx(shown.decode_tps.mean)
+        assert e["output_tps"][0] == pytest.approx(shown.output_tps)
+    short = _by_length(cap)[2048]
+    assert short["ttft_p50_s"][1] < short["ttft_p50_s"][0]

@@ -6,7 +6,10 @@ For each suggestion the model can try (`TRIALS`) it runs the sweep's most loaded
 prompt length on the fitted model (`core.fit`, the What-if's fit: no second model) as fitted
 and with the setting changed, in virtual time, and returns per length TTFT p50, decode tok/s
 per request and total output tok/s before -> after, a verdict (`VERDICTS`) and, where the
-change does not help, why (`REASONS`). Codes and values only: the words are in
+change does not help, why (`REASONS`). "Before" is the cell as measured (the figures its
+table shows), "after" the measured figure moved by the model's relative change: the fitted
+model's own "before" is off by its fit error (a few per cent to 20 %), and a prediction that
+starts from a number the user does not see beside it reads as a contradiction. Codes and values only: the words are in
 `report/diagnosis_words.py`.
 
 `annotate` puts the result into each finding's `params["predicted"]` (JSON-ready), so it is
@@ -33,7 +36,7 @@ from desktop_app.core.fit import (
     fit_profile,
     predict,
 )
-from desktop_app.core.metrics import CellSummary
+from desktop_app.core.metrics import CellSummary, summarize_cell
 from desktop_app.core.throughput import knobs as engine_knobs
 from desktop_app.core.throughput.types import Finding
 
@@ -72,7 +75,7 @@ STATUSES = ("predicted", "nothing_to_try", "fit_failed", "too_large")
 
 @dataclass(frozen=True)
 class LengthEffect:
-    """One prompt length's most loaded cell, on the fitted model before and after the change:
+    """One prompt length's most loaded cell, as measured and after the change as predicted:
     (before, after) of TTFT p50 (seconds), mean decode tok/s per request and total output
     tok/s; the verdict, and the reason (with the value it quotes) when TTFT did not gain."""
 
@@ -150,6 +153,15 @@ def _num(x) -> float | int | None:
 def _figures(s: CellSummary) -> tuple[float | None, float | None, float | None]:
     return (_num(s.ttft_s.p50) if s.ttft_s else None,
             _num(s.decode_tps.mean) if s.decode_tps else None, _num(s.output_tps))
+
+
+def _from_measured(measured, model_before, model_after) -> tuple:
+    """The measured figures moved by the model's relative change of each; a figure the model
+    or the measurement lacks stays as the model has it."""
+    out = []
+    for m, b, a in zip(measured, model_before, model_after):
+        out.append(_num(m * a / b) if m is not None and a is not None and b else a)
+    return tuple(out)
 
 
 def classify(before: Sequence[float | None], after: Sequence[float | None],
@@ -254,6 +266,7 @@ def predict_effects(fit: Fit, cells: Sequence[MeasuredCell], findings: Sequence[
         return {}
     top = _top_cells(cells)
     before_runs = [_figures(s) for s in predict(fit.profile, top)]
+    measured = [_figures(c.summary or summarize_cell(c.timings)) for c in top]
     knobs = {"max_num_seqs": engine_knobs.CAP, "max_num_batched_tokens": engine_knobs.BUDGET,
              "kv_capacity": engine_knobs.KV_MEMORY}
     out = {}
@@ -264,11 +277,15 @@ def predict_effects(fit: Fit, cells: Sequence[MeasuredCell], findings: Sequence[
         setting, before, after, changes = trial
         after_runs = [_figures(s) for s in predict(changed(fit.profile, changes), top)]
         lengths = []
-        for cell, b, a in zip(top, before_runs, after_runs):
-            verdict = classify(b, a)
+        for cell, mb, ma, b in zip(top, before_runs, after_runs, measured):
+            # The verdict is the model's (its relative change); the numbers start from what
+            # was measured.
+            verdict = classify(mb, ma)
+            a = _from_measured(b, mb, ma)
+            b = tuple(m if m is not None else x for m, x in zip(b, mb))
             reason = prefill_tps = kv_requests = None
             if verdict in ("no_gain", "loss"):
-                reason, prefill_tps, kv_requests = _reason(setting, fit, cell, changes, b)
+                reason, prefill_tps, kv_requests = _reason(setting, fit, cell, changes, mb)
             lengths.append(LengthEffect(
                 cell.input_tokens, cell.output_tokens, cell.concurrency, (b[0], a[0]),
                 (b[1], a[1]), (b[2], a[2]), verdict, reason, prefill_tps, kv_requests))
