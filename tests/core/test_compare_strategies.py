@@ -171,3 +171,11 @@ def test_the_pdf_section_is_empty_without_strategies_and_worded_in_both_language
     en, zh = strategies(comp, "en"), strategies(comp, "zh")
     assert "correct answers per hour" in en and "每小时正确答案数" in zh
     assert strategies(type(comp)(comp.runs[:1], ()), "en") == ""
+
+
+def test_what_differs_names_the_strategy_and_tool_mode_of_sql_runs(three_runs):
+    ids, comp, _ = three_runs
+    differs = comp.settings_differ
+    assert differs["strategy"] == dict(zip(ids, ["fast", "loop", "layered"]))
+    assert differs["tool_mode"] == dict(zip(ids, ["text", "native", "native"]))
+    assert "judges" not in differs  # the same judges in every run are not a difference

@@ -4,7 +4,9 @@
 and keeps only what is not the same in every run. Settings are named as the engine spells them
 (vLLM's names where the engine has an equivalent, see `core.endpoint.server_settings`); a
 setting one run recorded and another did not counts as differing (None for the run without
-it: "not recorded", never guessed).
+it: "not recorded", never guessed). Between SQL runs the evaluation's own choices count too
+(`SQL_FIELDS`: the strategy, tool mode, judges, tolerance, step budget, language, epochs), as
+the runs' configurations stored them.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from desktop_app.core.compare.strategies import strategy_of
 from desktop_app.core.runs import RunInfo
 
 __all__ = ["IDENTITY_FIELDS", "settings_differ"]
@@ -19,6 +22,11 @@ __all__ = ["IDENTITY_FIELDS", "settings_differ"]
 # The fixed identity of what was measured, before the server settings. "endpoint" is the
 # run's target_key: a simulator's profile (its port is random per start), else the URL.
 IDENTITY_FIELDS = ("model", "engine", "endpoint")
+# An SQL run's choices that change its figures, by the name the views show and the stored
+# config key. "strategy" is `strategies.strategy_of`'s kind plus any extra strategies.
+SQL_FIELDS = (("strategy", None), ("tool_mode", "tool_mode"), ("judges", "judges"),
+              ("tolerance", "tolerance"), ("max_steps", "max_steps"),
+              ("language", "language"), ("epochs", "epochs"))
 # Recorded settings the identity fields already say (target_key carries the profile).
 _SKIPPED = frozenset({"simulator_profile"})
 
@@ -41,6 +49,12 @@ def settings_differ(infos: Sequence[RunInfo]) -> dict[str, dict[int, Any]]:
         values = {i.id: _identity(i, name) for i in infos}
         if _differs(list(values.values())):
             out[name] = values
+    sql = [i for i in infos if i.kind == "sql"]
+    if len(sql) >= 2:
+        for name, key in SQL_FIELDS:
+            values = {i.id: _sql_value(i, key) for i in sql}
+            if _differs(list(values.values())):
+                out[name] = values
     settings = {i.id: i.settings for i in infos}
     keys = sorted({k for s in settings.values() for k in s} - _SKIPPED)
     for key in keys:
@@ -48,6 +62,14 @@ def settings_differ(infos: Sequence[RunInfo]) -> dict[str, dict[int, Any]]:
         if _differs(list(values.values())):
             out[key] = values
     return out
+
+
+def _sql_value(info: RunInfo, key: str | None) -> Any:
+    if key is None:
+        kind, extras = strategy_of(info)
+        return "+".join((kind, *extras))
+    value = info.config.get(key) if isinstance(info.config, dict) else None
+    return ",".join(map(str, value)) if isinstance(value, list | tuple) else value
 
 
 def _differs(values: list[Any]) -> bool:

@@ -37,6 +37,7 @@ from desktop_app.core.endpoint.server_settings import stored_settings
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo
 from desktop_app.core.parsing import InputError
 from desktop_app.core.redact import redact_url
+from desktop_app.core.runs import default_name
 from desktop_app.core.sqleval.agent import MAX_RETRIES, run_layered, run_question
 from desktop_app.core.sqleval.explain import explain_sql
 from desktop_app.core.sqleval.export import (
@@ -398,15 +399,17 @@ async def run_eval(config: EvalConfig, store: Store | None = None,
             questions = await asyncio.to_thread(_gold_results, boxes, questions, result)
             run.total = len(questions) * config.epochs
             if store is not None:
-                result.run_id = await asyncio.to_thread(
-                    store.create_run, "sql", name=config.name or f"{config.endpoint.model} "
-                    f"{qset.name}", endpoint_url=config.endpoint.base_url,
-                    model=config.endpoint.model,
+                identity = dict(
+                    endpoint_url=config.endpoint.base_url, model=config.endpoint.model,
                     engine=("simulated " if info.simulated else "") + info.engine,
                     config={**config.to_json(), "set_name": qset.name,
                             "set_path": str(qset.path),
-                            **stored_settings(info.server_settings, config.server_settings)},
-                    notes=config.notes or None)
+                            **stored_settings(info.server_settings, config.server_settings)})
+                name = config.name or await asyncio.to_thread(
+                    default_name, store, "sql", f"{config.endpoint.model} {qset.name}",
+                    **identity)
+                result.run_id = await asyncio.to_thread(
+                    store.create_run, "sql", name=name, notes=config.notes or None, **identity)
                 run.writer = store.writer()
             await _execute(run, http, questions, store)
         finally:

@@ -38,6 +38,7 @@ from desktop_app.core.endpoint.types import EndpointInfo, MetricSample, StreamRe
 from desktop_app.core.metrics import RequestTiming, request_metrics, summarize_cell
 from desktop_app.core.parsing import InputError
 from desktop_app.core.redact import redact_text
+from desktop_app.core.runs import default_name
 from desktop_app.core.store import RunWriter, Store, StoreError, utc_now_iso
 from desktop_app.core.throughput.config import SweepConfig
 from desktop_app.core.throughput.loops import ClientLoadMonitor, closed_loop, open_loop
@@ -316,14 +317,14 @@ async def run_sweep(
             run.writer = store.writer()
         elif store is not None:
             run.restart_clock()  # the run's clock starts as it is stored (its started_at)
-            run_id = await asyncio.to_thread(
-                store.create_run, "throughput", name=config.name or config.default_name(),
-                endpoint_url=config.endpoint.base_url, model=config.endpoint.model,
-                engine=("simulated " if info.simulated else "") + info.engine,
-                config={**config.to_json(),
-                        **stored_settings(info.server_settings, config.server_settings)},
-                notes=config.notes or None,
-            )
+            identity = dict(endpoint_url=config.endpoint.base_url, model=config.endpoint.model,
+                            engine=("simulated " if info.simulated else "") + info.engine,
+                            config={**config.to_json(), **stored_settings(
+                                info.server_settings, config.server_settings)})
+            name = config.name or await asyncio.to_thread(
+                default_name, store, "throughput", config.default_name(), **identity)
+            run_id = await asyncio.to_thread(store.create_run, "throughput", name=name,
+                                             notes=config.notes or None, **identity)
             result.run_id = run_id
             run.writer = store.writer()
         try:
