@@ -127,3 +127,27 @@ async def test_a_prompt_over_the_context_is_a_classified_failure(real_url):
     assert "400" in res.error_message and "context" in res.error_message  # the server's words
     assert res.first_token_ns is None
     assert ok.error_class is None, ok.error_message
+
+
+def test_four_slots_give_no_cap_at_four_and_a_cap_of_four_above(start_server, tmp_path):
+    """#26: a plateau is a cap only at the server's own limit. llama.cpp with 4 slots swept at
+    1, 2 and 4 concurrent queues nothing; at 8 it names the cap of 4, as strong evidence."""
+    import subprocess as sp
+    import sys as _sys
+
+    from desktop_app.core.compare import load_run
+    from desktop_app.core.store import Store
+
+    url = start_server(NP="4")
+    db = tmp_path / "np4.db"
+    for conc in ("1,2,4", "1,4,8"):
+        done = sp.run([_sys.executable, "-m", "desktop_app", "--db", str(db), "throughput",
+                       "--base-url", f"{url}/v1", "--input-tokens", "256", "--output-tokens",
+                       "32", "--concurrency", conc, "--requests", "8"],
+                      capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stderr[-2000:]
+    with Store.open(db) as store:
+        low, high = load_run(store, 1), load_run(store, 2)
+    assert not [f for f in low.findings if f.code == "concurrency_cap"], low.findings
+    cap = next(f for f in high.findings if f.code == "concurrency_cap")
+    assert (cap.severity, cap.evidence["cap"], cap.params["strength"]) == ("problem", 4, "strong")
