@@ -58,6 +58,9 @@ _FINDING_WORDS = {
                                       "kept up to {load} in flight",
         "cap_share": " At concurrency {c}, {share} % of TTFT at {input} tokens was waiting "
                      "(queue time estimated as TTFT minus the 1-concurrent TTFT of {base}).",
+        "cap_share_server": " At concurrency {c}, {share} % of TTFT at {input} tokens was "
+                            "waiting (the server's own queue time, "
+                            "vllm:request_queue_time_seconds, over {n} requests).",
         "cap_matches": " That matches the server's max-num-seqs={n}.",
         "concurrency_cap_possible": "Possibly a queue: at most {cap} request{s} ran at once "
                                     "while up to {waiting} waited ({how}).",
@@ -259,6 +262,9 @@ _FINDING_WORDS = {
                                       "而同时处于 Decode 阶段的请求从未超过 {cap} 个",
         "cap_share": "在并发 {c} 下，{input} token 提示的 TTFT 中有 {share} % 是排队等待（排队时间"
                      "按 TTFT 减去单并发 TTFT {base} 估算）。",
+        "cap_share_server": "在并发 {c} 下，{input} token 提示的 TTFT 中有 {share} % 是排队等待"
+                            "（服务端自身统计的排队时间 vllm:request_queue_time_seconds，共 {n} "
+                            "个请求）。",
         "cap_matches": "这与服务端的 max-num-seqs={n} 一致。",
         "concurrency_cap_possible": "可能存在排队：最多只有 {cap} 个请求同时运行，另有最多 "
                                     "{waiting} 个请求在等待（{how}）。",
@@ -481,7 +487,10 @@ def _concurrency_cap(lang: str, p: dict) -> str:
     if possible:
         return out + _w(lang, "cap_too_little")
     share = p.get("queue_share")
-    if share:
+    if share and share.get("estimate") == "server_queue_time":
+        out += _w(lang, "cap_share_server", c=share["concurrency"], share=_pct0(share["share"]),
+                  input=share["input_tokens"], n=share.get("requests") or 0)
+    elif share and share.get("baseline_ttft_s") is not None:
         out += _w(lang, "cap_share", c=share["concurrency"], share=_pct0(share["share"]),
                   input=share["input_tokens"], base=_secs(share["baseline_ttft_s"]))
     if p.get("matches_max_num_seqs") is not None:

@@ -324,3 +324,34 @@ def test_a_cell_that_could_not_keep_its_concurrency_says_so():
     assert "--workers" in sug(f)
     zh = finding_text(f, "zh")
     assert "平均在途 1.0 个" in zh and "in flight" not in zh
+
+
+def test_a_cap_quotes_the_servers_own_queue_time_where_it_exports_one(tmp_path):
+    """#26: vLLM (and the simulator) export vllm:request_queue_time_seconds; its change over a
+    cell is the waiting share the finding quotes, and it says whose figure it is."""
+    import asyncio
+
+    from desktop_app.core.endpoint.types import EndpointConfig
+    from desktop_app.core.simulator.launcher import start_simulator
+    from desktop_app.core.throughput.config import SweepConfig
+    from desktop_app.core.throughput.diagnosis import server_queue_time
+    from desktop_app.core.throughput.sweep import run_sweep
+    from desktop_app.report.diagnosis_words import finding_text
+
+    with start_simulator("fast-capped") as sim:
+        config = SweepConfig(EndpointConfig(sim.url, model="sim/llama-sim-8b"),
+                             input_tokens=(512,), concurrency=(1, 6), output_tokens=(32,),
+                             requests_per_cell=18, warmup=0)
+        result = asyncio.run(run_sweep(config, None))
+    cap = by_code(result.findings, "concurrency_cap")
+    share = cap.evidence["queue_share"]
+    assert share["estimate"] == "server_queue_time" and share["requests"] >= 3
+    loaded = next(c for c in result.cells if c.spec.concurrency == 6)
+    wait, _ = server_queue_time(loaded)
+    # Six clients on two slots: most of a request's time to first token is spent waiting.
+    assert 0.4 < share["share"] <= 1.0 and wait > 0
+    assert "the server's own queue time, vllm:request_queue_time_seconds" in en(cap)
+    assert "服务端自身统计的排队时间" in finding_text(cap, "zh")
+    # The 1-concurrent cell waited for nothing, by the server's own count.
+    single = next(c for c in result.cells if c.spec.concurrency == 1)
+    assert server_queue_time(single) is None or server_queue_time(single)[0] < 0.005

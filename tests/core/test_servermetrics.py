@@ -30,8 +30,12 @@ def test_parses_vllm_text_from_the_simulator(sim):
     assert sample.t_s == 2.5
     assert (sample.running, sample.waiting, sample.kv_cache_usage, sample.preemptions) == (
         0.0, 0.0, 0.0, 0.0)
+    # The queue-time histogram's sum and count are kept (the diagnosis reads them), never its
+    # buckets.
     assert set(sample.raw) == {"vllm:num_requests_running", "vllm:num_requests_waiting",
-                               "vllm:kv_cache_usage_perc", "vllm:num_preemptions_total"}
+                               "vllm:kv_cache_usage_perc", "vllm:num_preemptions_total",
+                               "vllm:request_queue_time_seconds_sum",
+                               "vllm:request_queue_time_seconds_count"}
 
 
 def test_vllm_sums_models_and_reads_older_names():

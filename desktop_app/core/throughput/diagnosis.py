@@ -28,6 +28,7 @@ import numpy as np
 from desktop_app.core.endpoint.types import EndpointInfo
 from desktop_app.core.metrics import request_metrics
 from desktop_app.core.throughput import knobs
+from desktop_app.core.throughput.servermetrics import QUEUE_TIME_COUNT, QUEUE_TIME_SUM
 from desktop_app.core.throughput.checks import (
     CHECK_FINDING_CODES,
     CHECK_PART_CODES,
@@ -60,6 +61,9 @@ QUEUED_SAMPLE_SHARE = 0.2
 # Scrapes that must show the cap reached with requests waiting before a cap, with no server
 # limit known to match it, is called a problem (fewer: a "possible" cap).
 MIN_QUEUE_SCRAPES = 3
+# The server's own queue time (`server_queue_time`) is used for a cell only when it covers at
+# least this many requests scheduled between the cell's scrapes: fewer is one wave's luck.
+MIN_SERVER_QUEUED = 3
 # Or: the running gauge sat at the plateau for this share of the scrapes while the client kept
 # more requests than that in flight (closed loop), and at least one scrape saw a queue. With few
 # requests per cell the queue drains early (seen on llama.cpp with 4 requests at concurrency 4:
@@ -309,9 +313,27 @@ def _cap_from_timeline(cells: Sequence[CellResult]) -> tuple[int, int, list[int]
     return (cap, most_waiting, queued) if queued else None
 
 
+def server_queue_time(cell: CellResult) -> tuple[float, int] | None:
+    """(mean seconds a request waited, requests) as the server itself measured it over the
+    cell: the change of vLLM's queue-time histogram's sum and count between the cell's first
+    and last scrape, when at least MIN_SERVER_QUEUED requests were scheduled between them;
+    None for a server that does not export it (llama.cpp, SGLang, TGI) or a counter reset."""
+    ss = [s for s in cell.samples
+          if QUEUE_TIME_SUM in s.raw and QUEUE_TIME_COUNT in s.raw]
+    if len(ss) < 2:
+        return None
+    n = ss[-1].raw[QUEUE_TIME_COUNT] - ss[0].raw[QUEUE_TIME_COUNT]
+    total = ss[-1].raw[QUEUE_TIME_SUM] - ss[0].raw[QUEUE_TIME_SUM]
+    if n < MIN_SERVER_QUEUED or total < 0:
+        return None
+    return total / n, int(n)
+
+
 def _queue_share(cells: Sequence[CellResult], queued: list[int]) -> dict | None:
     """Share of TTFT spent waiting in the queued cell with the most clients (longest prompt
-    on a tie), estimated as TTFT minus the 1-concurrent TTFT of the same prompt length."""
+    on a tie): the server's own queue time where it exports one (`server_queue_time`), else
+    estimated as TTFT minus the 1-concurrent TTFT of the same prompt length (which counts
+    prompts prefilled together as waiting too: an estimate, and said to be)."""
     ranked = sorted(queued,
                     key=lambda i: (cells[i].spec.concurrency or 0, cells[i].spec.input_tokens))
     for i in reversed(ranked):
@@ -319,13 +341,22 @@ def _queue_share(cells: Sequence[CellResult], queued: list[int]) -> dict | None:
         base = _baseline_ttft(cells, c.spec.input_tokens, c.spec.output_tokens)
         ttfts = [m.ttft_s for t in c.timings
                  if t.ok and (m := request_metrics(t)).ttft_s is not None]
-        if base is None or not ttfts:
+        if not ttfts:
             continue
-        queue = [max(0.0, x - base) for x in ttfts]
-        return {"cell": i, "concurrency": c.spec.concurrency, "input_tokens": c.spec.input_tokens,
-                "share": _r(float(np.mean(queue)) / float(np.mean(ttfts))),
-                "mean_queue_s": _r(float(np.mean(queue))), "mean_ttft_s": _r(float(np.mean(ttfts))),
-                "baseline_ttft_s": _r(base), "estimate": "ttft_minus_concurrency_1_ttft"}
+        mean_ttft = float(np.mean(ttfts))
+        head = {"cell": i, "concurrency": c.spec.concurrency,
+                "input_tokens": c.spec.input_tokens, "mean_ttft_s": _r(mean_ttft),
+                "baseline_ttft_s": _r(base)}
+        server = server_queue_time(c)
+        if server is not None and mean_ttft > 0:
+            wait, n = server
+            return head | {"share": _r(min(wait / mean_ttft, 1.0)), "mean_queue_s": _r(wait),
+                           "estimate": "server_queue_time", "requests": n}
+        if base is None:
+            continue
+        queue = float(np.mean([max(0.0, x - base) for x in ttfts]))
+        return head | {"share": _r(queue / mean_ttft), "mean_queue_s": _r(queue),
+                       "estimate": "ttft_minus_concurrency_1_ttft"}
     return None
 
 
@@ -390,7 +421,8 @@ def _concurrency_cap(cells, engine, settings, kv_peak) -> Finding | None:
               "metric": metric, "max_client_concurrency": load,
               "queue_share": None if share is None else {
                   "concurrency": share["concurrency"], "input_tokens": share["input_tokens"],
-                  "share": share["share"], "baseline_ttft_s": share["baseline_ttft_s"]},
+                  "share": share["share"], "baseline_ttft_s": share["baseline_ttft_s"],
+                  "estimate": share["estimate"], "requests": share.get("requests")},
               "matches_max_num_seqs": (configured if configured is not None
                                        and int(configured) == cap else None),
               "knob": knobs.CAP.get(engine), "kv_cost": cost, "kv_cache_peak": _f(kv_peak)}

@@ -36,7 +36,14 @@ _SOURCES: dict[str, tuple[str, ...]] = {
     "preemptions": ("vllm:num_preemptions_total", "vllm:num_preemptions"),
 }
 _FRACTIONS = frozenset(_SOURCES["kv_cache_usage"])
-_WANTED = frozenset(name for names in _SOURCES.values() for name in names)
+# Kept in `raw` only: the sum and count of vLLM's queue-time histogram (the simulator exports it
+# too), the server's own measure of how long requests waited for a slot; the diagnosis reads
+# its change over a cell (`diagnosis._queue_share`). Only these two lines of the histogram are
+# parsed, never its buckets.
+QUEUE_TIME_SUM = "vllm:request_queue_time_seconds_sum"
+QUEUE_TIME_COUNT = "vllm:request_queue_time_seconds_count"
+_WANTED = frozenset(name for names in _SOURCES.values() for name in names) | {
+    QUEUE_TIME_SUM, QUEUE_TIME_COUNT}
 # Real /metrics bodies run to hundreds of histogram lines; only lines starting with a wanted
 # name reach the (pure Python) parser, which keeps a scrape cheap beside a running benchmark.
 _PREFIXES = tuple(sorted(_WANTED))
