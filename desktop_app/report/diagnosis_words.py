@@ -155,10 +155,11 @@ _FINDING_WORDS = {
         "client_share": ", {share} % of the median gap between tokens",
         "client_others": " The client used little CPU itself, so other processes on this "
                          "machine held the CPU (a server running on the same machine does).",
-        "split_client_load": "Send fewer concurrent requests per client process (split the load "
-                             "over processes) or run the client on a faster machine.",
-        "separate_client_machine": "Run the client on another machine than the server, or leave "
-                                   "the client a free core.",
+        "split_client_load": "Split the load over client processes (--workers 2 or more), or "
+                             "run the client on a faster machine.",
+        "separate_client_machine": "Close what runs beside the client (other programs took the "
+                                   "CPU it needed), run the client on another machine than the "
+                                   "server, or leave the client a free core.",
         # --- failures
         "failures": "{failed} of {total} requests failed ({share} %): {parts}. Failed requests "
                     "are left out of every latency and throughput figure.",
@@ -342,10 +343,11 @@ _FINDING_WORDS = {
         "client_share": "，为 token 间隔中位数的 {share} %",
         "client_others": "客户端自身占用的 CPU 很少，说明是本机其他进程占用了 CPU（与客户端同机"
                          "运行的服务端就会这样）。",
-        "split_client_load": "减少每个客户端进程的并发请求数（把负载分摊到多个进程），或在更快"
-                             "的机器上运行客户端。",
-        "separate_client_machine": "让客户端与服务端运行在不同的机器上，或给客户端留出一个空闲"
-                                   "的 CPU 核。",
+        "split_client_load": "把负载分摊到多个客户端进程（--workers 2 或更多），或在更快的"
+                             "机器上运行客户端。",
+        "separate_client_machine": "关闭与客户端同时运行的其他程序（它们占用了客户端所需的 "
+                                   "CPU），让客户端与服务端运行在不同的机器上，或给客户端留出"
+                                   "一个空闲的 CPU 核。",
         "failures": "{total} 个请求中有 {failed} 个失败（{share} %）：{parts}。失败的请求不计入"
                     "任何延迟和吞吐指标。",
         "count_of": "{code} {n} 个",
