@@ -238,3 +238,16 @@ def test_execute_tool_reports_refusals_as_text(sandbox):
     assert "no such table" in out.record.result
     out = execute_tool(sandbox, "submit_answer", '{"sql": "SELECT 1"}')
     assert out.submitted_sql == "SELECT 1" and out.record.error is None
+
+
+@pytest.mark.asyncio
+async def test_a_prose_answer_with_tools_offered_is_taken_and_said(sandbox):
+    """A real model (SmolLM2) answers in prose with a ```sql block and no tool call: the block
+    is the answer, and the step says so; text mode, where that is the protocol, says nothing."""
+    model = Model(reply(f"The answer is:\n```sql\n{GOLD}\n```"))
+    steps, stop, final_sql = await model.run(sandbox)
+    assert (stop, final_sql) == ("submitted", GOLD)
+    assert "answered in prose with a ```sql block and no tool call" in steps[0].error
+    model = Model(reply(f"```sql\n{GOLD}\n```"))
+    steps, _, _ = await model.run(sandbox, tool_mode="text")
+    assert steps[0].error is None

@@ -456,6 +456,7 @@ async def run_question(
         step_error: str | None = None
         retry_note = _retry_note(loop)
         nudge_note: str | None = None
+        prose_note: str | None = None
         if calls:
             for done, call in enumerate(calls):
                 remaining = loop.remaining_s()
@@ -493,6 +494,11 @@ async def run_question(
             sql = first_sql_block(content)
             if sql is not None:
                 final_sql = sql
+                if tool_mode == "native":
+                    # A real model does this (SmolLM2 did): said, so the Inspector shows why
+                    # a run with tools offered ended without a submit_answer call.
+                    prose_note = ("answered in prose with a ```sql block and no tool call: the "
+                                  "block is taken as the final answer")
                 feedback = await _validate(question, strategies, sandbox, sql, loop, tool_mode)
                 if feedback is None:
                     stop = "submitted"
@@ -524,7 +530,8 @@ async def run_question(
                 ending = "token_budget" if room is None else None
             step_error = (f"{nudge_note}; nudged once" if ending is None else
                           f"{nudge_note}; not nudged: the question ends here ({ending})")
-        step_error = "; ".join(n for n in (step_error, usage_note, retry_note) if n) or None
+        step_error = "; ".join(n for n in (prose_note, step_error, usage_note, retry_note)
+                               if n) or None
         record(AgentStep(index, sent, new, reply, tuple(records), prompt_tokens,
                          completion_tokens, latency, step_error, finish))
         if stop is None:
