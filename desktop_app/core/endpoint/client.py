@@ -28,6 +28,7 @@ import math
 import os
 import ssl
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from http import HTTPStatus
 
@@ -206,13 +207,18 @@ def _retry_after_s(value: str | None) -> float | None:
 class _Stream:
     """What one streamed request has seen so far; `result()` turns it into a StreamResult."""
 
-    __slots__ = ("chunk_times", "done", "error_class", "error_message", "finish_reason",
-                 "first_answer_ns", "first_byte_ns", "flags", "max_chunks", "parts", "queued_ns",
-                 "reasoning_chunks", "response_id", "retry_after_s", "sent_ns", "server_error",
-                 "status_code", "text_chars", "usage", "usage_asked")
+    __slots__ = ("calls", "chunk_times", "done", "error_class", "error_message",
+                 "finish_reason", "first_answer_ns", "first_byte_ns", "flags", "keep_calls",
+                 "max_chunks", "parts", "queued_ns", "reasoning_chunks", "response_id",
+                 "retry_after_s", "sent_ns", "server_error", "status_code", "text_chars",
+                 "usage", "usage_asked")
 
-    def __init__(self, usage_asked: bool) -> None:
+    def __init__(self, usage_asked: bool, keep_calls: bool = False) -> None:
         self.usage_asked = usage_asked
+        # Tool calls as their deltas arrive, by index: [id, name, argument pieces] (the SQL
+        # agent's replies; a sweep's are counted, never kept).
+        self.keep_calls = keep_calls
+        self.calls: dict[int, list] = {}
         self.sent_ns = time.perf_counter_ns()
         self.queued_ns = self.sent_ns
         self.first_byte_ns: int | None = None
@@ -273,6 +279,8 @@ class _Stream:
                     content = answer = True
                 elif delta and delta.get("tool_calls"):
                     content = answer = True
+                if self.keep_calls and delta and delta.get("tool_calls"):
+                    self.add_calls(delta["tool_calls"])
                 elif delta and (delta.get("reasoning_content") or delta.get("reasoning")):
                     content = True  # a token (TTFT counts it), not yet the answer
                 reason = choice.get("finish_reason")
@@ -289,6 +297,79 @@ class _Stream:
             self.fail("malformed_stream", f"{exc} in an SSE event")
         except (ValueError, AttributeError, TypeError):  # not JSON, or not the chunk's shape
             self.fail("malformed_stream", f"unparseable SSE data: {data[:120]!r}")
+
+    def add_calls(self, deltas) -> None:
+        """Merge tool-call deltas (OpenAI's streamed shape: the first piece of a call by its
+        `index` carries its id and name, later ones more of its arguments; a server may send
+        a whole call at once). At most MAX_STREAM_CALLS calls, and their text counts against
+        MAX_STREAM_TEXT_CHARS with the content's."""
+        if not isinstance(deltas, list):
+            return
+        for d in deltas:
+            if not isinstance(d, dict):
+                continue
+            i = d.get("index")
+            if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < 10**6:
+                i = len(self.calls)
+            call = self.calls.get(i)
+            if call is None:
+                if len(self.calls) >= _limits.MAX_STREAM_CALLS:
+                    continue
+                call = self.calls[i] = [None, "", []]
+            fn = d.get("function") if isinstance(d.get("function"), dict) else {}
+            if isinstance(d.get("id"), str) and call[0] is None:
+                call[0] = d["id"][:200]
+            for key, slot in (("name", 1), ("arguments", 2)):
+                piece = fn.get(key)
+                if not isinstance(piece, str):
+                    if key == "arguments" and piece is not None:  # a server sent an object
+                        piece = json.dumps(piece)[:_limits.MAX_STREAM_TEXT_CHARS]
+                    else:
+                        continue
+                if self.text_chars >= _limits.MAX_STREAM_TEXT_CHARS:
+                    continue
+                self.text_chars += len(piece)
+                if slot == 1:
+                    call[1] += piece
+                else:
+                    call[2].append(piece)
+
+    def tool_calls(self) -> tuple[dict, ...]:
+        """The tool calls received so far, in index order, in the non-streamed shape."""
+        return tuple({"id": c[0], "type": "function",
+                      "function": {"name": c[1], "arguments": "".join(c[2])}}
+                     for _, c in sorted(self.calls.items()))
+
+    def take_whole(self, obj) -> None:
+        """A whole (non-streamed) chat completion, from a server that answered JSON to a
+        streamed request: its message, usage and finish reason, as one chunk at `now`."""
+        choices = obj.get("choices") if isinstance(obj, dict) else None
+        choice = choices[0] if isinstance(choices, list) and choices else None
+        message = choice.get("message") if isinstance(choice, dict) else None
+        if not isinstance(message, dict):
+            self.fail("malformed_stream", "the JSON answer has no choices[0].message")
+            return
+        now = time.perf_counter_ns()
+        content = message.get("content")
+        if isinstance(content, str) and content:
+            self.parts.append(content[:_limits.MAX_STREAM_TEXT_CHARS])
+            self.text_chars += len(self.parts[-1])
+        calls = message.get("tool_calls")
+        if calls is not None and not isinstance(calls, list):
+            self.fail("malformed_stream", f"malformed reply: tool_calls is "
+                      f"{type(calls).__name__}, not a list")
+            return
+        if calls:
+            self.add_calls([dict(c, index=i) if isinstance(c, dict) else c
+                            for i, c in enumerate(calls)])
+        if content or calls:
+            self.chunk_times.append(now)
+            self.first_answer_ns = now
+        if isinstance(obj.get("usage"), dict):
+            self.usage = obj["usage"]
+        reason = choice.get("finish_reason")
+        self.finish_reason = reason if isinstance(reason, str) else "stop"
+        self.done = True
 
     def result(self) -> StreamResult:
         if self.server_error is not None:
@@ -336,7 +417,7 @@ class _Stream:
             cached_tokens=cached,
             finish_reason=clean_text(self.finish_reason)[:40]
             if isinstance(self.finish_reason, str) else None,
-            text="".join(self.parts),
+            text="".join(self.parts), tool_calls=self.tool_calls(),
             error_class=self.error_class, error_message=self.error_message,
             retry_after_s=self.retry_after_s, flags=tuple(self.flags),
         )
@@ -358,7 +439,10 @@ class _Stream:
 
 async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body: dict, *,
                          path: str | None = None, headers: dict | None = None,
-                         deadline: float | None = None) -> StreamResult:
+                         deadline: float | None = None, keep_calls: bool = False,
+                         accept_json: bool = False,
+                         live: Callable[[Callable[[], StreamResult]], None] | None = None,
+                         ) -> StreamResult:
     """POST one streamed completion and time it; never raises for a failed request.
 
     The URL is `config.v1_url` + `path` (default `/chat/completions` or `/completions` by
@@ -375,11 +459,19 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
     line by MAX_SSE_LINE_BYTES, an event's JSON by MAX_JSON_DEPTH (each a `malformed_stream`
     naming its error class), an error body is read to MAX_ERROR_BODY_BYTES only. Usage counts
     that cannot be true are flagged (`StreamResult.flags`) and replaced by the client's count.
+
+    For a caller that needs the reply itself (the SQL agent): `keep_calls` keeps the tool calls
+    (`StreamResult.tool_calls`), `accept_json` takes a whole JSON completion from a server that
+    ignores `stream: true` (read to MAX_BODY_BYTES), and `live` is handed at once a function
+    that returns what has arrived so far as a StreamResult, so a caller cancelled midway still
+    has the text, the calls and the tokens streamed until then.
     """
     url = config.v1_url + (path or API_PATHS[config.api])
     body = {**body, "stream": True}
     options = body.setdefault("stream_options", {"include_usage": True})
-    st = _Stream(isinstance(options, dict) and bool(options.get("include_usage")))
+    st = _Stream(isinstance(options, dict) and bool(options.get("include_usage")), keep_calls)
+    if live is not None:
+        live(st.result)
     st.max_chunks = _limits.chunk_cap(body)
     request = client.build_request(
         "POST", url, content=json.dumps(body).encode(),
@@ -407,17 +499,19 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
     try:
         async with asyncio.timeout(budget_s):
             st.sent_ns = st.queued_ns = time.perf_counter_ns()
-            try:
-                response = await client.send(request, stream=True)
-            except (httpx.RemoteProtocolError, httpx.WriteError, httpx.ReadError) as exc:
-                if fresh[0] or not _nothing_came(exc):
-                    raise
-                # A kept-alive connection the server closed under the request before one byte
-                # of the answer came (httpcore checks a pooled connection before reuse, but a
-                # close can land just after): sent once more, on a new connection.
-                fresh[0] = True
-                st.flag("resent")
-                response = await client.send(request, stream=True)
+            for attempt in range(RESENDS + 1):
+                try:
+                    response = await client.send(request, stream=True)
+                    break
+                except (httpx.RemoteProtocolError, httpx.WriteError, httpx.ReadError) as exc:
+                    if fresh[0] or attempt == RESENDS or not _nothing_came(exc):
+                        raise
+                    # A kept-alive connection the server closed under the request before one
+                    # byte of the answer came (httpcore checks a pooled connection before
+                    # reuse, but a close can land just after): sent again. The pool may hand
+                    # out another connection closed the same way (several replies ended at
+                    # once), each dropped as it fails, so a few tries reach a live or new one.
+                    st.flag("resent")
             st.first_byte_ns = time.perf_counter_ns()
             st.status_code = response.status_code
             if not response.is_success:
@@ -426,9 +520,12 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
                 st.fail("http_status", f"HTTP {status_text(response.status_code)} from {shown}: "
                         f"{error_text(body_start)}")
             elif response.headers.get("content-type", "").startswith("application/json"):
-                await _limits.read_some(response, _limits.MAX_ERROR_BODY_BYTES)
-                st.fail("malformed_stream", f"{shown} answered JSON, not an event stream: "
-                        "does the server support stream: true?")
+                if accept_json:
+                    st.take_whole(loads_limited(await _read_body(response, shown)))
+                else:
+                    await _limits.read_some(response, _limits.MAX_ERROR_BODY_BYTES)
+                    st.fail("malformed_stream", f"{shown} answered JSON, not an event stream: "
+                            "does the server support stream: true?")
             else:
                 parser, on_event, clock = SSEParser(), st.on_event, time.perf_counter_ns
                 # A drip is never silent: an event must complete within the read timeout of
@@ -475,6 +572,24 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
         if response is not None:
             await response.aclose()  # also on CancelledError: drops the connection mid-stream
     return st.result()
+
+
+async def _read_body(response: httpx.Response, url: str) -> bytes:
+    """A whole body to MAX_BODY_BYTES (a streamed request's own limit is the stream's)."""
+    pieces, size = [], 0
+    async for piece in response.aiter_bytes():
+        size += len(piece)
+        if size > _limits.MAX_BODY_BYTES:
+            raise _limits.ResponseTooLarge(
+                f"ResponseTooLarge: the response body from {url} passed "
+                f"{_limits.mib(_limits.MAX_BODY_BYTES)} (after decoding)",
+                limit=_limits.MAX_BODY_BYTES)
+        pieces.append(piece)
+    return b"".join(pieces)
+
+
+# How many times a request is sent again on a reused connection closed before any answer.
+RESENDS = 4
 
 
 def _nothing_came(exc: httpx.TransportError) -> bool:

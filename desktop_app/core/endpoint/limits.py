@@ -67,6 +67,8 @@ MAX_JSON_DEPTH = 64
 MAX_METRICS_BYTES = 8 * 1024 * 1024
 MAX_METRICS_LINES = 20_000
 MAX_STREAM_TEXT_CHARS = 1_000_000
+# Tool calls kept of one streamed reply (the SQL agent's); more are dropped unread.
+MAX_STREAM_CALLS = 256
 MAX_PLAUSIBLE_TOKENS = 10_000_000
 DECODE_PIECE_BYTES = 256 * 1024  # at most this much decoded output per decompress call
 

@@ -110,6 +110,9 @@ class StreamResult:
     cached_tokens: int | None = None  # usage.prompt_tokens_details.cached_tokens, if sent
     finish_reason: str | None = None
     text: str = ""
+    # The reply's tool calls in the non-streamed shape ({"id", "type", "function": {"name",
+    # "arguments"}}), kept only when asked (`stream_request(keep_calls=True)`).
+    tool_calls: tuple[dict, ...] = ()
     error_class: str | None = None
     error_message: str | None = None
     retry_after_s: float | None = None  # from a 429/503's Retry-After header
