@@ -251,3 +251,69 @@ async def test_a_prose_answer_with_tools_offered_is_taken_and_said(sandbox):
     model = Model(reply(f"```sql\n{GOLD}\n```"))
     steps, _, _ = await model.run(sandbox, tool_mode="text")
     assert steps[0].error is None
+
+
+def _sse(*events) -> bytes:
+    return b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events) + (
+        b"data: [DONE]\n\n")
+
+
+def _delta(delta, finish=None):
+    return {"id": "s", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+
+@pytest.mark.asyncio
+async def test_a_tool_call_streamed_in_pieces_is_put_together_and_run(sandbox):
+    """The agent streams its calls: a call's id and name come first, its arguments in pieces
+    (as vLLM and llama.cpp send them), the usage last."""
+    args = json.dumps({"sql": GOLD})
+    body = _sse(_delta({"role": "assistant"}),
+                _delta({"tool_calls": [{"index": 0, "id": "c1", "type": "function",
+                                        "function": {"name": "submit_answer", "arguments": ""}}]}),
+                *[_delta({"tool_calls": [{"index": 0, "function": {"arguments": args[i:i + 9]}}]})
+                  for i in range(0, len(args), 9)],
+                _delta({}, "tool_calls"),
+                {"id": "s", "choices": [], "usage": {"prompt_tokens": 321, "completion_tokens": 17}})
+    sent = []
+
+    async def handler(request):
+        sent.append(json.loads(request.content))
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+        steps, stop, final_sql = await run_question(client, CONFIG, QUESTION, sandbox)
+    assert sent[0]["stream"] is True
+    assert (stop, final_sql) == ("submitted", GOLD)
+    assert (steps[0].prompt_tokens, steps[0].completion_tokens) == (321, 17)
+    assert steps[0].tool_calls[0].name == "submit_answer"
+
+
+@pytest.mark.asyncio
+async def test_a_stopped_run_keeps_what_the_reply_had_streamed(sandbox):
+    """Cancelling a question mid-reply (the user's Stop) records the reply so far, cut: five
+    chunks of text, five tokens, the prompt estimated, before CancelledError goes on."""
+    streamed = asyncio.Event()
+
+    async def chunks():
+        for word in ("Let ", "me ", "look ", "at ", "sales"):
+            yield b"data: " + json.dumps(_delta({"content": word})).encode() + b"\n\n"
+        streamed.set()
+        await asyncio.sleep(60)
+
+    async def handler(request):
+        return httpx.Response(200, headers={"content-type": "text/event-stream"},
+                              content=chunks())
+
+    seen = []
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+        task = asyncio.create_task(run_question(client, CONFIG, QUESTION, sandbox,
+                                                on_step=seen.append))
+        await asyncio.wait_for(streamed.wait(), 10)
+        await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    (cut,) = seen
+    assert cut.reply == {"role": "assistant", "content": "Let me look at sales", "cut": True}
+    assert cut.completion_tokens == 5 and cut.prompt_tokens > 50
+    assert cut.error.startswith("cancelled while the reply streamed; kept what streamed: 5 tokens")

@@ -207,7 +207,7 @@ def _retry_after_s(value: str | None) -> float | None:
 class _Stream:
     """What one streamed request has seen so far; `result()` turns it into a StreamResult."""
 
-    __slots__ = ("calls", "chunk_times", "done", "error_class", "error_message",
+    __slots__ = ("calls", "chunk_times", "whole", "done", "error_class", "error_message",
                  "finish_reason", "first_answer_ns", "first_byte_ns", "flags", "keep_calls",
                  "max_chunks", "parts", "queued_ns", "reasoning_chunks", "response_id",
                  "retry_after_s", "sent_ns", "server_error", "status_code", "text_chars",
@@ -219,6 +219,7 @@ class _Stream:
         # agent's replies; a sweep's are counted, never kept).
         self.keep_calls = keep_calls
         self.calls: dict[int, list] = {}
+        self.whole: dict | None = None  # a JSON answer to the streamed request (accept_json)
         self.sent_ns = time.perf_counter_ns()
         self.queued_ns = self.sent_ns
         self.first_byte_ns: int | None = None
@@ -342,32 +343,21 @@ class _Stream:
 
     def take_whole(self, obj) -> None:
         """A whole (non-streamed) chat completion, from a server that answered JSON to a
-        streamed request: its message, usage and finish reason, as one chunk at `now`."""
-        choices = obj.get("choices") if isinstance(obj, dict) else None
-        choice = choices[0] if isinstance(choices, list) and choices else None
-        message = choice.get("message") if isinstance(choice, dict) else None
-        if not isinstance(message, dict):
-            self.fail("malformed_stream", "the JSON answer has no choices[0].message")
+        streamed request: kept as it came (`StreamResult.whole`) for the caller to read as
+        any non-streamed reply, its usage and finish reason taken, counted as one chunk."""
+        if not isinstance(obj, dict):
+            self.fail("malformed_stream", f"did not answer with a JSON object: "
+                      f"{type(obj).__name__}")
             return
+        self.whole = obj
         now = time.perf_counter_ns()
-        content = message.get("content")
-        if isinstance(content, str) and content:
-            self.parts.append(content[:_limits.MAX_STREAM_TEXT_CHARS])
-            self.text_chars += len(self.parts[-1])
-        calls = message.get("tool_calls")
-        if calls is not None and not isinstance(calls, list):
-            self.fail("malformed_stream", f"malformed reply: tool_calls is "
-                      f"{type(calls).__name__}, not a list")
-            return
-        if calls:
-            self.add_calls([dict(c, index=i) if isinstance(c, dict) else c
-                            for i, c in enumerate(calls)])
-        if content or calls:
-            self.chunk_times.append(now)
-            self.first_answer_ns = now
+        self.chunk_times.append(now)
+        self.first_answer_ns = now
         if isinstance(obj.get("usage"), dict):
             self.usage = obj["usage"]
-        reason = choice.get("finish_reason")
+        choices = obj.get("choices")
+        choice = choices[0] if isinstance(choices, list) and choices else None
+        reason = choice.get("finish_reason") if isinstance(choice, dict) else None
         self.finish_reason = reason if isinstance(reason, str) else "stop"
         self.done = True
 
@@ -418,6 +408,8 @@ class _Stream:
             finish_reason=clean_text(self.finish_reason)[:40]
             if isinstance(self.finish_reason, str) else None,
             text="".join(self.parts), tool_calls=self.tool_calls(),
+            raw_usage=self.usage if self.keep_calls and isinstance(self.usage, dict) else None,
+            whole=self.whole,
             error_class=self.error_class, error_message=self.error_message,
             retry_after_s=self.retry_after_s, flags=tuple(self.flags),
         )

@@ -113,6 +113,11 @@ class StreamResult:
     # The reply's tool calls in the non-streamed shape ({"id", "type", "function": {"name",
     # "arguments"}}), kept only when asked (`stream_request(keep_calls=True)`).
     tool_calls: tuple[dict, ...] = ()
+    # The usage object as the server sent it, also kept only with keep_calls (the agent quotes
+    # an impossible count as it came).
+    raw_usage: dict | None = None
+    # The whole JSON completion a server sent instead of a stream (accept_json), as it came.
+    whole: dict | None = None
     error_class: str | None = None
     error_message: str | None = None
     retry_after_s: float | None = None  # from a 429/503's Retry-After header

@@ -59,9 +59,9 @@ from collections.abc import Awaitable, Callable, Collection, Mapping
 import httpx
 
 from desktop_app.core.endpoint import limits as _limits
-from desktop_app.core.endpoint.client import EndpointError, complete
+from desktop_app.core.endpoint.client import EndpointError, stream_request
 from desktop_app.core.endpoint.limits import clean_text
-from desktop_app.core.endpoint.types import EndpointConfig
+from desktop_app.core.endpoint.types import EndpointConfig, StreamResult
 from desktop_app.core.sqleval import strategies as prompts
 from desktop_app.core.sqleval.sandbox import SandboxError
 from desktop_app.core.sqleval.tools import TOOLS, ToolOutcome, clip, execute_tool
@@ -166,6 +166,7 @@ class _Loop:
         self.nudged = False
         self.retry_used = False
         self.retried: list[str] = []  # the failures retried during the current model call
+        self.partial: StreamResult | None = None  # what a cancelled call had streamed
         self.same_calls = 0  # replies in a row making exactly the previous reply's calls
         self.last_calls: tuple | None = None
         self.streaks = {"unknown_tool": 0, "bad_arguments": 0}
@@ -185,28 +186,104 @@ def _transient(exc: EndpointError) -> bool:
     return exc.status_code is None or exc.status_code in (408, 429) or exc.status_code >= 500
 
 
+class _Cut(Exception):
+    """A model call that ended without a whole reply: `partial` is what had streamed (text,
+    tool calls, tokens), `budget` whether the question's time budget cut it."""
+
+    def __init__(self, message: str, partial: StreamResult | None, budget: bool) -> None:
+        super().__init__(message)
+        self.partial, self.budget = partial, budget
+
+
+def _failure(res: StreamResult) -> EndpointError:
+    # No HTTP status for what never got a whole answer (connect, close, timeout, a cut
+    # stream): those are the transient failures, as for a non-streamed call.
+    status = (None if res.error_class in ("connect", "connection_closed", "timeout", "stream_cut")
+              else res.status_code)
+    return EndpointError(res.error_message or res.error_class or "the call failed",
+                         status_code=status, retry_after_s=res.retry_after_s)
+
+
 async def _call(client: httpx.AsyncClient, config: EndpointConfig, body: dict, loop: _Loop,
-                retries: int, sleep: Callable[[float], Awaitable[object]]) -> dict:
-    """One chat completion within the time budget, retried up to `retries` times when the
-    failure is transient. A backoff that would outlast the time budget is not waited for:
-    the failure is raised at once. Each retried failure is noted in `loop.retried`."""
+                retries: int, sleep: Callable[[float], Awaitable[object]]) -> StreamResult:
+    """One chat completion, streamed, within the time budget (a reply still streaming when it
+    runs out is cut there, keeping what came), retried up to `retries` times when the failure
+    is transient. A backoff that would outlast the time budget is not waited for: the failure
+    is raised at once. Each retried failure is noted in `loop.retried`. Raises _Cut for a reply
+    that did not complete; on cancellation `loop.partial` holds what had streamed."""
     loop.retried = []
+    loop.partial = None
     for attempt in range(retries + 1):
+        remaining = loop.remaining_s()
+        deadline = None if remaining is None else time.perf_counter() + max(0.0, remaining)
+        snapshot: list[Callable[[], StreamResult]] = []
         try:
-            async with asyncio.timeout(loop.remaining_s()):
-                return await complete(client, config, body, path="/chat/completions")
-        except EndpointError as exc:
-            if attempt == retries or not _transient(exc):
-                raise
-            if (exc.retry_after_s or 0.0) > RETRY_AFTER_GIVE_UP_S:
-                raise  # "come back in an hour": the question fails rather than wait for it
-            delay = backoff_s(attempt, exc.retry_after_s)
-            remaining = loop.remaining_s()
-            if remaining is not None and remaining <= delay:
-                raise
-            loop.retried.append(str(exc))
-            await sleep(delay)
+            res = await stream_request(client, config, body, path="/chat/completions",
+                                       deadline=deadline, keep_calls=True, accept_json=True,
+                                       live=snapshot.append)
+        except asyncio.CancelledError:
+            loop.partial = snapshot[0]() if snapshot else None
+            raise
+        if res.error_class in (None, "no_usage"):
+            return res
+        if (res.error_class == "timeout" and deadline is not None
+                and time.perf_counter() >= deadline - 0.01):
+            raise _Cut("", res, budget=True)
+        exc = _failure(res)
+        if attempt == retries or not _transient(exc):
+            raise _Cut(str(exc), res, budget=False)
+        if (exc.retry_after_s or 0.0) > RETRY_AFTER_GIVE_UP_S:
+            raise _Cut(str(exc), res, budget=False)  # "come back in an hour": no waiting
+        delay = backoff_s(attempt, exc.retry_after_s)
+        remaining = loop.remaining_s()
+        if remaining is not None and remaining <= delay:
+            raise _Cut(str(exc), res, budget=False)
+        loop.retried.append(str(exc))
+        await sleep(delay)
     raise AssertionError("unreachable")
+
+
+def _as_completion(res: StreamResult) -> dict:
+    """A streamed reply in the shape of a non-streamed chat completion (what the loop reads);
+    a server's whole JSON answer as it came."""
+    if res.whole is not None:
+        return res.whole
+    message: dict = {"role": "assistant", "content": res.text or None}
+    if res.tool_calls:
+        message["tool_calls"] = list(res.tool_calls)
+    return {"choices": [{"message": message, "finish_reason": res.finish_reason}],
+            "usage": res.raw_usage or {}}
+
+
+def _cut_step(index: int, sent: int, new: tuple, res: StreamResult | None, prompt_est: int,
+              latency: float, why: str) -> AgentStep:
+    """The step of a reply that did not complete, keeping what it streamed: its text, its tool
+    calls (shown, never run), its prompt tokens (the server's count if it sent one, else the
+    estimate of what was sent) and the tokens streamed; `reply["cut"]` marks it."""
+    reply: dict = {"role": "assistant", "content": None, "cut": True}
+    records: tuple[ToolCallRecord, ...] = ()
+    prompt, completion, counted = prompt_est, 0, "estimated"
+    if res is not None:
+        reply["content"] = res.text or None
+        if res.tool_calls:
+            reply["tool_calls"] = list(res.tool_calls)
+        records = tuple(ToolCallRecord(
+            str(c.get("id") or f"call_{index}_{i}"),
+            clean_text(c["function"]["name"])[:MAX_TOOL_NAME_CHARS],
+            c["function"]["arguments"][:MAX_TOOL_ARGUMENT_CHARS], "", False,
+            "not run: the reply was cut before it was complete")
+            for i, c in enumerate(res.tool_calls))
+        if res.prompt_tokens is not None:
+            prompt, counted = res.prompt_tokens, "the server's count"
+        completion = res.completion_tokens if res.tokens_source == "usage" else len(
+            res.chunk_times_ns)
+    kept = (f"; kept what streamed: {completion:,} tokens"
+            + (f", {len(res.text):,} characters" if res is not None and res.text else "")
+            + (f", {len(records)} unfinished tool call{'s' * (len(records) != 1)}"
+               if records else "")
+            + f"; prompt {prompt:,} tokens ({counted})")
+    return AgentStep(index, sent, new, reply, records, prompt, completion, latency,
+                     why + kept, res.finish_reason if res is not None else None)
 
 
 def _retry_note(loop: _Loop) -> str | None:
@@ -408,16 +485,21 @@ async def run_question(
         sent = len(messages)
         t0 = time.perf_counter()
         try:
-            data = await _call(client, config, body, loop, retries, sleep)
-        except TimeoutError:
-            record(AgentStep(index, sent, new, {}, latency_s=time.perf_counter() - t0,
-                             error=f"no reply within the time budget of {time_limit_s:g} s"))
-            return steps, "time_budget", final_sql
-        except EndpointError as exc:
-            note = _retry_note(loop)
-            record(AgentStep(index, sent, new, {}, latency_s=time.perf_counter() - t0,
-                             error=f"{exc}; {note}" if note else str(exc)))
-            return steps, "endpoint_error", final_sql
+            data = _as_completion(await _call(client, config, body, loop, retries, sleep))
+        except _Cut as cut:
+            latency = time.perf_counter() - t0
+            if cut.budget:
+                why = f"no reply within the time budget of {time_limit_s:g} s"
+            else:
+                note = _retry_note(loop)
+                why = f"{cut}; {note}" if note else str(cut)
+            record(_cut_step(index, sent, new, cut.partial, prompt_est, latency, why))
+            return steps, "time_budget" if cut.budget else "endpoint_error", final_sql
+        except asyncio.CancelledError:
+            # The run was stopped: what this reply streamed reaches the store before it ends.
+            record(_cut_step(index, sent, new, loop.partial, prompt_est,
+                             time.perf_counter() - t0, "cancelled while the reply streamed"))
+            raise
         latency = time.perf_counter() - t0
         prompt_tokens, completion_tokens, impossible = _usage(data)
         choices = data.get("choices")

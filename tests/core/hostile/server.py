@@ -42,8 +42,8 @@ Behaviours (argument in brackets, with its default):
 | `encoding[.NAME=br]` | every chat answer (streamed or not) in Content-Encoding NAME (br, zstd, ...): bytes the client must refuse unread; `/v1/models` stays plain |
 | `encoding_error[.NAME=br]` | chat answers 500 with a body in Content-Encoding NAME |
 
-Non-streamed chat completions (the SQL agent's calls) of the behaviours below, and of `ok`, get
-one JSON reply; `slowloris` and `endless` answer them as they answer a stream (so the body
+Chat completions of the `sql_` behaviours below (the SQL agent's calls, streamed or not), and
+non-streamed ones of `ok`, get one JSON reply; `slowloris` and `endless` answer them as they answer a stream (so the body
 dribbles in or never ends). Every reply reports usage: prompt_tokens = the request's JSON
 length / 4 (the "true" count, below the client's high estimate), completion_tokens = the
 `max_tokens` asked (the reply used all of it), unless the behaviour says otherwise.
@@ -312,7 +312,9 @@ async def _chat(conn: _Conn, name: str, arg: str, req: dict, headers: dict) -> b
             **_SSE_HEAD, "Content-Encoding": arg or "br", "Content-Length": str(len(data))})
         await conn.send(data)
         return False
-    if not req.get("stream") and (name == "ok" or name.startswith("sql_")):
+    # The sql_ behaviours answer one JSON reply even to a streamed request (as a server that
+    # ignores stream: true does; the SQL agent streams and takes it).
+    if name.startswith("sql_") or (not req.get("stream") and name == "ok"):
         return await _sql_chat(conn, name, arg, req)
     n = max(1, min(int(req.get("max_tokens") or 8), 4096))
     cid = "chatcmpl-hostile"

@@ -240,15 +240,31 @@ def test_without_reasoning_the_answer_time_is_the_ttft(server):
 # --- bodies past their limits, in the loop --------------------------------------------------------
 
 @pytest.mark.parametrize("behaviour, time_limit_s, stop, words", [
-    ("gzip_bomb.64", 10, "endpoint_error", "ResponseTooLarge: the response body"),
+    ("gzip_bomb.80", 10, "endpoint_error", "DecompressedTooLarge: the streamed answer"),
     ("error_huge.20", 10, "endpoint_error", "500 Internal Server Error from"),
-    ("huge_line.5", 1.0, "time_budget", "no reply within the time budget of 1 s"),
+    ("huge_line.5", 1.0, "endpoint_error", "SSELineTooLong: an SSE line passed 4 MiB"),
 ])
 def test_oversized_bodies_end_the_question_with_a_named_error(server, db, behaviour,
                                                               time_limit_s, stop, words):
-    """A 64 MB gzip bomb passes MAX_BODY_BYTES (16 MiB) as it inflates; a 20 MB error body is
-    read to MAX_ERROR_BODY_BYTES only; a body that never ends is cut at the time limit."""
+    """The agent streams: an 80 MB gzip bomb passes MAX_STREAM_BYTES (64 MiB) as it inflates; a
+    20 MB error body is read to MAX_ERROR_BODY_BYTES only; a 5 MB line without an end passes
+    MAX_SSE_LINE_BYTES before the time limit."""
     steps, got, _, wall = ask(server, db, behaviour, time_limit_s=time_limit_s)
     assert got == stop and wall < time_limit_s + 2, (got, wall)
     assert words in steps[-1].error and "ResponseTooLarge: ResponseTooLarge" not in steps[-1].error
     assert len(steps[-1].error) < 1000
+
+
+def test_a_reply_cut_by_the_time_budget_keeps_what_it_streamed(server, db):
+    """#24: a reply still streaming when the question's time runs out is cut there, and its step
+    keeps the text and the tokens streamed so far and the prompt's tokens (estimated: the
+    server sends usage only at the end), marked as cut; it used to keep 0 and 0 and nothing."""
+    steps, stop, _, wall = ask(server, db, "endless_slow.0.05", time_limit_s=1.0)
+    assert stop == "time_budget" and wall < 2.5, wall
+    cut = steps[-1]
+    assert cut.reply["cut"] is True and cut.reply["content"]
+    assert 5 <= cut.completion_tokens <= 25, cut.completion_tokens  # a chunk each 50 ms
+    assert cut.prompt_tokens > 100
+    assert "no reply within the time budget of 1 s" in cut.error
+    assert f"kept what streamed: {cut.completion_tokens:,} tokens" in cut.error
+    assert "(estimated)" in cut.error
