@@ -156,10 +156,11 @@ async def test_a_model_looping_on_the_same_call_stops_before_the_step_budget(san
 async def test_the_token_budget_counts_prompt_and_completion_over_steps(sandbox):
     model = Model(reply(None, [call("list_tables", {})], prompt=900, completion=100))
     steps, stop, _ = await model.run(sandbox, max_tokens=2500)
-    # Step 2's own prompt is at least step 1's prompt + completion (1,000): its reply may take
-    # at most 2,500 - 1,000 spent - 1,000 prompt; a third step's prompt would not fit at all.
+    # Step 2's own prompt is at least step 1's prompt (900, the server's count) plus the reply
+    # and the tool's result: its reply may take at most 2,500 - 1,000 spent - 900; a third
+    # step's prompt would not fit at all.
     assert (stop, len(steps)) == ("token_budget", 2)
-    assert 0 < model.requests[1]["max_tokens"] <= 500  # the reply may not exceed what is left
+    assert 0 < model.requests[1]["max_tokens"] <= 600  # the reply may not exceed what is left
     assert sum(s.prompt_tokens + s.completion_tokens for s in steps) <= 2500
 
 

@@ -137,12 +137,15 @@ def estimate_tokens(text: str) -> int:
     return (len(ascii_) - digits + 2) // 3 + digits + (len(text) - len(ascii_))
 
 
+TEMPLATE_TOKENS = 8  # a chat template's tokens around one message, estimated high
+
+
 def estimate_prompt_tokens(messages: list[dict], tools: list[dict] | None = None) -> int:
     """A high estimate of the prompt tokens `messages` (and `tools`) make: each message's
-    JSON, plus 8 tokens of chat template per message."""
+    JSON, plus TEMPLATE_TOKENS of chat template per message."""
     total = estimate_tokens(json.dumps(tools, ensure_ascii=False)) if tools else 0
     for message in messages:
-        total += 8 + estimate_tokens(json.dumps(message, ensure_ascii=False))
+        total += TEMPLATE_TOKENS + estimate_tokens(json.dumps(message, ensure_ascii=False))
     return total
 
 
@@ -161,7 +164,8 @@ class _Loop:
         self.max_tokens = max_tokens
         self.context_tokens = context_tokens
         self.tokens = 0
-        self.last_total: int | None = None  # the previous step's prompt + completion (usage)
+        # The previous step's prompt and completion as the server counted them (None: no usage).
+        self.last_usage: tuple[int, int] | None = None
         self.sent = 0  # messages already sent in an earlier step
         self.nudged = False
         self.retry_used = False
@@ -400,12 +404,21 @@ def _reply_room(loop: _Loop, prompt_est: int) -> tuple[int | None, str | None]:
 
 
 def _step_prompt_estimate(loop: _Loop, messages: list[dict], tools: list[dict] | None) -> int:
-    """This step's prompt, estimated high: the whole conversation's estimate, and at least the
-    previous step's prompt + completion (by usage) plus the messages added since."""
-    estimate = estimate_prompt_tokens(messages, tools)
-    if loop.last_total is not None:
-        estimate = max(estimate, loop.last_total + estimate_prompt_tokens(messages[loop.sent:]))
-    return estimate
+    """This step's prompt, estimated high. When the server counted the previous prompt: that
+    count plus the messages added since, each estimated high, the model's own reply at most
+    its completion tokens (it goes back cut, never longer); else the whole conversation's
+    estimate. The estimate alone runs far above a real tokenizer (SmolLM2: about 6,100 for a
+    conversation llama.cpp counted at 3,600) and would call a context full that had room."""
+    if loop.last_usage is None:
+        return estimate_prompt_tokens(messages, tools)
+    prompt, completion = loop.last_usage
+    total = prompt
+    for message in messages[loop.sent:]:
+        estimate = estimate_prompt_tokens([message])
+        if message.get("role") == "assistant":
+            estimate = min(estimate, completion + TEMPLATE_TOKENS)
+        total += estimate
+    return total
 
 
 async def run_question(
@@ -515,7 +528,8 @@ async def run_question(
                 completion_tokens = min(reply_tokens, estimate_tokens(
                     json.dumps(reply, ensure_ascii=False, default=str))
                     if isinstance(reply, dict) else 0)
-        loop.last_total = prompt_tokens + completion_tokens
+        # Without a prompt count from the server (no usage), the next step is estimated whole.
+        loop.last_usage = (prompt_tokens, completion_tokens) if prompt_tokens else None
         if not isinstance(reply, dict):
             record(AgentStep(index, sent, new, data, prompt_tokens=prompt_tokens,
                              completion_tokens=completion_tokens, latency_s=latency,
