@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
     QLabel,
+    QSizePolicy,
     QScrollArea,
     QTableView,
     QVBoxLayout,
@@ -58,6 +59,10 @@ def parse_result_table(text: str) -> tuple[ResultGrid, str] | None:
 def _label(text: str, *, style: str = "", mono: bool = False, rich: bool = False) -> QLabel:
     label = QLabel(text)
     label.setWordWrap(True)
+    # A model's unbroken run (a 900-character identifier) would widen the card past the pane
+    # and push every wrapped line, the step's error included, out of sight: the label takes
+    # the pane's width and only that run is clipped.
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
     label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     if mono:
