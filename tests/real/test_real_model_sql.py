@@ -1,0 +1,78 @@
+"""The SQL agent against a real instruct model (SmolLM2-135M-Instruct on llama.cpp, its own chat
+template), and a comparison of two real servers (#24, #26).
+
+A 135M model answers almost nothing right: what is checked is that whatever it does is run,
+judged, stored step by step and explained, never lost: a prose answer with tools offered, a
+reply that runs to max_tokens, a reply cut by the time budget (its tokens and text kept).
+"""
+
+import json
+import subprocess
+import sys
+
+from desktop_app.core.sqleval.records import load_eval, steps_of
+from desktop_app.core.store import Store
+
+STOPS = {"submitted", "no_answer", "output_budget", "token_budget", "time_budget",
+         "step_budget", "repeated_call", "unknown_tool", "bad_arguments"}
+
+
+def _cli(db, *args, timeout=900):
+    done = subprocess.run([sys.executable, "-m", "desktop_app", "--db", str(db), *args],
+                          capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def _questions(db):
+    with Store.open(db) as store:
+        run = load_eval(store, 1)
+        return [(q, steps_of(store, q.row_id)) for q in run.questions]
+
+
+def test_native_tool_mode_runs_judges_and_explains_every_question(real_model_url, tmp_path):
+    db = tmp_path / "native.db"
+    _cli(db, "sqleval", "--base-url", f"{real_model_url}/v1", "--ids", "t01,e01,h01",
+         "--max-steps", "4", "--time-limit", "90")
+    questions = _questions(db)
+    assert [q.question_id for q, _ in questions] == ["t01", "e01", "h01"]
+    for q, steps in questions:
+        assert q.stop_reason in STOPS, q.stop_reason
+        assert set(q.verdicts) == {"strict", "tolerant", "full"}  # judged, right or wrong
+        sent = [s for s in steps if "not sent" not in (s.error or "")]
+        assert sent and all(s.prompt_tokens > 0 and s.completion_tokens > 0 for s in sent)
+        assert q.completion_tokens == sum(s.completion_tokens for s in steps)
+        for s in steps:
+            if not s.calls and "```sql" in s.text.lower() and q.stop_reason == "submitted":
+                # Tools were offered and the model answered in prose: said, not silent.
+                assert "answered in prose with a ```sql block" in (s.error or "")
+        if q.stop_reason != "submitted":  # every other ending says why in its last step
+            assert steps[-1].error, (q.question_id, q.stop_reason)
+
+
+def test_a_reply_cut_by_the_time_budget_keeps_its_tokens_and_text(real_model_url, tmp_path):
+    """Text mode, 3 s a question: SmolLM2 is still streaming when the time runs out."""
+    db = tmp_path / "cut.db"
+    _cli(db, "sqleval", "--base-url", f"{real_model_url}/v1", "--ids", "m01,h01",
+         "--tool-mode", "text", "--max-steps", "3", "--time-limit", "3")
+    cut = [(q, steps[-1]) for q, steps in _questions(db) if q.stop_reason == "time_budget"]
+    assert cut, "no question was cut at 3 s"
+    for q, step in cut:
+        assert step.completion_tokens > 0 and step.prompt_tokens > 0 and step.text
+        assert "kept what streamed" in step.error
+        assert q.completion_tokens >= step.completion_tokens  # the totals count it
+
+
+def test_four_slots_lead_one_slot_for_many_concurrent_users(start_server, tmp_path):
+    """#26 on a real engine: llama.cpp with 4 slots against 1, at 1 and 4 concurrent."""
+    db = tmp_path / "np.db"
+    for np in ("1", "4"):
+        url = start_server(NP=np)
+        _cli(db, "throughput", "--base-url", f"{url}/v1", "--input-tokens", "256",
+             "--output-tokens", "32", "--concurrency", "1,4", "--requests", "8",
+             "--name", f"np{np}")
+    out = tmp_path / "cmp.json"
+    _cli(db, "compare", "--runs", "1,2", "--json", str(out))
+    data = json.loads(out.read_text())
+    many = next(s for s in data["scenarios"] if s["scenario"] == "many_users")
+    assert (many["status"], many["ahead"]) == ("ahead", 2), many
