@@ -233,6 +233,12 @@ def run_throughput(args: argparse.Namespace) -> int:
             raise InputError("endpoint", str(exc)) from None
 
 
+# SweepConfig.validate's field names -> the flags that set them.
+_FLAGS = {"input tokens": "--input-tokens", "output tokens": "--output-tokens",
+          "concurrency": "--concurrency", "request rate": "--request-rate",
+          "requests per cell": "--requests", "warm-up requests": "--warmup"}
+
+
 async def _run(args: argparse.Namespace, base_url: str) -> int:
     from desktop_app.core.endpoint.client import make_client
     from desktop_app.core.endpoint.discovery import choose_model, discover
@@ -242,6 +248,16 @@ async def _run(args: argparse.Namespace, base_url: str) -> int:
     from desktop_app.core.throughput.sweep import run_sweep
 
     config, _raw = build_config(args, base_url, args.model or "")
+    # Bounds first, before the server is asked anything (the model is chosen after), in the
+    # flags' names.
+    try:
+        dataclasses.replace(config, endpoint=dataclasses.replace(
+            config.endpoint, model=config.endpoint.model or "-")).validate()
+    except InputError as exc:
+        flag = _FLAGS.get(exc.field)
+        if flag is None:
+            raise
+        raise InputError(flag, str(exc).split(": ", 1)[-1]) from None
     async with make_client(config.endpoint, 1) as client:
         info = await discover(config.endpoint, client)
     warn_long_model_ids(info, words_lang(args))

@@ -326,23 +326,27 @@ def _canonical(arguments: str) -> str:
         return arguments
 
 
-def _usage(data: dict) -> tuple[int | None, int | None, list[str]]:
-    """(prompt, completion, impossible): a count missing or not an integer is 0; a count that
-    is negative or above MAX_PLAUSIBLE_TOKENS is None and quoted in `impossible`."""
+def _usage(data: dict) -> tuple[int | None, int | None, list[str], list[str]]:
+    """(prompt, completion, impossible, missing): a count that is negative or above
+    MAX_PLAUSIBLE_TOKENS is None and quoted in `impossible`; one missing, null, NaN or not an
+    integer is None and named in `missing`. Either way the caller counts its own estimate, so
+    a server's null can no more switch the token budget off than a negative count can."""
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     counts: list[int | None] = []
     impossible: list[str] = []
+    missing: list[str] = []
     for key in ("prompt_tokens", "completion_tokens"):
         value = usage.get(key)
         if not isinstance(value, int) or isinstance(value, bool):
-            counts.append(0)
+            counts.append(None)
+            missing.append(key if key not in usage else f"{key} {str(value)[:20]}")
         elif value < 0 or value > _limits.MAX_PLAUSIBLE_TOKENS:
             counts.append(None)
             impossible.append(f"{key} {value:.3g}" if abs(value) >= 10**12
                               else f"{key} {value}")
         else:
             counts.append(value)
-    return counts[0], counts[1], impossible
+    return counts[0], counts[1], impossible, missing
 
 
 def _history_message(reply: dict, calls: list[dict]) -> dict:
@@ -498,7 +502,8 @@ async def run_question(
         sent = len(messages)
         t0 = time.perf_counter()
         try:
-            data = _as_completion(await _call(client, config, body, loop, retries, sleep))
+            streamed = await _call(client, config, body, loop, retries, sleep)
+            data = _as_completion(streamed)
         except _Cut as cut:
             latency = time.perf_counter() - t0
             if cut.budget:
@@ -514,22 +519,27 @@ async def run_question(
                              time.perf_counter() - t0, "cancelled while the reply streamed"))
             raise
         latency = time.perf_counter() - t0
-        prompt_tokens, completion_tokens, impossible = _usage(data)
+        prompt_tokens, completion_tokens, impossible, missing = _usage(data)
         choices = data.get("choices")
         choice = choices[0] if isinstance(choices, list) and choices else None
         reply = choice.get("message") if isinstance(choice, dict) else None
         usage_note = None
-        if impossible:
+        counted = prompt_tokens is not None  # the prompt as the server counted it
+        if impossible or missing:
             usage_note = (f"impossible usage from the server ({', '.join(impossible)}): the "
-                          "client's estimate is counted instead")
+                          "client's estimate is counted instead" if impossible else
+                          f"no usage from the server ({', '.join(missing)}): the client's "
+                          "estimate is counted")
             if prompt_tokens is None:
                 prompt_tokens = prompt_est
             if completion_tokens is None:
-                completion_tokens = min(reply_tokens, estimate_tokens(
-                    json.dumps(reply, ensure_ascii=False, default=str))
-                    if isinstance(reply, dict) else 0)
-        # Without a prompt count from the server (no usage), the next step is estimated whole.
-        loop.last_usage = (prompt_tokens, completion_tokens) if prompt_tokens else None
+                # A stream's chunks carry a token each at least; a whole reply is estimated.
+                completion_tokens = (len(streamed.chunk_times_ns) if streamed.whole is None
+                                     else min(reply_tokens, estimate_tokens(json.dumps(
+                                         reply, ensure_ascii=False, default=str))
+                                         if isinstance(reply, dict) else 0))
+        # Without a prompt count from the server, the next step is estimated whole.
+        loop.last_usage = (prompt_tokens, completion_tokens) if counted else None
         if not isinstance(reply, dict):
             record(AgentStep(index, sent, new, data, prompt_tokens=prompt_tokens,
                              completion_tokens=completion_tokens, latency_s=latency,

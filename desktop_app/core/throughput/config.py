@@ -17,6 +17,13 @@ from desktop_app.core.throughput.types import CellSpec
 
 MAX_REQUESTS = 10_000_000  # per cell (and warm-up): more is a typo, not a benchmark
 MAX_WORKERS = 256  # load-generating processes (or Ray actors)
+# Bounds checked before anything is built (a typo of 1e9 would otherwise build a billion
+# tasks or a gigabyte prompt first): far above any real sweep, far below what exhausts memory.
+MAX_CONCURRENCY = 100_000  # requests in flight (AIPerf's and vLLM's sweeps stop near 1,000)
+MAX_INPUT_TOKENS = 10_000_000  # a prompt (the longest contexts served are about 1-10M)
+MAX_OUTPUT_TOKENS = 1_000_000  # max_tokens asked of one reply
+MAX_REQUEST_RATE = 1_000_000.0  # requests per second, open loop
+MAX_VALUES = 1_000  # values in one list (lengths, loads): the cells multiply them
 # A Ray cluster to send from (`throughput.ray_pool`): "auto" (the cluster this machine is part
 # of), "local" (start one here), "ray://host:10001" (Ray Client) or "host:6379" (its head).
 # No user:password@: the address is stored with the run.
@@ -113,14 +120,17 @@ class SweepConfig:
 
     def validate(self) -> None:
         """Raise InputError naming the first bad field."""
-        _positive_ints(self.input_tokens, "input tokens")
-        _positive_ints(self.output_tokens, "output tokens")
+        _positive_ints(self.input_tokens, "input tokens", MAX_INPUT_TOKENS)
+        _positive_ints(self.output_tokens, "output tokens", MAX_OUTPUT_TOKENS)
         if self.open_loop:
+            _few(self.request_rates, "request rate")
             for rate in self.request_rates:
-                if not (rate > 0 and math.isfinite(rate)):
-                    raise InputError("request rate", f"{rate!r} must be a positive number")
+                if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not (
+                        0 < rate <= MAX_REQUEST_RATE):
+                    raise InputError("request rate", f"{rate!r:.40} must be a positive number "
+                                     f"of at most {MAX_REQUEST_RATE:,.0f}")
         else:
-            _positive_ints(self.concurrency, "concurrency")
+            _positive_ints(self.concurrency, "concurrency", MAX_CONCURRENCY)
         if self.requests_per_cell is not None and not 1 <= self.requests_per_cell <= MAX_REQUESTS:
             raise InputError("requests per cell", f"{self.requests_per_cell!r:.40} must be 1 to "
                              f"{MAX_REQUESTS:,}")
@@ -170,12 +180,19 @@ def check_ray_address(address: str | None, field_name: str = "ray") -> None:
                          "host:6379 (no user:password@)")
 
 
-def _positive_ints(values: tuple[int, ...], field_name: str) -> None:
+def _few(values, field_name: str) -> None:
+    if len(values) > MAX_VALUES:
+        raise InputError(field_name, f"{len(values):,} values: at most {MAX_VALUES:,}")
+
+
+def _positive_ints(values: tuple[int, ...], field_name: str, most: int) -> None:
     if not values:
         raise InputError(field_name, "give at least one value")
+    _few(values, field_name)
     for value in values:
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise InputError(field_name, f"{value!r} must be a whole number of at least 1")
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+            raise InputError(field_name, f"{value!r:.40} must be a whole number from 1 to "
+                             f"{most:,}")
 
 
 _TOML_KEYS = {

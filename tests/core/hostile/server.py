@@ -55,6 +55,7 @@ length / 4 (the "true" count, below the client's high estimate), completion_toke
 | `sql_greedy[.CTX=100000]` | a new `run_sql` call each step; /v1/models says `max_model_len` CTX, and a request whose prompt + max_tokens passes CTX gets vLLM's 400 |
 | `sql_usage_negative` | as `sql_greedy`, usage prompt and completion -1,000,000 |
 | `sql_usage_huge` | as `sql_greedy`, usage counts of 10**20 |
+| `sql_usage_null` / `sql_usage_nan` | as `sql_greedy`, usage prompt and completion `null` / `NaN` |
 | `sql_parts` | content as a list of parts (`[{"type": "text", "text": "...```sql ..."}]`) |
 | `sql_content_number` | content 7, no tool calls |
 | `sql_tool_calls_7` | `tool_calls: 7` |
@@ -263,7 +264,8 @@ async def _sql_chat(conn: _Conn, name: str, arg: str, req: dict) -> bool:
     if name == "sql_slow_calls":
         calls = [_tool_call(i, "run_sql", {"sql": _ENDLESS_SQL + f" -- {i}"})
                  for i in range(int(arg or 60))]
-    elif name in ("sql_greedy", "sql_usage_negative", "sql_usage_huge"):
+    elif name in ("sql_greedy", "sql_usage_negative", "sql_usage_huge", "sql_usage_null",
+                  "sql_usage_nan"):
         ctx = int(arg) if name == "sql_greedy" and arg else None
         if ctx is not None and prompt + completion > ctx:
             await conn.json(400, {"object": "error", "message": (
@@ -274,6 +276,8 @@ async def _sql_chat(conn: _Conn, name: str, arg: str, req: dict) -> bool:
         calls = [_tool_call(step, "run_sql", {"sql": f"SELECT {step}"})]
         if name == "sql_usage_negative":
             prompt = completion = -1_000_000
+        elif name in ("sql_usage_null", "sql_usage_nan"):
+            prompt = completion = None if name == "sql_usage_null" else float("nan")
         elif name == "sql_usage_huge":
             prompt = completion = 10**20
     elif name == "sql_parts":

@@ -140,14 +140,20 @@ def test_cli_reads_the_context_from_the_server(server, tmp_path):
 
 # --- impossible numbers and shapes ----------------------------------------------------------------
 
-@pytest.mark.parametrize("behaviour", ["sql_usage_negative", "sql_usage_huge"])
-def test_impossible_usage_is_replaced_and_cannot_bypass_max_tokens(server, db, behaviour):
+@pytest.mark.parametrize("behaviour, words", [
+    ("sql_usage_negative", "impossible usage from the server"),
+    ("sql_usage_huge", "impossible usage from the server"),
+    # null and NaN counted 0 over 18 steps and --max-tokens stopped binding: estimated alike.
+    ("sql_usage_null", "no usage from the server (prompt_tokens None"),
+    ("sql_usage_nan", "no usage from the server (prompt_tokens nan"),
+])
+def test_impossible_usage_is_replaced_and_cannot_bypass_max_tokens(server, db, behaviour, words):
     steps, stop, _, _ = ask(server, db, behaviour, max_tokens=5000, max_steps=50)
     assert stop == "token_budget"
     for s in steps:
-        assert 0 <= s.prompt_tokens <= limits.MAX_PLAUSIBLE_TOKENS
+        assert 0 < s.prompt_tokens <= limits.MAX_PLAUSIBLE_TOKENS
         assert 0 <= s.completion_tokens <= limits.MAX_PLAUSIBLE_TOKENS
-        assert "impossible usage from the server" in s.error
+        assert words in s.error
     assert sum(s.prompt_tokens + s.completion_tokens for s in steps) <= 5000
 
 

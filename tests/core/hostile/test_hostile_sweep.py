@@ -267,11 +267,15 @@ SMALL = ("--input-tokens", "16", "--output-tokens", "8", "--requests", "2", "--w
 @pytest.mark.parametrize("flag, value", [
     ("--connect-timeout", "nan"), ("--request-timeout", "inf"), ("--first-byte-timeout", "-1"),
     ("--requests", "1e20"), ("--requests", "100000000000000000000"), ("--time-budget", "nan"),
+    # Bounds checked before anything is built or sent: these built a billion tasks or a
+    # gigabyte prompt (2.6 GB, MemoryError) or hung.
+    ("--concurrency", "1000000000"), ("--input-tokens", "1000000000"),
+    ("--output-tokens", "1000000000000"),
 ])
 def test_the_cli_refuses_impossible_numbers_naming_the_flag(tmp_path, flag, value):
     args = [a for a in SMALL]
-    if flag == "--requests":
-        args[args.index("--requests") + 1] = value
+    if flag in args:
+        args[args.index(flag) + 1] = value
     else:
         args += [flag, value]
     proc = cli(tmp_path, "throughput", "--base-url", "http://127.0.0.1:9/v1", *args)
