@@ -185,6 +185,12 @@ def fail_out_of_time(st, config: EndpointConfig, by_deadline: bool) -> None:
                 "(total timeout)")
 
 
+def web_page_words(url: str) -> str:
+    """What a 200 text/html answer to a streamed request is (both receive paths say it)."""
+    return (f"{url} answered a web page (text/html), not an event stream: a login page, a "
+            "proxy or a web server answered in front of the API; check the URL")
+
+
 def _retry_after_s(value: str | None) -> float | None:
     """Retry-After as seconds: a number, or an HTTP date turned into seconds from now."""
     if not value:
@@ -511,6 +517,10 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
                 st.retry_after_s = _retry_after_s(response.headers.get("retry-after"))
                 st.fail("http_status", f"HTTP {status_text(response.status_code)} from {shown}: "
                         f"{error_text(body_start)}")
+            elif response.headers.get("content-type", "").lower().startswith("text/html"):
+                # A login page, a proxy's or a web server's: the API is not what answered.
+                await _limits.read_some(response, _limits.MAX_ERROR_BODY_BYTES)
+                st.fail("malformed_stream", web_page_words(shown))
             elif response.headers.get("content-type", "").startswith("application/json"):
                 if accept_json:
                     st.take_whole(loads_limited(await _read_body(response, shown)))

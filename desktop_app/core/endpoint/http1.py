@@ -30,6 +30,7 @@ from desktop_app.core.endpoint.client import (
     _tls_verify,
     error_text,
     status_text,
+    web_page_words,
 )
 from desktop_app.core.endpoint.lean_events import ByteSSEParser, LeanStream
 from desktop_app.core.endpoint.limits import ResponseLimitError, _Decoder
@@ -284,6 +285,8 @@ class _Exchange:
             self.sink = "body"
         elif headers.get("content-type", "").startswith("application/json"):
             self.sink = "json"
+        elif headers.get("content-type", "").lower().startswith("text/html"):
+            self.sink = "html"  # a login page or a proxy's, read to a cap like an error
         encodings = [e.strip().lower() for e in headers.get("content-encoding", "").split(",")
                      if e.strip()]
         other = [e for e in encodings if e not in _DECODED]
@@ -452,6 +455,8 @@ class _Exchange:
         if self.sink == "body":
             st.fail("http_status", f"HTTP {status_text(st.status_code)} from {self.url}: "
                     f"{error_text(body)}")
+        elif self.sink == "html":
+            st.fail("malformed_stream", web_page_words(self.url))
         else:
             st.fail("malformed_stream", f"{self.url} answered JSON, not an event stream: "
                     "does the server support stream: true?")

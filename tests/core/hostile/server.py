@@ -55,6 +55,7 @@ length / 4 (the "true" count, below the client's high estimate), completion_toke
 | `sql_greedy[.CTX=100000]` | a new `run_sql` call each step; /v1/models says `max_model_len` CTX, and a request whose prompt + max_tokens passes CTX gets vLLM's 400 |
 | `sql_usage_negative` | as `sql_greedy`, usage prompt and completion -1,000,000 |
 | `sql_usage_huge` | as `sql_greedy`, usage counts of 10**20 |
+| `html_login` (any chat) | 200 with a `text/html` login page, as a proxy or SSO gate answers |
 | `sql_usage_null` / `sql_usage_nan` | as `sql_greedy`, usage prompt and completion `null` / `NaN` |
 | `sql_parts` | content as a list of parts (`[{"type": "text", "text": "...```sql ..."}]`) |
 | `sql_content_number` | content 7, no tool calls |
@@ -308,6 +309,12 @@ async def _sql_chat(conn: _Conn, name: str, arg: str, req: dict) -> bool:
 
 
 async def _chat(conn: _Conn, name: str, arg: str, req: dict, headers: dict) -> bool:
+    if name == "html_login":
+        page = b"<!doctype html><html><body><form action=/login>Sign in</form></body></html>"
+        await conn.send_head(200, {"Content-Type": "text/html; charset=utf-8",
+                                   "Content-Length": str(len(page))})
+        await conn.send(page)
+        return True
     if name in ("encoding", "encoding_error"):
         # Not what was asked for (Accept-Encoding: gzip, deflate); random-looking bytes, as
         # a br or zstd body is to a client that does not decode it.

@@ -145,6 +145,16 @@ def test_lone_surrogates_are_stored_replaced(server, tmp_path):
     assert len(rows) == 2 and all("\ufffd" in rid and err is None for rid, err in rows)
 
 
+@pytest.mark.parametrize("client", ["lean", "httpx"])
+def test_a_login_page_is_named_as_a_web_page_not_a_cut_stream(server, client):
+    """#25: a 200 text/html answer (a login page in front of the API) was "stream_cut ... the
+    server cut it", blaming the server for what the URL is."""
+    result = _sweep(server.url("html_login"), http_client=client)
+    assert result.cells[0].summary.failures_by_class == {"malformed_stream": 2}
+    for r in result.requests:
+        assert "answered a web page (text/html), not an event stream" in r.error_message
+
+
 def test_a_deep_event_is_a_named_malformed_stream(server):
     result = _sweep(server.url("deep_event"))
     assert result.cells[0].summary.failures_by_class == {"malformed_stream": 2}
