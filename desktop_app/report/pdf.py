@@ -27,10 +27,28 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+# Qt's names are imported here, once, by whoever imports this module first (the GUI does on
+# its main thread): a `from PySide6.QtGui import ...` first run in a worker thread while the
+# main thread ran Qt's event loop hung make test once (the PDF export's thread blocked in it).
+from PySide6.QtCore import QMarginsF, QPointF, QRectF, Qt, QUrl
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QGuiApplication,
+    QPageLayout,
+    QPageSize,
+    QPainter,
+    QPdfWriter,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+)
+
 from desktop_app.core.compare import CompareError, Comparison, compare
 from desktop_app.core.exchange.atomic import current_umask
 from desktop_app.core.redact import display_text, redact_known
 from desktop_app.core.store import Store
+from desktop_app.report import sections, strategy_section, whatif_section
 from desktop_app.report.strings import FONT_FAMILIES, LANGS, text
 
 __all__ = ["ReportError", "write_comparison_pdf", "render_comparison_pdf"]
@@ -47,8 +65,6 @@ class ReportError(ValueError):
 
 def _ensure_gui_app() -> None:
     global _app
-    from PySide6.QtGui import QGuiApplication
-
     if QGuiApplication.instance() is not None:
         return
     # A Linux machine without a display (a server, CI, an SSH session) has no other platform.
@@ -102,8 +118,6 @@ def render_comparison_pdf(comp: Comparison, path: Path | str, lang: str = "en",
 
 
 def _html(comp: Comparison, lang: str, stamp: str, add_image) -> str:
-    from desktop_app.report import sections, strategy_section, whatif_section
-
     # Page 1 sums up; then the seeds' grid, every row with its interval, the charts, speed and
     # quality together, the diagnosis, the failed questions, the runs in detail, the appendix.
     body = [sections.summary(comp, lang, stamp), sections.grid(comp, lang),
@@ -232,8 +246,6 @@ def _units(doc, height: float) -> tuple[list[Unit], list[Tall]]:
     pixels), in order; and the tall paragraphs, which `_paint` draws line by line where a page
     cuts them (Qt would draw such a paragraph whole, its lines outside the page hidden but
     still in the PDF's text)."""
-    from PySide6.QtGui import QTextCursor, QTextFormat
-
     layout = doc.documentLayout()
     spans: list[list] = []  # [top, bottom, keep, forced, table, is_header]
     rows: dict[tuple[int, int], list] = {}  # (table, row) -> its span
@@ -293,17 +305,6 @@ def _units(doc, height: float) -> tuple[list[Unit], list[Tall]]:
 
 
 def _paint(comp: Comparison, out: Path, lang: str, stamp: str) -> None:
-    from PySide6.QtCore import QMarginsF, QPointF, QRectF, Qt, QUrl
-    from PySide6.QtGui import (
-        QColor,
-        QFont,
-        QPageLayout,
-        QPageSize,
-        QPainter,
-        QPdfWriter,
-        QTextDocument,
-    )
-
     writer = QPdfWriter(str(out))
     writer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
     writer.setPageMargins(QMarginsF(MARGIN_MM, MARGIN_MM, MARGIN_MM, MARGIN_MM),

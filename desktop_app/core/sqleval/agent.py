@@ -204,8 +204,13 @@ def _failure(res: StreamResult) -> EndpointError:
     # stream): those are the transient failures, as for a non-streamed call.
     status = (None if res.error_class in ("connect", "connection_closed", "timeout", "stream_cut")
               else res.status_code)
-    return EndpointError(res.error_message or res.error_class or "the call failed",
-                         status_code=status, retry_after_s=res.retry_after_s)
+    message = res.error_message or res.error_class or "the call failed"
+    if res.error_class == "http_status":
+        # As every other call of the app words it: "401 Unauthorized from URL: ..."
+        message = message.removeprefix("HTTP ")
+        if res.status_code in (401, 403):
+            message = message.replace(": ", ": check the API key: ", 1)
+    return EndpointError(message, status_code=status, retry_after_s=res.retry_after_s)
 
 
 async def _call(client: httpx.AsyncClient, config: EndpointConfig, body: dict, loop: _Loop,
@@ -260,7 +265,7 @@ def _as_completion(res: StreamResult) -> dict:
 
 
 def _cut_step(index: int, sent: int, new: tuple, res: StreamResult | None, prompt_est: int,
-              latency: float, why: str) -> AgentStep:
+              latency: float, why: str, retry_note: str | None = None) -> AgentStep:
     """The step of a reply that did not complete, keeping what it streamed: its text, its tool
     calls (shown, never run), its prompt tokens (the server's count if it sent one, else the
     estimate of what was sent) and the tokens streamed; `reply["cut"]` marks it."""
@@ -286,8 +291,9 @@ def _cut_step(index: int, sent: int, new: tuple, res: StreamResult | None, promp
             + (f", {len(records)} unfinished tool call{'s' * (len(records) != 1)}"
                if records else "")
             + f"; prompt {prompt:,} tokens ({counted})")
+    note = f"; {retry_note}" if retry_note else ""
     return AgentStep(index, sent, new, reply, records, prompt, completion, latency,
-                     why + kept, res.finish_reason if res is not None else None)
+                     why + kept + note, res.finish_reason if res is not None else None)
 
 
 def _retry_note(loop: _Loop) -> str | None:
@@ -506,12 +512,10 @@ async def run_question(
             data = _as_completion(streamed)
         except _Cut as cut:
             latency = time.perf_counter() - t0
-            if cut.budget:
-                why = f"no reply within the time budget of {time_limit_s:g} s"
-            else:
-                note = _retry_note(loop)
-                why = f"{cut}; {note}" if note else str(cut)
-            record(_cut_step(index, sent, new, cut.partial, prompt_est, latency, why))
+            why = (f"no reply within the time budget of {time_limit_s:g} s" if cut.budget
+                   else str(cut))
+            record(_cut_step(index, sent, new, cut.partial, prompt_est, latency, why,
+                             _retry_note(loop)))
             return steps, "time_budget" if cut.budget else "endpoint_error", final_sql
         except asyncio.CancelledError:
             # The run was stopped: what this reply streamed reaches the store before it ends.

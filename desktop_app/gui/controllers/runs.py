@@ -172,6 +172,9 @@ class RunsController(QObject):
 
     async def _export(self, run_ids: list[int], fmt: str, destination: Path,
                       lang: str) -> None:
+        if fmt == "pdf":
+            # On this (the main) thread: Qt's names imported first in the worker thread hung.
+            import desktop_app.report.pdf  # noqa: F401
         store = await self._open()
 
         def write() -> list[Path]:
