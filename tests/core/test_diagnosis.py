@@ -341,7 +341,7 @@ def test_a_cap_quotes_the_servers_own_queue_time_where_it_exports_one(tmp_path):
     with start_simulator("fast-capped") as sim:
         config = SweepConfig(EndpointConfig(sim.url, model="sim/llama-sim-8b"),
                              input_tokens=(512,), concurrency=(1, 6), output_tokens=(32,),
-                             requests_per_cell=18, warmup=0)
+                             requests_per_cell=30, warmup=0, metrics_interval_s=0.1)
         result = asyncio.run(run_sweep(config, None))
     cap = by_code(result.findings, "concurrency_cap")
     share = cap.evidence["queue_share"]
