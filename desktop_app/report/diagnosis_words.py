@@ -68,8 +68,7 @@ _FINDING_WORDS = {
                         "{requests} requests.",
         "cap_below_limit": " That is below the server's own limit of {limit} at once, so it is "
                            "not that setting: prompts prefilled together, or a scheduler "
-                           "running late on a busy machine, look like this, and the waiting "
-                           "share above is an estimate.",
+                           "running late on a busy machine, look like this.",
         "cap_too_little": " Too few scrapes show it to call it a cap.",
         "settle_cap": "Sweep concurrency {c} to settle it: a real cap keeps the running gauge "
                       "at {cap} there while more wait.",
@@ -272,8 +271,7 @@ _FINDING_WORDS = {
         "cap_evidence": "依据：{seconds} 秒内 {scrapes} 次采样中有 {queue} 次显示此情况，涉及 "
                         "{requests} 个请求。",
         "cap_below_limit": "这低于服务端自身 {limit} 个的上限，因此不是该参数所致：多个提示一起"
-                           "做 Prefill，或繁忙机器上调度器滞后，都会呈现这种情况；上面的排队占比"
-                           "只是估算。",
+                           "做 Prefill，或繁忙机器上调度器滞后，都会呈现这种情况。",
         "cap_too_little": "显示此情况的采样太少，不能据此认定存在上限。",
         "settle_cap": "用并发 {c} 再测一次即可确认：若确有上限，运行中请求数会停在 {cap}，"
                       "同时有更多请求等待。",

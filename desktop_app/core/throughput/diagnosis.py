@@ -558,7 +558,10 @@ def _decode_slows(cells, cap, engine: str = "vllm") -> Finding | None:
              "under": [[c, _f(v)] for c, (v, _) in row.items() if c > 1],
              "change": _f(row[max(row)][1])}
             for (inp, _out), row in table.items()]
-    params = {"rows": rows, "cap": None if cap is None else cap.evidence["cap"],
+    # Only a cap the evidence holds explains where the batch stops growing (a possible one,
+    # a plateau below the server's limit on a busy machine, does not).
+    firm = cap is not None and cap.severity == "problem"
+    params = {"rows": rows, "cap": cap.evidence["cap"] if firm else None,
               "budget_knob": knobs.BUDGET.get(engine)}
     evidence = {"decode_tps": {f"{inp}/{out}": {str(c): _r(v, 1) for c, (v, _) in row.items()}
                                for (inp, out), row in table.items()},
