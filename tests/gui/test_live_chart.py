@@ -72,3 +72,15 @@ def test_planned_loads_are_named_in_order_and_keep_their_colours(qtbot):
     assert chart.points("c=2") == ([512], [800.0])
     chart.drop_empty_series()  # a sweep stopped after the first point
     assert _legend(chart) == ["c=2"] and chart.series_keys() == ["c=2"]
+
+
+def test_a_sweep_of_one_prompt_length_shows_its_points(qtbot):
+    """One prompt length: the x range is set around it, so its points are on the chart (they
+    were outside an empty range: the legend over a blank plot)."""
+    chart = _chart(qtbot, log_x=True)
+    chart.set_x_ticks([512])
+    chart.set_series("c=1", [512], [4100.0])
+    chart.set_series("c=8", [512], [900.0])
+    chart.redraw()
+    (low, high), _ = chart.plot.viewRange()
+    assert low < math.log10(512) < high and high - low < 1

@@ -200,6 +200,12 @@ class LiveChart(QWidget):
         if len(ticks) > 1:
             # The x range is the planned one from the start: no re-layout as cells arrive.
             self.plot.setXRange(ticks[0][0], ticks[-1][0], padding=0.05)
+        elif ticks:
+            # One prompt length: a range around it (from a single value the plot made none, and
+            # a one-length sweep showed its legend over empty charts).
+            x = ticks[0][0]
+            half = 0.15 if self._log_x else max(abs(x) * 0.1, 0.5)
+            self.plot.setXRange(x - half, x + half, padding=0)
 
     def clear(self) -> None:
         """Remove every series."""
