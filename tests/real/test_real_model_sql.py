@@ -51,16 +51,28 @@ def test_native_tool_mode_runs_judges_and_explains_every_question(real_model_url
 
 
 def test_a_reply_cut_by_the_time_budget_keeps_its_tokens_and_text(real_model_url, tmp_path):
-    """Text mode, 3 s a question: SmolLM2 is still streaming when the time runs out."""
-    db = tmp_path / "cut.db"
-    _cli(db, "sqleval", "--base-url", f"{real_model_url}/v1", "--ids", "m01,h01",
-         "--tool-mode", "text", "--max-steps", "3", "--time-limit", "3")
-    cut = [(q, steps[-1]) for q, steps in _questions(db) if q.stop_reason == "time_budget"]
-    assert cut, "no question was cut at 3 s"
-    for q, step in cut:
-        assert step.completion_tokens > 0 and step.prompt_tokens > 0 and step.text
-        assert "kept what streamed" in step.error
-        assert q.completion_tokens >= step.completion_tokens  # the totals count it
+    """Text mode, a budget shorter than SmolLM2's answer: cut while it streams. How long the
+    prompt's prefill takes depends on the machine's load and the server's prompt cache (a cold
+    server took more than 3 s for m01's 1,700 tokens), so the budget grows until a reply is cut
+    after some tokens came."""
+    streamed = []
+    for attempt, limit in enumerate(("3", "8", "20")):
+        db = tmp_path / f"cut{attempt}.db"
+        _cli(db, "sqleval", "--base-url", f"{real_model_url}/v1", "--ids", "m01,h01",
+             "--tool-mode", "text", "--max-steps", "3", "--time-limit", limit)
+        for q, steps in _questions(db):
+            if q.stop_reason != "time_budget":
+                continue
+            step = steps[-1]
+            assert step.prompt_tokens > 0 and "kept what streamed" in step.error
+            assert q.completion_tokens >= step.completion_tokens  # the totals count it
+            if step.completion_tokens > 0:
+                streamed.append(step)
+        if streamed:
+            break
+    assert streamed, "no reply was cut while it streamed"
+    assert all(s.text and f"kept what streamed: {s.completion_tokens:,} tokens" in s.error
+               for s in streamed)
 
 
 def test_four_slots_lead_one_slot_for_many_concurrent_users(start_server, tmp_path):
