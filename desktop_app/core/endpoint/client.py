@@ -286,10 +286,10 @@ class _Stream:
                     content = answer = True
                 elif delta and delta.get("tool_calls"):
                     content = answer = True
-                if self.keep_calls and delta and delta.get("tool_calls"):
-                    self.add_calls(delta["tool_calls"])
                 elif delta and (delta.get("reasoning_content") or delta.get("reasoning")):
                     content = True  # a token (TTFT counts it), not yet the answer
+                if self.keep_calls and delta and delta.get("tool_calls"):
+                    self.add_calls(delta["tool_calls"])
                 reason = choice.get("finish_reason")
                 if reason:
                     self.finish_reason = reason

@@ -239,13 +239,13 @@ async def _call(client: httpx.AsyncClient, config: EndpointConfig, body: dict, l
                 and time.perf_counter() >= deadline - 0.01):
             raise _Cut("", res, budget=True)
         exc = _failure(res)
-        if attempt == retries or not _transient(exc):
-            raise _Cut(str(exc), res, budget=False)
-        if (exc.retry_after_s or 0.0) > RETRY_AFTER_GIVE_UP_S:
-            raise _Cut(str(exc), res, budget=False)  # "come back in an hour": no waiting
         delay = backoff_s(attempt, exc.retry_after_s)
         remaining = loop.remaining_s()
-        if remaining is not None and remaining <= delay:
+        # Not retried: out of retries, not transient, "come back in an hour", or a backoff
+        # that would outlast the time budget.
+        if (attempt == retries or not _transient(exc)
+                or (exc.retry_after_s or 0.0) > RETRY_AFTER_GIVE_UP_S
+                or (remaining is not None and remaining <= delay)):
             raise _Cut(str(exc), res, budget=False)
         loop.retried.append(str(exc))
         await sleep(delay)
@@ -284,8 +284,7 @@ def _cut_step(index: int, sent: int, new: tuple, res: StreamResult | None, promp
             for i, c in enumerate(res.tool_calls))
         if res.prompt_tokens is not None:
             prompt, counted = res.prompt_tokens, "the server's count"
-        completion = res.completion_tokens if res.tokens_source == "usage" else len(
-            res.chunk_times_ns)
+        completion = res.completion_tokens  # the server's usage, else one per chunk
     kept = (f"; kept what streamed: {completion:,} tokens"
             + (f", {len(res.text):,} characters" if res is not None and res.text else "")
             + (f", {len(records)} unfinished tool call{'s' * (len(records) != 1)}"
@@ -538,7 +537,7 @@ async def run_question(
                 prompt_tokens = prompt_est
             if completion_tokens is None:
                 # A stream's chunks carry a token each at least; a whole reply is estimated.
-                completion_tokens = (len(streamed.chunk_times_ns) if streamed.whole is None
+                completion_tokens = (streamed.completion_tokens if streamed.whole is None
                                      else min(reply_tokens, estimate_tokens(json.dumps(
                                          reply, ensure_ascii=False, default=str))
                                          if isinstance(reply, dict) else 0))

@@ -9,8 +9,8 @@ per request and total output tok/s before -> after, a verdict (`VERDICTS`) and, 
 change does not help, why (`REASONS`). "Before" is the cell as measured (the figures its
 table shows), "after" the measured figure moved by the model's relative change: the fitted
 model's own "before" is off by its fit error (a few per cent to 20 %), and a prediction that
-starts from a number the user does not see beside it reads as a contradiction. Codes and values only: the words are in
-`report/diagnosis_words.py`.
+starts from a number the user does not see beside it reads as a contradiction. Codes and
+values only: the words are in `report/diagnosis_words.py`.
 
 `annotate` puts the result into each finding's `params["predicted"]` (JSON-ready), so it is
 kept with the run's findings (`records.save_diagnosis`) and a reopened run shows the same
@@ -277,12 +277,12 @@ def predict_effects(fit: Fit, cells: Sequence[MeasuredCell], findings: Sequence[
         setting, before, after, changes = trial
         after_runs = [_figures(s) for s in predict(changed(fit.profile, changes), top)]
         lengths = []
-        for cell, mb, ma, b in zip(top, before_runs, after_runs, measured):
+        for cell, mb, ma, seen in zip(top, before_runs, after_runs, measured):
             # The verdict is the model's (its relative change); the numbers start from what
             # was measured.
             verdict = classify(mb, ma)
-            a = _from_measured(b, mb, ma)
-            b = tuple(m if m is not None else x for m, x in zip(b, mb))
+            a = _from_measured(seen, mb, ma)
+            b = tuple(m if m is not None else x for m, x in zip(seen, mb))
             reason = prefill_tps = kv_requests = None
             if verdict in ("no_gain", "loss"):
                 reason, prefill_tps, kv_requests = _reason(setting, fit, cell, changes, mb)
