@@ -56,6 +56,11 @@ _FINDING_WORDS = {
         "queue_from_client_timeline": "inferred from the client's timeline: never more than "
                                       "{cap} requests were decoding at once while the client "
                                       "kept up to {load} in flight",
+        "queue_from_timeline_and_gauge": "inferred from the client's timeline: never more "
+                                         "than {cap} requests were decoding at once while the "
+                                         "client kept up to {load} in flight, and {metric} "
+                                         "never went above {cap}; no scrape caught a request "
+                                         "waiting",
         "cap_share": " At concurrency {c}, {share} % of TTFT at {input} tokens was waiting "
                      "(queue time estimated as TTFT minus the 1-concurrent TTFT of {base}).",
         "cap_share_server": " At concurrency {c}, {share} % of TTFT at {input} tokens was "
@@ -260,6 +265,9 @@ _FINDING_WORDS = {
         "running_gauge_any": "服务端的运行中请求数指标",
         "queue_from_client_timeline": "根据客户端时间线推断：客户端最多保持 {load} 个请求在途，"
                                       "而同时处于 Decode 阶段的请求从未超过 {cap} 个",
+        "queue_from_timeline_and_gauge": "根据客户端时间线推断：客户端最多保持 {load} 个请求在途，"
+                                         "而同时处于 Decode 阶段的请求从未超过 {cap} 个，"
+                                         "{metric} 也从未超过 {cap}；没有一次采样恰好看到请求在等待",
         "cap_share": "在并发 {c} 下，{input} token 提示的 TTFT 中有 {share} % 是排队等待（排队时间"
                      "按 TTFT 减去单并发 TTFT {base} 估算）。",
         "cap_share_server": "在并发 {c} 下，{input} token 提示的 TTFT 中有 {share} % 是排队等待"

@@ -122,6 +122,38 @@ def test_seed_reference_cap_inferred_without_metrics():
     assert cap.evidence["max_client_concurrency"] == 6
 
 
+def _missed_queue(cells, running_cap: int):
+    """The cells as scrapes answered late would record them: the running gauge right, every
+    scrape that would have caught a request waiting lost (seen on llama.cpp in CI)."""
+    return [dataclasses.replace(c, samples=tuple(
+        dataclasses.replace(s, running=float(min(s.running, running_cap)), waiting=0.0)
+        for s in c.samples if s.waiting == 0)) for c in cells]
+
+
+def test_a_queue_no_scrape_caught_is_found_where_the_running_gauge_agrees():
+    cells = _missed_queue(sweep("seed-reference", (512,), (1, 4), metrics_cap=2), 2)
+    assert all(s.waiting == 0 for c in cells for s in c.samples)
+    assert any(s.running == 2 for c in cells for s in c.samples)
+    info = dataclasses.replace(vllm_info(), engine="llamacpp")
+    cap = by_code(diagnose(cells, info, server_settings={"max-num-seqs": 2}), "concurrency_cap")
+    assert cap.evidence["cap"] == 2 and cap.evidence["source"] == "timeline_and_gauge"
+    assert cap.severity == "problem"  # at the server's own limit of 2
+    text = en(cap)
+    assert "at most 2 requests at once" in text
+    assert "llamacpp:requests_processing never went above 2" in text
+    assert "no scrape caught a request waiting" in text
+    assert "llamacpp:requests_processing" in finding_text(cap, "zh")
+
+
+def test_a_timeline_plateau_the_running_gauge_never_reached_is_no_cap():
+    # The gauge saw 3 running at once: the client's plateau at 2 is its clock, not the server.
+    cells = sweep("seed-reference", (512,), (1, 4), metrics_cap=2)
+    cells = _missed_queue(cells, 2)
+    bumped = dataclasses.replace(cells[1].samples[0], running=3.0)
+    cells[1] = dataclasses.replace(cells[1], samples=(bumped, *cells[1].samples[1:]))
+    assert "concurrency_cap" not in codes(diagnose(cells, vllm_info()))
+
+
 def test_timestamp_jitter_does_not_raise_the_inferred_cap():
     cells = sweep("seed-reference", (512,), (1, 4, 6))
     # stamp each last token 10 ms after the next request's first token (a late read): the

@@ -98,7 +98,8 @@ _CODE_RANK = {code: i for i, code in enumerate((
 FINDING_CODES = tuple(_CODE_RANK)
 SUGGESTION_CODES = ("raise_cap", "settle_cap", "kv_relief", "shorter_prompts", "fewer_at_once", "raise_budget",
                     *CHECK_SUGGESTION_CODES)
-PART_CODES = ("queue_from_metrics", "queue_from_client_timeline", "kv_full", "kv_room",
+PART_CODES = ("queue_from_metrics", "queue_from_client_timeline", "queue_from_timeline_and_gauge",
+              "kv_full", "kv_room",
               "kv_unknown", "kv_preempted", "kv_near_full", *CHECK_PART_CODES)
 assert set(CHECK_FINDING_CODES) <= set(FINDING_CODES)
 
@@ -399,16 +400,24 @@ def cap_strength(cap: int, limit: int | None, source: str, queue_scrapes: int,
 
 def _concurrency_cap(cells, engine, settings, kv_peak) -> Finding | None:
     found, source = _cap_from_metrics(cells), "metrics"
-    # Fall back to the client's timeline only when the scrapes cannot show a queue at all.
-    gauges = any(_gauges(s) for c in cells for s in c.samples)
-    if found is None and not gauges:
+    if found is None:
         found, source = _cap_from_timeline(cells), "client_timeline"
+        # With gauges, the client's timeline counts only where the server's own running gauge
+        # agrees on the cap: scrapes answered late or timed out on a busy machine can miss
+        # every moment requests waited (seen on llama.cpp in CI, 4 clients on 2 slots), but a
+        # plateau the gauge never reached is a coincidence of the client's clock.
+        gauged = [s.running for c in cells for s in c.samples if _gauges(s)]
+        if found is not None and gauged:
+            if int(round(max(gauged))) != found[0]:
+                found = None
+            else:
+                source = "timeline_and_gauge"
     if found is None:
         return None
     cap, waiting, queued = found
     load = max(cells[i].spec.concurrency or 0 for i in queued)
     # None: an unknown engine; the words then describe the gauge or the knob in general.
-    metric = _RUNNING_METRIC.get(engine) if source == "metrics" else None
+    metric = _RUNNING_METRIC.get(engine) if source != "client_timeline" else None
     share = _queue_share(cells, queued)
     configured = settings.get("max_num_seqs")
     if kv_peak is not None and kv_peak >= KV_HIGH_USAGE:

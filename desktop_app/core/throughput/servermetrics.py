@@ -117,8 +117,10 @@ class MetricsScraper:
         self._client = client
         self._url = f"{config.root_url}/metrics"
         self._headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
-        # A scrape may take a few intervals before it counts as failed; never less than 1 s.
-        self._timeout = httpx.Timeout(max(1.0, 4 * interval_s), connect=config.connect_timeout_s)
+        # A scrape may take a few intervals before it counts as failed, and never less than
+        # 3 s: a busy llama.cpp answers /metrics between decode steps, and a late answer still
+        # says how many ran and waited (a 1 s limit lost exactly the scrapes of a queue).
+        self._timeout = httpx.Timeout(max(3.0, 4 * interval_s), connect=config.connect_timeout_s)
         self.interval_s = interval_s
         self._clock = clock
         self.t0 = clock() if t0 is None else t0
