@@ -12,8 +12,11 @@ setup:
 run: setup
 	$(PY) -m desktop_app
 
+# The suite on TEST_WORKERS processes (pytest-xdist), a module's tests on one of them so each
+# module-scoped fixture (a simulator, a busy machine's sweeps) is built once: 430 s serial here.
+TEST_WORKERS ?= 3
 test: setup
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 	$(VENV)/bin/lint-imports
 
 bench: setup

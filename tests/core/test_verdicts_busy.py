@@ -54,7 +54,7 @@ def stored(busy, tmp_path_factory):
             for profile, url in (("fast", fast.url), ("capped", capped.url)):
                 # The diagnosis's sweeps: 1, 4 and 8 concurrent, three of each server.
                 ids[f"{profile}_diag"] = [await _sweep(store, url, f"{profile} {i}", (512, 1024),
-                                                       (1, 4, 8), 12) for i in range(3)]
+                                                       (1, 4, 8), 24) for i in range(3)]
             for profile, url in (("fast", fast.url), ("capped", capped.url)):
                 ids[f"{profile}_cmp"] = await _sweep(store, url, f"{profile} cmp", (512, 2048),
                                                      (1, 4), 16)
