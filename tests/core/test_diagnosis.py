@@ -143,6 +143,9 @@ def test_a_queue_no_scrape_caught_is_found_where_the_running_gauge_agrees():
     assert "llamacpp:requests_processing never went above 2" in text
     assert "no scrape caught a request waiting" in text
     assert "llamacpp:requests_processing" in finding_text(cap, "zh")
+    # Without the server's limit known, a queue its waiting gauge never showed is only possible.
+    unsure = by_code(diagnose(cells, info), "concurrency_cap")
+    assert (unsure.severity, unsure.params["strength"]) == ("warning", "possible")
 
 
 def test_a_timeline_plateau_the_running_gauge_never_reached_is_no_cap():

@@ -388,11 +388,15 @@ def cap_strength(cap: int, limit: int | None, source: str, queue_scrapes: int,
     server's known limit is that limit; one below it is not (unless the KV cache was full,
     which holds requests back below it); with no limit known, at least MIN_QUEUE_SCRAPES
     scrapes must show the cap reached with requests waiting, or (no scrapes) the client's
-    timeline the plateau in at least two cells."""
+    timeline the plateau in at least two cells; a plateau of the timeline that only the
+    running gauge confirms (no scrape saw a request waiting) stays possible."""
     if limit is not None:
         return "strong" if cap >= limit or kv_full else "possible"
     if source == "metrics":
         return "strong" if queue_scrapes >= MIN_QUEUE_SCRAPES else "possible"
+    if source == "timeline_and_gauge":
+        # The server's waiting gauge never showed a queue: only its known limit makes it one.
+        return "possible"
     # The client's timeline: the same plateau at two loads is a cap; at one, a coincidence
     # of batched prefills could draw it.
     return "strong" if queued_cells >= 2 else "possible"
