@@ -83,10 +83,15 @@ def judge_verdicts(args: argparse.Namespace) -> tuple[dict, object, object]:
     """(every judge's verdict, the gold result, the answer's result or None) for `args`;
     raises JudgeCommandError when it cannot judge."""
     from desktop_app.core.sqleval.golds import Gold, judge_answer
-    from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
+    from desktop_app.core.parsing import InputError, check_range
+    from desktop_app.core.sqleval.sandbox import MAX_TIME_LIMIT_S, Sandbox, SandboxError
     from desktop_app.core.sqleval.types import Question
 
     rounding = parse_rounding(args.round or [])
+    try:
+        check_range("--time-limit", args.time_limit, 0, MAX_TIME_LIMIT_S, unit=" seconds")
+    except InputError as exc:
+        raise JudgeCommandError(str(exc)) from None
     if args.tolerance is None or not args.tolerance >= 0:
         raise JudgeCommandError(f"--tolerance: {args.tolerance!r} must be a number >= 0")
     db = Path(getattr(args, "judge_db", None) or args.db)

@@ -75,7 +75,10 @@ def resolve_db(spec: str) -> Path:
 
 def run_sql_command(args: argparse.Namespace) -> int:
     """Run `args.sql` on `args.sql_db` (or `args.db`) and print the result; the exit status."""
+    from desktop_app.core.parsing import InputError, check_range
     from desktop_app.core.sqleval.sandbox import (
+        MAX_ROWS,
+        MAX_TIME_LIMIT_S,
         Sandbox,
         SandboxError,
         SqlError,
@@ -87,8 +90,11 @@ def run_sql_command(args: argparse.Namespace) -> int:
     max_rows = getattr(args, "max_rows", 50)
     if not spec:
         return _fail("--db: give a SQLite file or SET:KEY", EXIT_USAGE)
-    if not time_limit or time_limit <= 0 or max_rows is None or max_rows < 1:
-        return _fail("--time-limit and --max-rows must be positive", EXIT_USAGE)
+    try:
+        check_range("--time-limit", time_limit, 0, MAX_TIME_LIMIT_S, unit=" seconds")
+        check_range("--max-rows", max_rows, 0, MAX_ROWS)
+    except InputError as exc:
+        return _fail(str(exc), EXIT_USAGE)
     bad = _undecodable(args.sql)
     if bad is not None:
         return _fail(f"the query is not valid UTF-8 (byte 0x{bad[0]:02x} at character "

@@ -78,6 +78,18 @@ def parse_float_list(text: str, field: str, *, min_value: float = 0.0) -> list[f
     return values
 
 
+def check_range(field: str, value, low: float, high: float, *, unit: str = "") -> float:
+    """``value`` when it is a finite number with ``low < value <= high``; InputError naming
+    ``field`` otherwise. For limits a user gives: NaN would switch a deadline off (every
+    comparison with it is false), inf means never, 0 or a negative means always."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not (low < value <= high):
+        shown = f"{value:g}" if isinstance(value, float) else str(value)[:40]
+        raise InputError(field, f"{shown} must be a number above {low:g} and at most "
+                         f"{high:g}{unit}")
+    return value
+
+
 _INT_TEXT = re.compile(r"[+-]?\d{1,18}")
 
 

@@ -249,7 +249,7 @@ def test_cli_prints_a_table(db, capsys):
     (["SELECT nope FROM orders"], 1, "throughline sql: SQL error: no such column: nope"),
     (["SELECT count(*) FROM orders a, orders b, orders c", "--time-limit", "0.2"], 1,
      "throughline sql: query interrupted after 0.2 s (time limit)"),
-    (["SELECT 1", "--time-limit", "0"], 2, "throughline sql: --time-limit and --max-rows must be"),
+    (["SELECT 1", "--time-limit", "0"], 2, "throughline sql: --time-limit: 0 must be a number above 0"),
 ])
 def test_cli_failures_are_one_line_with_a_status(db, capsys, argv, status, message):
     assert run_cli(["sql", "--db", str(db), *argv]) == status

@@ -27,6 +27,7 @@ import threading
 import time
 from pathlib import Path
 
+from desktop_app.core.parsing import check_range
 from desktop_app.core.sqleval.types import QueryResult
 
 READ_ONLY_PRAGMAS = frozenset(
@@ -41,6 +42,8 @@ _DENIED_FUNCTIONS = frozenset({"load_extension", "fts3_tokenizer", "readfile", "
 # Authorizer actions that only read; everything not listed (and not handled below) is denied.
 _READ_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_RECURSIVE})
 _PROGRESS_EVERY = 10_000  # SQLite VM instructions between deadline checks (well under 1 ms)
+MAX_TIME_LIMIT_S = 86_400.0  # a query's time limit: a day is already no limit at all
+MAX_ROWS = 10_000_000  # rows a result may keep (a judge reads 500,000 a side)
 _MAX_VALUE_BYTES = 10_000_000  # SQLITE_LIMIT_LENGTH: stops zeroblob()/printf() memory bombs
 
 
@@ -182,8 +185,11 @@ class Sandbox:
         if not db_path.is_file():
             raise FileNotFoundError(f"no SQLite database at {db_path}")
         self.db_path = db_path
-        self.time_limit_s = float(time_limit_s)
-        self.max_rows = int(max_rows)
+        # NaN would disable the interrupt (no elapsed time is ever past it) and inf never fire
+        # it: an endless recursive CTE would run until killed. InputError is a ValueError.
+        self.time_limit_s = float(check_range("time limit", time_limit_s, 0, MAX_TIME_LIMIT_S,
+                                              unit=" seconds"))
+        self.max_rows = int(check_range("max rows", max_rows, 0, MAX_ROWS))
         self.max_sql_chars = int(max_sql_chars)
         self.count_limit = int(count_limit)
         self.count_time_s = float(count_time_s)
