@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from desktop_app import __version__
+from desktop_app.core.files import absolute
 
 EXIT_USAGE = 2
 
@@ -177,12 +178,39 @@ def _main(argv: list[str] | None) -> int:
     if args.db:
         # One place decides the database: the store reads THROUGHLINE_DB, so the GUI, a
         # subprocess and every command agree on it.
-        os.environ["THROUGHLINE_DB"] = str(Path(args.db).expanduser().resolve())
+        os.environ["THROUGHLINE_DB"] = str(absolute(args.db))
     command = args.command or "gui"
     handler = _COMMANDS[command]
     from desktop_app.logfile import setup_file_logging
 
+    from desktop_app.core.store import damaged_rows
+
     log_file = setup_file_logging()
+    seen = len(damaged_rows())
+    try:
+        return _run_handler(handler, args, command, log_file)
+    finally:
+        _say_damaged(args, list(dict.fromkeys(damaged_rows()[seen:])))
+
+
+def _say_damaged(args: argparse.Namespace, rows: list) -> None:
+    """Name the damaged values the command's reads left out (each cost only itself)."""
+    if rows:
+        from desktop_app.report.store_words import damaged_text
+
+        try:
+            print(damaged_text(rows, _lang(args)), file=sys.stderr)
+        except OSError:
+            pass
+
+
+def _lang(args: argparse.Namespace) -> str:
+    """The command's language for words said after it failed (a bad --lang is English here)."""
+    lang = getattr(args, "lang", None) or os.environ.get("THROUGHLINE_LANG") or "en"
+    return lang if lang in ("en", "zh") else "en"
+
+
+def _run_handler(handler, args: argparse.Namespace, command: str, log_file) -> int:
     try:
         return handler(args)
     except CliError as exc:
@@ -203,7 +231,10 @@ def _main(argv: list[str] | None) -> int:
             return exc.exit_code
 
         if isinstance(exc, StoreError):  # the results file failed mid-run (a full disk): said
-            print(f"throughline {command}: {redact_text(str(exc))}", file=sys.stderr)
+            from desktop_app.report.store_words import store_error_text
+
+            print(f"throughline {command}: {redact_text(store_error_text(exc, _lang(args)))}",
+                  file=sys.stderr)
             return 1
 
         logging.getLogger("desktop_app").exception("throughline %s crashed", command)
@@ -219,7 +250,7 @@ def _cmd_gui(args: argparse.Namespace) -> int:
     screenshots = getattr(args, "screenshots", None)
     return launch_gui(simulator_profile=getattr(args, "simulator_profile", "fast"),
                       screenshots=screenshots,
-                      results_db=Path(args.db).expanduser().resolve()
+                      results_db=absolute(args.db)
                       if screenshots is not None and args.db else None,
                       language=getattr(args, "lang", None))
 

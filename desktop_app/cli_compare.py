@@ -18,6 +18,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
+from desktop_app.core.files import absolute
 from desktop_app.core.parsing import InputError
 
 from desktop_app.cli_common import add_lang_argument, words_lang
@@ -190,7 +191,7 @@ def run_compare(args: argparse.Namespace) -> int:
     from desktop_app.core.store import Store, StoreError, resolve_db_path
 
     if getattr(args, "compare_db", None):
-        os.environ["THROUGHLINE_DB"] = str(Path(args.compare_db).expanduser().resolve())
+        os.environ["THROUGHLINE_DB"] = str(absolute(args.compare_db))
     lang = words_lang(args)
     ids = parse_run_ids(args.runs)
     db = resolve_db_path(None)

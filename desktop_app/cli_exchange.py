@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from desktop_app.cli_common import add_lang_argument, words_lang
+from desktop_app.core.files import absolute
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -79,7 +80,7 @@ def run_import(args: argparse.Namespace) -> int:
 
     if getattr(args, "import_db", None):
         # The same rule as the top-level --db (cli.main): the store reads THROUGHLINE_DB.
-        os.environ["THROUGHLINE_DB"] = str(Path(args.import_db).expanduser().resolve())
+        os.environ["THROUGHLINE_DB"] = str(absolute(args.import_db))
     with _open_store() as store:
         run_id = import_file(store, args.file)
         sweep = load_sweep(store, run_id, requests=False)

@@ -157,11 +157,22 @@ def _load(name: str, *, check_gold: bool):
         raise InputError("SET", str(exc)) from None
 
 
+def _named(exc: Exception, file: Path) -> InputError:
+    """The import's error, named by what it is about: a flag the message starts with, else the
+    file (once: the core's message may start with the file's path already)."""
+    text = str(exc)
+    head, sep, rest = text.partition(": ")
+    if sep and (head.startswith("--") or head == str(file)):
+        return InputError(head, rest)
+    return InputError(str(file), text)
+
+
 def _import(args: argparse.Namespace, lang: str) -> int:
     from desktop_app import paths
     from desktop_app.core.sqleval.importers import (
         FORMAT_NAMES,
         NothingImported,
+        check_set_name,
         default_name,
         detect_format,
         import_questions,
@@ -173,6 +184,7 @@ def _import(args: argparse.Namespace, lang: str) -> int:
     try:
         fmt = detect_format(args.file) if args.format == "auto" else args.format
         name = args.name or default_name(args.file, fmt, args.db_name)
+        check_set_name(name)  # before it names the folder written below
         out = args.out or paths.user_questions_dir() / name
         interactive = sys.stderr.isatty()
 
@@ -189,9 +201,9 @@ def _import(args: argparse.Namespace, lang: str) -> int:
             print(file=sys.stderr)
     except NothingImported as exc:
         _print_notes(exc.report, lang, sys.stderr)
-        raise InputError(str(args.file), str(exc)) from None
+        raise _named(exc, args.file) from None
     except QuestionSetError as exc:
-        raise InputError(str(args.file), str(exc)) from None
+        raise _named(exc, args.file) from None
     print(_w(lang, "imported", n=report.imported, fmt=FORMAT_NAMES[report.format],
              file=args.file.name, name=report.name, out=report.out_dir))
     print(_w(lang, "databases", names=", ".join(report.databases)))

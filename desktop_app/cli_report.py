@@ -14,6 +14,7 @@ import os
 import re
 from pathlib import Path
 
+from desktop_app.core.files import absolute
 from desktop_app.core.parsing import InputError
 
 
@@ -53,7 +54,7 @@ def run_report(args: argparse.Namespace) -> int:
     from desktop_app.core.store import Store, StoreError, resolve_db_path
 
     if getattr(args, "report_db", None):
-        os.environ["THROUGHLINE_DB"] = str(Path(args.report_db).expanduser().resolve())
+        os.environ["THROUGHLINE_DB"] = str(absolute(args.report_db))
     ids = parse_run_ids(args.runs)
     db = resolve_db_path(None)
     if not Path(db).is_file():

@@ -24,6 +24,14 @@ WORDS: dict[str, dict[str, str]] = {
         "shorter_than_header": "only {size:,} bytes, shorter than its header",
         "shorter_than_pages": "{size:,} bytes where its header says {expected:,}",
         "no_schema_version": "it has no schema version",
+        "symlink_loop": "it is a loop of symbolic links",
+        "missing_tables": "its tables {tables} are missing",
+        "special_file": "it is a {kind}",
+        "fifo": "named pipe (FIFO)", "device": "device", "socket": "socket",
+        "special": "special file",
+        "damaged": "warning: {n} damaged value(s) in the results file were left out "
+                   "(not the JSON Throughline wrote): {where}",
+        "damaged_row": "{table} row {id}, {column}",
         "schema_too_new": "it uses results schema version {found}, but this Throughline only "
                           "knows versions up to {known}. Upgrade to open it.",
     },
@@ -31,6 +39,7 @@ WORDS: dict[str, dict[str, str]] = {
         "unusable": "结果数据库 {path} {what}",
         "detail": "{text}：{detail}",
         "is_directory": "是一个文件夹，不是结果文件",
+        "not_regular": "不是普通文件（管道或设备无法保存结果）",
         "not_a_database": "不是 SQLite 数据库（不是 Throughline 结果文件）",
         "truncated": "已被截断（文件不完整）",
         "corrupt": "已损坏",
@@ -48,6 +57,12 @@ WORDS: dict[str, dict[str, str]] = {
         "shorter_than_header": "只有 {size:,} 字节，比文件头还短",
         "shorter_than_pages": "只有 {size:,} 字节，而文件头标明应为 {expected:,} 字节",
         "no_schema_version": "其中没有结构版本号",
+        "symlink_loop": "它是符号链接的循环",
+        "missing_tables": "缺少数据表 {tables}",
+        "special_file": "它是{kind}",
+        "fifo": "命名管道（FIFO）", "device": "设备文件", "socket": "套接字", "special": "特殊文件",
+        "damaged": "警告：结果文件中有 {n} 个已损坏的值（不是 Throughline 写入的 JSON）被略去：{where}",
+        "damaged_row": "{table} 表第 {id} 行的 {column}",
         "schema_too_new": "它使用第 {found} 版结果结构，而此版本的 Throughline 最高只支持第 "
                           "{known} 版。请升级后再打开。",
     },
@@ -64,8 +79,21 @@ def store_error_text(exc: Exception, lang: str = "en") -> str:
     detail = getattr(exc, "detail", "")
     detail_code = getattr(exc, "detail_code", None)
     if detail_code in WORDS["en"]:
+        values = dict(getattr(exc, "values", {}))
+        if values.get("kind") in ("fifo", "device", "socket", "special"):
+            values["kind"] = lookup(WORDS, lang, values["kind"])
         try:
-            detail = lookup(WORDS, lang, detail_code, **getattr(exc, "values", {}))
+            detail = lookup(WORDS, lang, detail_code, **values)
         except (KeyError, ValueError):
             pass  # values of a shape these words do not know: the English detail, quoted
     return lookup(WORDS, lang, "detail", text=text, detail=detail) if detail else text
+
+
+def damaged_text(rows, lang: str = "en", shown: int = 5) -> str:
+    """The warning that `rows` (`core.store.DamagedRow`) were read damaged and left out, the
+    first `shown` of them named."""
+    where = "; ".join(lookup(WORDS, lang, "damaged_row", table=r.table, id=r.row_id,
+                             column=r.column) for r in rows[:shown])
+    if len(rows) > shown:
+        where += " …"
+    return lookup(WORDS, lang, "damaged", n=len(rows), where=where)

@@ -4,6 +4,7 @@ sentence in it (the path and what the system said stay quoted as they are)."""
 
 from __future__ import annotations
 
+import os
 import pickle
 import sqlite3
 import subprocess
@@ -45,7 +46,11 @@ def _files(tmp_path):
     Store.open(newer).close()
     with sqlite3.connect(newer) as conn:
         conn.execute("UPDATE meta SET value = '999' WHERE key = 'schema_version'")
-    return ["folder.db", "notes.db", "cut.db", "other.db", "newer.db", "short.db"]
+    os.mkfifo(tmp_path / "pipe.db")  # opening it for its header would wait for a writer
+    (tmp_path / "loop.db").symlink_to(tmp_path / "loop2.db")
+    (tmp_path / "loop2.db").symlink_to(tmp_path / "loop.db")
+    return ["folder.db", "notes.db", "cut.db", "other.db", "newer.db", "short.db", "pipe.db",
+            "loop.db"]
 
 
 def test_a_real_unusable_file_is_said_in_chinese_without_english(tmp_path):
@@ -58,7 +63,7 @@ def test_a_real_unusable_file_is_said_in_chinese_without_english(tmp_path):
         assert english_runs(zh) == [], (name, zh)
         assert en == str(exc)  # the English words are the store's own message
     assert {"is_directory", "not_a_database", "truncated", "not_throughline",
-            "newer_schema"} <= seen
+            "newer_schema", "not_regular", "cannot_open"} <= seen
 
 
 def test_what_the_system_said_stays_quoted_as_it_is(tmp_path):

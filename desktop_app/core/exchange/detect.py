@@ -14,7 +14,7 @@ from pathlib import Path
 from desktop_app.core.exchange.errors import ExchangeError, parse_json, parse_json_lines, read_text
 from desktop_app.core.exchange.export import EXPORT_FORMAT
 from desktop_app.core.exchange.importers import aiperf, aiperf_records, guidellm, vllm
-from desktop_app.core.exchange.importers.common import ImportedRun
+from desktop_app.core.exchange.importers.common import ImportedRun, check_plausible
 
 TOOLS = ("vllm bench serve", "AIPerf", "GuideLLM")
 
@@ -35,10 +35,12 @@ def detect_and_read(path: Path) -> ImportedRun:
     text = read_text(path)
     label, read = _reader(path, text)
     try:
-        return read()
+        run = read()
+        check_plausible(run, str(path))
+        return run
     except ExchangeError:
         raise
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as exc:
         # A file of the right shape with a value of the wrong type (a string where a number
         # belongs): one line, not a traceback.
         raise ExchangeError(str(path), f"looks like a {label} result but holds a value it "

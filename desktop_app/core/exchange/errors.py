@@ -6,7 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from desktop_app.core.files import LocalFileError, read_bounded
 from desktop_app.core.parsing import InputError
+
+MAX_IMPORT_BYTES = 512 * 1024 * 1024
+"""The largest results file an import reads (bytes): a vllm bench serve --save-detailed file of
+100,000 requests at 128 output tokens is about 0.3 GB."""
 
 
 class ExchangeError(InputError):
@@ -26,15 +31,12 @@ class ExchangeError(InputError):
 
 
 def read_text(path: Path) -> str:
-    """The file's text as UTF-8; ExchangeError naming the file (and the byte) when it is not."""
+    """The file's text as UTF-8; ExchangeError naming the file (and the byte) when it is not, or
+    when it is not a regular file of at most MAX_IMPORT_BYTES (`core.files.read_bounded`)."""
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ExchangeError(str(path), "no such file") from None
-    except IsADirectoryError:
-        raise ExchangeError(str(path), "is a folder, not a results file") from None
-    except OSError as exc:
-        raise ExchangeError(str(path), f"cannot be read: {exc.strerror or exc}") from None
+        data = read_bounded(path, MAX_IMPORT_BYTES, what="an imported results file")
+    except LocalFileError as exc:
+        raise ExchangeError(str(path), exc.text) from None
     try:
         text = data.decode("utf-8-sig")  # a BOM from a Windows editor is not an error
     except UnicodeDecodeError as exc:

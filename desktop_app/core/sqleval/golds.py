@@ -22,6 +22,7 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop_app.core.files import LocalFileError, inside, read_bounded
 from desktop_app.core.parsing import number_or_text
 from desktop_app.core.sqleval.judge import degenerate, judge_all
 from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
@@ -58,18 +59,18 @@ def _csv_value(text: str):
 
 
 def read_gold_csv(path: Path, *, max_rows: int = JUDGE_MAX_ROWS,
-                  max_bytes: int = MAX_GOLD_FILE_BYTES) -> QueryResult:
+                  max_bytes: int = MAX_GOLD_FILE_BYTES,
+                  folder: Path | None = None) -> QueryResult:
     """A gold result file (CSV with a header row) as a QueryResult. Raises GoldError naming the
-    file and line when it is missing, too large, not UTF-8, or has rows of another width."""
+    file and line when it is missing, too large, not a regular file, not UTF-8, has rows of
+    another width, or (with `folder`) resolves outside `folder` (a planted symlink)."""
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise GoldError(f"gold file {path.name}: {size:,} bytes, more than the "
-                            f"{max_bytes:,} a gold file may have")
-        text = path.read_bytes().decode("utf-8-sig")
-    except OSError as exc:
-        raise GoldError(f"gold file {path.name}: cannot be read: {exc.strerror or exc}") from None
+        if folder is not None:
+            inside(path, folder)
+        text = read_bounded(path, max_bytes, what="a gold file").decode("utf-8-sig")
+    except LocalFileError as exc:
+        raise GoldError(f"gold file {path.name}: {exc}") from None
     except UnicodeDecodeError as exc:
         raise GoldError(f"gold file {path.name}: not UTF-8 (byte offset {exc.start})") from None
     reader = csv.reader(io.StringIO(text, newline=""))

@@ -38,6 +38,7 @@ from pathlib import Path
 import sqlglot
 from sqlglot import exp
 
+from desktop_app.core.files import LocalFileError, inside, read_bounded
 from desktop_app.core.sqleval.golds import GoldError, degenerate, read_gold_csv
 from desktop_app.core.sqleval.questions import QUESTIONS_FILE, SET_FILE, QuestionSetError
 from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError, split_statements
@@ -116,6 +117,7 @@ class _Record:
     qid: str = ""
     sqls: list[str] = field(default_factory=list)
     gold_files: list[Path] = field(default_factory=list)
+    gold_dir: Path | None = None  # where gold_files must stay (a symlink out of it is refused)
     tier: str = DEFAULT_TIER
     evidence: str = ""
     tags: list[str] = field(default_factory=list)
@@ -165,6 +167,8 @@ def import_questions(
     `source` cannot be read, `out_dir` already holds a set, or nothing could be imported.
     """
     source = Path(source)
+    if name is not None:
+        check_set_name(name)
     fmt = detect_format(source) if format == "auto" else format
     if fmt not in FORMATS:
         raise QuestionSetError(f"--format: {format!r} is not one of auto, {', '.join(FORMATS)}")
@@ -198,15 +202,11 @@ def import_questions(
 
 def _read_text(path: Path) -> str:
     try:
-        size = path.stat().st_size
-        if size > MAX_SOURCE_BYTES:
-            raise QuestionSetError(f"{path}: {size:,} bytes, more than the "
-                                   f"{MAX_SOURCE_BYTES:,} an import reads")
-        return path.read_bytes().decode("utf-8-sig")
+        return read_bounded(path, MAX_SOURCE_BYTES, what="an import").decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise QuestionSetError(f"{path}: not UTF-8 (byte offset {exc.start})") from None
-    except OSError as exc:
-        raise QuestionSetError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    except LocalFileError as exc:
+        raise QuestionSetError(f"{path}: {exc}") from None
 
 
 def _text(value) -> str:
@@ -240,11 +240,13 @@ def _read_spider(source: Path, fmt: str) -> list[_Record]:
     return out
 
 
-def _gold_files_for(instance: str, gold_dir: Path | None) -> tuple[list[Path], list[str]]:
+def _gold_files_for(instance: str, gold_dir: Path | None
+                    ) -> tuple[list[Path], list[str], str | None]:
     """Spider2's result files and SQL for one instance: `<id>.csv`, `<id>_a.csv`, ... and
-    `<id>.sql`, in `gold_dir` or its `exec_result/` and `sql/` folders."""
+    `<id>.sql`, in `gold_dir` or its `exec_result/` and `sql/` folders; and why a gold SQL file
+    could not be read (a symlink out of `gold_dir`, a FIFO), or None."""
     if gold_dir is None or not re.fullmatch(r"[A-Za-z0-9_.-]+", instance):
-        return [], []
+        return [], [], None
     files: list[Path] = []
     sqls: list[str] = []
     for folder in (gold_dir, gold_dir / "exec_result"):
@@ -253,9 +255,13 @@ def _gold_files_for(instance: str, gold_dir: Path | None) -> tuple[list[Path], l
                             if re.fullmatch(rf"{re.escape(instance)}(_[a-z0-9]+)?\.csv", p.name))
     for folder in (gold_dir, gold_dir / "sql"):
         path = folder / f"{instance}.sql"
-        if path.is_file():
-            sqls.append(_read_text(path).strip())
-    return files, [s for s in sqls if s]
+        if path.exists() or path.is_symlink():
+            try:
+                inside(path, gold_dir)
+                sqls.append(_read_text(path).strip())
+            except (LocalFileError, QuestionSetError) as exc:
+                return files, [], f"{path.name}: {exc}"
+    return files, [s for s in sqls if s], None
 
 
 def _document(source: Path, name: str) -> str | None:
@@ -263,6 +269,10 @@ def _document(source: Path, name: str) -> str | None:
         return None
     for folder in (source.parent / "documents", source.parent / "resource" / "documents"):
         if (folder / name).is_file():
+            try:
+                inside(folder / name, folder)
+            except LocalFileError:
+                return None  # said as document_missing: nothing outside the folder is read
             return _read_text(folder / name).strip()[:MAX_EVIDENCE_CHARS]
     return None
 
@@ -284,7 +294,7 @@ def _read_spider2(source: Path, gold_dir: Path | None, report: ImportReport) -> 
             report.skipped.append(ImportNote(where, "not_object"))
             continue
         instance = _text(record.get("instance_id"))
-        files, sqls = _gold_files_for(instance, gold_dir)
+        files, sqls, unreadable = _gold_files_for(instance, gold_dir)
         evidence = ""
         knowledge = _text(record.get("external_knowledge"))
         if knowledge:
@@ -293,10 +303,11 @@ def _read_spider2(source: Path, gold_dir: Path | None, report: ImportReport) -> 
                 report.warnings.append(ImportNote(f"{where}: {instance}", "document_missing",
                                                   {"name": knowledge}))
         out.append(_Record(where, _text(record.get("question")), _text(record.get("db")),
-                           qid=instance, sqls=sqls, gold_files=files, evidence=evidence,
-                           tags=["spider2-lite"],
-                           problem=None if instance else ("missing",
-                                                          {"fields": "instance_id"})))
+                           qid=instance, sqls=sqls, gold_files=files, gold_dir=gold_dir,
+                           evidence=evidence, tags=["spider2-lite"],
+                           problem=("missing", {"fields": "instance_id"}) if not instance
+                           else ("gold_failed", {"error": unreadable}) if unreadable
+                           else None))
     return out
 
 
@@ -342,6 +353,14 @@ def alternatives(query: str) -> list[str]:
             if sql and sql not in out:
                 out.append(sql)
     return out[:MAX_ALTERNATIVES]
+
+
+def check_set_name(name: str) -> None:
+    """QuestionSetError naming --name unless `name` is one folder's name of letters, digits,
+    '.', '_' and '-' (a name becomes the set's folder: "../../x" would write outside it)."""
+    if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,99}", name or ""):
+        raise QuestionSetError(f"--name: {name[:100]!r} is not a set name: use up to 100 "
+                               "letters, digits, '.', '_' and '-', not starting with '.' or '-'")
 
 
 def default_name(source: Path, fmt: str, db_name: str | None) -> str:
@@ -432,7 +451,7 @@ def _one(record: _Record, databases: dict[str, Path], boxes: dict[str, Sandbox],
             results.append((("sql",) if len(sqls) == 1 else ("alt", len(sqls) - 1), ran[1]))
     for path in record.gold_files:
         try:
-            results.append((("file", path.name), read_gold_csv(path)))
+            results.append((("file", path.name), read_gold_csv(path, folder=record.gold_dir)))
         except GoldError as exc:
             errors.append(str(exc))
     if not results:

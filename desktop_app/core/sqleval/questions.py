@@ -15,6 +15,7 @@ import re
 import tomllib
 from pathlib import Path
 
+from desktop_app.core.files import LocalFileError, inside, read_bounded
 from desktop_app.core.sqleval.types import TIERS, Question, QuestionSet, SkippedQuestion
 
 SET_FILE = "set.toml"
@@ -27,6 +28,7 @@ _OPTIONAL_KEYS = (
 )
 SetDirs = Path | str | tuple | list  # one folder of sets, or several searched in order
 _MAX_ERRORS_SHOWN = 25
+MAX_SET_FILE_BYTES = 256 * 1024 * 1024  # set.toml or questions.jsonl; what an import may write
 
 
 class QuestionSetError(ValueError):
@@ -125,9 +127,9 @@ def load_question_set(
 
 def _decode(path: Path) -> str:
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise QuestionSetError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+        data = read_bounded(path, MAX_SET_FILE_BYTES, what="a question set's file")
+    except LocalFileError as exc:
+        raise QuestionSetError(f"{path}: {exc}") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -345,6 +347,11 @@ def _check_record(obj: dict, databases: set[str], glossary: dict[str, str],
             problems.append(f"{key}: must be a list of non-empty strings")
     if _is_str_list(obj.get("gold_files")):
         for file in obj["gold_files"]:
+            try:  # a downloaded set's "../../etc/shadow" or planted symlink reads nothing
+                inside(set_dir / file, set_dir)
+            except LocalFileError as exc:
+                problems.append(f"gold_files: {file}: {exc}")
+                continue
             if not (set_dir / file).is_file():
                 problems.append(f"gold_files: no such file: {(set_dir / file).resolve()}")
     if "text_zh" in obj and not isinstance(obj["text_zh"], str):

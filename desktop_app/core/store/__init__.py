@@ -27,6 +27,7 @@ from desktop_app.core.store.errors import STORE_PROBLEMS, NotFoundError, StoreEr
 from desktop_app.core.store.locations import default_db_path, resolve_db_path, utc_now_iso
 from desktop_app.core.store.schema import DEFAULT_BUSY_TIMEOUT_S, MIGRATIONS, SCHEMA_VERSION
 from desktop_app.core.store.store import FINAL_STATUSES, RUN_STATUSES, Store
+from desktop_app.core.store.tables import DamagedRow, damaged_rows
 from desktop_app.core.store.writer import RunWriter
 
 __all__ = [
@@ -36,12 +37,14 @@ __all__ = [
     "RUN_STATUSES",
     "SCHEMA_VERSION",
     "STORE_PROBLEMS",
+    "DamagedRow",
     "NotFoundError",
     "RunWriter",
     "Store",
     "StoreError",
     "StoreUnusable",
     "checks",
+    "damaged_rows",
     "default_db_path",
     "resolve_db_path",
     "utc_now_iso",

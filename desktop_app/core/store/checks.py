@@ -17,6 +17,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
+from desktop_app.core.files import KIND_WORDS, LocalFileError, check_regular
 from desktop_app.core.store.errors import StoreUnusable
 
 MIN_FREE_BYTES = 4 * 1024 * 1024
@@ -75,6 +76,15 @@ def check_file(path: Path) -> None:
     file's first 100 bytes, never its pages (SQLite itself finds damage inside the file)."""
     if path.is_dir():
         raise StoreUnusable(path, "is_directory")
+    try:  # a FIFO would hang the header read below; SQLite cannot use a device either
+        check_regular(path)
+    except LocalFileError as exc:
+        if exc.code == "symlink_loop":
+            raise StoreUnusable(path, "cannot_open", "it is a loop of symbolic links",
+                                detail_code="symlink_loop") from None
+        kind = str(exc.values.get("kind", "special"))
+        raise StoreUnusable(path, "not_regular", f"it is a {KIND_WORDS.get(kind, kind)}",
+                            detail_code="special_file", values={"kind": kind}) from None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

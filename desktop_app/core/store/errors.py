@@ -17,6 +17,7 @@ class NotFoundError(StoreError, LookupError):
 # English words of report/store_words.py, which renders the codes for a reader.
 PROBLEM_WORDS = {
     "is_directory": "is a folder, not a results file",
+    "not_regular": "is not a regular file (a pipe or a device cannot hold results)",
     "not_a_database": "is not an SQLite database (not a Throughline results file)",
     "truncated": "is truncated (cut short)",
     "corrupt": "is corrupt",
@@ -32,7 +33,7 @@ STORE_PROBLEMS = tuple(PROBLEM_WORDS)
 
 DETAIL_CODES = ("no_write_permission", "no_write_permission_in", "free_bytes", "short_file",
                 "no_sqlite_header", "shorter_than_header", "shorter_than_pages",
-                "no_schema_version", "schema_too_new")
+                "no_schema_version", "schema_too_new", "symlink_loop", "special_file", "missing_tables")
 """What Throughline itself found wrong (`StoreUnusable.detail_code`), as opposed to what the
 system or SQLite said."""
 

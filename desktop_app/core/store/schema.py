@@ -169,6 +169,11 @@ SCHEMA_VERSION = len(MIGRATIONS)
 """The schema version this code writes; files with a higher version are refused."""
 
 
+_TABLES = frozenset({"meta", "runs", "tp_cells", "tp_requests", "metric_samples",
+                     "sql_questions", "sql_steps"})
+"""The tables every schema version since the first has."""
+
+
 def _read_schema_version(conn: sqlite3.Connection, path: Path) -> int:
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if "meta" not in tables:
@@ -176,10 +181,17 @@ def _read_schema_version(conn: sqlite3.Connection, path: Path) -> int:
             raise StoreUnusable(path, "not_throughline")
         return 0
     row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    if row is None:
+    if row is None or not str(row[0]).isdigit():
         raise StoreUnusable(path, "not_throughline", "it has no schema version",
                             detail_code="no_schema_version")
-    return int(row[0])
+    version = int(row[0])
+    # A table dropped by hand or by damage: said before anything writes to the file (a
+    # migration would otherwise fail half-way, or a command fail on its first read).
+    missing = sorted(_TABLES - tables) if 0 < version <= len(MIGRATIONS) else []
+    if missing:
+        raise StoreUnusable(path, "corrupt", f"its tables {', '.join(missing)} are missing",
+                            detail_code="missing_tables", values={"tables": ", ".join(missing)})
+    return version
 
 
 def _refuse_newer(path: Path, found: int) -> None:

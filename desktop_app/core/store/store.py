@@ -7,7 +7,6 @@ Everything here is low-rate; the high-rate rows written while a run is going go 
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import os
 import sqlite3
@@ -44,6 +43,7 @@ from desktop_app.core.store.tables import (
     RunRecord,
     _cell_record,
     _dumps,
+    _loads,
     _run_record,
     _update_sql,
 )
@@ -67,7 +67,13 @@ def _locked(method: Callable) -> Callable:
         with self._lock:
             if self._db is None:
                 raise StoreError(f"{self.path} is closed")
-            return method(self, *args, **kwargs)
+            try:
+                return method(self, *args, **kwargs)
+            except sqlite3.Error as exc:
+                # Another process holding the file past the busy timeout, a disk filling, damage
+                # SQLite found: a StoreError naming the file and which of these it is, which
+                # every command and the window say in words (a traceback before).
+                raise unusable_from(self.path, exc) from exc
 
     return wrapper
 
@@ -362,7 +368,7 @@ class Store:
             raise NotFoundError(f"no run {run_id} in {self.path}")
         if not row[0]:
             return None
-        value = json.loads(row[0])
+        value = _loads(row[0], "runs", "diagnosis_json", run_id)
         return value if isinstance(value, list) else None
 
     @_locked

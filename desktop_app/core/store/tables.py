@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -23,6 +24,40 @@ _JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 def _dumps(value: Any) -> str:
     return _JSON.encode(value)
+
+
+@dataclass(frozen=True)
+class DamagedRow:
+    """A stored value that is not the JSON the store wrote (a file edited by hand, a disk's
+    damage): which table, row and column. The read left that value out, and only that."""
+
+    table: str
+    row_id: int | None
+    column: str
+
+
+_DAMAGED: list[DamagedRow] = []  # each read that met one; a read may run in any thread
+_DAMAGED_LOCK = threading.Lock()
+_MAX_DAMAGED = 10_000  # a window open for days reading one damaged row again and again
+
+
+def _loads(text: Any, table: str, column: str, row_id: int | None) -> Any:
+    """``text`` parsed, or None (noted in :func:`damaged_rows`) when it is not JSON: one bad
+    value costs that value, not every command that reads the file."""
+    try:
+        return json.loads(text)
+    except (ValueError, TypeError, RecursionError):
+        with _DAMAGED_LOCK:
+            if len(_DAMAGED) < _MAX_DAMAGED:
+                _DAMAGED.append(DamagedRow(table, row_id, column))
+        return None
+
+
+def damaged_rows() -> list[DamagedRow]:
+    """The damaged values this process's reads met (and left out), in the order met, once per
+    read: a caller takes the ones after its own start and shows each once."""
+    with _DAMAGED_LOCK:
+        return list(_DAMAGED)
 
 
 # --------------------------------------------------------------------------- row specs
@@ -94,7 +129,7 @@ class _TableSpec:
             row = dict(zip(names, values))
             for i in json_idx:
                 if values[i] is not None:
-                    row[names[i]] = json.loads(values[i])
+                    row[names[i]] = _loads(values[i], self.name, names[i], row.get("id"))
             if "warmup" in row:
                 row["warmup"] = bool(row["warmup"])
             rows.append(row)
@@ -211,11 +246,20 @@ _RUN_COLUMNS = (
 
 def _run_record(row: Sequence[Any]) -> RunRecord:
     values = list(row)
-    values[6] = json.loads(values[6]) if values[6] else {}
+    config = _loads(values[6], "runs", "config_json", values[0]) if values[6] else {}
+    values[6] = config if isinstance(config, dict) else {}
     return RunRecord(*values)
 
 
 def _cell_record(row: Sequence[Any]) -> CellRecord:
-    values = list(row)  # ..., summary_json, error
-    values[-2] = json.loads(values[-2]) if values[-2] else None
+    values = list(row)  # id, ..., status, started_at, ended_at, summary_json, error
+    if values[-2]:
+        summary = _loads(values[-2], "tp_cells", "summary_json", values[0])
+        if not isinstance(summary, dict):
+            # A completed cell without its figures is shown, compared and resumed as one that
+            # did not finish: resume measures it again.
+            values[-2], values[-5] = None, "incomplete"
+            values[-1] = values[-1] or "damaged in the results file: its summary is not JSON"
+        else:
+            values[-2] = summary
     return CellRecord(*values)

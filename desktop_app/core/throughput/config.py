@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from desktop_app.core.endpoint.types import EndpointConfig
+from desktop_app.core.files import LocalFileError, read_bounded
 from desktop_app.core.parsing import InputError
 from desktop_app.core.redact import redact_url
 from desktop_app.core.throughput.types import CellSpec
@@ -204,6 +205,9 @@ _TOML_KEYS = {
 }
 
 
+MAX_SWEEP_FILE_BYTES = 1024 * 1024  # a sweep file is a few hundred bytes of settings
+
+
 def load_sweep_toml(path: Path) -> dict:
     """Read a sweep file (`--config sweep.toml`) into a dict of the keys above.
 
@@ -211,13 +215,16 @@ def load_sweep_toml(path: Path) -> dict:
     keys are refused in the file: they belong in an environment variable.
     """
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(str(path), exc.strerror or str(exc)) from None
+        raw = tomllib.loads(read_bounded(path, MAX_SWEEP_FILE_BYTES, what="a sweep file")
+                            .decode("utf-8"))
+    except LocalFileError as exc:
+        raise InputError(str(path), str(exc)) from None
     except UnicodeDecodeError:
         raise InputError(str(path), "not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(str(path), str(exc)) from None
+    except RecursionError:  # [[[[...]]]] a thousand deep: tomllib recurses per level
+        raise InputError(str(path), "nested too deeply to be a sweep file") from None
     for key, value in raw.items():
         if "key" in key.lower() and key not in _TOML_KEYS:
             raise InputError(f"{path}: {key}", "API keys do not go in files; use --api-key-env")

@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from desktop_app.core.exchange.errors import ExchangeError
+from desktop_app.core.exchange.errors import MAX_IMPORT_BYTES, ExchangeError
 from desktop_app.core.exchange.importers import aiperf
 from desktop_app.core.exchange.importers.common import (
     ImportedCell,
@@ -26,6 +26,7 @@ from desktop_app.core.exchange.importers.common import (
     request_row,
     summary_from_timings,
 )
+from desktop_app.core.files import read_bounded
 from desktop_app.core.metrics import RequestTiming
 
 SUMMARY_FILE = "profile_export_aiperf.json"
@@ -85,8 +86,8 @@ def _summary_config(path: Path) -> tuple[dict, dict]:
     """The configuration in ``profile_export_aiperf.json`` beside ``path``, if readable."""
     beside = path.parent / SUMMARY_FILE
     try:
-        doc = json.loads(beside.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        doc = json.loads(read_bounded(beside, MAX_IMPORT_BYTES).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
         return {}, {}
     if not aiperf.looks_like(doc) or not isinstance(doc.get("input_config"), dict):
         return {}, {}

@@ -127,6 +127,79 @@ def request_row(seq: int, timing: RequestTiming, *, tokens_source: str,
             "error_message": error_message}
 
 
+# What no benchmark can have measured: a file claiming more is damaged or made up, and its
+# figures would sit beside measured ones in a comparison. Per request a count of tokens is held
+# to what a client accepts from a live server (limits.MAX_PLAUSIBLE_TOKENS).
+MAX_IMPORTED_SECONDS = 1e7  # about 116 days: a duration, a latency
+MAX_IMPORTED_RATE = 1e9  # tokens (or requests) per second, a whole cluster's prefill included
+MAX_IMPORTED_COUNT = 1e12  # requests or tokens of a cell; below SQLite's 2**63 integers
+
+
+def _bound(key: str) -> float:
+    if key.endswith("_tps") or key == "request_rate":
+        return MAX_IMPORTED_RATE
+    if key.endswith("_s"):
+        return MAX_IMPORTED_SECONDS
+    return MAX_IMPORTED_COUNT
+
+
+def _impossible(key: str, value: Any) -> str | None:
+    """Why ``value`` (under ``key``) cannot have been measured, or None when it can."""
+    if value is None or isinstance(value, (bool, str)):
+        return None
+    if not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return "not a finite number"
+    if value < 0:
+        return "negative"
+    if value > _bound(key):
+        return f"more than {_bound(key):g}, which no benchmark measures"
+    return None
+
+
+def check_plausible(run: ImportedRun, where: str) -> None:
+    """ExchangeError naming ``where``, the cell (or request) and the value when a figure of
+    ``run`` is negative, not finite or beyond what any benchmark measures; nothing is stored
+    from such a file (the sweep flags the same of a live server)."""
+    from desktop_app.core.endpoint.limits import MAX_PLAUSIBLE_TOKENS
+    from desktop_app.core.exchange.errors import ExchangeError
+
+    def refuse(what: str, key: str, value: Any, why: str) -> None:
+        raise ExchangeError(where, f"{what}: {key} is {value!r:.40}, {why}; the file is "
+                            "damaged or not what it claims, and nothing was imported")
+
+    for number, cell in enumerate(run.cells, 1):
+        what = f"result {number}"
+        for key in ("input_tokens", "output_tokens", "concurrency", "request_rate"):
+            why = _impossible(key, getattr(cell, key))
+            if why:
+                refuse(what, key, getattr(cell, key), why)
+        # The requests first: a figure derived from a damaged one is named by its source.
+        for row in cell.requests:
+            for key in ("prompt_tokens", "completion_tokens"):
+                v = row.get(key)
+                if isinstance(v, int) and not 0 <= v <= MAX_PLAUSIBLE_TOKENS:
+                    refuse(f"{what}, request {row.get('seq', 0) + 1}", key, v,
+                           "negative" if v < 0 else
+                           f"more than the {MAX_PLAUSIBLE_TOKENS:,} tokens any request has")
+            for key in ("ttft_s", "e2e_s", "tpot_s", "sent_at", "prefill_tps", "decode_tps"):
+                why = _impossible(key, row.get(key))
+                if why:
+                    refuse(f"{what}, request {row.get('seq', 0) + 1}", key, row.get(key), why)
+        for key, value in cell.summary.items():
+            stats = value.items() if isinstance(value, dict) else [(None, value)]
+            for stat, v in stats:
+                why = _impossible(key, v)
+                if why and key != "failures_by_class":
+                    refuse(what, key if stat is None else f"{key} {stat}", v, why)
+            if key == "failures_by_class" and isinstance(value, dict):
+                for name, n in value.items():
+                    why = _impossible("count", n)
+                    if why:
+                        refuse(what, f"failures ({name})", n, why)
+
+
 def missing_metrics(cells: list[ImportedCell]) -> list[str]:
     """Our metrics that no cell of the file provides."""
     return [m for m in CELL_METRICS if all(c.summary.get(m) is None for c in cells)]
