@@ -23,6 +23,9 @@ __all__ = ["ENGLISH", "WORDS", "JudgeWords", "failure_class_text", "finding_key"
            "finding_text", "headline_text", "layered_line", "missing_round_line",
            "stop_reason_text", "tier_table"]
 
+MAX_QUOTED_CHARS = 200
+"""Characters of a quoted value (a cell, a name) a finding's words show."""
+
 WORDS = {
     "en": {
         # findings, keyed "code" or "code:form" (judge.FINDING_FORMS, explain.EXPLAIN_FORMS,
@@ -100,6 +103,7 @@ WORDS = {
         "list_sep": ", ",
         "no_columns": "no columns",
         "none_name": "(none)",
+        "cut": "{head}… ({n:,} characters)",
         "more": " ({cells} differ)",
         "rows_n": "{n} rows", "rows_1": "1 row",
         "cells_n": "{n} cells", "cells_1": "1 cell",
@@ -198,6 +202,7 @@ WORDS = {
         "list_sep": "、",
         "no_columns": "（无）",
         "none_name": "（无）",
+        "cut": "{head}…（共 {n:,} 个字符）",
         "more": "（共 {cells}不同）",
         "rows_n": "{n} 行", "rows_1": "1 行",
         "cells_n": "{n} 个单元格", "cells_1": "1 个单元格",
@@ -315,9 +320,16 @@ class JudgeWords:
         except (KeyError, IndexError, TypeError, ValueError):
             return finding.stored_text or finding.code
 
+    def _cut(self, value):
+        if isinstance(value, str) and len(value) > MAX_QUOTED_CHARS:
+            return self._w("cut", head=value[:MAX_QUOTED_CHARS], n=len(value))
+        return value
+
     def _values(self, code: str, p: dict) -> dict:
         """The finding's params with what its words need derived (lists joined, plurals)."""
-        v = dict(p)
+        # A quoted cell is evidence, not the data: an 8 MB value is cut here, for the terminal,
+        # the window and the PDF alike; --json keeps it whole in the finding's params.
+        v = {k: self._cut(x) for k, x in p.items()}
         v.pop("form", None)
         if "columns" in p:
             v["columns"] = self._list(p["columns"])

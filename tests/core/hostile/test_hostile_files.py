@@ -372,3 +372,18 @@ def test_the_sandbox_itself_refuses_a_nan_time_limit(stored):
 
     with pytest.raises(ValueError, match="time limit: nan"):
         Sandbox(stored, time_limit_s=float("nan"))
+
+
+def test_judge_cuts_an_8_mb_cell_on_the_terminal_and_keeps_it_whole_in_json(tmp_path, capsys):
+    db = tmp_path / "big.sqlite"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE t (x TEXT)")
+        conn.execute("INSERT INTO t VALUES (?)", ("a" * 8_000_000,))
+    out = tmp_path / "verdict.json"
+    for lang, words in (("en", "… (8,000,001 characters)"), ("zh", "…（共 8,000,001 个字符）")):
+        assert main(["judge", "--db", str(db), "--gold-sql", "SELECT x FROM t", "--sql",
+                     "SELECT x || 'b' AS x FROM t", "--lang", lang, "--json", str(out)]) == 0
+        shown = capsys.readouterr().out
+        assert len(shown) < 2_000 and words in shown, shown[:500]
+    finding = json.loads(out.read_text())["findings"][0]
+    assert len(finding["params"]["got"]) == 8_000_001
