@@ -212,6 +212,8 @@ _FINDING_WORDS = {
         "implausible_what": "{n} with {what}",
         "implausible_negative_usage": "negative token counts in usage",
         "implausible_absurd_usage": "token counts in usage above 10,000,000",
+        "implausible_prompt_usage_beyond_sent": "a usage prompt count far above the prompt sent "
+                                                "(the client's count used)",
         "implausible_usage_mismatch": "usage.completion_tokens more than 2x + 8 away from the "
                                       "content chunks streamed",
         "implausible_no_content": "streams that completed without any content",
@@ -391,6 +393,7 @@ _FINDING_WORDS = {
         "implausible_what": "{what}：{n} 个",
         "implausible_negative_usage": "usage 中的 token 数为负",
         "implausible_absurd_usage": "usage 中的 token 数超过 10,000,000",
+        "implausible_prompt_usage_beyond_sent": "usage 中的提示 token 数远超实际发送的提示（已改用客户端计数）",
         "implausible_usage_mismatch": "usage.completion_tokens 与流式返回的内容块数相差超过 "
                                       "2 倍 + 8",
         "implausible_no_content": "流式响应结束时没有任何内容",

@@ -59,7 +59,8 @@ _WRITE_TIMEOUT_S = 60.0  # sending a request body; only a server that stopped re
 USAGE_MARGIN_FACTOR = 2
 USAGE_MARGIN_TOKENS = 8
 # Codes a StreamResult's `flags` may carry (counted per cell; the diagnosis names them).
-PLAUSIBILITY_FLAGS = ("negative_usage", "absurd_usage", "usage_mismatch", "no_content")
+PLAUSIBILITY_FLAGS = ("negative_usage", "absurd_usage", "usage_mismatch", "no_content",
+                      "prompt_usage_beyond_sent")
 # What happened to a request on the wire that its figures do not show: `resent`, sent again on
 # a new connection after the server closed its kept-alive one under it with nothing answered
 # (its figures are the second attempt's, timed from that send).

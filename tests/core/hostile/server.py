@@ -19,6 +19,7 @@ Behaviours (argument in brackets, with its default):
 | `slowloris[.S=2]` | headers, then one byte every S seconds |
 | `usage_negative` | usage prompt_tokens -5, completion_tokens -80 |
 | `usage_huge` | usage counts of 10**20 |
+| `usage_prompt_million` | usage prompt_tokens 1,000,000 (below the absurd bound, for any prompt) |
 | `usage_100x` | usage.completion_tokens 100x the chunks streamed |
 | `no_choices` | every chunk has `choices` null or missing: no content at all |
 | `surrogate` | lone surrogate escapes ("\\ud800") in content and in the id |
@@ -429,6 +430,8 @@ async def _chat(conn: _Conn, name: str, arg: str, req: dict, headers: dict) -> b
         usage = _usage(-5, -80)
     elif name == "usage_huge":
         usage = _usage(10**20, 10**20)
+    elif name == "usage_prompt_million":
+        usage = _usage(1_000_000, n)
     elif name == "usage_100x":
         usage = _usage(prompt, 100 * n)
     elif name in ("reasoning", "reasoning_alt"):

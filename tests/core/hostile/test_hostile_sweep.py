@@ -110,6 +110,7 @@ def _sweep(url: str, store=None, **kw) -> object:
 @pytest.mark.parametrize("behaviour, code", [
     ("usage_negative", "negative_usage"),
     ("usage_huge", "absurd_usage"),
+    ("usage_prompt_million", "prompt_usage_beyond_sent"),
     ("usage_100x", "usage_mismatch"),
     ("no_choices", "no_content"),
 ])
@@ -123,6 +124,9 @@ def test_impossible_numbers_are_flagged_in_the_cell_and_the_diagnosis(server, be
         assert 0 <= t.completion_tokens <= limits.MAX_PLAUSIBLE_TOKENS
         assert t.prompt_tokens >= 0
     m = cell.summary
+    if code == "prompt_usage_beyond_sent":  # the prompt the client built, not the server's 1e6
+        assert all(t.prompt_tokens < 1_000 for t in cell.timings)
+        assert m.prefill_tps.max < 1e6
     if code in ("negative_usage", "absurd_usage"):
         # The client's own count stands: the figures are positive and finite.
         assert m.ok == 2 and m.decode_tps is None or m.decode_tps.mean > 0
