@@ -48,6 +48,7 @@ WORDS: dict[str, dict[str, str]] = {
         "read_only": "无法写入（只读）",
         "disk_full": "无法写入：磁盘已满",
         "busy": "已被另一个进程锁定",
+        "io_error": "无法读写（磁盘错误、配额或文件大小限制）",
         "cannot_open": "无法打开",
         "no_write_permission": "没有写入权限",
         "no_write_permission_in": "在 {where} 中没有写入权限",

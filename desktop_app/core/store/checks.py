@@ -59,8 +59,8 @@ def _held_here(path: Path) -> bool:
         return _key(path) in _OPEN_HERE
 
 # SQLite's primary result codes (https://sqlite.org/rescode.html) and what each means here.
-_CODES = {3: "read_only", 8: "read_only", 5: "busy", 6: "busy", 11: "corrupt", 13: "disk_full",
-          14: "cannot_open", 26: "not_a_database"}
+_CODES = {3: "read_only", 8: "read_only", 5: "busy", 6: "busy", 10: "io_error", 11: "corrupt",
+          13: "disk_full", 14: "cannot_open", 26: "not_a_database"}
 
 
 def _os_problem(path: Path, exc: OSError) -> StoreUnusable:

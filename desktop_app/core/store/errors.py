@@ -26,6 +26,7 @@ PROBLEM_WORDS = {
     "read_only": "cannot be written (read-only)",
     "disk_full": "cannot be written: the disk is full",
     "busy": "is locked by another process",
+    "io_error": "could not be read or written (a disk error, a quota or a file-size limit)",
     "cannot_open": "cannot be opened",
 }
 STORE_PROBLEMS = tuple(PROBLEM_WORDS)

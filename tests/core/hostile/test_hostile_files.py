@@ -387,3 +387,23 @@ def test_judge_cuts_an_8_mb_cell_on_the_terminal_and_keeps_it_whole_in_json(tmp_
         assert len(shown) < 2_000 and words in shown, shown[:500]
     finding = json.loads(out.read_text())["findings"][0]
     assert len(finding["params"]["got"]) == 8_000_001
+
+
+def test_a_file_size_limit_met_mid_sweep_is_named_and_the_run_resumable(tmp_path):
+    import resource
+
+    path = tmp_path / "small.db"
+    env = {**os.environ, "THROUGHLINE_HOME": str(tmp_path / "home"), "THROUGHLINE_LANG": "en"}
+    done = subprocess.run(
+        [sys.executable, "-m", "desktop_app", "--db", str(path), "throughput", "--simulator",
+         "fast", "--input-tokens", "64", "--concurrency", "1,2", "--output-tokens", "64",
+         "--requests", "400"], capture_output=True, text=True, timeout=HANG_S, env=env,
+        # ulimit -f: 200 KiB, as a quota would stop the file mid-run
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (200 * 1024,) * 2))
+    assert done.returncode == 1, done.stderr
+    assert (f"results database {path} could not be read or written (a disk error, a quota or "
+            "a file-size limit)") in done.stderr
+    assert "unexpected error" not in done.stderr and "Traceback" not in done.stderr
+    with Store.open(path) as store:
+        (run,) = store.list_runs()
+        assert run.status in ("interrupted", "failed")
