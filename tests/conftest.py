@@ -25,3 +25,15 @@ def _isolated_user_dirs(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     monkeypatch.setenv("THROUGHLINE_DB", str(home / "results.db"))
     yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _widgets_app_first(qapp):
+    """One QApplication per test process, made before any test runs.
+
+    The PDF writer makes a bare QGuiApplication when none exists (a headless CLI needs no
+    widgets); in a test process that ran a report test first, every widget test after it then
+    failed on pytest-qt's "not an instance of QApplication" warning (CI, 42 errors, depending on
+    which modules xdist gave that process).
+    """
+    yield qapp
