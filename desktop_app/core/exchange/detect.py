@@ -34,6 +34,7 @@ def detect_and_read(path: Path) -> ImportedRun:
     path = Path(path)
     text = read_text(path)
     label, read = _reader(path, text)
+    del text  # the parsed documents are what is read now (a 135 MB file's text held 135 MB)
     try:
         run = read()
         check_plausible(run, str(path))

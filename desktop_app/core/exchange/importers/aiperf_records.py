@@ -27,7 +27,7 @@ from desktop_app.core.exchange.importers.common import (
     summary_from_timings,
 )
 from desktop_app.core.files import read_bounded
-from desktop_app.core.metrics import RequestTiming
+from desktop_app.core.metrics import CellAccumulator, RequestTiming
 
 SUMMARY_FILE = "profile_export_aiperf.json"
 _MS = {"ms": 1e-3, "ns": 1e-9, "us": 1e-6, "s": 1.0, "sec": 1.0}
@@ -99,23 +99,19 @@ def read(docs: list[dict], path: Path) -> ImportedRun:
     """The run in a ``profile_export.jsonl``: one cell; warm-up records stored, not counted."""
     where = str(path)
     t0 = min(int(d["metadata"]["request_start_ns"]) for d in docs)
-    timings, rows = [], []
+    acc, rows = CellAccumulator(), []
     for seq, record in enumerate(docs):
         timing, message = _timing(record, t0, where)
+        warmup = record["metadata"].get("benchmark_phase", "profiling") == "warmup"
+        # Warm-up records are stored, and kept out of every figure as ours are.
         row = request_row(seq, timing, tokens_source="aiperf", error_message=message,
-                          sent_at=int(record["metadata"]["request_start_ns"]) / 1e9)
-        if record["metadata"].get("benchmark_phase", "profiling") == "warmup":
-            row["warmup"] = 1  # stored, and kept out of every figure as ours are
-        else:
-            timings.append(timing)
+                          sent_at=int(record["metadata"]["request_start_ns"]) / 1e9,
+                          metrics=None if warmup else acc.add(timing))
+        row["warmup"] = int(warmup)
         rows.append(row)
-    if not timings:
+    if not acc.count:
         raise ExchangeError(where, "AIPerf records with no profiling-phase request")
-    failures: dict[str, int] = {}
-    for t in timings:
-        if t.error_class:
-            failures[t.error_class] = failures.get(t.error_class, 0) + 1
-    s = summary_from_timings(timings, None, failures)
+    s = summary_from_timings(acc, None, dict(acc.failures))
     config, details = _summary_config(path)
     endpoint = config.get("endpoint") or {}
     loadgen = config.get("loadgen") or {}
@@ -123,8 +119,9 @@ def read(docs: list[dict], path: Path) -> ImportedRun:
     url = endpoint.get("url")
     if isinstance(url, str) and "://" not in url:
         url = "http://" + url
-    prompts = {t.prompt_tokens for t in timings}
-    outputs = {t.completion_tokens for t in timings if t.ok}
+    profiled = [r for r in rows if not r["warmup"]]
+    prompts = {r["prompt_tokens"] for r in profiled}
+    outputs = {r["completion_tokens"] for r in profiled if not r["error_class"]}
     conc, rate = loadgen.get("concurrency"), loadgen.get("request_rate")
     cell = ImportedCell(
         summary=s, requests=rows,

@@ -14,7 +14,12 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop_app.core.metrics import RequestTiming, request_metrics, summarize_cell
+from desktop_app.core.metrics import (
+    CellAccumulator,
+    RequestMetrics,
+    RequestTiming,
+    request_metrics,
+)
 from desktop_app.core.store import Store
 
 # Our cell metrics, in the order the missing-metrics list names them.
@@ -95,16 +100,22 @@ def summary(*, count: int | None, ok: int | None, failures_by_class: dict[str, i
     return out
 
 
-def summary_from_timings(timings: list[RequestTiming], wall_s: float | None,
+def summary_from_timings(timings: CellAccumulator | list[RequestTiming], wall_s: float | None,
                          failures_by_class: dict[str, int] | None = None,
                          timeline: bool = True) -> dict[str, Any]:
-    """A cell summary computed with our own definitions from per-request timings a file gave.
+    """A cell summary computed with our own definitions from per-request timings a file gave
+    (or from the accumulator they were added to as the file was read).
 
     ``timeline=False`` when the file has no send times: per-request figures stand, but the
     time-weighted (effective) throughputs, which need the requests' overlap, are left None.
     ``failures_by_class`` replaces our classes with the tool's own names when given.
     """
-    s = summarize_cell(timings, wall_s).to_dict()
+    acc = timings
+    if not isinstance(acc, CellAccumulator):
+        acc = CellAccumulator()
+        for t in timings:
+            acc.add(t)
+    s = acc.summary(wall_s).to_dict()
     if not timeline:
         s["effective_prefill_tps"] = s["effective_decode_tps"] = None
     if failures_by_class is not None:
@@ -114,9 +125,11 @@ def summary_from_timings(timings: list[RequestTiming], wall_s: float | None,
 
 
 def request_row(seq: int, timing: RequestTiming, *, tokens_source: str,
-                error_message: str | None = None, sent_at: float | None = None) -> dict[str, Any]:
-    """A ``tp_requests`` row for one imported request, figures by our definitions."""
-    m = request_metrics(timing)
+                error_message: str | None = None, sent_at: float | None = None,
+                metrics: RequestMetrics | None = None) -> dict[str, Any]:
+    """A ``tp_requests`` row for one imported request, figures by our definitions
+    (``metrics``: the request's figures where the caller has computed them already)."""
+    m = metrics or request_metrics(timing)
     return {"seq": seq, "warmup": 0, "sent_at": sent_at, "ttft_s": m.ttft_s, "e2e_s": m.e2e_s,
             "prompt_tokens": timing.prompt_tokens, "completion_tokens": timing.completion_tokens,
             "tokens_source": tokens_source, "prefill_tps": m.prefill_tps,

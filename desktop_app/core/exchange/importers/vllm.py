@@ -27,7 +27,7 @@ from desktop_app.core.exchange.importers.common import (
     summary,
     summary_from_timings,
 )
-from desktop_app.core.metrics import RequestTiming
+from desktop_app.core.metrics import CellAccumulator, RequestTiming
 
 SOURCE, LABEL = "vllm-bench-serve", "vllm bench serve"
 PER_REQUEST = ("input_lens", "output_lens", "ttfts", "itls", "latencies")
@@ -70,7 +70,10 @@ def _detailed(doc: dict, where: str) -> tuple[dict[str, Any], list[dict[str, Any
     # milliseconds would lose digits in a float.
     base = min(float(t) for t in starts) if starts else 0.0
     errors = lists["errors"] or [""] * n
-    timings, rows, failures = [], [], 0
+    # One request at a time into the accumulator: the timings are not kept, and each request's
+    # gaps are let go once read (300,000 requests of 31 gaps held 2 GB before).
+    acc, rows, failures = CellAccumulator(), [], 0
+    itls = doc["itls"]
     for i in range(n):
         sent = float(starts[i]) - base if starts else 0.0
         failed = bool(errors[i]) or (not doc["ttfts"][i] and not doc["latencies"][i])
@@ -79,19 +82,20 @@ def _detailed(doc: dict, where: str) -> tuple[dict[str, Any], list[dict[str, Any
         chunks, t = [], first
         if first is not None:
             chunks.append(first)
-            for gap in doc["itls"][i] or []:
+            for gap in itls[i] or []:
                 t += float(gap)
                 chunks.append(t)
+        itls[i] = None
         timing = RequestTiming(
             prompt_tokens=int(doc["input_lens"][i] or 0),
             completion_tokens=int(doc["output_lens"][i] or 0), sent_s=sent,
             first_token_s=first, last_token_s=last, chunk_times_s=tuple(chunks),
             error_class="vllm_error" if failed else None)
         failures += failed
-        timings.append(timing)
         message = str(errors[i]).strip().splitlines()[-1][:500] if errors[i] else None
-        rows.append(request_row(i, timing, tokens_source=SOURCE, error_message=message))
-    s = summary_from_timings(timings, _number(doc, "duration", where),
+        rows.append(request_row(i, timing, tokens_source=SOURCE, error_message=message,
+                                metrics=acc.add(timing)))
+    s = summary_from_timings(acc, _number(doc, "duration", where),
                              {"vllm_error": failures} if failures else {},
                              timeline=starts is not None)
     return s, rows
