@@ -6,9 +6,17 @@
 #     PORT+1 (the SQL agent as a real model answers): THROUGHLINE_REAL_MODEL_URL
 #   bash tests/real/run.sh [PORT] [pytest args...]      (from the repo root; `make test-real`)
 # The first run compiles llama.cpp's server (about 7 min on a quiet 2-core machine, 25 under
-# load); later runs reuse $TMPDIR/real-engine (W=... to keep it elsewhere).
+# load); later runs reuse $TMPDIR/real-engine-noamx (W=... to keep it elsewhere).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# start-real-server.sh compiles with -march=native. On a VM whose CPU advertises AMX but whose
+# hypervisor does not enable the tiles, that build dies with SIGILL (tilezero, in ggml's AMX Q4_1
+# kernel) as soon as SmolLM2's Q4_1 weights load, while the F16 random model runs: CI failed so.
+# GCC lets an explicit -mno-* win over -march=native in either order, and a folder of its own
+# keeps a native-AMX binary built earlier from being reused.
+export W="${W:-${TMPDIR:-/tmp}/real-engine-noamx}"
+export CFLAGS="${CFLAGS:-} -mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+export CXXFLAGS="${CXXFLAGS:-} -mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
 PORT="${1:-${REAL_PORT:-18090}}"
 MODEL_PORT=$((PORT + 1))
 PIDS=()
