@@ -9,7 +9,8 @@ import httpx
 import pytest
 
 from desktop_app.core.endpoint.client import make_client, stream_request
-from desktop_app.core.endpoint.discovery import (EndpointError, count_prompt_tokens, discover,
+from desktop_app.core.endpoint.discovery import (EndpointError, count_chat_tokens,
+                                                 count_prompt_tokens, discover,
                                                  validate_base_url)
 from desktop_app.core.endpoint.types import EndpointConfig
 from desktop_app.core.simulator.profiles import load_profile
@@ -46,6 +47,11 @@ async def test_server_token_counts_equal_usage(sim):
             counted = await count_prompt_tokens(client, config, info, **extra)
             res = await stream_request(client, config, {"model": MODEL, "max_tokens": 1, **extra})
             assert counted == res.prompt_tokens and counted > 5
+        config = EndpointConfig(sim.url, model=MODEL)
+        info = await discover(config, client)
+        res = await stream_request(client, config, {"model": MODEL, "max_tokens": 1,
+                                                    "messages": messages})
+        assert await count_chat_tokens(client, config, info, messages) == res.prompt_tokens
 
 
 # --- fakes of other engines -----------------------------------------------------------------
@@ -107,6 +113,16 @@ async def test_llamacpp_server():
         assert json.loads(seen[0].content) == {"content": "Hello world", "add_special": True}
         chat = [{"role": "user", "content": "hi"}]
         assert await count_prompt_tokens(client, CONFIG, info, messages=chat) is None
+        # A chat prompt: the server's own template (/apply-template), then /tokenize of it.
+        assert await count_chat_tokens(client, CONFIG, info, chat) is None  # no template route
+    routes[("POST", "/apply-template")] = (200, {"prompt": "<|im_start|>user\nhi<|im_end|>\n"})
+    async with fake(routes, seen=seen) as client:
+        seen.clear()
+        tools = [{"type": "function", "function": {"name": "run_sql"}}]
+        assert await count_chat_tokens(client, CONFIG, info, chat, tools) == 3
+        assert json.loads(seen[0].content) == {"messages": chat, "tools": tools}
+        assert json.loads(seen[1].content) == {"content": "<|im_start|>user\nhi<|im_end|>\n",
+                                               "add_special": True}
 
 
 @pytest.mark.asyncio

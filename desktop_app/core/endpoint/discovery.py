@@ -28,7 +28,8 @@ from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo, Tokeni
 from desktop_app.core.endpoint.urls import validate_base_url
 from desktop_app.core.redact import redact_url
 
-__all__ = ["EndpointError", "count_prompt_tokens", "discover", "validate_base_url"]
+__all__ = ["EndpointError", "count_chat_tokens", "count_prompt_tokens", "discover",
+           "validate_base_url"]
 
 _PROBE_TIMEOUT_S = 10.0  # each optional probe; they run concurrently
 _SETTINGS_TIMEOUT_S = 12.0  # all of read_server_settings (its probes are bounded by 5 s each)
@@ -351,6 +352,38 @@ async def count_prompt_tokens(client: httpx.AsyncClient, config: EndpointConfig,
             return None
     model = config.model or (info.models[0] if info.models else "")
     return await _tokenize(client, config.root_url, info.tokenizer, model, prompt, messages)
+
+
+async def count_chat_tokens(client: httpx.AsyncClient, config: EndpointConfig,
+                            info: EndpointInfo, messages: list,
+                            tools: list | None = None) -> int | None:
+    """The server's count of a chat request's prompt tokens (its chat template applied, with
+    the generation prompt), or None when it cannot tell: what `usage.prompt_tokens` of the same
+    request would have said, for a reply that was cut before the server sent its usage.
+
+    * "vllm": `/tokenize` with `messages` (and `tools`).
+    * "llamacpp": `/apply-template` (the server's own template, as its chat endpoint applies
+      it), then `/tokenize` of that text with BOS; equal to usage on llama.cpp's server with
+      SmolLM2's template, tools or not.
+    * otherwise None. Each call is bounded like a probe; failures are None.
+    """
+    if info.tokenizer == "vllm":
+        body: dict = {"messages": messages, "add_generation_prompt": True}
+        if config.model:
+            body["model"] = config.model
+        if tools:
+            body["tools"] = tools
+        count = (await _post(client, config.root_url + "/tokenize", body)).get("count")
+        return count if isinstance(count, int) and count > 0 else None
+    if info.tokenizer == "llamacpp":
+        body = {"messages": messages}
+        if tools:
+            body["tools"] = tools
+        prompt = (await _post(client, config.root_url + "/apply-template", body)).get("prompt")
+        if not isinstance(prompt, str) or not prompt:
+            return None
+        return await _tokenize(client, config.root_url, "llamacpp", "", prompt, None)
+    return None
 
 
 # Engines that answer 404 for a model they do not serve (llama.cpp accepts any name).

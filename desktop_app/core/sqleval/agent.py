@@ -265,13 +265,17 @@ def _as_completion(res: StreamResult) -> dict:
 
 
 def _cut_step(index: int, sent: int, new: tuple, res: StreamResult | None, prompt_est: int,
-              latency: float, why: str, retry_note: str | None = None) -> AgentStep:
+              latency: float, why: str, retry_note: str | None = None,
+              tokenized: int | None = None) -> AgentStep:
     """The step of a reply that did not complete, keeping what it streamed: its text, its tool
-    calls (shown, never run), its prompt tokens (the server's count if it sent one, else the
-    estimate of what was sent) and the tokens streamed; `reply["cut"]` marks it."""
+    calls (shown, never run), its prompt tokens (the server's usage if it sent one, else its
+    tokenizer's count of what was sent, else the estimate) and the tokens streamed;
+    `reply["cut"]` marks it."""
     reply: dict = {"role": "assistant", "content": None, "cut": True}
     records: tuple[ToolCallRecord, ...] = ()
     prompt, completion, counted = prompt_est, 0, "estimated"
+    if tokenized is not None:
+        prompt, counted = tokenized, "the server's tokenizer"
     if res is not None:
         reply["content"] = res.text or None
         if res.tool_calls:
@@ -293,6 +297,26 @@ def _cut_step(index: int, sent: int, new: tuple, res: StreamResult | None, promp
     note = f"; {retry_note}" if retry_note else ""
     return AgentStep(index, sent, new, reply, records, prompt, completion, latency,
                      why + kept + note, res.finish_reason if res is not None else None)
+
+
+PromptCounter = Callable[[list, "list | None"], Awaitable["int | None"]]
+COUNT_TIMEOUT_S = 5.0  # asking the tokenizer after a cut: the question's budget is already spent
+
+
+async def _server_count(count_prompt: PromptCounter | None, messages: list,
+                        tools: list | None) -> int | None:
+    """The server's tokenizer's count of this prompt, None if there is none or it does not
+    answer within COUNT_TIMEOUT_S; a count beyond any context is not one."""
+    if count_prompt is None:
+        return None
+    try:
+        async with asyncio.timeout(COUNT_TIMEOUT_S):
+            count = await count_prompt(messages, tools)
+    except (TimeoutError, httpx.HTTPError):
+        return None
+    if isinstance(count, int) and not isinstance(count, bool) and 0 < count <= _limits.MAX_PLAUSIBLE_TOKENS:
+        return count
+    return None
 
 
 def _retry_note(loop: _Loop) -> str | None:
@@ -449,6 +473,7 @@ async def run_question(
     retries: int = 0,
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     context_tokens: int | None = None,
+    count_prompt: PromptCounter | None = None,
 ) -> tuple[list[AgentStep], str, str | None]:
     """Run the agent on one question; returns (steps, stop_reason, final_sql).
 
@@ -462,7 +487,9 @@ async def run_question(
     `sleep` (tests pass a fake). Cancelling the task cancels the model call in flight and
     re-raises CancelledError (the steps so far have reached `on_step`). `context_tokens` is the
     model's context as the server reports it (None: unknown): no reply asks for more than the
-    context leaves after the step's prompt.
+    context leaves after the step's prompt. `count_prompt(messages, tools)` is the server's
+    tokenizer (None: there is none): a step whose reply came without the server's usage (cut,
+    or a server that sends none) counts its prompt by it rather than by the high estimate.
     """
     loop = _Loop(time_limit_s, max_tokens, context_tokens)
     schema = ""
@@ -513,8 +540,11 @@ async def run_question(
             latency = time.perf_counter() - t0
             why = (f"no reply within the time budget of {time_limit_s:g} s" if cut.budget
                    else str(cut))
+            tokenized = None
+            if cut.partial is None or cut.partial.prompt_tokens is None:
+                tokenized = await _server_count(count_prompt, messages, tools)
             record(_cut_step(index, sent, new, cut.partial, prompt_est, latency, why,
-                             _retry_note(loop)))
+                             _retry_note(loop), tokenized))
             return steps, "time_budget" if cut.budget else "endpoint_error", final_sql
         except asyncio.CancelledError:
             # The run was stopped: what this reply streamed reaches the store before it ends.
@@ -534,7 +564,12 @@ async def run_question(
                           f"no usage from the server ({', '.join(missing)}): the client's "
                           "estimate is counted")
             if prompt_tokens is None:
-                prompt_tokens = prompt_est
+                tokenized = await _server_count(count_prompt, messages, tools)
+                prompt_tokens = prompt_est if tokenized is None else tokenized
+                if tokenized is not None and not impossible:
+                    usage_note = (f"no usage from the server ({', '.join(missing)}): the "
+                                  "prompt as the server's tokenizer counts it, the reply "
+                                  "estimated")
             if completion_tokens is None:
                 # A stream's chunks carry a token each at least; a whole reply is estimated.
                 completion_tokens = (streamed.completion_tokens if streamed.whole is None

@@ -32,7 +32,7 @@ from pathlib import Path
 import httpx
 
 from desktop_app.core.endpoint.client import make_client
-from desktop_app.core.endpoint.discovery import choose_model, discover
+from desktop_app.core.endpoint.discovery import choose_model, count_chat_tokens, discover
 from desktop_app.core.endpoint.server_settings import stored_settings
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo
 from desktop_app.core.parsing import InputError
@@ -472,6 +472,17 @@ async def _execute(run: _Run, http: httpx.AsyncClient, questions: list[Question]
         run.progress("done")
 
 
+def _prompt_counter(http: httpx.AsyncClient, endpoint: EndpointConfig,
+                    info: EndpointInfo | None):
+    """The server's tokenizer for the agent's prompts (None: it has none the agent can use)."""
+    if info is None or info.tokenizer not in ("vllm", "llamacpp"):
+        return None
+
+    async def count(messages: list, tools: list | None) -> int | None:
+        return await count_chat_tokens(http, endpoint, info, messages, tools)
+    return count
+
+
 def context_tokens(info: EndpointInfo | None, config: EvalConfig) -> int | None:
     """The model's context in tokens, as the server reports it (vLLM's max_model_len in
     /v1/models, llama.cpp's n_ctx, SGLang's context_length, TGI's max_total_tokens), else as
@@ -513,7 +524,8 @@ async def _run_one(run: _Run, http: httpx.AsyncClient, q: Question, epoch: int) 
             language=config.language, tool_mode=config.tool_mode, on_step=on_step,
             glossary=run.qset.glossary, database_note=run.qset.database_note(q.database),
             temperature=config.temperature, retries=config.retries,
-            context_tokens=context_tokens(run.result.info, config))
+            context_tokens=context_tokens(run.result.info, config),
+            count_prompt=_prompt_counter(http, config.endpoint, run.result.info))
         if "layered" in config.strategies:
             # The route sees the question and the sandbox only: the gold is read below, to judge.
             _, stop, final_sql, route = await run_layered(

@@ -18,6 +18,7 @@ import pytest
 
 from desktop_app.core.endpoint import limits
 from desktop_app.core.endpoint.client import make_client
+from desktop_app.core.endpoint.discovery import count_chat_tokens, discover
 from desktop_app.core.endpoint.types import EndpointConfig
 from desktop_app.core.redact import redact_text
 from desktop_app.core.sqleval.agent import MAX_TOOL_NAME_CHARS, run_question
@@ -274,3 +275,47 @@ def test_a_reply_cut_by_the_time_budget_keeps_what_it_streamed(server, db):
     assert "no reply within the time budget of 1 s" in cut.error
     assert f"kept what streamed: {cut.completion_tokens:,} tokens" in cut.error
     assert "(estimated)" in cut.error
+
+
+def _ask_counted(server, db, behaviour: str, **kw):
+    """run_question as the runner calls it: the server's tokenizer counts a prompt usage left out."""
+    config = EndpointConfig(server.url(behaviour), model="m")
+    sent: list = []
+
+    async def go():
+        async with make_client(config, 1) as client:
+            info = await discover(config, client)
+
+            async def count(messages, tools):
+                sent.append([dict(m) for m in messages])
+                return await count_chat_tokens(client, config, info, messages, tools)
+            with Sandbox(db, time_limit_s=1.0) as box:
+                return await run_question(client, config, QUESTION, box, count_prompt=count, **kw)
+
+    steps, stop, _ = asyncio.run(go())
+    return steps, stop, sent
+
+
+def test_a_cut_reply_counts_its_prompt_by_the_servers_tokenizer(server, db):
+    """#24: "its prompt tokens (as sent; tokenized where the server can)": the high estimate
+    (one token per ~3 characters) was kept though the server could count them."""
+    steps, stop, sent = _ask_counted(server, db, "endless_slow.0.05", time_limit_s=1.0)
+    cut = steps[-1]
+    assert stop == "time_budget" and cut.reply["cut"] is True
+    words = " ".join(str(m.get("content", "")) for m in sent[-1])
+    assert cut.prompt_tokens == len(words.split()) + 3  # what this server's /tokenize says
+    assert "(the server's tokenizer)" in cut.error and "(estimated)" not in cut.error
+
+
+@pytest.mark.parametrize("answer", [-5, 0, True, 10**12, "12", None, "slow"])
+def test_a_tokenizer_that_answers_nonsense_or_late_leaves_the_estimate(monkeypatch, answer):
+    from desktop_app.core.sqleval import agent
+
+    monkeypatch.setattr(agent, "COUNT_TIMEOUT_S", 0.05)
+
+    async def count(messages, tools):
+        if answer == "slow":
+            await asyncio.sleep(10)
+        return answer
+    assert asyncio.run(agent._server_count(count, [], None)) is None
+    assert asyncio.run(agent._server_count(None, [], None)) is None
