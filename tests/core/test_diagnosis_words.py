@@ -183,7 +183,7 @@ def test_a_diagnosis_kept_as_english_text_still_shows():
 
 def test_the_sweep_command_prints_the_diagnosis_in_its_language(findings, capsys, tmp_path,
                                                                  monkeypatch):
-    from desktop_app.cli_throughput import print_sweep
+    from desktop_app.cli.throughput import print_sweep
 
     cells = sweep("fast", (512,), (1, 2))
     result = SimpleNamespace(cells=cells, findings=[f for f in findings

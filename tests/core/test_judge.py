@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 
-from desktop_app import cli_judge
+from desktop_app.cli import judge as cli_judge
 from desktop_app.core.sqleval.judge import (
     canonical,
     classify_error,

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from desktop_app import cli_judge, cli_sqleval
+from desktop_app.cli import judge as cli_judge
 from desktop_app.core.sqleval.judge import counterfactual, judge_all
 from desktop_app.core.sqleval.rounding import _round_column, sqlite_round
 from desktop_app.core.sqleval.sandbox import Sandbox, SqlError, SqlRefused
@@ -297,10 +297,9 @@ def test_null_the_text_null_and_the_empty_string_are_shown_apart():
 
 
 def test_the_tolerance_help_says_the_rounding_comes_first():
-    parser = argparse.ArgumentParser()
-    sub = parser.add_subparsers(dest="command")
-    cli_judge.add_parser(sub)
-    cli_sqleval.add_parser(sub)
+    from desktop_app.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     for name in ("judge", "sqleval", "rejudge"):
         flag = next(a for a in sub.choices[name]._actions if "--tolerance" in a.option_strings)
         help_text = " ".join(flag.help.split())

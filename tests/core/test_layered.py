@@ -186,7 +186,7 @@ def test_the_route_is_validated_by_name():
 
 
 def test_cli_route_flag(tmp_path):
-    from desktop_app import cli_sqleval
+    from desktop_app.cli import sqleval as cli_sqleval
     from desktop_app.cli import build_parser
 
     parser = build_parser()

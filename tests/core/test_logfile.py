@@ -27,7 +27,7 @@ def test_a_crash_is_one_line_and_a_redacted_trace_in_the_log(
     def crash(args):
         raise RuntimeError(f"server said 401 for Authorization: {key}")
 
-    monkeypatch.setitem(cli._COMMANDS, "profiles", crash)
+    monkeypatch.setattr("desktop_app.cli.profiles.run_profiles", crash)
     assert cli.main(["profiles"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("throughline profiles: unexpected error: ")

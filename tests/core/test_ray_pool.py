@@ -107,7 +107,7 @@ def test_the_ray_option_is_checked_and_stored():
 def test_the_cli_and_the_sweep_file_take_ray(tmp_path):
     import argparse
 
-    from desktop_app.cli_throughput import add_parser, build_config
+    from desktop_app.cli.throughput import add_parser, build_config
     from desktop_app.core.throughput.workers import default_workers
 
     parser = argparse.ArgumentParser()
@@ -323,7 +323,7 @@ class SlowClockActor(StreamActor):
 @pytest.mark.asyncio
 async def test_clocks_known_beyond_a_millisecond_are_a_finding_in_the_cli_and_read_back(
         local_ray, sim, tmp_path, monkeypatch, capsys):
-    from desktop_app.cli_throughput import print_sweep
+    from desktop_app.cli.throughput import print_sweep
     from desktop_app.core.throughput import ray_pool
     from desktop_app.report.diagnosis_words import finding_text
     from tests.lang_check import english_runs

@@ -311,7 +311,7 @@ async def test_a_retry_after_longer_than_the_time_budget_is_not_waited_for(sandb
 
 
 def test_retries_on_the_command_line(monkeypatch):
-    from desktop_app import cli_sqleval
+    from desktop_app.cli import sqleval as cli_sqleval
 
     parser = argparse.ArgumentParser(prog="throughline")
     cli_sqleval.add_parser(parser.add_subparsers(dest="command"))

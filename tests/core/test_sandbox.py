@@ -228,7 +228,7 @@ async def test_usable_from_worker_threads(db):
 def run_cli(argv: list[str]) -> int:
     import argparse
 
-    from desktop_app import cli_sql
+    from desktop_app.cli import sql as cli_sql
 
     parser = argparse.ArgumentParser(prog="throughline")
     cli_sql.add_parser(parser.add_subparsers(dest="command"))

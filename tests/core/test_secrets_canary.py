@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from desktop_app import cli
-from desktop_app.cli_common import api_key_from_env
+from desktop_app.cli.common import api_key_from_env
 from desktop_app.core.simulator.server import API_KEY_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,7 +62,7 @@ def test_the_canary_key_is_in_no_file_the_app_wrote(tmp_path, monkeypatch, capsy
         key = api_key_from_env(args)
         raise ConnectionError(f"key {key} refused (Authorization: {key}, http://u:{key}@h/)")
 
-    monkeypatch.setitem(cli._COMMANDS, "throughput", crash)
+    monkeypatch.setattr("desktop_app.cli.throughput.run_throughput", crash)
     assert cli.main(["throughput", "--base-url", "http://127.0.0.1:9", "--api-key-env",
                      "CANARY_KEY"]) == 1
     assert canary not in capsys.readouterr().err

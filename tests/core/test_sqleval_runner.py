@@ -212,12 +212,10 @@ async def test_the_seed_reference_persona_reproduces_the_seed_on_the_bundled_set
 
 
 def test_the_cli_names_the_flag_at_fault():
-    import argparse
+    from desktop_app.cli import build_parser
+    from desktop_app.cli import sqleval as cli_sqleval
 
-    from desktop_app import cli_sqleval
-
-    parser = argparse.ArgumentParser()
-    cli_sqleval.add_parser(parser.add_subparsers(dest="command"))
+    parser = build_parser()
     with pytest.raises(InputError) as info:
         cli_sqleval.run_sqleval(parser.parse_args(["sqleval"]))
     assert info.value.field == "--base-url"

@@ -171,7 +171,7 @@ def test_sql_names_a_bad_database_in_one_line(tmp_path):
 
 
 def test_demo_names_an_unusable_results_file_as_out(tmp_path, monkeypatch):
-    from desktop_app.cli_demo import run_demo_command
+    from desktop_app.cli.demo import run_demo_command
 
     usage = namedtuple("usage", "total used free")
     monkeypatch.setattr(checks.shutil, "disk_usage", lambda p: usage(2**30, 2**30, 0))

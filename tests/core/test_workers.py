@@ -195,7 +195,7 @@ async def test_the_sweep_streams_on_the_lean_path_unless_told_or_proxied(sim, mo
 def test_the_cli_passes_workers_and_the_http_client(tmp_path):
     import argparse
 
-    from desktop_app.cli_throughput import add_parser, build_config
+    from desktop_app.cli.throughput import add_parser, build_config
     from desktop_app.core.parsing import InputError
     from desktop_app.core.throughput.workers import default_workers
 

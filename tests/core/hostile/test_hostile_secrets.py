@@ -154,7 +154,7 @@ def test_every_line_a_command_prints_passes_the_gate(monkeypatch, capsys):
         logging.getLogger("desktop_app.test").warning("echo %s", PASSWORD)
         return 0
 
-    monkeypatch.setitem(cli_module._COMMANDS, "runs", careless)
+    monkeypatch.setattr("desktop_app.cli.runs.run_runs", careless)
     assert cli_module.main(["runs"]) == 0
     out = capsys.readouterr()
     assert out.out == "Endpoint http://127.0.0.1:9/v1: model m\ufffd[2J\n"
@@ -173,7 +173,7 @@ def test_the_log_file_blanks_every_form_of_an_echoed_password(tmp_path, monkeypa
     url = f"http://{USER}:{TYPED}@127.0.0.1:9/v1"
 
     def crash(args):
-        from desktop_app.cli_common import checked_base_url
+        from desktop_app.cli.common import checked_base_url
 
         checked_base_url(url)  # remembers the URL's credentials, as every command does
         forms = url_forms()
@@ -181,7 +181,7 @@ def test_the_log_file_blanks_every_form_of_an_echoed_password(tmp_path, monkeypa
                               f"{forms['basic token']} = {forms['user:password']}"}) +
                               f" / {forms['password (JSON, slash escaped)']}")
 
-    monkeypatch.setitem(cli_module._COMMANDS, "runs", crash)
+    monkeypatch.setattr("desktop_app.cli.runs.run_runs", crash)
     assert cli_module.main(["runs"]) == 1
     logged = log_path().read_text(encoding="utf-8")
     assert "ConnectionError" in logged and "Traceback" in logged

@@ -10,9 +10,9 @@ import sys
 from contextlib import ExitStack
 from pathlib import Path
 
-from desktop_app.cli_common import (
+from desktop_app.cli.common import (
+    global_options,
     ProgressLine,
-    add_lang_argument,
     api_key_from_env,
     checked_base_url,
     endpoint_or_simulator,
@@ -25,7 +25,7 @@ from desktop_app.core.parsing import InputError, parse_float_list, parse_int_lis
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register the `throughput` subcommand."""
     p = sub.add_parser(
-        "throughput",
+        "throughput", parents=[global_options()],
         help="run a throughput sweep against an endpoint (or the built-in simulator)",
         description="Sweep prompt length x concurrency (or request rate) x output length against "
         "an OpenAI-compatible endpoint; prints the cell table and the diagnosis, stores every "
@@ -82,7 +82,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                        "max-num-seqs=2; recorded with the run")
     p.add_argument("--json", type=Path, metavar="OUT", help="write every figure as JSON")
     p.add_argument("--no-store", action="store_true", help="do not keep the run in the store")
-    add_lang_argument(p)  # the diagnosis's words
+    p.set_defaults(handler=run_throughput)
 
 
 def _option(args, raw: dict, attr: str, key: str, default=None):
@@ -219,8 +219,8 @@ def run_throughput(args: argparse.Namespace) -> int:
     base_url = args.base_url or raw.get("base_url")
     if args.model is None and raw.get("model"):
         args.model = raw["model"]
-    from desktop_app.cli_common import check_results_store
-    from desktop_app.cli_jobs import run_job
+    from desktop_app.cli.common import check_results_store
+    from desktop_app.cli.jobs import run_job
     from desktop_app.core.store import resolve_db_path
 
     check_results_store(args)  # an unusable results file stops here, before any request
@@ -243,7 +243,7 @@ async def _run(args: argparse.Namespace, base_url: str) -> int:
     from desktop_app.core.endpoint.client import make_client
     from desktop_app.core.endpoint.discovery import choose_model, discover
     from desktop_app.core.redact import redact_url
-    from desktop_app.cli_common import open_results_store
+    from desktop_app.cli.common import open_results_store
     from desktop_app.core.store import resolve_db_path
     from desktop_app.core.throughput.sweep import run_sweep
 
@@ -296,7 +296,7 @@ async def predict_effects(result, lang: str) -> None:
     of CPU, in a thread; said on stderr. A sweep the model cannot be fitted to, or one too
     large to fit quickly (`effects.MAX_SIM_STEPS`), keeps its suggestions without numbers;
     nothing here can sink a sweep that ran."""
-    from desktop_app.cli_common import open_results_store
+    from desktop_app.cli.common import open_results_store
     from desktop_app.core.throughput.effects import TRIALS, annotate_sweep
     from desktop_app.report.diagnosis_words import cell_table_words
 

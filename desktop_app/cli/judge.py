@@ -20,7 +20,7 @@ import json
 import sys
 from pathlib import Path
 
-from desktop_app.cli_common import add_lang_argument, words_lang
+from desktop_app.cli.common import global_options, words_lang
 
 MODES = ("strict", "tolerant", "full")
 
@@ -31,8 +31,9 @@ class JudgeCommandError(Exception):
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register the `judge` subcommand."""
+    # No global --db here: this command's own --db names the database it judges on.
     p = sub.add_parser(
-        "judge",
+        "judge", parents=[global_options(db=False)],
         help="judge one SQL answer against a gold query on a SQLite database",
         description="Run a gold query and a candidate query in the read-only sandbox and judge "
         "the candidate under one judge (strict by default), with the verdict of every judge as "
@@ -58,7 +59,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", type=Path, metavar="OUT", help="write the verdict as JSON")
     p.add_argument("--time-limit", type=float, default=5.0, metavar="S",
                    help="seconds each query may run (default 5)")
-    add_lang_argument(p)
+    p.set_defaults(handler=run_judge_command)
 
 
 def parse_rounding(items: list[str]) -> dict[str, int]:

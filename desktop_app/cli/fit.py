@@ -15,7 +15,7 @@ import math
 import sys
 from pathlib import Path
 
-from desktop_app.cli_common import words_lang
+from desktop_app.cli.common import words_lang
 from desktop_app.core.parsing import InputError
 
 _WORDS = {

@@ -1,4 +1,4 @@
-"""`throughline sqleval` and `throughline rejudge`: the SQL-agent evaluation from the command line.
+"""`throughline sqleval`: the SQL-agent evaluation from the command line.
 
 Same core as the GUI (`desktop_app.core.sqleval.runner`). Bad input raises InputError naming
 the flag; the lead's `cli.py` turns it into one line and exit status 2.
@@ -7,15 +7,14 @@ the flag; the lead's `cli.py` turns it into one line and exit status 2.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from contextlib import ExitStack
 from pathlib import Path
 
-from desktop_app.cli_common import (
+from desktop_app.cli.common import (
     ProgressLine,
-    add_lang_argument,
+    global_options,
     api_key_from_env,
     checked_base_url,
     endpoint_or_simulator,
@@ -44,9 +43,9 @@ def _names(text: str | None, flag: str, known: tuple[str, ...]) -> tuple[str, ..
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Register the `sqleval` and `rejudge` subcommands."""
+    """Register the `sqleval` subcommand."""
     p = sub.add_parser(
-        "sqleval", help="evaluate a model as a text-to-SQL agent on a question set",
+        "sqleval", parents=[global_options()], help="evaluate a model as a text-to-SQL agent on a question set",
         description="Run the SQL agent (tools: list_tables, describe_table, run_sql, "
         "submit_answer) on every question of a set, judge each answer (strict, tolerant, full), "
         "print the per-tier table, store every step, and write JSON with --json.")
@@ -107,18 +106,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "max-num-seqs=2; recorded with the run")
     p.add_argument("--json", type=Path, metavar="OUT", help="write every verdict as JSON")
     p.add_argument("--no-store", action="store_true", help="do not keep the run in the store")
-    add_lang_argument(p)
-
-    r = sub.add_parser(
-        "rejudge", help="judge a stored SQL run again (no model is called)",
-        description="Re-run a stored SQL run's final queries in the sandbox and judge them "
-        "again, e.g. at another tolerance; the new verdicts replace the stored ones.")
-    r.add_argument("run_id", type=int, metavar="RUN_ID")
-    r.add_argument("--judge", metavar="LIST", default="strict,tolerant,full")
-    r.add_argument("--tolerance", type=float, default=1e-6, metavar="X", help=TOLERANCE_HELP)
-    r.add_argument("--ignore-names", action="store_true")
-    r.add_argument("--json", type=Path, metavar="OUT", help="write every verdict as JSON")
-    add_lang_argument(r)
+    p.set_defaults(handler=run_sqleval)
 
 
 def build_config(args: argparse.Namespace, base_url: str):
@@ -186,7 +174,7 @@ def _dirs() -> tuple[Path, Path]:
 
 def run_sqleval(args: argparse.Namespace) -> int:
     """Run the evaluation; exit 0 when it ran (failed questions included)."""
-    from desktop_app.cli_jobs import run_job
+    from desktop_app.cli.jobs import run_job
     from desktop_app.core.endpoint.client import EndpointError
     from desktop_app.core.store import resolve_db_path
 
@@ -207,7 +195,7 @@ def run_sqleval(args: argparse.Namespace) -> int:
 
 async def _run(args: argparse.Namespace, config) -> int:
     from desktop_app.core.sqleval.runner import run_eval
-    from desktop_app.cli_common import open_results_store
+    from desktop_app.cli.common import open_results_store
     from desktop_app.core.store import resolve_db_path
 
     sets_dir, cache_dir = _dirs()
@@ -227,32 +215,6 @@ async def _run(args: argparse.Namespace, config) -> int:
         warn_long_model_ids(result.info, words_lang(args))
     if result.run_id is not None:
         print(f"Run {result.run_id} stored in {resolve_db_path(None)}")
-    _print_summary(args, result)
-    return 0
-
-
-def run_rejudge(args: argparse.Namespace) -> int:
-    """Re-judge a stored run without calling a model; prints the per-tier table."""
-    from desktop_app.core.sqleval.runner import rejudge
-    from desktop_app.core.sqleval.types import JUDGE_MODES
-    from desktop_app.core.store import Store, StoreError, resolve_db_path
-
-    modes = _names(args.judge, "--judge", JUDGE_MODES)
-    words_lang(args)  # a bad $THROUGHLINE_LANG is said before any work
-    sets_dir, cache_dir = _dirs()
-    try:
-        with Store.open(resolve_db_path(None)) as store:
-            result = asyncio.run(rejudge(store, args.run_id, modes=modes,
-                                         tolerance=args.tolerance,
-                                         ignore_names=args.ignore_names,
-                                         sets_dir=sets_dir, cache_dir=cache_dir))
-    except StoreError as exc:
-        raise InputError("--db", str(exc)) from None
-    except InputError as exc:
-        if exc.field == "tolerance":
-            raise InputError("--tolerance", str(exc).split(": ", 1)[-1]) from None
-        raise
-    print(f"Run {args.run_id} re-judged (tolerance {args.tolerance:g}); no model was called.")
     _print_summary(args, result)
     return 0
 

@@ -11,13 +11,16 @@ import argparse
 import sys
 from pathlib import Path
 
+from desktop_app.cli.common import global_options
+
 EXIT_OK, EXIT_SQL_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register the `sql` subcommand."""
+    # No global --db here: this command's own --db names the database it queries.
     p = sub.add_parser(
-        "sql",
+        "sql", parents=[global_options(db=False)],
         help="run one read-only query in the SQL sandbox and print the result",
         description="Run one query the way the SQL agent's run_sql tool does: read-only, one "
         "statement, interrupted at the time limit. Writes, ATTACH, PRAGMA writes and extension "
@@ -33,6 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="interrupt the query after S seconds (default 5)")
     p.add_argument("--max-rows", type=int, default=50, metavar="N",
                    help="rows to print (default 50); the total is still counted")
+    p.set_defaults(handler=run_sql_command)
 
 
 def resolve_db(spec: str) -> Path:

@@ -6,8 +6,8 @@ import argparse
 from contextlib import ExitStack
 from pathlib import Path
 
-from desktop_app.cli_common import (
-    add_lang_argument,
+from desktop_app.cli.common import (
+    global_options,
     api_key_from_env,
     checked_base_url,
     endpoint_or_simulator,
@@ -19,7 +19,7 @@ from desktop_app.core.parsing import InputError
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register the `resume` subcommand."""
     p = sub.add_parser(
-        "resume",
+        "resume", parents=[global_options()],
         help="finish an interrupted (or cancelled) throughput sweep into the same run",
         description="Finish a throughput run that was interrupted (the process died), cancelled "
         "or failed: finished cells are kept, the cell that was cut is run again from scratch, "
@@ -37,14 +37,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="environment variable holding the API key (never stored)")
     target.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
     p.add_argument("--json", type=Path, metavar="OUT", help="write every figure as JSON")
-    add_lang_argument(p)
+    p.set_defaults(handler=run_resume)
 
 
 def run_resume(args: argparse.Namespace) -> int:
     """Resume the run; exit 0 when it finished, 2 when it could not be resumed."""
-    from desktop_app.cli_jobs import run_job
+    from desktop_app.cli.jobs import run_job
     from desktop_app.core.endpoint.discovery import EndpointError
-    from desktop_app.cli_common import open_results_store
+    from desktop_app.cli.common import open_results_store
     from desktop_app.core.store import resolve_db_path
     from desktop_app.core.throughput.resume import ResumeError, check_resumable
 
@@ -78,7 +78,7 @@ def run_resume(args: argparse.Namespace) -> int:
 
 
 async def _resume(args: argparse.Namespace, store, base_url: str) -> int:
-    from desktop_app.cli_throughput import SweepProgressLine, predict_effects, print_sweep
+    from desktop_app.cli.throughput import SweepProgressLine, predict_effects, print_sweep
     from desktop_app.core.endpoint.types import EndpointConfig
     from desktop_app.core.throughput.resume import resume_sweep
 

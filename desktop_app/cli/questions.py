@@ -20,7 +20,7 @@ from pathlib import Path
 
 from desktop_app.core.parsing import InputError
 
-from desktop_app.cli_common import add_lang_argument, words_lang
+from desktop_app.cli.common import global_options, words_lang
 from desktop_app.terminal import control
 
 FORMAT_CHOICES = ("auto", "spider", "bird", "spider2-lite", "defog")
@@ -104,12 +104,12 @@ def _w(lang: str, entry: str, /, **values) -> str:
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register `questions` and its subcommands."""
-    p = sub.add_parser("questions", help="import, list, show and check question sets",
+    p = sub.add_parser("questions", parents=[global_options()], help="import, list, show and check question sets",
                        description="Question sets: import a public set (Spider, BIRD, "
                        "Spider2-lite, defog sql-eval) in one command, list the sets, show one, "
                        "check that every gold runs.")
     qsub = p.add_subparsers(dest="questions_command", metavar="COMMAND", required=True)
-    imp = qsub.add_parser("import", help="import a public question set",
+    imp = qsub.add_parser("import", parents=[global_options()], help="import a public question set",
                           description="Import FILE as a question set. Records that cannot be "
                           "imported are listed with the reason; the rest are written.")
     imp.add_argument("file", type=Path, metavar="FILE",
@@ -126,14 +126,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     imp.add_argument("--limit", type=int, metavar="N", help="at most N records")
     imp.add_argument("--out", type=Path, metavar="SET_DIR",
                      help="where to write the set (default: <user data>/questions/<name>)")
-    lst = qsub.add_parser("list", help="list the question sets")
-    show = qsub.add_parser("show", help="show what a set holds")
+    qsub.add_parser("list", parents=[global_options()], help="list the question sets")
+    show = qsub.add_parser("show", parents=[global_options()], help="show what a set holds")
     show.add_argument("set", metavar="SET", help="a set's name or folder")
     show.add_argument("--id", metavar="ID", help="show this question in full")
-    check = qsub.add_parser("check", help="run every gold and report the unusable ones")
+    check = qsub.add_parser("check", parents=[global_options()], help="run every gold and report the unusable ones")
     check.add_argument("set", metavar="SET", help="a set's name or folder")
-    for parser in (imp, lst, show, check):
-        add_lang_argument(parser)
+    p.set_defaults(handler=run_questions)
 
 
 

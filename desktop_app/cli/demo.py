@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from desktop_app.cli.common import global_options
 from desktop_app.core.parsing import InputError
 
 DB_NAME = "results.db"
@@ -19,7 +20,7 @@ DB_NAME = "results.db"
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register the `demo` subcommand."""
     p = sub.add_parser(
-        "demo",
+        "demo", parents=[global_options()],
         help="run a small demo on the built-in simulator and write its runs, PDF and exports",
         description="Start the built-in simulator, sweep a capped (max 2 sequences) and an "
         "uncapped simulated server, evaluate two scripted SQL personas, and write the results "
@@ -28,7 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", type=Path, required=True, metavar="DIR",
                    help="folder for the results (created if missing; must not hold a demo yet)")
-    p.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the PDF")
+    p.set_defaults(handler=run_demo_command)
 
 
 def _checked_out_dir(out: Path) -> Path:
@@ -43,24 +44,25 @@ def _checked_out_dir(out: Path) -> Path:
 def run_demo_command(args: argparse.Namespace) -> int:
     """Run the demo; exit 0 when every run, the PDF and the exports were written."""
     from desktop_app import paths
-    from desktop_app.cli_jobs import run_job
+    from desktop_app.cli.jobs import run_job
     from desktop_app.core.demo import run_demo
     from desktop_app.core.exchange import export_run
-    from desktop_app.cli_common import open_results_store, words_lang
+    from desktop_app.cli.common import open_results_store, words_lang
     from desktop_app.report import write_comparison_pdf
 
+    lang = words_lang(args)
     out = _checked_out_dir(args.out)
     started = time.perf_counter()
 
     def say(line: str) -> None:
         print(f"[{time.perf_counter() - started:5.1f} s] {line}", file=sys.stderr, flush=True)
 
-    with open_results_store(out / DB_NAME, "--out", words_lang(args)) as store:
+    with open_results_store(out / DB_NAME, "--out", lang) as store:
         runs = run_job(run_demo(store, sets_dir=paths.questions_dir(),
                                 cache_dir=paths.user_data_dir() / "databases", say=say),
-                       store_path=out / DB_NAME, lang=words_lang(args))
+                       store_path=out / DB_NAME, lang=lang)
         say("Comparison PDF")
-        pdf = write_comparison_pdf(store, runs.all_ids, out / "comparison.pdf", args.lang)
+        pdf = write_comparison_pdf(store, runs.all_ids, out / "comparison.pdf", lang)
         say("CSV and JSON exports")
         from desktop_app.report.export_words import ExportWords
 
@@ -68,7 +70,7 @@ def run_demo_command(args: argparse.Namespace) -> int:
         for run_id in runs.all_ids:
             for fmt in ("csv", "json"):
                 written += export_run(store, run_id, fmt, out / "exports" / f"run-{run_id}",
-                                      ExportWords(args.lang))
+                                      ExportWords(lang))
     say("Done")
     print(f"Runs {', '.join(f'#{i}' for i in runs.all_ids)} in {out / DB_NAME}")
     print(f"Comparison: {pdf}")

@@ -16,10 +16,28 @@ LANGS = ("en", "zh")
 LANG_ENV = "THROUGHLINE_LANG"
 
 
-def add_lang_argument(parser: argparse.ArgumentParser) -> None:
-    """`--lang en|zh` for a subcommand whose printed words are translated."""
-    parser.add_argument("--lang", default=None, choices=list(LANGS),
-                        help=f"language of the words (default: ${LANG_ENV}, else en)")
+EXIT_USAGE = 2
+DB_HELP = "results database (default: $THROUGHLINE_DB, else the user data folder)"
+LANG_HELP = f"language of the words (default: ${LANG_ENV}, else en)"
+
+
+class CliError(Exception):
+    """A problem with the user's input or environment, shown as one line."""
+
+
+def global_options(*, db: bool = True, lang: bool = True) -> argparse.ArgumentParser:
+    """The options `throughline` takes before its command and every command takes after it:
+    `throughline --db X runs` and `throughline runs --db X` are one command. A parent parser
+    (argparse's `parents=`) so each command gets them the same way. The defaults are SUPPRESS:
+    a command not given one leaves the value given before it standing; given after, it wins.
+    `db=False` for `sql` and `judge`, whose own `--db` names the SQLite database they query."""
+    parser = argparse.ArgumentParser(add_help=False)
+    if db:
+        parser.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help=DB_HELP)
+    if lang:
+        parser.add_argument("--lang", choices=list(LANGS), default=argparse.SUPPRESS,
+                            help=LANG_HELP)
+    return parser
 
 
 def words_lang(args: argparse.Namespace) -> str:

@@ -10,30 +10,26 @@ left behind then.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 from pathlib import Path
 
-from desktop_app.core.files import absolute
+from desktop_app.cli.common import global_options, words_lang
 from desktop_app.core.parsing import InputError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register the `report` subcommand."""
     p = sub.add_parser(
-        "report", help="write the comparison PDF of two or more stored runs",
+        "report", parents=[global_options()],
+        help="write the comparison PDF of two or more stored runs",
         description="Compare two or more stored runs (throughput sweeps, SQL evaluations or "
         "both) side by side and write a PDF: cover, side-by-side table with verdicts, speed "
         "and quality together (capacity in tasks), charts, diagnosis, failed questions, "
         "metric definitions. Works without a display.")
     p.add_argument("--runs", required=True, metavar="ID,ID[,...]",
                    help="run ids to compare, as `throughline runs` lists them")
-    p.add_argument("--lang", default="en", choices=["en", "zh"],
-                   help="language of the report (default: en)")
     p.add_argument("--pdf", required=True, type=Path, metavar="OUT.pdf", help="file to write")
-    # Not `--db`'s own dest: a subcommand's default would overwrite the top-level --db.
-    p.add_argument("--db", dest="report_db", default=argparse.SUPPRESS, metavar="PATH",
-                   help="results database (also accepted before `report`)")
+    p.set_defaults(handler=run_report)
 
 
 def parse_run_ids(text: str) -> list[int]:
@@ -53,8 +49,6 @@ def run_report(args: argparse.Namespace) -> int:
     """Write the PDF; returns 0, or raises InputError (turned into one line, exit 2)."""
     from desktop_app.core.store import Store, StoreError, resolve_db_path
 
-    if getattr(args, "report_db", None):
-        os.environ["THROUGHLINE_DB"] = str(absolute(args.report_db))
     ids = parse_run_ids(args.runs)
     db = resolve_db_path(None)
     if not Path(db).is_file():
@@ -65,7 +59,7 @@ def run_report(args: argparse.Namespace) -> int:
 
     try:
         with Store.open(db) as store:
-            path = write_comparison_pdf(store, ids, args.pdf, args.lang)
+            path = write_comparison_pdf(store, ids, args.pdf, words_lang(args))
     except StoreError as exc:
         raise InputError("--db", str(exc)) from None
     except ReportError as exc:

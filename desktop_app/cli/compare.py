@@ -13,34 +13,28 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import unicodedata
 from pathlib import Path
 
-from desktop_app.core.files import absolute
 from desktop_app.core.parsing import InputError
 
-from desktop_app.cli_common import add_lang_argument, words_lang
+from desktop_app.cli.common import global_options, words_lang
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register the `compare` subcommand."""
     p = sub.add_parser(
-        "compare", help="compare two or more stored runs in the terminal (or as JSON)",
+        "compare", parents=[global_options()],
+        help="compare two or more stored runs in the terminal (or as JSON)",
         description="Set two or more stored runs side by side: what differs between them, "
         "then every dimension with each run's value and 95 % interval and a verdict that "
         "names a winner only outside the noise (docs/COMPARE.md).")
     p.add_argument("--runs", required=True, metavar="ID,ID[,...]",
                    help="run ids to compare, as `throughline runs` lists them")
-    add_lang_argument(p)
     p.add_argument("--json", type=Path, default=None, metavar="OUT",
                    help="also write the comparison as JSON to OUT (- for stdout, no table)")
-    # Not `--db`'s own dest: a subcommand's default would overwrite the top-level --db.
-    p.add_argument("--db", dest="compare_db", default=argparse.SUPPRESS, metavar="PATH",
-                   help="results database (also accepted before `compare`)")
-
-
+    p.set_defaults(handler=run_compare)
 
 
 def comparison_json(comp, lang: str, strategies=None) -> dict:
@@ -186,12 +180,10 @@ def comparison_text(comp, lang: str, strategies=None) -> str:
 def run_compare(args: argparse.Namespace) -> int:
     """Print the comparison (and write its JSON); returns 0, or raises InputError (turned
     into one line, exit 2)."""
-    from desktop_app.cli_report import parse_run_ids
+    from desktop_app.cli.report import parse_run_ids
     from desktop_app.core.compare import CompareError, compare, compare_strategies
     from desktop_app.core.store import Store, StoreError, resolve_db_path
 
-    if getattr(args, "compare_db", None):
-        os.environ["THROUGHLINE_DB"] = str(absolute(args.compare_db))
     lang = words_lang(args)
     ids = parse_run_ids(args.runs)
     db = resolve_db_path(None)
