@@ -17,6 +17,11 @@ run: setup
 TEST_WORKERS ?= 3
 test: setup
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+	$(MAKE) --no-print-directory lint
+
+# Pyflakes' checks by ruff ([tool.ruff] in pyproject.toml) and the import contracts.
+lint: setup
+	$(VENV)/bin/ruff check --no-cache desktop_app tests bench packaging
 	$(VENV)/bin/lint-imports
 
 bench: setup

@@ -110,6 +110,7 @@ def test_a_difference_outside_both_intervals_wins_per_cell_and_says_by_how_much(
     # A 500 [475, 525] against B 600 [570, 630]: apart, B wins by 600 / 500 - 1 = 20 %.
     a, b = prefill.values[0], prefill.values[1]
     assert (a.value, a.low, a.high, a.n) == (500.0, 475.0, 525.0, 16)
+    assert (b.value, b.low, b.high) == (600.0, 570.0, 630.0)
     v = prefill.verdict
     assert (v.status, v.code, v.winner, v.runner_up, v.significant) == ("win", "win", 1, 0, True)
     assert v.method == "bootstrap-mean" and v.diff == pytest.approx(0.2)

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from desktop_app.cli import judge as cli_judge
 from desktop_app.core.sqleval.judge import counterfactual, judge_all
 from desktop_app.core.sqleval.rounding import _round_column, sqlite_round
 from desktop_app.core.sqleval.sandbox import Sandbox, SqlError, SqlRefused

@@ -56,7 +56,7 @@ def _injected(server) -> Counter:
 
 def _sweep_kind(row: dict) -> str | None:
     """The fault kind a stored request's failure points to, from what the client saw."""
-    cls, status, message = row["error_class"], row["status_code"], row["error_message"] or ""
+    cls, status = row["error_class"], row["status_code"]
     if cls is None:
         return None
     if cls == "http_status":

@@ -16,7 +16,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CELLS = ["--input-tokens", "512", "--output-tokens", "32", "--concurrency", "1,2,4",

@@ -43,7 +43,7 @@ from desktop_app.core.throughput.checks import (
     implausible as _implausible,
     resent as _resent,
     token_mismatch as _token_mismatch,
-    unreliable_cells,
+    unreliable_cells as unreliable_cells,  # re-exported: the views read it from here
 )
 from desktop_app.core.throughput.types import CellResult, Finding
 
