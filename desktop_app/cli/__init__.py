@@ -13,7 +13,7 @@ import os
 import sys
 
 from desktop_app import __version__
-from desktop_app.cli.common import DB_HELP, EXIT_USAGE, LANG_HELP, LANGS, CliError
+from desktop_app.cli.common import DB_HELP, EXIT_USAGE, LANG_HELP, LANGS, CliError, words_lang
 from desktop_app.core.files import absolute
 from desktop_app.core.parsing import InputError
 
@@ -142,7 +142,13 @@ def _run_handler(handler, args: argparse.Namespace, command: str, log_file) -> i
         try:
             return handler(args)
         except InputError as exc:
-            raise CliError(str(exc)) from None
+            from desktop_app.report.input_words import input_error_text
+
+            try:
+                lang = words_lang(args)
+            except InputError:  # a bad THROUGHLINE_LANG: the error still reaches the user
+                lang = "en"
+            raise CliError(input_error_text(exc, lang)) from None
     except CliError as exc:
         print(f"throughline {command}: {exc}", file=sys.stderr)
         return EXIT_USAGE

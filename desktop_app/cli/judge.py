@@ -90,7 +90,7 @@ def judge_verdicts(args: argparse.Namespace) -> tuple[dict, object, object]:
 
     rounding = parse_rounding(args.round or [])
     try:
-        check_range("--time-limit", args.time_limit, 0, MAX_TIME_LIMIT_S, unit=" seconds")
+        check_range("--time-limit", args.time_limit, 0, MAX_TIME_LIMIT_S, unit="s")
     except InputError as exc:
         raise JudgeCommandError(str(exc)) from None
     if args.tolerance is None or not args.tolerance >= 0:

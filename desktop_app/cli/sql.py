@@ -95,7 +95,7 @@ def run_sql_command(args: argparse.Namespace) -> int:
     if not spec:
         return _fail("--db: give a SQLite file or SET:KEY", EXIT_USAGE)
     try:
-        check_range("--time-limit", time_limit, 0, MAX_TIME_LIMIT_S, unit=" seconds")
+        check_range("--time-limit", time_limit, 0, MAX_TIME_LIMIT_S, unit="s")
         check_range("--max-rows", max_rows, 0, MAX_ROWS)
     except InputError as exc:
         return _fail(str(exc), EXIT_USAGE)

@@ -191,3 +191,50 @@ def test_starting_in_chinese_sets_translators_locale_and_font(qapp):
         QLocale.setDefault(locale)
         qapp.setFont(font)
     assert QCoreApplication.translate("MainWindow", "Runs") == "Runs"
+
+
+@pytest.fixture
+def chinese_locale(chinese):
+    """Chinese translators and the Chinese locale, which the core's words follow (report_language)."""
+    before = QLocale()
+    QLocale.setDefault(QLocale(QLocale.Language.Chinese, QLocale.Country.China))
+    yield
+    QLocale.setDefault(before)
+
+
+def test_a_form_error_the_core_raises_reads_in_chinese(qtbot, qt_loop, tmp_path, chinese_locale):
+    from desktop_app.gui.pages.endpoints import EndpointsPage
+    from desktop_app.gui.pages.throughput import ThroughputPage
+
+    page = ThroughputPage(AppContext(tmp_path / "r.db"), _settings(tmp_path))
+    qtbot.addWidget(page)
+    page.concurrency.setText("1, x")
+    assert page._errors["concurrency"].text() == "并发数：'x' 不是整数（示例：512、2048、4k）"
+    page.concurrency.setText("1")
+    page.requests_per_cell.setText("0")
+    assert page._errors["requests per cell"].text() == "每个单元的请求数：'0' 小于最小值 1"
+
+    from desktop_app.gui.secrets import ApiKeys
+    from tests.gui.test_endpoints_page import MemoryKeyring
+
+    endpoints = EndpointsPage(AppContext(tmp_path / "r.db"), settings=_settings(tmp_path),
+                              profiles_path=tmp_path / "endpoints.json",
+                              api_keys=ApiKeys(MemoryKeyring()))
+    qtbot.addWidget(endpoints)
+    try:
+        endpoints.url_edit.setText("localhost:8000")
+        assert endpoints._check_url() is None
+        assert endpoints.url_error.text() == (
+            "基础 URL：'localhost:8000' 缺少协议：请以 http:// 或 https:// 开头")
+    finally:
+        endpoints.shutdown()
+
+
+def test_the_same_form_error_reads_in_english(qtbot, qt_loop, tmp_path):
+    from desktop_app.gui.pages.throughput import ThroughputPage
+
+    page = ThroughputPage(AppContext(tmp_path / "r.db"), _settings(tmp_path))
+    qtbot.addWidget(page)
+    page.concurrency.setText("1, x")
+    assert page._errors["concurrency"].text() == (
+        "concurrency: 'x' is not a whole number (examples: 512, 2048, 4k)")

@@ -6,46 +6,57 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from desktop_app.core.parsing import InputError
+
 __all__ = ["validate_base_url"]
 
 _SCHEMES = ("http", "https")
+_FIELD = "base URL"
 
 
 def validate_base_url(text: str) -> str:
-    """The base URL, trimmed and without a trailing slash; raises ValueError("base URL: ...").
+    """The base URL, trimmed and without a trailing slash; raises InputError("base URL", ...), a
+    ValueError.
 
     Accepts the server root (`http://host:8000`) or its OpenAI root (`.../v1`); rejects an
     empty text, a missing or unsupported scheme, a missing host, a bad port, spaces inside, and
-    a query or fragment (the app appends paths to it). Messages are fit to show a user.
+    a query or fragment (the app appends paths to it). Each error carries a code and the URL
+    (`report.input_words` says it in the reader's language).
     """
     url = (text or "").strip()
     if not url:
-        raise ValueError("base URL: empty (e.g. http://localhost:8000)")
+        raise InputError(_FIELD, "empty (e.g. http://localhost:8000)", code="url_empty")
     if any(ch.isspace() for ch in url):
-        raise ValueError(f"base URL: contains a space: {url!r}")
+        raise InputError(_FIELD, f"contains a space: {url!r}", code="url_space", url=repr(url))
     if "://" not in url:
-        raise ValueError(f"base URL: no scheme in {url!r}: start it with http:// or https://")
+        raise InputError(_FIELD, f"no scheme in {url!r}: start it with http:// or https://",
+                         code="url_no_scheme", url=repr(url))
     try:
         parts = urlsplit(url)
         host = parts.hostname
     except ValueError as exc:  # "Invalid IPv6 URL", a bracketed host that is no address
-        raise ValueError(f"base URL: cannot be read: {url!r} ({exc})") from None
+        raise InputError(_FIELD, f"cannot be read: {url!r} ({exc})", code="url_unreadable",
+                         url=repr(url), detail=str(exc)) from None
     if parts.scheme.lower() not in _SCHEMES:
-        raise ValueError(f"base URL: unsupported scheme {parts.scheme!r} in {url!r}: "
-                         "use http:// or https://")
+        raise InputError(_FIELD, f"unsupported scheme {parts.scheme!r} in {url!r}: "
+                         "use http:// or https://", code="url_scheme",
+                         scheme=repr(parts.scheme), url=repr(url))
     if not host:
-        raise ValueError(f"base URL: no host in {url!r}")
+        raise InputError(_FIELD, f"no host in {url!r}", code="url_no_host", url=repr(url))
     try:
         parts.port  # noqa: B018 - raises ValueError for a port that is not a number in range
     except ValueError:
-        raise ValueError(f"base URL: bad port in {url!r}") from None
+        raise InputError(_FIELD, f"bad port in {url!r}", code="url_port",
+                         url=repr(url)) from None
     if parts.query or parts.fragment:
-        raise ValueError(f"base URL: remove the query or fragment from {url!r}")
+        raise InputError(_FIELD, f"remove the query or fragment from {url!r}", code="url_query",
+                         url=repr(url))
     try:
         # The client must be able to send to it: control characters, a host that is not a
         # valid (IDNA) name and the like pass urlsplit but fail at the first request.
         if not httpx.URL(url).host:
             raise httpx.InvalidURL("no host")
     except httpx.InvalidURL as exc:
-        raise ValueError(f"base URL: cannot be used: {url!r} ({exc})") from None
+        raise InputError(_FIELD, f"cannot be used: {url!r} ({exc})", code="url_unusable",
+                         url=repr(url), detail=str(exc)) from None
     return url.rstrip("/")

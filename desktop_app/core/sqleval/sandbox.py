@@ -188,7 +188,7 @@ class Sandbox:
         # NaN would disable the interrupt (no elapsed time is ever past it) and inf never fire
         # it: an endless recursive CTE would run until killed. InputError is a ValueError.
         self.time_limit_s = float(check_range("time limit", time_limit_s, 0, MAX_TIME_LIMIT_S,
-                                              unit=" seconds"))
+                                              unit="s"))
         self.max_rows = int(check_range("max rows", max_rows, 0, MAX_ROWS))
         self.max_sql_chars = int(max_sql_chars)
         self.count_limit = int(count_limit)

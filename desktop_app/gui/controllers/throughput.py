@@ -42,7 +42,9 @@ from desktop_app.core.throughput.records import (
 from desktop_app.core.throughput.sweep import SweepProgress
 from desktop_app.core.throughput.types import CellResult, CellSpec
 from desktop_app.gui.context import ActiveEndpoint, AppContext
+from desktop_app.gui.widgets.summary import report_language
 from desktop_app.gui.worker import run_in_process
+from desktop_app.report.input_words import input_error_text
 
 SAMPLE_POLL_S = 0.5  # how often the server's /metrics timeline is read back while a sweep runs
 
@@ -68,7 +70,7 @@ class SweepForm:
 
 def _single(values: list, field: str) -> object:
     if len(values) != 1:
-        raise InputError(field, "give one value")
+        raise InputError(field, "give one value", code="one_value")
     return values[0]
 
 
@@ -95,7 +97,7 @@ def _parse_fields(form: SweepForm) -> tuple[dict, dict[str, str]]:
         try:
             values[name] = parse(texts[name])
         except InputError as exc:
-            errors[exc.field] = str(exc)
+            errors[exc.field] = input_error_text(exc, report_language())
     return values, errors
 
 
@@ -107,7 +109,7 @@ def form_errors(form: SweepForm) -> dict[str, str]:
             placeholder = EndpointConfig("http://placeholder", model="placeholder")
             _config(form, values, placeholder).validate()
         except InputError as exc:
-            errors[exc.field] = str(exc)
+            errors[exc.field] = input_error_text(exc, report_language())
     return errors
 
 

@@ -30,6 +30,8 @@ from desktop_app.gui.controllers.endpoints import ConnectionReport, EndpointsCon
 from desktop_app.gui.i18n import translate
 from desktop_app.gui.secrets import ApiKeys
 from desktop_app.gui.settings import Settings
+from desktop_app.gui.widgets.summary import report_language
+from desktop_app.report.input_words import input_error_text
 
 KEY_LAST_PROFILE = "endpoints/last_profile"
 KEY_SIMULATOR_PROFILE = "endpoints/simulator_profile"
@@ -382,7 +384,7 @@ class EndpointsPage(QWidget):
         try:
             url = validate_base_url(self.url_edit.text())
         except ValueError as exc:
-            self.url_error.setText(str(exc))
+            self.url_error.setText(input_error_text(exc, report_language()))
             self.url_error.show()
             return None
         self.url_error.hide()

@@ -57,6 +57,8 @@ from desktop_app.gui.widgets.diagnosis import DiagnosisView
 from desktop_app.gui.widgets.fields import ERROR_STYLE, add_checked_field, form_scroll
 from desktop_app.gui.widgets.live_chart import LiveChart
 from desktop_app.gui.widgets.whatif_panel import WhatifPanel
+from desktop_app.gui.widgets.summary import report_language
+from desktop_app.report.input_words import input_error_text
 
 KEY_FORM = "throughput/form"
 KEY_SPLITTER = "throughput/splitter"
@@ -387,7 +389,7 @@ class ThroughputPage(QWidget):
         try:
             config = build_config(self.form(), self.context.endpoint)
         except ValueError as exc:
-            self.form_error.setText(str(exc))
+            self.form_error.setText(input_error_text(exc, report_language()))
             self.form_error.show()
             self._update_buttons()
             return

@@ -1,0 +1,126 @@
+"""Input the core refused (`core.parsing.InputError` with a code), in English or Simplified Chinese.
+
+The core raises `InputError(field, message, code=..., **params)`; the CLI and the window put it
+in the reader's language here. A field that is a flag (`--concurrency`) is said as it is typed;
+a form field's name is translated. An error without a code (or with one this catalogue does not
+know) keeps its English message: `input_error_text` never loses what the core said.
+"""
+
+from __future__ import annotations
+
+from desktop_app.report.strings import lookup
+
+# Messages by InputError.code. Every code the core raises has its words here
+# (tests/report/test_input_words.py checks the codes against the core's raise sites).
+WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "error": "{field}: {message}",
+        "empty_int_list": "give at least one value, e.g. 1,2,4",
+        "empty_float_list": "give at least one value, e.g. 0.5,1,2",
+        "empty": "give at least one value",
+        "one_value": "give one value",
+        "not_whole": "{item} is not a whole number (examples: 512, 2048, 4k)",
+        "too_large": "{item} is too large",
+        "below_min": "{item} is below the minimum of {low}",
+        "above_max": "{item} is above the maximum of {high}",
+        "not_number": "{item} is not a number",
+        "not_above": "{item} must be a number above {low:g}",
+        "out_of_range": "{item} must be a number above {low:g} and at most {high:g}",
+        "out_of_range_s": "{item} must be a number above {low:g} and at most {high:g} seconds",
+        "positive_at_most": "{item} must be a positive number of at most {high:,.0f}",
+        "whole_from_to": "{item} must be a whole number from {low:,} to {high:,}",
+        "more_than": "{item} is more than {high:,}",
+        "positive_seconds": "{item} must be a positive number of seconds",
+        "negative": "{item} must not be negative",
+        "choose_model": "choose a model (the endpoint's /v1/models lists them)",
+        "too_many_values": "{n:,} values: at most {high:,}",
+        "seconds_at_most": "{item} must be a positive number of seconds (at most {high:g})",
+        "out_of_bounds": "{item} is out of range ({low:,} to {high:,})",
+        "need_input_tokens": "give the prompt lengths to sweep, e.g. 512,2048",
+        "url_empty": "empty (e.g. http://localhost:8000)",
+        "url_space": "contains a space: {url}",
+        "url_no_scheme": "no scheme in {url}: start it with http:// or https://",
+        "url_unreadable": "cannot be read: {url} ({detail})",
+        "url_scheme": "unsupported scheme {scheme} in {url}: use http:// or https://",
+        "url_no_host": "no host in {url}",
+        "url_port": "bad port in {url}",
+        "url_query": "remove the query or fragment from {url}",
+        "url_unusable": "cannot be used: {url} ({detail})",
+    },
+    "zh": {
+        "error": "{field}：{message}",
+        "empty_int_list": "请至少给出一个值，例如 1,2,4",
+        "empty_float_list": "请至少给出一个值，例如 0.5,1,2",
+        "empty": "请至少给出一个值",
+        "one_value": "请只给出一个值",
+        "not_whole": "{item} 不是整数（示例：512、2048、4k）",
+        "too_large": "{item} 太大",
+        "below_min": "{item} 小于最小值 {low}",
+        "above_max": "{item} 大于最大值 {high}",
+        "not_number": "{item} 不是数字",
+        "not_above": "{item} 必须是大于 {low:g} 的数字",
+        "out_of_range": "{item} 必须是大于 {low:g} 且不超过 {high:g} 的数字",
+        "out_of_range_s": "{item} 必须是大于 {low:g} 且不超过 {high:g} 秒的数字",
+        "positive_at_most": "{item} 必须是不超过 {high:,.0f} 的正数",
+        "whole_from_to": "{item} 必须是 {low:,} 到 {high:,} 之间的整数",
+        "more_than": "{item} 超过了 {high:,}",
+        "positive_seconds": "{item} 必须是正数（秒）",
+        "negative": "{item} 不能为负数",
+        "choose_model": "请选择一个模型（端点的 /v1/models 列出了可用模型）",
+        "too_many_values": "{n:,} 个值：最多 {high:,} 个",
+        "seconds_at_most": "{item} 必须是不超过 {high:g} 秒的正数",
+        "out_of_bounds": "{item} 超出范围（{low:,} 到 {high:,}）",
+        "need_input_tokens": "请给出要测试的提示长度，例如 512,2048",
+        "url_empty": "为空（例如 http://localhost:8000）",
+        "url_space": "包含空格：{url}",
+        "url_no_scheme": "{url} 缺少协议：请以 http:// 或 https:// 开头",
+        "url_unreadable": "无法解析：{url}（{detail}）",
+        "url_scheme": "{url} 中的协议 {scheme} 不受支持：请使用 http:// 或 https://",
+        "url_no_host": "{url} 中没有主机名",
+        "url_port": "{url} 中的端口无效",
+        "url_query": "请去掉 {url} 中的查询参数或片段",
+        "url_unusable": "无法使用：{url}（{detail}）",
+    },
+}
+
+# The core's names of form fields (the `field` of an InputError that is not a flag), as the
+# window's labels say them.
+FIELDS: dict[str, dict[str, str]] = {
+    "en": {},
+    "zh": {
+        "base URL": "基础 URL",
+        "input tokens": "提示长度",
+        "output tokens": "输出 token 数",
+        "concurrency": "并发数",
+        "requests per cell": "每个单元的请求数",
+        "time budget per cell": "每个单元的时间预算",
+        "server settings": "服务器设置",
+        "request rate": "请求速率",
+        "warm-up requests": "预热请求数",
+        "connect timeout": "连接超时",
+        "first-byte timeout": "首字节超时",
+        "request timeout": "请求超时",
+        "TTFT target": "TTFT 目标",
+        "TPOT target": "TPOT 目标",
+        "metrics interval": "指标采集间隔",
+        "model": "模型",
+        "workers": "负载生成进程数",
+        "time limit": "时间限制",
+        "max rows": "最大行数",
+    },
+}
+
+
+def field_text(field: str, lang: str) -> str:
+    """A field's name in `lang`: a flag as typed, a form field as its label says it."""
+    return FIELDS.get(lang, {}).get(field, field)
+
+
+def input_error_text(exc: Exception, lang: str = "en") -> str:
+    """`exc` in `lang`: an InputError's code in words, naming its field; any other error (or an
+    InputError without a known code) as its own message."""
+    code = getattr(exc, "code", "")
+    if not code or code not in WORDS["en"] or not hasattr(exc, "field"):
+        return str(exc)
+    message = lookup(WORDS, lang, code, **exc.params)
+    return lookup(WORDS, lang, "error", field=field_text(exc.field, lang), message=message)

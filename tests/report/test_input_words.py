@@ -1,0 +1,110 @@
+"""Input the core refuses is said in the reader's language: in the CLI (--lang, THROUGHLINE_LANG)
+and in the window's form errors, with every code the core raises worded in both languages."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from desktop_app.cli import main
+from desktop_app.core.endpoint.urls import validate_base_url
+from desktop_app.core.parsing import InputError, check_range, parse_float_list, parse_int_list
+from desktop_app.core.throughput.config import SweepConfig
+from desktop_app.core.endpoint.types import EndpointConfig
+from desktop_app.report.input_words import FIELDS, WORDS, input_error_text
+from tests.lang_check import english_runs
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _raised_codes() -> set[str]:
+    """Every `code=` given to an InputError anywhere in the product's source."""
+    codes = set()
+    for path in (ROOT / "desktop_app").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "InputError"):
+                for kw in node.keywords:
+                    if kw.arg == "code":
+                        value = kw.value
+                        if isinstance(value, ast.Constant):
+                            codes.add(value.value)
+                        elif isinstance(value, ast.IfExp):  # code="a" if ... else "b"
+                            codes |= {value.body.value, value.orelse.value}
+    return codes
+
+
+def test_every_code_the_core_raises_has_words_in_both_languages_and_no_word_is_unused():
+    raised = _raised_codes()
+    assert len(raised) >= 20
+    worded = set(WORDS["en"]) - {"error"}
+    assert raised - worded == set(), "codes raised without words"
+    assert worded - raised == set(), "words no code uses"
+    assert set(WORDS["zh"]) == set(WORDS["en"])
+
+
+def _error(call) -> InputError:
+    with pytest.raises(InputError) as caught:
+        call()
+    return caught.value
+
+
+CASES = [
+    lambda: parse_int_list("512, x", "concurrency"),
+    lambda: parse_int_list("", "input tokens"),
+    lambda: parse_int_list("0", "output tokens"),
+    lambda: parse_int_list("9" * 30, "requests per cell"),
+    lambda: parse_int_list("5000", "concurrency", max_value=4096),
+    lambda: parse_float_list("abc", "time budget per cell"),
+    lambda: parse_float_list("-1", "request rate"),
+    lambda: check_range("time limit", float("nan"), 0, 86400, unit="s"),
+    lambda: validate_base_url("localhost:8000"),
+    lambda: validate_base_url("ftp://host/v1"),
+    lambda: SweepConfig(EndpointConfig("http://h", model="m"), input_tokens=(512,),
+                        concurrency=(1,), output_tokens=(32,), workers=0).validate(),
+    lambda: SweepConfig(EndpointConfig("http://h", model=""), input_tokens=(512,),
+                        concurrency=(1,), output_tokens=(32,)).validate(),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_a_refused_input_reads_the_same_in_english_and_wholly_in_chinese(case):
+    exc = _error(CASES[case])
+    assert input_error_text(exc, "en") == str(exc)  # the English words are the core's message
+    zh = input_error_text(exc, "zh")
+    assert english_runs(zh) == [], zh
+    field = FIELDS["zh"].get(exc.field, exc.field)
+    assert zh.startswith(field + "："), zh
+
+
+def test_the_words_name_the_item_and_the_bounds():
+    exc = _error(lambda: parse_int_list("512, x", "concurrency"))
+    assert input_error_text(exc, "zh") == "并发数：'x' 不是整数（示例：512、2048、4k）"
+    exc = _error(lambda: check_range("--time-limit", -1.0, 0, 86400, unit="s"))
+    assert input_error_text(exc, "zh") == "--time-limit：-1 必须是大于 0 且不超过 86400 秒的数字"
+
+
+def test_an_error_without_a_code_keeps_its_message():
+    assert input_error_text(InputError("--x", "an English sentence"), "zh") == "--x: an English sentence"
+    assert input_error_text(ValueError("plain"), "zh") == "plain"
+
+
+def test_the_cli_says_a_bad_flag_in_the_language_asked(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("THROUGHLINE_DB", str(tmp_path / "r.db"))
+    monkeypatch.setenv("THROUGHLINE_LANG", "zh")
+    assert main(["throughput", "--simulator", "fast"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == "throughline throughput: --input-tokens：请给出要测试的提示长度，例如 512,2048", err
+    sweep = ["throughput", "--simulator", "fast", "--input-tokens", "512", "--concurrency"]
+    assert main([*sweep, "1,x"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == "throughline throughput: --concurrency：'x' 不是整数（示例：512、2048、4k）", err
+    # A bound SweepConfig checks, said under the flag's name.
+    assert main([*sweep, "100001"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("throughline throughput: --concurrency：100001 必须是 1 到 "), err
+    assert main([*sweep, "1,x", "--lang", "en"]) == 2
+    assert "'x' is not a whole number" in capsys.readouterr().err
+    # A bad THROUGHLINE_LANG does not hide the error it came with.
+    monkeypatch.setenv("THROUGHLINE_LANG", "fr")
+    assert main(["sql", "--db", str(tmp_path / "none.db"), "--time-limit", "nan", "SELECT 1"]) == 2
+    assert capsys.readouterr().err.strip()
