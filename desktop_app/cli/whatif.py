@@ -4,10 +4,13 @@ a stored sweep), in virtual time."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
+from typing import TextIO
 
-from desktop_app.cli.common import CliError, global_options
+from desktop_app.cli.common import CliError, global_options, words_lang
+from desktop_app.core.parsing import InputError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -45,23 +48,50 @@ def run_whatif(args: argparse.Namespace) -> int:
     if args.set:
         raise CliError("--set: only with --from-run RUN_ID (a fitted model)")
     from desktop_app.core.parsing import parse_int_list
-    from desktop_app.core.whatif import SWEEP, WAVE, whatif_command
+    from desktop_app.core.whatif import SWEEP, WAVE, requests_plan
 
-    try:
-        input_tokens = parse_int_list(args.input_tokens, "--input-tokens")
-        concurrency = parse_int_list(args.concurrency, "--concurrency", max_value=4096)
-        output_tokens = parse_int_list(args.output_tokens, "--output-tokens")
-        requests: int | str = args.requests
-        if requests not in (WAVE, SWEEP):
+    lang = words_lang(args)
+    input_tokens = parse_int_list(args.input_tokens, "--input-tokens")
+    concurrency = parse_int_list(args.concurrency, "--concurrency", max_value=4096)
+    output_tokens = parse_int_list(args.output_tokens, "--output-tokens")
+    requests: int | str = args.requests
+    if requests not in (WAVE, SWEEP):
+        try:
             requests = parse_int_list(args.requests, "--requests")[0]
-        return whatif_command(
-            args.profile,
-            input_tokens,
-            concurrency,
-            output_tokens,
-            requests,
-            args.json,
-            sys.stdout,
-        )
+        except InputError:
+            requests_plan(requests)  # says what --requests takes
+            raise
+    try:
+        return print_profile_whatif(args.profile, input_tokens, concurrency, output_tokens,
+                                    requests, args.json, sys.stdout, lang)
+    except InputError:
+        raise
     except (ValueError, OSError) as exc:
         raise CliError(str(exc)) from None
+
+
+def print_profile_whatif(profile_name: str, input_tokens, concurrency, output_tokens,
+                         requests: int | str, json_path: Path | None, out: TextIO,
+                         lang: str = "en") -> int:
+    """`whatif --profile`: the simulated table in `lang` (its first line says the figures are
+    simulated, and how requests were sent), the JSON to `json_path` if given; 0."""
+    from desktop_app.core.whatif import format_table, whatif_profile
+    from desktop_app.report.strings import lookup
+    from desktop_app.report.sweep_table_words import CELL_TABLE
+    from desktop_app.report.whatif_words import WORDS
+
+    profile, cells, document = whatif_profile(profile_name, input_tokens, concurrency,
+                                              output_tokens, requests)
+    plan = document["requests_method"]
+    method = lookup(WORDS, lang, f"method_{plan}", n=document["requests_per_cell"])
+    out.write(lookup(WORDS, lang, "simulated", profile=profile.name, method=method))
+    out.write(format_table(cells, CELL_TABLE.get(lang, CELL_TABLE["en"])["headers"]) + "\n")
+    if json_path is not None:
+        try:
+            json_path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise InputError("--json", f"cannot write {json_path}: {exc.strerror or exc}",
+                             code="cannot_write", path=str(json_path),
+                             error=str(exc.strerror or exc)) from None
+        out.write(lookup(WORDS, lang, "json_written", path=json_path))
+    return 0

@@ -20,8 +20,9 @@ class CellRow:
     note: str = ""  # e.g. "client-bound", "time budget"
 
 
-HEADERS = ("input", "load", "output", "ok/n", "TTFT p50 s", "TTFT p90 s", "prefill tok/s",
-           "vs c1", "decode tok/s", "TPOT ms", "out tok/s", "")
+# The columns, in order; their words are the caller's (report.sweep_table_words.CELL_TABLE).
+COLUMNS = ("input", "load", "output", "ok_n", "ttft_p50", "ttft_p90", "prefill", "vs_c1",
+           "decode", "tpot", "output_tps", "note")
 
 
 def _fmt(value: float | None, spec: str) -> str:
@@ -37,9 +38,11 @@ def display_width(text: str) -> int:
     return sum(2 if "\u2e80" <= ch <= "\uffef" else 1 for ch in text)
 
 
-def format_cell_table(rows: Iterable[CellRow], headers: Sequence[str] = HEADERS) -> str:
-    """An aligned text table, `headers` first (the caller's words, in HEADERS' order); means
+def format_cell_table(rows: Iterable[CellRow], headers: Sequence[str]) -> str:
+    """An aligned text table, `headers` first (the caller's words, one per COLUMNS); means
     unless the header says a percentile."""
+    if len(headers) != len(COLUMNS):
+        raise ValueError(f"{len(headers)} headers for {len(COLUMNS)} columns")
     lines: list[Sequence[str]] = [tuple(headers)]
     for r in rows:
         s = r.summary
@@ -54,7 +57,7 @@ def format_cell_table(rows: Iterable[CellRow], headers: Sequence[str] = HEADERS)
             _fmt(s.output_tps, ".1f"),
             r.note,
         ))
-    widths = [max(display_width(line[i]) for line in lines) for i in range(len(HEADERS))]
+    widths = [max(display_width(line[i]) for line in lines) for i in range(len(COLUMNS))]
     return "\n".join(
         "  ".join(" " * (w - display_width(v)) + v for v, w in zip(line, widths)).rstrip()
         for line in lines

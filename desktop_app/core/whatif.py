@@ -15,14 +15,12 @@ full: with max_num_seqs=2 that is much harsher (see docs/SIMULATOR-MODEL.md).
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TextIO
 
 from desktop_app.core.metrics import DEFINITIONS, CellSummary, summarize_cell
+from desktop_app.core.parsing import InputError
 from desktop_app.core.simulator.engine import Profile
 from desktop_app.core.simulator.profiles import ProfileError, load_profile
 from desktop_app.core.simulator.virtual import simulate_closed_loop
@@ -119,12 +117,12 @@ def run_whatif(
     return result
 
 
-def format_table(cells: Sequence[WhatifCell]) -> str:
-    """An aligned text table of the cells: one line each, headers first."""
+def format_table(cells: Sequence[WhatifCell], headers: Sequence[str]) -> str:
+    """An aligned text table of the cells: one line each, `headers` (the caller's words, one
+    per `tables.COLUMNS`) first."""
     return format_cell_table(
-        CellRow(c.input_tokens, str(c.concurrency), c.output_tokens, c.summary, c.prefill_change)
-        for c in cells
-    )
+        (CellRow(c.input_tokens, str(c.concurrency), c.output_tokens, c.summary,
+                 c.prefill_change) for c in cells), headers)
 
 
 def _profile_dict(profile: Profile) -> dict:
@@ -161,61 +159,43 @@ WAVE = "wave"
 SWEEP = "sweep"
 
 
-def describe_requests(requests: int | str) -> str:
-    """How a cell's requests are sent, in words, for the table's header and the JSON."""
+def requests_plan(requests: int | str) -> tuple[int | None, int | None]:
+    """(requests per cell, requests per client) for `requests`: WAVE (each client sends one
+    request, all at once), SWEEP (the sweep's default count in a closed loop) or a number of
+    requests per cell in a closed loop. Raises InputError naming --requests otherwise."""
     if requests == WAVE:
-        return "one wave: each client sends one request, all at once (as the seed reports measured)"
+        return None, 1
     if requests == SWEEP:
-        return "closed loop, max(4 x concurrency, 8) requests per cell (the sweep's default)"
-    return f"closed loop, {requests} requests per cell"
+        return None, None
+    if isinstance(requests, int) and not isinstance(requests, bool):
+        return requests, None
+    raise InputError("--requests", f"{requests!r:.40} is not 'wave', 'sweep' or a number",
+                     code="not_requests_plan", item=f"{requests!r:.40}")
 
 
-def whatif_command(
+def whatif_profile(
     profile_name: str,
     input_tokens: Sequence[int],
     concurrency: Sequence[int],
     output_tokens: Sequence[int],
     requests: int | str,
-    json_path: Path | None,
-    out: TextIO,
     *,
     warmup: int = 0,
-) -> int:
-    """The `throughline whatif` command: load the profile, print the table to `out` (first
-    line: the figures are simulated, and how requests were sent), write the JSON to
-    `json_path` if given, return 0.
-
-    `requests` is WAVE (each of the `concurrency` clients sends one request at once), SWEEP
-    (the throughput sweep's closed loop with its default count) or a number of requests per
-    cell in a closed loop. Raises ValueError with a message fit for the user for an unknown
-    profile, bad numbers or an unwritable path.
-    """
+) -> tuple[Profile, list[WhatifCell], dict]:
+    """What `throughline whatif --profile` computes: the profile, its simulated cells and the
+    JSON document (`whatif_to_json` plus how requests were sent, `requests` as given). Raises
+    ValueError for an unknown profile or bad numbers (InputError, with a code, for the
+    latter)."""
     try:
         profile = load_profile(profile_name)
     except ProfileError as exc:
         raise ValueError(str(exc)) from None
-    if requests == WAVE:
-        per_cell, per_client = None, 1
-    elif requests == SWEEP:
-        per_cell, per_client = None, None
-    elif isinstance(requests, int):
-        per_cell, per_client = requests, None
-    else:
-        raise ValueError(f"requests: {requests!r} is not 'wave', 'sweep' or a number")
+    per_cell, per_client = requests_plan(requests)
     cells = run_whatif(
         profile, list(input_tokens), list(concurrency), list(output_tokens), per_cell, warmup,
         requests_per_client=per_client,
     )
-    method = describe_requests(requests)
-    out.write(f"Simulated figures (virtual time, no server contacted) for profile "
-              f"{profile.name!r}; {method}.\n")
-    out.write(format_table(cells) + "\n")
-    if json_path is not None:
-        document = whatif_to_json(profile, cells)
-        document["requests_method"] = method
-        try:
-            json_path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise ValueError(f"cannot write {json_path}: {exc.strerror or exc}") from None
-        out.write(f"JSON written to {json_path}\n")
-    return 0
+    document = whatif_to_json(profile, cells)
+    document["requests_method"] = requests if requests in (WAVE, SWEEP) else "closed_loop"
+    document["requests_per_cell"] = per_cell
+    return profile, cells, document

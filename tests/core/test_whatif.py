@@ -10,7 +10,9 @@ import pytest
 from desktop_app.core.simulator.engine import Profile
 from desktop_app.core.simulator.profiles import load_profile
 from desktop_app.core.simulator.virtual import simulate_closed_loop, simulate_open_loop
-from desktop_app.core.whatif import format_table, run_whatif, whatif_command, whatif_to_json
+from desktop_app.cli.whatif import print_profile_whatif
+from desktop_app.core.whatif import format_table, run_whatif, whatif_to_json
+from desktop_app.report.sweep_table_words import CELL_TABLE
 
 SMALL = Profile(
     name="small", max_num_seqs=2, max_num_batched_tokens=1024, kv_cache_tokens=50_000,
@@ -93,8 +95,8 @@ def test_bad_numbers_are_value_errors():
 
 def test_table_and_json_say_what_they_are():
     cells = run_whatif(SMALL, [500], [1, 2], [8])
-    table = format_table(cells).splitlines()
-    assert len(table) == 3 and "TTFT p50" in table[0] and "prefill tok/s" in table[0]
+    table = format_table(cells, CELL_TABLE["en"]["headers"]).splitlines()
+    assert len(table) == 3 and "TTFT p50" in table[0] and "Prefill tok/s" in table[0]
     assert len({len(line) for line in table}) == 1  # aligned
     data = json.loads(json.dumps(whatif_to_json(SMALL, cells)))
     assert data["profile"] == "small" and data["simulated"] is True
@@ -106,7 +108,7 @@ def test_table_and_json_say_what_they_are():
 def test_whatif_command_prints_a_simulated_table_and_writes_json(tmp_path):
     out = io.StringIO()
     path = tmp_path / "whatif.json"
-    code = whatif_command("fast", [512, 2048], [1, 2], [16], "sweep", path, out)
+    code = print_profile_whatif("fast", [512, 2048], [1, 2], [16], "sweep", path, out)
     assert code == 0
     lines = out.getvalue().splitlines()
     assert "simulated" in lines[0].lower() and "'fast'" in lines[0]
@@ -123,7 +125,7 @@ def test_whatif_command_prints_a_simulated_table_and_writes_json(tmp_path):
 ])
 def test_whatif_command_errors_are_value_errors(args, message):
     with pytest.raises(ValueError, match=message):
-        whatif_command(*args, None, io.StringIO())
+        print_profile_whatif(*args, None, io.StringIO())
 
 
 def test_the_issue_command_reproduces_the_reference_ttft(tmp_path, capsys):
@@ -150,3 +152,21 @@ def test_fast_profile_sweep_takes_seconds_of_server_time():
     for c in cells:
         assert c.summary.ttft_s.p50 < 0.2
         assert 100 <= c.summary.decode_tps.mean <= 350
+
+
+def test_whatif_prints_chinese_with_throughline_lang(tmp_path, capsys, monkeypatch):
+    from desktop_app.cli import main
+    from tests.lang_check import english_runs
+
+    monkeypatch.setenv("THROUGHLINE_LANG", "zh")
+    assert main(["whatif", "--profile", "fast", "--input-tokens", "512", "--concurrency", "1,2",
+                 "--output-tokens", "16", "--json", str(tmp_path / "w.json")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("配置 'fast' 的模拟结果") and "一轮" in out[0]
+    assert out[1].split()[:3] == ["输入", "负载", "输出"]
+    assert out[-1].startswith("JSON 已写入")
+    assert [english_runs(line) for line in (out[0], out[1], out[-1])] == [[], [], []]
+    document = json.loads((tmp_path / "w.json").read_text())
+    assert document["requests_method"] == "wave" and document["requests_per_cell"] is None
+    assert main(["whatif", "--profile", "fast", "--requests", "many"]) == 2
+    assert "--requests：'many' 不是 'wave'、'sweep' 或数字" in capsys.readouterr().err

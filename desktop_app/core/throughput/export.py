@@ -148,11 +148,10 @@ def sweep_to_json(result: SweepResult, words: FindingWords | None = None) -> dic
     })
 
 
-def cells_table(cells: Sequence[CellResult], headers: Sequence[str] | None = None,
-                note=None) -> str:
-    """The cell table for a terminal (means unless a percentile is named). `headers` and
-    `note` (a cell note's code -> words: client_bound, or a status) put it in the caller's
-    language; by default the codes stand as they are."""
+def cells_table(cells: Sequence[CellResult], headers: Sequence[str], note=None) -> str:
+    """The cell table for a terminal (means unless a percentile is named). `headers` (one per
+    `tables.COLUMNS`) and `note` (a cell note's code -> words: client_bound, or a status) put
+    it in the caller's language; by default a note's code stands as it is."""
     note = note or (lambda code: code.replace("_", " ").replace("client bound", "client-bound"))
     bad = unreliable_cells(cells)
     rows = []
@@ -170,7 +169,7 @@ def cells_table(cells: Sequence[CellResult], headers: Sequence[str] | None = Non
             notes.append(note(c.status))
         rows.append(CellRow(c.spec.input_tokens, load, c.spec.output_tokens, c.summary,
                             c.prefill_change, ", ".join(notes)))
-    return format_cell_table(rows, *(() if headers is None else (headers,)))
+    return format_cell_table(rows, headers)
 
 
 __all__ = ["sweep_to_json", "cells_table", "cell_json", "cell_summary_json", "finding_json"]
