@@ -35,9 +35,10 @@ def is_simulated(engine: str | None, model: str | None) -> bool:
 
 
 def load_label(concurrency: int | None, request_rate: float | None) -> str:
-    """A cell's load as every view writes it: "c=4" (closed loop), "2 req/s" (open loop), or
-    "load unknown" (an imported result that does not say, e.g. AIPerf's JSONL without its
-    summary)."""
+    """A cell's load as a key: "c=4" (closed loop), "2 req/s" (open loop), or "load unknown"
+    (an imported result that does not say, e.g. AIPerf's JSONL without its summary). It keys
+    chart series and English logs; what a reader sees is `report.words_common.load_text`, in
+    their language."""
     if concurrency is not None:
         return f"c={concurrency}"
     if request_rate is not None:

@@ -144,7 +144,7 @@ def check_store() -> str:
         with Store.open(path) as store:
             interrupted = store.list_runs(status="interrupted")
     except StoreError as exc:
-        from desktop_app.gui.widgets.summary import report_language
+        from desktop_app.gui.i18n import report_language
         from desktop_app.report.store_words import store_error_text
 
         return translate("App", "Results store unusable: {error}").format(

@@ -43,6 +43,12 @@ CJK_FONTS = ("Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Micro Hei",
              "Microsoft YaHei", "PingFang SC", "SimHei")
 
 
+def report_language() -> str:
+    """The words layer's language matching the UI's ("zh" when the app runs in Chinese): what
+    the core's codes are said in (report's catalogues) wherever the window shows them."""
+    return "zh" if QLocale().language() == QLocale.Language.Chinese else "en"
+
+
 def translate(context: str, text: str, disambiguation: str | None = None, n: int = -1) -> str:
     """`QCoreApplication.translate` (the name lupdate looks for) for code outside QObjects."""
     return QCoreApplication.translate(context, text, disambiguation, n)

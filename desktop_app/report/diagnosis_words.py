@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from desktop_app.report.effect_words import EFFECT_WORDS, effect_of
 from desktop_app.report.strings import LANGS, lookup
 from desktop_app.report.sweep_table_words import CELL_TABLE, cell_table_words
-from desktop_app.report.words_common import SHARED_WORDS
+from desktop_app.report.words_common import SHARED_WORDS, load_text
 from desktop_app.report.words_common import plural_s as _s
 
 __all__ = ["CELL_TABLE", "LANGS", "WORDS", "cell_table_words", "cell_text", "effect_text",
@@ -47,7 +47,6 @@ _FINDING_WORDS = {
         "sev_problem": "problem", "sev_warning": "warning", "sev_info": "info",
         # --- shared pieces
         "cell": "{input} in / {output} out / {load}",
-        "load_c": "c={c}", "load_rate": "{rate} req/s", "load_unknown": "load unknown",
         # --- concurrency_cap
         "concurrency_cap": "Requests queue: the server ran at most {cap} request{s} at once while "
                            "up to {waiting} waited ({how}).",
@@ -260,7 +259,6 @@ _FINDING_WORDS = {
         "suggestion": "建议：{text}",
         "sev_problem": "问题", "sev_warning": "警告", "sev_info": "提示",
         "cell": "输入 {input} / 输出 {output} / {load}",
-        "load_c": "并发 {c}", "load_rate": "{rate} 请求/秒", "load_unknown": "负载未知",
         "concurrency_cap": "请求在排队：服务端最多只同时运行 {cap} 个请求，另有最多 {waiting} 个"
                            "请求在等待（{how}）。",
         "queue_from_metrics": "{metric} 稳定在 {cap}",
@@ -454,12 +452,7 @@ def _secs(x: float) -> str:
 def cell_text(cell: dict, lang: str = "en") -> str:
     """A cell's shape ({"input_tokens", "output_tokens", "concurrency", "request_rate"}) as a
     finding quotes it: "512 in / 64 out / c=4"."""
-    if cell.get("concurrency") is not None:
-        load = _w(lang, "load_c", c=cell["concurrency"])
-    elif cell.get("request_rate") is not None:
-        load = _w(lang, "load_rate", rate=f"{cell['request_rate']:g}")
-    else:
-        load = _w(lang, "load_unknown")
+    load = load_text(cell.get("concurrency"), cell.get("request_rate"), lang)
     return _w(lang, "cell", input=cell.get("input_tokens"), output=cell.get("output_tokens"),
               load=load)
 

@@ -238,3 +238,24 @@ def test_the_same_form_error_reads_in_english(qtbot, qt_loop, tmp_path):
     page.concurrency.setText("1, x")
     assert page._errors["concurrency"].text() == (
         "concurrency: 'x' is not a whole number (examples: 512, 2048, 4k)")
+
+
+def test_a_load_reads_as_the_pdf_says_it_in_the_chinese_window(qtbot, qt_loop, tmp_path,
+                                                               chinese_locale):
+    """One home for a cell's load: the window's cell table, the diagnosis and the PDF say 负载未知
+    for an imported cell that records no load (the cell table said "load unknown")."""
+    from desktop_app.core.exchange import import_file
+    from desktop_app.core.store import Store
+    from desktop_app.gui.pages.throughput import ThroughputPage
+    from desktop_app.report.diagnosis_words import cell_text
+
+    imports = ROOT / "tests" / "core" / "data" / "imports"
+    db = tmp_path / "results.db"
+    with Store.open(db) as store:
+        run_id = import_file(store, imports / "profile_export_aiperf.csv")
+    page = ThroughputPage(AppContext(db), _settings(tmp_path))
+    qtbot.addWidget(page)
+    page.load_run(run_id)
+    qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=10000)
+    assert page.model.index(0, 1).data() == "负载未知"
+    assert cell_text({"input_tokens": 1, "output_tokens": 2}, "zh").endswith("负载未知")

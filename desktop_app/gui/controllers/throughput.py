@@ -42,7 +42,7 @@ from desktop_app.core.throughput.records import (
 from desktop_app.core.throughput.sweep import SweepProgress
 from desktop_app.core.throughput.types import CellResult, CellSpec
 from desktop_app.gui.context import ActiveEndpoint, AppContext
-from desktop_app.gui.widgets.summary import report_language
+from desktop_app.gui.i18n import report_language
 from desktop_app.gui.worker import run_in_process
 from desktop_app.report.input_words import input_error_text
 

@@ -16,9 +16,9 @@ from PySide6.QtCore import (
 )
 
 from desktop_app.core.metrics import Distribution
-from desktop_app.core.runs import load_label
 from desktop_app.core.throughput.types import CellResult
-from desktop_app.gui.i18n import translate
+from desktop_app.gui.i18n import report_language, translate
+from desktop_app.report.words_common import load_text
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -149,7 +149,7 @@ class CellTableModel(QAbstractTableModel):
                 return str(spec.input_tokens)
             case 1:
                 # An imported run may record neither (AIPerf's CSV, vLLM at rate inf).
-                return load_label(spec.concurrency, spec.request_rate)
+                return load_text(spec.concurrency, spec.request_rate, report_language())
             case 2:
                 return str(spec.output_tokens)
             case 3:

@@ -22,9 +22,9 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QColor
 
-from desktop_app.core.runs import load_label
 from desktop_app.core.throughput.records import StoredCell
-from desktop_app.gui.i18n import translate
+from desktop_app.gui.i18n import report_language, translate
+from desktop_app.report.words_common import load_text
 
 _Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()
@@ -41,7 +41,7 @@ def _num(value: Any, spec: str, scale: float = 1.0) -> str:
 def _cell_text(cell: StoredCell | None) -> str:
     if cell is None:
         return ""
-    load = load_label(cell.concurrency, cell.request_rate)
+    load = load_text(cell.concurrency, cell.request_rate, report_language())
     return f"{cell.input_tokens} / {load} / {cell.output_tokens}"
 
 

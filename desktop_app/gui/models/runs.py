@@ -23,13 +23,14 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont
 
 from desktop_app.core.compare import Comparison, DimensionRow
-from desktop_app.core.runs import PassCount, RunInfo, load_label, pass_count
+from desktop_app.core.runs import PassCount, RunInfo, pass_count
 from desktop_app.core.sqleval.records import SqlRun, StoredQuestion
 from desktop_app.core.sqleval.types import TIERS
 from desktop_app.core.stats import Estimate
 from desktop_app.core.throughput.records import StoredCell, ThroughputRun
 from desktop_app.gui.i18n import status_text, translate
-from desktop_app.gui.widgets.summary import report_language
+from desktop_app.gui.i18n import report_language
+from desktop_app.report.words_common import load_text
 from desktop_app.report.fmt import engine_label
 from desktop_app.report.judge_words import JudgeWords
 from desktop_app.report.verdicts import render_row, row_label
@@ -175,7 +176,8 @@ def cell_key(cell: StoredCell) -> tuple:
 
 def _load_text(load: tuple) -> str:
     kind, value = load
-    return load_label(value if kind == 0 else None, value if kind == 1 else None)
+    return load_text(value if kind == 0 else None, value if kind == 1 else None,
+                     report_language())
 
 
 def interval_text(estimate: Estimate | None, spec: str, scale: float = 1.0) -> str:

@@ -30,7 +30,7 @@ from desktop_app.gui.controllers.endpoints import ConnectionReport, EndpointsCon
 from desktop_app.gui.i18n import translate
 from desktop_app.gui.secrets import ApiKeys
 from desktop_app.gui.settings import Settings
-from desktop_app.gui.widgets.summary import report_language
+from desktop_app.gui.i18n import report_language
 from desktop_app.report.input_words import input_error_text
 
 KEY_LAST_PROFILE = "endpoints/last_profile"

@@ -48,7 +48,7 @@ from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.widgets.result_diff import ResultDiffTable
 from desktop_app.gui.widgets.sql_view import SqlView
 from desktop_app.gui.widgets.step_timeline import StepTimeline
-from desktop_app.gui.widgets.summary import report_language
+from desktop_app.gui.i18n import report_language
 from desktop_app.report.judge_words import JudgeWords
 
 KEY_TOLERANCE = "inspector/tolerance"

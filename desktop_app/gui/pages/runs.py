@@ -48,7 +48,8 @@ from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.widgets.column_fit import ColumnFitter
 from desktop_app.gui.widgets.comparison import ComparisonView
 from desktop_app.gui.widgets.open_result import OpenResultBar
-from desktop_app.gui.widgets.summary import SummaryView, report_language
+from desktop_app.gui.i18n import report_language
+from desktop_app.gui.widgets.summary import SummaryView
 
 log = logging.getLogger(__name__)
 

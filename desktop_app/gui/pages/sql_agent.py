@@ -43,7 +43,7 @@ from desktop_app.gui.pages.sql_agent_form import (  # the tips: tests import the
 )
 from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.widgets.column_fit import ColumnFitter
-from desktop_app.gui.widgets.summary import report_language
+from desktop_app.gui.i18n import report_language
 from desktop_app.gui.widgets.tier_chart import TierChart
 from desktop_app.report.judge_words import JudgeWords
 

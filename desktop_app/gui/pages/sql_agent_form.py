@@ -42,7 +42,7 @@ from desktop_app.gui.controllers.sqleval import (
 from desktop_app.gui.i18n import translate
 from desktop_app.gui.settings import declare
 from desktop_app.gui.widgets.fields import form_scroll
-from desktop_app.gui.widgets.summary import report_language
+from desktop_app.gui.i18n import report_language
 from desktop_app.report.judge_words import JudgeWords
 
 KEY_FORM = "sql_agent/form"

@@ -57,7 +57,8 @@ from desktop_app.gui.widgets.diagnosis import DiagnosisView
 from desktop_app.gui.widgets.fields import ERROR_STYLE, add_checked_field, form_scroll
 from desktop_app.gui.widgets.live_chart import LiveChart
 from desktop_app.gui.widgets.whatif_panel import WhatifPanel
-from desktop_app.gui.widgets.summary import report_language
+from desktop_app.gui.i18n import report_language
+from desktop_app.report.diagnosis_words import cell_text
 from desktop_app.report.input_words import input_error_text
 
 KEY_FORM = "throughput/form"
@@ -89,6 +90,13 @@ class SweepCellModel(CellTableModel):
         finished = translate("ThroughputPage", FINISHED_NOTE).format(
             done=cell.summary.count, planned=cell.spec.requests)
         return finished + (translate("CellTableModel", ", ") + notes if notes else "")
+
+
+def _cell_words(spec) -> str:
+    """A cell's shape as the diagnosis says it ("512 in / 64 out / c=4"), in the UI's language."""
+    return cell_text({"input_tokens": spec.input_tokens, "output_tokens": spec.output_tokens,
+                      "concurrency": spec.concurrency, "request_rate": spec.request_rate},
+                     report_language())
 
 
 def _clock(seconds: float) -> str:
@@ -441,7 +449,7 @@ class ThroughputPage(QWidget):
         eta = "" if p.eta_s is None else self.tr("  -  ETA {clock}").format(clock=_clock(p.eta_s))
         self.status_label.setText(
             self.tr("Cell {index}/{cells}: {cell}  -  {done}/{total} requests").format(
-                index=p.cell_index + 1, cells=p.cells_total, cell=p.cell.label, done=p.done,
+                index=p.cell_index + 1, cells=p.cells_total, cell=_cell_words(p.cell), done=p.done,
                 total=p.total) + eta)
 
     def _on_controller_cell_finished(self, cell: CellResult) -> None:

@@ -38,7 +38,7 @@ from desktop_app.core.sqleval.importers import (
     import_questions,
 )
 from desktop_app.core.sqleval.questions import QuestionSetError
-from desktop_app.gui.widgets.summary import report_language
+from desktop_app.gui.i18n import report_language
 from desktop_app.report.question_words import note_text
 
 log = logging.getLogger(__name__)

@@ -6,16 +6,14 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import QLocale, QUrl
+from PySide6.QtCore import QUrl
 from PySide6.QtGui import QImage, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from desktop_app.core.compare import Comparison
+from desktop_app.gui.i18n import report_language
 
 
-def report_language() -> str:
-    """The report's language matching the UI's ("zh" when the app runs in Chinese)."""
-    return "zh" if QLocale().language() == QLocale.Language.Chinese else "en"
 
 
 class SummaryView(QTextBrowser):

@@ -96,7 +96,7 @@ class TierChart(QWidget):
         self._dirty = True
 
     def _show_key(self) -> None:
-        from desktop_app.gui.widgets.summary import report_language
+        from desktop_app.gui.i18n import report_language
         from desktop_app.report.judge_words import JudgeWords
 
         words = JudgeWords(report_language())
