@@ -46,6 +46,7 @@ from desktop_app.core.sqleval.types import (
     Verdict,
 )
 from desktop_app.core.redact import redact_document
+from desktop_app.core.runs import pass_count
 from desktop_app.core.store import utc_now_iso
 
 if TYPE_CHECKING:
@@ -108,9 +109,11 @@ def summarize(items: list[ItemResult], judges: tuple[str, ...]
         for tier in TIERS:
             tier_items = [i for i in items if i.outcome.tier == tier]
             if tier_items:
-                by_tier[tier] = (sum(passed(i, judge) for i in tier_items), len(tier_items))
-        summary[judge] = JudgeSummary(judge, sum(passed(i, judge) for i in items), len(items),
-                                      by_tier)
+                count = pass_count(outcome(i, judge) for i in tier_items)
+                if count.judged:
+                    by_tier[tier] = (count.passed, count.judged)
+        count = pass_count(outcome(i, judge) for i in items)
+        summary[judge] = JudgeSummary(judge, count.passed, count.judged, by_tier)
     tiers = {}
     for tier in TIERS:
         group = [i for i in items if i.outcome.tier == tier]
@@ -126,8 +129,12 @@ def summarize(items: list[ItemResult], judges: tuple[str, ...]
         for judge in judges:
             rates = []
             for epoch in epochs:
-                group = [i for i in items if i.outcome.epoch == epoch]
-                rates.append(sum(passed(i, judge) for i in group) / len(group))
+                rate = pass_count(outcome(i, judge) for i in items
+                                  if i.outcome.epoch == epoch).rate
+                if rate is not None:
+                    rates.append(rate)
+            if not rates:
+                continue
             spread[judge] = EpochSpread(judge, tuple(rates), statistics.fmean(rates),
                                         statistics.pstdev(rates), min(rates), max(rates))
     return summary, tiers, spread
@@ -140,10 +147,17 @@ def explained(items) -> Counter:
     return Counter(code for item in items for code in {f.code for f in item.findings})
 
 
+def outcome(item: ItemResult, judge: str) -> bool | None:
+    """Whether `judge` passed this item; None when it did not judge it (a judge the question
+    cannot take, an unfinished question): not judged is never counted as failed, as
+    `core.runs.pass_count` counts it for every view."""
+    verdict = item.outcome.verdicts.get(judge)
+    return None if verdict is None else bool(verdict.passed)
+
+
 def passed(item: ItemResult, judge: str) -> bool:
     """Whether `judge` passed this item (False when it was not judged)."""
-    verdict = item.outcome.verdicts.get(judge)
-    return bool(verdict and verdict.passed)
+    return bool(outcome(item, judge))
 
 
 
