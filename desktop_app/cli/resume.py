@@ -71,8 +71,10 @@ def run_resume(args: argparse.Namespace) -> int:
         except EndpointError as exc:
             hint = ""
             if not (args.base_url or args.simulator):
+                from desktop_app.core.runs import is_simulated
+
                 hint = ("; the run used the built-in simulator: give --simulator PROFILE"
-                        if (run.engine or "").startswith("simulated")
+                        if is_simulated(run.engine, run.model)
                         else "; give --base-url (and --api-key-env) if it moved or needs a key")
             raise InputError("endpoint", f"{exc}{hint}") from None
 

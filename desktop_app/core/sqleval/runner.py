@@ -34,6 +34,7 @@ import httpx
 from desktop_app.core.endpoint.client import make_client
 from desktop_app.core.endpoint.discovery import choose_model, count_chat_tokens, discover
 from desktop_app.core.endpoint.server_settings import stored_settings
+from desktop_app.core.runs import is_simulated
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo
 from desktop_app.core.parsing import InputError
 from desktop_app.core.redact import redact_url
@@ -388,7 +389,7 @@ async def run_eval(config: EvalConfig, store: Store | None = None,
         if info is None:
             info = await discover(config.endpoint, http)
         config = dataclasses.replace(config, endpoint=choose_model(config.endpoint, info))
-        simulated = info.simulated or config.endpoint.model.startswith("sim/")
+        simulated = info.simulated or is_simulated(None, config.endpoint.model)
         result = EvalResult(None, qset.name, config.endpoint.model, config.judges,
                             config.tolerance, skipped=list(qset.skipped), config=config,
                             info=info, simulated=simulated)
@@ -596,8 +597,7 @@ async def rejudge(store: Store, run_id: int, *, modes: tuple[str, ...] = JUDGE_M
     by_id = {q.id: q for q in qset.questions}
     result = EvalResult(run_id, qset.name, record.model or "", tuple(modes), tolerance,
                         status=record.status, rejudged=True,
-                        simulated=(record.engine or "").startswith("simulated")
-                        or (record.model or "").startswith("sim/"))
+                        simulated=is_simulated(record.engine, record.model))
     boxes = _Sandboxes(qset, sql_time_limit_s)
     try:
         for row in rows:
