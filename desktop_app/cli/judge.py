@@ -74,12 +74,6 @@ def parse_rounding(items: list[str]) -> dict[str, int]:
     return rounding
 
 
-def judge_command(args: argparse.Namespace) -> dict:
-    """The verdict document for `args` (see the module doc); raises JudgeCommandError when it
-    cannot judge. Pure apart from reading the database read-only."""
-    return _document(args, *judge_verdicts(args))
-
-
 def judge_verdicts(args: argparse.Namespace) -> tuple[dict, object, object]:
     """(every judge's verdict, the gold result, the answer's result or None) for `args`;
     raises JudgeCommandError when it cannot judge."""

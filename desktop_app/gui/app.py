@@ -103,11 +103,6 @@ def page_factories(context: AppContext, settings: Settings,
             "Runs": runs, "Inspector": inspector}
 
 
-def build_pages(context: AppContext, settings: Settings) -> dict[str, QWidget]:
-    """One instance of every page, by sidebar title."""
-    return {title: make() for title, make in page_factories(context, settings).items()}
-
-
 def build_window(app: QApplication, simulator_profile: str | None, *,
                  context: AppContext | None = None, settings: Settings | None = None,
                  eager: bool = True) -> tuple[MainWindow, AppShell]:

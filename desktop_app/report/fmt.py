@@ -32,17 +32,6 @@ def change(v: float) -> str:
     return f"{v * 100:+.0f}{NBSP}%"
 
 
-def value_of(unit: str, v: float) -> str:
-    """A row's number in its unit."""
-    if unit == "fraction":
-        return pct(v)
-    if unit == "change":
-        return change(v)
-    if unit == "s":
-        return secs(v)
-    if unit == "steps":
-        return f"{v:.1f}"
-    return num(v)
 
 
 def cell_html(lang: str, row: DimensionRow, v: DimValue) -> str:
