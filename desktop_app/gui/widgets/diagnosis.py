@@ -11,11 +11,14 @@ import json
 import re
 from collections.abc import Sequence
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
+    QHeaderView,
     QLabel,
     QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -46,15 +49,82 @@ def headline(message: str) -> tuple[str, str]:
     return parts[0], parts[1] if len(parts) > 1 else ""
 
 
-def _evidence_lines(evidence: dict) -> list[str]:
-    lines = []
-    for key, value in evidence.items():
-        if value is None or value == [] or value == {}:
-            continue
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
-                                                                 default=str)
-        lines.append(f"{key}: {text}")
-    return lines
+_MAX_EVIDENCE_ITEMS = 50  # a list or mapping from a hostile store is shown in part, said so
+
+
+def _scalar(value) -> str:
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, (int, str)):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False, default=str)[:200]
+
+
+def _evidence_tree(key: str, value, depth: int = 0) -> tuple[str, list]:
+    """One evidence entry as (its line, its children): a scalar or a list of scalars on the
+    line ("queued_cells: 1, 3"), a mapping or a list of mappings as rows beneath it (they
+    unfolded as raw JSON: `worst: {"change": -0.608, ...}`)."""
+    if isinstance(value, dict) and depth < 3:
+        items = list(value.items())
+        children = [_evidence_tree(str(k), v, depth + 1) for k, v in items[:_MAX_EVIDENCE_ITEMS]]
+        if len(items) > _MAX_EVIDENCE_ITEMS:
+            children.append((f"... ({len(items):,})", []))
+        return key, children
+    if isinstance(value, list) and depth < 3:
+        if all(not isinstance(v, (dict, list)) for v in value):
+            shown = ", ".join(_scalar(v) for v in value[:_MAX_EVIDENCE_ITEMS])
+            more = f", ... ({len(value):,})" if len(value) > _MAX_EVIDENCE_ITEMS else ""
+            return f"{key}: {shown}{more}", []
+        children = [_evidence_tree(f"{i + 1}", v, depth + 1)
+                    for i, v in enumerate(value[:_MAX_EVIDENCE_ITEMS])]
+        if len(value) > _MAX_EVIDENCE_ITEMS:
+            children.append((f"... ({len(value):,})", []))
+        return key, children
+    return f"{key}: {_scalar(value)}", []
+
+
+def _evidence_lines(evidence: dict) -> list[tuple[str, list]]:
+    return [_evidence_tree(str(key), value) for key, value in evidence.items()
+            if not (value is None or value == [] or value == {})]
+
+
+def _add_evidence(parent: QTreeWidgetItem, entries: list[tuple[str, list]]) -> None:
+    for text, children in entries:
+        _add_evidence(QTreeWidgetItem(parent, [text]), children)
+
+
+class _WrapDelegate(QStyledItemDelegate):
+    """Rows as tall as their text wrapped to the width the view gives them: QTreeView's own
+    word wrap keeps every row one line high (the text was cut instead)."""
+
+    def __init__(self, tree: QTreeWidget) -> None:
+        super().__init__(tree)
+        self._tree = tree
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802
+        base = super().sizeHint(option, index)
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        depth, parent = 1, index.parent()
+        while parent.isValid():
+            depth, parent = depth + 1, parent.parent()
+        icon = opt.decorationSize.width() + 8 if not opt.icon.isNull() else 0
+        width = max(self._tree.viewport().width() - self._tree.indentation() * depth - icon - 12,
+                    80)
+        text = opt.fontMetrics.boundingRect(QRect(0, 0, width, 1_000_000),
+                                            int(Qt.TextFlag.TextWordWrap), opt.text)
+        return QSize(base.width(), max(base.height(), text.height() + 6))
+
+
+class _WrappingTree(QTreeWidget):
+    """A tree whose rows are laid out again when its width changes (their heights follow)."""
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.scheduleDelayedItemsLayout()
 
 
 class DiagnosisView(QWidget):
@@ -68,10 +138,18 @@ class DiagnosisView(QWidget):
         self.note.setWordWrap(True)
         self.note.setStyleSheet("color: #5b5f66;")
         self.note.hide()
-        self.tree = QTreeWidget()
+        self.tree = _WrappingTree()
+        self.tree.setItemDelegate(_WrapDelegate(self.tree))
         self.tree.setHeaderHidden(True)
         self.tree.setColumnCount(1)
+        # Each line wraps to the pane's width, so a suggestion and its predicted effect read
+        # whole (they ended in "..." even at 1600 px): the one column takes the viewport's
+        # width and nothing is elided.
         self.tree.setWordWrap(True)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.tree.header().setStretchLastSection(True)
+        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.tree.setUniformRowHeights(False)
         self.tree.setRootIsDecorated(True)
         self.tree.setExpandsOnDoubleClick(False)
@@ -164,8 +242,7 @@ class DiagnosisView(QWidget):
         if lines:
             evidence = QTreeWidgetItem(item, [self.tr("Evidence ({code})").format(
                 code=finding.code)])
-            for line in lines:
-                QTreeWidgetItem(evidence, [line])
+            _add_evidence(evidence, lines)
         return item
 
     def _on_tree_item_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
