@@ -977,8 +977,16 @@
         <translation>打开文件夹</translation>
     </message>
     <message>
+        <source>Copy path</source>
+        <translation>复制路径</translation>
+    </message>
+    <message>
         <source>Dismiss</source>
         <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Nothing on this desktop opens it (no program is set for files or folders): {path}</source>
+        <translation>此桌面上没有可以打开它的程序（未为文件或文件夹设置程序）：{path}</translation>
     </message>
 </context>
 <context>

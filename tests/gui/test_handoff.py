@@ -244,6 +244,38 @@ def test_open_result_bar_offers_the_folder_of_one_runs_files(qtbot, tmp_path):
     assert bar.isHidden()
 
 
+def test_open_says_so_when_the_desktop_has_no_program_and_offers_the_path(qtbot, tmp_path,
+                                                                         monkeypatch):
+    """Where QDesktopServices finds no launcher (openUrl returns False; the buttons did nothing,
+    silently), the bar says so and copies the path."""
+    from PySide6.QtGui import QGuiApplication
+
+    from desktop_app.gui.widgets import open_result
+
+    opened = []
+    monkeypatch.setattr(open_result.QDesktopServices, "openUrl",
+                        lambda url: opened.append(url.toLocalFile()) or False)
+    bar = OpenResultBar()
+    qtbot.addWidget(bar)
+    report = tmp_path / "report.pdf"
+    bar.show_paths([report])
+    bar.show()
+    assert not bar.problem.isVisible()
+    bar.open_file_button.click()
+    assert opened == [str(report)]
+    assert bar.problem.isVisible() and str(report) in bar.problem.text()
+    bar.copy_button.click()
+    assert QGuiApplication.clipboard().text() == str(report)
+    bar.open_folder_button.click()
+    assert str(tmp_path) in bar.problem.text() and str(report) not in bar.problem.text()
+    # Opened where a launcher exists: nothing to say.
+    monkeypatch.setattr(open_result.QDesktopServices, "openUrl", lambda url: True)
+    bar.open_file_button.click()
+    assert not bar.problem.isVisible() and not bar.copy_button.isVisible()
+    bar.show_paths([report])  # a new export starts clean
+    assert not bar.problem.isVisible()
+
+
 # ---- columns fit a reopened run
 
 
