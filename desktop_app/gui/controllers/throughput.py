@@ -68,6 +68,54 @@ class SweepForm:
     workers: int = 1  # load-generating processes (SweepConfig.workers)
 
 
+def _list_text(values) -> str | None:
+    if not isinstance(values, list) or not values or len(values) > 64:
+        return None
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values):
+        return None
+    return ", ".join(str(v) for v in values)
+
+
+def form_from_config(config, current: SweepForm) -> SweepForm | None:
+    """The form of a stored sweep's configuration (`SweepConfig.to_dict`, as the run keeps
+    it), over `current` for what the run does not say; None for a run that records no closed-
+    loop sweep (an imported file, an open-loop run): the form is then left as it is. The
+    stored values are checked: a hostile store gives no value the form would not take."""
+    if not isinstance(config, dict):
+        return None
+    lengths = _list_text(config.get("input_tokens"))
+    loads = _list_text(config.get("concurrency"))
+    outputs = _list_text(config.get("output_tokens"))
+    if lengths is None or loads is None or outputs is None or config.get("request_rates"):
+        return None
+    changes: dict = {"input_tokens": lengths, "concurrency": loads, "output_tokens": outputs}
+    requests = config.get("requests_per_cell")
+    changes["requests_per_cell"] = (str(requests) if isinstance(requests, int)
+                                    and not isinstance(requests, bool) and requests > 0 else "")
+    budget = config.get("cell_time_budget_s")
+    changes["time_budget_s"] = (f"{budget:g}" if isinstance(budget, (int, float))
+                                and not isinstance(budget, bool) and 0 < budget < 1e9 else "")
+    for key, kind in (("warmup", int), ("unique_prompts", bool), ("scrape_metrics", bool),
+                      ("workers", int)):
+        value = config.get(key)
+        if isinstance(value, kind) and (kind is bool or not isinstance(value, bool)):
+            changes[key] = value
+    if config.get("api") in ("chat", "completions"):
+        changes["api"] = config["api"]
+    for key in ("name", "notes"):
+        changes[key] = str(config.get(key) or "")[:2000]
+    # The settings the user typed (those read from the server are read again at Start).
+    settings = config.get("server_settings")
+    source = config.get("server_settings_source")
+    typed = []
+    if isinstance(settings, dict) and isinstance(source, dict):
+        typed = [f"{k}={v}" for k, v in settings.items() if source.get(k) == "user"
+                 and isinstance(k, str) and isinstance(v, (str, int, float))
+                 and not isinstance(v, bool) and not any(c in f"{k}{v}" for c in ",=\n")]
+    changes["server_settings"] = ", ".join(typed)[:2000]
+    return dataclasses.replace(current, **changes)
+
+
 def _single(values: list, field: str) -> object:
     if len(values) != 1:
         raise InputError(field, "give one value", code="one_value")

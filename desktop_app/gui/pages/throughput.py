@@ -46,6 +46,7 @@ from desktop_app.gui.controllers.throughput import (
     build_config,
     default_run_name,
     form_errors,
+    form_from_config,
     stored_cells,
     stored_progress,
 )
@@ -339,6 +340,10 @@ class ThroughputPage(QWidget):
                                                 if k in SweepForm.__dataclass_fields__})
         except (ValueError, TypeError):
             pass  # an unreadable saved form: start from the defaults
+        self.set_form(form)
+
+    def set_form(self, form: SweepForm) -> None:
+        """Fill the form with `form`'s values (a saved form, or a reopened run's sweep)."""
         self.input_tokens.setText(form.input_tokens)
         self.concurrency.setText(form.concurrency)
         self.output_tokens.setText(form.output_tokens)
@@ -523,6 +528,11 @@ class ThroughputPage(QWidget):
         charts and timeline, and its diagnosis as kept when the sweep ended; a run without one
         (older, imported) shows the diagnosis rebuilt from its stored requests, and says so."""
         info = stored.info
+        # The form beside the charts says the sweep they show (it kept whatever was typed):
+        # Start then runs that sweep again.
+        reopened = form_from_config(info.config, self.form())
+        if reopened is not None:
+            self.set_form(reopened)
         self._show_cells(stored_cells(stored), list(stored.samples), stored.unreliable())
         done, planned = stored_progress(stored)
         self.progress.setRange(0, planned)
