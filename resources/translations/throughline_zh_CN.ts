@@ -640,6 +640,10 @@
         <translation>数据库：{names}</translation>
     </message>
     <message>
+        <source>1 row for another database left out.</source>
+        <translation>另一个数据库的 1 行未导入。</translation>
+    </message>
+    <message>
         <source>{n} rows for other databases left out.</source>
         <translation>其他数据库的 {n} 行未导入。</translation>
     </message>
@@ -849,6 +853,10 @@
     <message>
         <source> · verdicts re-judged</source>
         <translation> · 判定已重新评判</translation>
+    </message>
+    <message>
+        <source>Model {model} · epoch {epoch} · {status} · stopped: {stop} · 1 step · stored tolerance {tolerance}</source>
+        <translation>模型 {model} · 第 {epoch} 轮 · {status} · 停止原因：{stop} · 1 步 · 存储的容差 {tolerance}</translation>
     </message>
     <message>
         <source>Model {model} · epoch {epoch} · {status} · stopped: {stop} · {steps} steps · stored tolerance {tolerance}</source>
@@ -1139,6 +1147,10 @@
         <translation>无结果</translation>
     </message>
     <message>
+        <source>1 row</source>
+        <translation>1 行</translation>
+    </message>
+    <message>
         <source>{total} rows</source>
         <translation>{total} 行</translation>
     </message>
@@ -1323,7 +1335,11 @@
         <translation>正在写入 {what}…</translation>
     </message>
     <message>
-        <source>Wrote {count} file(s) to {where}</source>
+        <source>Wrote 1 file to {where}</source>
+        <translation>已写入 1 个文件到 {where}</translation>
+    </message>
+    <message>
+        <source>Wrote {count} files to {where}</source>
         <translation>已写入 {count} 个文件到 {where}</translation>
     </message>
     <message>
@@ -1698,6 +1714,10 @@
     <message>
         <source>Stored run {run} ({status}): {name}</source>
         <translation>已保存的运行 {run}（{status}）：{name}</translation>
+    </message>
+    <message>
+        <source>; 1 answer omits the ROUND the question asks for</source>
+        <translation>；1 个答案遗漏了题目要求的 ROUND</translation>
     </message>
     <message>
         <source>; {count} answers omit the ROUND the question asks for</source>

@@ -259,3 +259,22 @@ def test_a_load_reads_as_the_pdf_says_it_in_the_chinese_window(qtbot, qt_loop, t
     qtbot.waitUntil(lambda: page.model.rowCount() == 1, timeout=10000)
     assert page.model.index(0, 1).data() == "负载未知"
     assert cell_text({"input_tokens": 1, "output_tokens": 2}, "zh").endswith("负载未知")
+
+
+def test_one_is_said_in_the_singular_in_english_and_in_chinese(qtbot, chinese):
+    """"1 steps", "1 rows", "Wrote 1 file(s)" (#30): each count has a singular sentence."""
+    from desktop_app.core.sqleval.types import QueryResult
+    from desktop_app.gui.widgets.result_diff import _title as result_heading
+
+    one = QueryResult(("a",), ((1,),), total_rows=1)
+    assert result_heading("Expected", one, "").endswith(": 1 行")
+
+
+def test_one_row_reads_as_one_row_in_english(qtbot):
+    from desktop_app.core.sqleval.types import QueryResult
+    from desktop_app.gui.widgets.result_diff import _title as result_heading
+
+    one = QueryResult(("a",), ((1,),), total_rows=1)
+    two = QueryResult(("a",), ((1,), (2,)), total_rows=2)
+    assert result_heading("Expected", one, "").endswith(": 1 row")
+    assert result_heading("Expected", two, "").endswith(": 2 rows")

@@ -112,7 +112,7 @@ def test_a_sweep_and_a_sql_run_compare_into_capacity_and_export_as_pdf(page, qtb
     page.export_pdf_action.trigger()
     _wait(qtbot, page.controller.tasks["export"], timeout=60000)
     assert target.read_bytes().startswith(b"%PDF")
-    assert "Wrote 1 file(s)" in page.status_label.text()
+    assert "Wrote 1 file to" in page.status_label.text()
 
 
 def test_csv_export_of_one_run_and_a_bad_folder_says_why(page, qtbot, runs_db, tmp_path):

@@ -454,9 +454,13 @@ class InspectorPage(QWidget):
             + html.escape(self.tr("run {run} “{name}”").format(run=detail.run_id,
                                                                 name=detail.run_name)) + sim)
         rejudged = self.tr(" · verdicts re-judged") if detail.rejudged else ""
+        # Two sentences, not "1 steps": Qt's plural forms need a translation for English too.
+        status = (self.tr("Model {model} · epoch {epoch} · {status} · stopped: {stop} · 1 step "
+                          "· stored tolerance {tolerance}") if len(detail.steps) == 1 else
+                  self.tr("Model {model} · epoch {epoch} · {status} · stopped: {stop} · {steps} "
+                          "steps · stored tolerance {tolerance}"))
         self.status.setText(
-            self.tr("Model {model} · epoch {epoch} · {status} · stopped: {stop} · {steps} steps "
-                    "· stored tolerance {tolerance}").format(
+            status.format(
                 model=detail.model, epoch=detail.epoch + 1, status=status_text(detail.status),
                 stop=JudgeWords(report_language()).stop_reason(detail.stop_reason) or "-",
                 steps=len(detail.steps),

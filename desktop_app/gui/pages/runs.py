@@ -430,8 +430,9 @@ class RunsPage(QWidget):
     def _on_controller_exported(self, paths: list[Path]) -> None:
         self._update_buttons()
         where = paths[0] if len(paths) == 1 else paths[0].parent.parent if paths else ""
-        self.status_label.setText(self.tr("Wrote {count} file(s) to {where}").format(
-            count=len(paths), where=where))
+        wrote = (self.tr("Wrote 1 file to {where}") if len(paths) == 1 else
+                 self.tr("Wrote {count} files to {where}"))
+        self.status_label.setText(wrote.format(count=len(paths), where=where))
         self.written_bar.show_paths(paths)
 
     def _on_import_clicked(self) -> None:

@@ -370,8 +370,10 @@ class SqlAgentPage(SqlEvalFormMixin, QWidget):
             parts[-1] += self.tr("; {count} unfinished").format(count=unfinished)
         omitted = self.model.explained_count("missing_round")
         if omitted:
-            parts[-1] += self.tr("; {count} answers omit the ROUND the question asks for"
-                                 ).format(count=omitted)
+            parts[-1] += (self.tr("; 1 answer omits the ROUND the question asks for")
+                          if omitted == 1 else
+                          self.tr("; {count} answers omit the ROUND the question asks for")
+                          ).format(count=omitted)
         note = self.tr("   (SIMULATED persona: not a model's score)") if self._simulated else ""
         self.summary_label.setText(self.tr("Passed: {counts}").format(counts=", ".join(parts))
                                    + note if self.model.rowCount() else "")

@@ -180,7 +180,9 @@ class ImportQuestionsDialog(QDialog):
             n=report.imported, name=report.name, folder=report.out_dir),
             self.tr("Databases: {names}").format(names=", ".join(report.databases))]
         if report.other_databases:
-            lines.append(self.tr("{n} rows for other databases left out.").format(
+            lines.append((self.tr("1 row for another database left out.")
+                          if report.other_databases == 1 else
+                          self.tr("{n} rows for other databases left out.")).format(
                 n=report.other_databases))
         lines += self._notes(report)
         lines.append(self.tr("The questions do not name their output columns or rounding: "

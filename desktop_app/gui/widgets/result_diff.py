@@ -313,7 +313,8 @@ def _title(name: str, result: QueryResult | None, note: str) -> str:
         return f"<b>{html.escape(name)}</b>: {html.escape(note)}"
     total = result.total_rows if result.total_rows is not None else len(result.rows)
     shown = min(len(result.rows), MAX_SHOWN_ROWS)
-    count = (translate("ResultDiffTable", "{total} rows").format(total=f"{total:,}")
+    count = (translate("ResultDiffTable", "1 row") if total == 1 else
+             translate("ResultDiffTable", "{total} rows").format(total=f"{total:,}")
              if shown == total else
              translate("ResultDiffTable", "first {shown} of {total} rows").format(
                  shown=f"{shown:,}", total=f"{total:,}"))
