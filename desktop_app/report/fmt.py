@@ -28,8 +28,11 @@ def pct(v: float) -> str:
     return f"{v * 100:.0f}{NBSP}%"
 
 
-def change(v: float) -> str:
-    return f"{v * 100:+.0f}{NBSP}%"
+def change(v: float, sep: str = NBSP) -> str:
+    """A relative change: "+12 %", "-3 %"; one that rounds to nothing is "0 %", never "-0 %"
+    (`sep` between the number and "%": the PDF's no-break space, "" in the window's tables)."""
+    rounded = round(v * 100)
+    return f"{rounded:+d}{sep}%" if rounded else f"0{sep}%"
 
 
 

@@ -122,7 +122,7 @@ def test_the_panel_fits_a_stored_sweep_without_holding_the_window(
     # Measured and predicted, per prompt length, at each concurrency.
     assert len(panel.predicted_points("ttft", 1024)) == 2
     assert panel.table.item(0, 0).text() == "256" and panel.table.item(1, 1).text() == "c=2"
-    assert panel.table.item(1, 6).text() == "+0%"  # nothing changed yet
+    assert panel.table.item(1, 6).text() == "0%"  # nothing changed yet
 
 
 def test_a_lower_max_num_seqs_changes_the_predicted_curve(qtbot, qt_loop, tmp_path,

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 import pyqtgraph as pg  # after PySide6, so it binds to it
 
+from desktop_app.report.fmt import change
 from desktop_app.core.fit import CHANGEABLE, CellWhatif, FitParam, parse_changes
 from desktop_app.gui.controllers.throughput import FittedRun, WhatifController
 from desktop_app.gui.widgets.fields import ERROR_STYLE, add_checked_field
@@ -49,11 +50,11 @@ _FIGURES = (  # chart key, title, how a cell summary gives it, y units
 def _change(before: float | None, after: float | None) -> str:
     if not before or after is None:
         return "-"
-    return f"{(after / before - 1) * 100:+.0f}%"
+    return change(after / before - 1, "")
 
 
 def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value * 100:+.0f}%"
+    return "-" if value is None else change(value, "")
 
 
 def _num(value: float | None) -> str:
