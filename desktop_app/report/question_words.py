@@ -15,7 +15,7 @@ WORDS = {
         "bad_json": "not valid JSON: {msg}",
         "not_object": "expected a JSON object",
         "missing": "missing or empty: {fields}",
-        "db_not_found": "database '{db}' not found in --db-dir (as {db}/{db}.sqlite or "
+        "db_not_found": "database '{db}' not found in {folder} (as {db}/{db}.sqlite or "
                         "{db}.sqlite)",
         "no_gold": "no gold: no SQL",
         "no_gold_files": "no gold: no SQL and no result file in --gold-dir",
@@ -44,7 +44,7 @@ WORDS = {
         "bad_json": "不是有效的 JSON：{msg}",
         "not_object": "应为 JSON 对象",
         "missing": "缺失或为空：{fields}",
-        "db_not_found": "在 --db-dir 中找不到数据库 '{db}'（应为 {db}/{db}.sqlite 或 {db}.sqlite）",
+        "db_not_found": "在 {folder} 中找不到数据库 '{db}'（应为 {db}/{db}.sqlite 或 {db}.sqlite）",
         "no_gold": "没有标准答案：没有 SQL",
         "no_gold_files": "没有标准答案：没有 SQL，--gold-dir 中也没有结果文件",
         "db_unreadable": "无法打开数据库 '{db}'：{error}",
@@ -86,9 +86,12 @@ def gold_label(label, lang: str) -> str:
     return str(label)
 
 
-def note_text(note, lang: str = "en") -> str:
-    """One `ImportNote` as a line: "<where>: <why>"."""
+def note_text(note, lang: str = "en", db_folder: str = "--db-dir") -> str:
+    """One `ImportNote` as a line: "<where>: <why>". `db_folder` names the databases folder
+    as the reader gave it (the CLI's flag; the window's field label)."""
     p = dict(note.params)
+    if note.code == "db_not_found":
+        p.setdefault("folder", db_folder)
     code = note.code
     if code == "no_gold" and p.get("files"):
         code = "no_gold_files"

@@ -652,6 +652,10 @@
         <translation>跳过 {n} 条记录：</translation>
     </message>
     <message>
+        <source>the Databases folder</source>
+        <translation>“数据库”文件夹</translation>
+    </message>
+    <message>
         <source>Warnings ({n}):</source>
         <translation>警告（{n}）：</translation>
     </message>

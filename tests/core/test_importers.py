@@ -69,9 +69,9 @@ def test_spider_import_writes_a_loadable_set(spider, tmp_path):
     # The broken gold is left out at import, with SQLite's reason on one line.
     assert report.imported == 3 and qset.skipped == ()
     assert [note_text(n) for n in report.skipped] == [
-        "dev.json: record 3: gold SQL failed: no such column: nope"]
+        "dev.json: record 4: gold SQL failed: no such column: nope"]
     assert note_text(report.skipped[0], "zh") == (
-        "dev.json: record 3: 标准 SQL 执行失败：no such column: nope")
+        "dev.json: record 4: 标准 SQL 执行失败：no such column: nope")
     # Public sets do not name their columns: runs default to the judges that need no names,
     # and the model is told what the database is, never where it lives on this machine.
     assert not qset.asks_columns
@@ -113,7 +113,7 @@ def test_spider_limit_and_input_errors(spider, tmp_path):
     with pytest.raises(NothingImported, match=r"no question could be imported \(4 records") as e:
         import_questions(dev, tmp_path / "x", db_dir=tmp_path / "elsewhere", name="s")
     assert note_text(e.value.report.skipped[0]) == (
-        "dev.json: record 0: database 'concert' not found in --db-dir (as concert/"
+        "dev.json: record 1: database 'concert' not found in --db-dir (as concert/"
         "concert.sqlite or concert.sqlite)")
     assert not (tmp_path / "x").exists()
     bad = tmp_path / "bad.json"
@@ -122,7 +122,7 @@ def test_spider_limit_and_input_errors(spider, tmp_path):
     report = import_questions(bad, tmp_path / "y", format="spider", db_dir=databases, name="s")
     assert report.imported == 1
     assert [note_text(n) for n in report.skipped] == [
-        "bad.json: record 0: no gold: no SQL", "bad.json: record 2: expected a JSON object"]
+        "bad.json: record 1: no gold: no SQL", "bad.json: record 3: expected a JSON object"]
     bad.write_text('[\n{"db_id": ', encoding="utf-8")
     with pytest.raises(QuestionSetError, match=r"bad.json:2: not valid JSON"):
         import_questions(bad, tmp_path / "x", format="spider", db_dir=databases, name="s")

@@ -278,3 +278,18 @@ def test_one_row_reads_as_one_row_in_english(qtbot):
     two = QueryResult(("a",), ((1,), (2,)), total_rows=2)
     assert result_heading("Expected", one, "").endswith(": 1 row")
     assert result_heading("Expected", two, "").endswith(": 2 rows")
+
+
+def test_the_import_dialog_names_its_own_field_not_the_cli_flag(qtbot, tmp_path):
+    from desktop_app.core.sqleval.importers import ImportNote, ImportReport
+    from desktop_app.gui.widgets.import_dialog import ImportQuestionsDialog
+
+    dialog = ImportQuestionsDialog(sets_dir=tmp_path)
+    qtbot.addWidget(dialog)
+    report = ImportReport(tmp_path, "s", "spider",
+                          skipped=[ImportNote("dev.json: record 1", "db_not_found",
+                                              {"db": "concert"})])
+    lines = dialog._notes(report)
+    assert lines[1] == ("  dev.json: record 1: database 'concert' not found in the Databases "
+                        "folder (as concert/concert.sqlite or concert.sqlite)")
+    assert "--db-dir" not in "\n".join(lines)

@@ -223,7 +223,7 @@ def _read_spider(source: Path, fmt: str) -> list[_Record]:
     if not isinstance(records, list):
         raise QuestionSetError(f"{source}: expected a JSON list of questions")
     out = []
-    for index, record in enumerate(records):
+    for index, record in enumerate(records, start=1):  # counted as a reader counts them
         where = f"{source.name}: record {index}"
         if not isinstance(record, dict):
             out.append(_Record(where, "", "", problem=("not_object", {})))

@@ -196,7 +196,8 @@ class ImportQuestionsDialog(QDialog):
         lines = []
         if report.skipped:
             lines.append(self.tr("Skipped {n} records:").format(n=len(report.skipped)))
-            lines += [f"  {note_text(n, lang)}" for n in report.skipped]
+            folder = self.tr("the Databases folder")
+            lines += [f"  {note_text(n, lang, folder)}" for n in report.skipped]
         if report.warnings:
             lines.append(self.tr("Warnings ({n}):").format(n=len(report.warnings)))
             lines += [f"  {note_text(n, lang)}" for n in report.warnings]
