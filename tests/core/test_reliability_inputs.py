@@ -377,7 +377,7 @@ def test_an_imported_set_loads_back_with_the_same_questions(tmp_path_factory, re
     assert all(line.startswith("dev.json: record ") and one_line(line) for line in lines), lines
     qset = load_question_set(report.out_dir, sets_dir=root, cache_dir=root, check_gold=False)
     assert len(qset.questions) + len(report.skipped) == len(records)
-    kept = [r for i, r in enumerate(records)
+    kept = [r for i, r in enumerate(records, start=1)
             if not any(n.where == f"dev.json: record {i}" for n in report.skipped)]
     for q, r in zip(qset.questions, kept):  # evidence, if any, follows as a hint
         assert q.text_en.split("\n\nHint: ")[0] == r["question"].strip()
