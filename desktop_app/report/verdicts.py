@@ -274,8 +274,14 @@ def number(unit: str, value: float, lang: str = "en") -> str:
 
 
 def _pair_figures(row: DimensionRow, lang: str) -> str:
-    p = row.verdict.params
-    (a, b), u = _scaled(row.unit, [p["best"], p["second"]], lang)
+    p, v = row.verdict.params, row.verdict
+    first, second = p["best"], p["second"]
+    # A winner's figure comes first ("#2 wins: 812 vs 640"); with none, the figures follow the
+    # columns they sit under ("about even: 11,826 vs 16,389" under #1 / #2).
+    if (v.status != "win" and v.leader is not None and v.runner_up is not None
+            and v.leader > v.runner_up):
+        first, second = second, first
+    (a, b), u = _scaled(row.unit, [first, second], lang)
     if u == "%":
         return _t(lang, "vs", a=f"{a} %", b=f"{b} %")
     return f"{_t(lang, 'vs', a=a, b=b)} {u}".strip()

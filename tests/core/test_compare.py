@@ -173,6 +173,13 @@ def test_a_difference_under_the_minimum_effect_never_wins_even_outside_both_inte
     assert "10 %" in render_row(decode, [a, b], "zh")
     c = tp_run(9, [cell(1000, 1, 600.0, 290.0, spread=0.001)])  # 13 % apart
     assert by_key(dimension_rows([a, c]), "decode", concurrency=1).verdict.winner == 0
+    # No winner: the figures follow the columns (they came better-first, "328 vs 327" under
+    # the columns of 327 and 328).
+    decode = by_key(dimension_rows([b, a]), "decode", concurrency=1)
+    assert render_row(decode, [b, a]).startswith("about even: 327 vs 328 tok/s")
+    # A winner's figure still comes first, whichever column it is in.
+    decode = by_key(dimension_rows([c, a]), "decode", concurrency=1)
+    assert render_row(decode, [c, a]).startswith("#7 wins: 328 vs 290")
 
 
 def test_overlapping_intervals_are_about_even_whatever_the_figures():
@@ -226,7 +233,7 @@ def test_prefill_change_interval_comes_from_the_cells_bounds():
     assert c.value == -0.4
     assert (c.low, c.high) == pytest.approx((285 / 525 - 1, 315 / 475 - 1))
     assert row.verdict.code == "within_noise" and row.verdict.params["diff_kind"] == "points"
-    assert render_row(row, [C, D]) == "about even (within noise): -36 % vs -40 %"
+    assert render_row(row, [C, D]) == "about even (within noise): -40 % vs -36 %"  # C, D
 
 
 def test_runs_that_share_no_cell_are_not_ranked():
