@@ -81,6 +81,20 @@ def test_selection_rows_gives_the_header_then_the_selected_rows_in_order():
     assert selection_rows(model, []) == []
 
 
+def test_a_run_with_a_note_is_copied_by_its_name_without_the_pencil(qapp):
+    import dataclasses
+
+    from desktop_app.gui.models.runs import RunsTableModel
+    from tests.core.test_compare import info
+
+    run = dataclasses.replace(info(4, "throughput", name="capped sweep 1"), notes="max 2")
+    model = RunsTableModel()
+    model.set_runs([run])
+    assert model.index(0, 2).data() == "capped sweep 1 \u270e"  # shown: a note to hover for
+    rows = selection_rows(model, [model.index(0, c) for c in (0, 2)])
+    assert rows[1] == ["4", "capped sweep 1"]
+
+
 def test_formats_escape_what_each_needs():
     rows = [HEADER, *ROWS, ["4", "two\nlines", "tab\there"]]
     assert to_tsv(rows).splitlines()[0] == "run\tname\tprefill tok/s"

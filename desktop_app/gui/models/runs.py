@@ -30,6 +30,7 @@ from desktop_app.core.stats import Estimate
 from desktop_app.core.throughput.records import StoredCell, ThroughputRun
 from desktop_app.gui.i18n import status_text, translate
 from desktop_app.gui.i18n import report_language
+from desktop_app.gui.widgets.table_copy import COPY_ROLE
 from desktop_app.report.words_common import load_text
 from desktop_app.report.fmt import engine_label
 from desktop_app.report.judge_words import JudgeWords
@@ -142,6 +143,8 @@ class RunsTableModel(QAbstractTableModel):
             return None
         run = self._runs[index.row()]
         column = index.column()
+        if role == COPY_ROLE and column == 2:
+            return run.name  # copied without the pencil
         if role == Qt.ItemDataRole.DisplayRole:
             name = run.name + (" \u270e" if run.notes else "")  # a pencil: a note to hover for
             return (str(run.id), status_text(run.kind), name, status_text(run.status),

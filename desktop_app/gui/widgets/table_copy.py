@@ -26,12 +26,20 @@ from PySide6.QtWidgets import (
 )
 
 _DISPLAY = Qt.ItemDataRole.DisplayRole
+# A model may give a cell's copied text apart from what it shows (the Runs list shows a pencil
+# after a name with a note; the copy is the name alone); None: the shown text.
+COPY_ROLE = Qt.ItemDataRole.UserRole + 0x7C0
 _HORIZONTAL = Qt.Orientation.Horizontal
 _COPIER_NAME = "throughline_table_copy"
 
 
 def _text(value: object) -> str:
     return "" if value is None else str(value)
+
+
+def _copied(index: QModelIndex) -> str:
+    value = index.data(COPY_ROLE)
+    return _text(index.data(_DISPLAY) if value is None else value)
 
 
 def _row_path(index: QModelIndex) -> tuple[int, ...]:
@@ -64,8 +72,7 @@ def selection_rows(model: QAbstractItemModel, indexes: Iterable[QModelIndex],
     table = [[_text(model.headerData(c, _HORIZONTAL, _DISPLAY)) for c in order]]
     for key in sorted(rows):
         index, cells = rows[key]
-        table.append([_text(index.siblingAtColumn(c).data(_DISPLAY)) if c in cells else ""
-                      for c in order])
+        table.append([_copied(index.siblingAtColumn(c)) if c in cells else "" for c in order])
     return table
 
 
