@@ -165,6 +165,23 @@ def test_a_saved_profile_is_tested_used_and_its_key_never_written(make_page, qtb
     assert CANARY not in caplog.text
 
 
+def test_a_new_profile_tested_then_saved_keeps_its_test(make_page, qtbot, sim):
+    """Test connection, then Save: the pane kept saying "connected" (it reset to "not
+    tested", #30)."""
+    page = make_page()
+    qtbot.mouseClick(page.new_button, LEFT)
+    page.name_edit.setText("tested first")
+    page.url_edit.setText(sim.url + "/v1")
+    qtbot.mouseClick(page.test_button, LEFT)
+    task = page.controller.test_task
+    qtbot.waitUntil(lambda: task.done(), timeout=20_000)
+    assert page.results.values["Status"].text() == "connected"
+    qtbot.mouseClick(page.save_button, LEFT)
+    assert page.list.currentItem().text() == "tested first"
+    assert page.results.values["Status"].text() == "connected"
+    assert page.engine_label.text() == "vllm"
+
+
 def test_without_a_keyring_the_key_stays_in_memory_and_the_page_says_so(make_page, qtbot,
                                                                         tmp_path):
     from keyring.backends import fail

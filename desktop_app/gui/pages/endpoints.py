@@ -170,6 +170,9 @@ class EndpointsPage(QWidget):
         self.controller = controller or EndpointsController(self)
         self._profiles: list[EndpointProfile] = []
         self._reports: dict[str, ConnectionReport] = {}  # by profile name, this session only
+        # The last test of a form not saved yet: kept by its name when it is saved (Test, then
+        # Save, reset the pane to "not tested").
+        self._unsaved_report: ConnectionReport | None = None
         self._editing: str | None = None  # the saved name shown in the form; None: a new one
         self._use_after_test = False
         self._build()
@@ -513,6 +516,10 @@ class EndpointsPage(QWidget):
             self._keys.rename(self._editing, name)
             if self._editing in self._reports:
                 self._reports[name] = self._reports.pop(self._editing)
+        if (self._editing is None and self._unsaved_report is not None
+                and self._matches(self._unsaved_report)):
+            self._reports[name] = self._unsaved_report
+        self._unsaved_report = None
         index = next((i for i, p in enumerate(self._profiles) if p.name == self._editing), None)
         if index is None:
             self._profiles.append(profile)
@@ -571,6 +578,8 @@ class EndpointsPage(QWidget):
         if self._editing is not None:
             self._reports[self._editing] = report
             self._remember_engine(self._editing, report)
+        else:
+            self._unsaved_report = report
         if use:
             self._use(report)
 
