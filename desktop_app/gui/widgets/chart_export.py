@@ -15,7 +15,15 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QObject, QPoint, QRectF, Qt
 from PySide6.QtGui import QAction, QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QStyle, QToolButton, QWidget
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QGraphicsItem,
+    QMainWindow,
+    QMenu,
+    QStyle,
+    QToolButton,
+    QWidget,
+)
 
 import pyqtgraph as pg  # after PySide6, so it binds to it
 from pyqtgraph.exporters import ImageExporter, SVGExporter
@@ -38,9 +46,48 @@ def default_file_name(plot: pg.PlotWidget, suffix: str = ".png") -> str:
     return (stem or "chart") + suffix
 
 
+# An image for a report or a slide: at least this wide, and never smaller than twice the
+# chart on screen (a chart of the window's grid was saved at 455x156 px).
+MIN_IMAGE_WIDTH = 1600
+
+
 def chart_image(plot: pg.PlotWidget) -> QImage:
-    """The chart drawn as an image, at the size it has on screen."""
-    return ImageExporter(plot.getPlotItem()).export(toBytes=True)
+    """The chart drawn as an image, its shape as on screen, at least MIN_IMAGE_WIDTH pixels
+    wide (or twice its width on screen). The widget is rendered at that scale, so its lines,
+    markers, text and legend grow together (pyqtgraph's exporter scaled the text and markers
+    but kept hairline pens and a tiny legend)."""
+    width, height = plot.width(), plot.height()
+    if width <= 0 or height <= 0:
+        return ImageExporter(plot.getPlotItem()).export(toBytes=True)
+    scale = max(MIN_IMAGE_WIDTH / width, 2.0)
+    image = QImage(round(width * scale), round(height * scale), QImage.Format.Format_ARGB32)
+    image.setDevicePixelRatio(scale)
+    image.fill(plot.backgroundBrush().color())
+    # The save button sits on the chart: not part of the image. Cached items (the axes,
+    # the scatter markers) are drawn afresh at the image's scale, not blown up from the
+    # screen's pixmaps.
+    buttons = [b for b in plot.findChildren(QToolButton, "chartExportButton") if b.isVisible()]
+    cached = [(item, item.cacheMode()) for item in plot.scene().items()
+              if item.cacheMode() != QGraphicsItem.CacheMode.NoCache]
+    scatters = [(item, item.opts.get("useCache", True)) for item in plot.scene().items()
+                if isinstance(item, pg.ScatterPlotItem)]
+    for button in buttons:
+        button.hide()
+    for item, _mode in cached:
+        item.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+    for item, _use in scatters:
+        item.opts["useCache"] = False
+    try:
+        QWidget.render(plot, image)  # the widget, not QGraphicsView.render (the scene)
+    finally:
+        for item, use in scatters:
+            item.opts["useCache"] = use
+        for item, mode in cached:
+            item.setCacheMode(mode)
+        for button in buttons:
+            button.show()
+    image.setDevicePixelRatio(1.0)
+    return image
 
 
 def write_chart_image(plot: pg.PlotWidget, path: Path) -> Path:
