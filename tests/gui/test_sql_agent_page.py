@@ -229,3 +229,24 @@ def test_model_combo_and_question_ids_run_one_question_with_the_chosen_model(
         EndpointConfig(process.url, model="sim/seed-reference"), info, "simulator"))
     assert page.model_combo.currentText() == "sim/seed-reference"
     assert again.model_combo.currentText() == "sim/seed-reference"
+
+
+def test_back_from_a_set_without_column_names_the_judges_it_turned_off_return(
+        qtbot, qt_loop, tmp_path, monkeypatch):
+    """#30: after an imported set that names no columns (full only), sales-25 kept strict and
+    tolerant unticked."""
+    page = _page(qtbot, tmp_path)
+    asks = {"public": False, "sales-25": True}
+    monkeypatch.setattr(page.controller, "set_asks_columns", lambda q: asks.get(q))
+    checked = lambda: {j for j, b in page.judge_boxes.items() if b.isChecked()}  # noqa: E731
+    page._judges_follow_set = True
+    page._apply_set_judging("public")
+    assert checked() == {"full"}
+    page._judges_follow_set = True
+    page._apply_set_judging("sales-25")
+    assert checked() == {"strict", "tolerant", "full"}
+    # What the user chose by hand on a set that names columns stays.
+    page.judge_boxes["strict"].setChecked(False)
+    page._judges_follow_set = True
+    page._apply_set_judging("sales-25")
+    assert checked() == {"tolerant", "full"}

@@ -91,6 +91,7 @@ class SqlAgentPage(SqlEvalFormMixin, QWidget):
         super().__init__(parent)
         self.setObjectName("page_sql_agent")
         self._judges_follow_set = False  # True once the user picks a set: its defaults apply
+        self._judges_defaulted = False  # the judges were set to a no-columns set's default
         self.context = context
         self.settings = settings or Settings()
         self.controller = controller or SqlEvalController(context, self)

@@ -91,6 +91,7 @@ class SqlEvalFormMixin:
     budgets and the run's name, note and settings, with Start and Stop.
 
     The page provides `context`, `controller`, `settings`, `_judges_follow_set`,
+    `_judges_defaulted`,
     `_remembered_model`, and the slots `_on_start_clicked` and `_on_stop_clicked`.
     """
 
@@ -338,11 +339,22 @@ class SqlEvalFormMixin:
             "This set's questions do not name their output columns or rounding: full judges "
             "them with column names ignored; strict and tolerant compare names nobody asked "
             "for.") if not asks_columns else "")
-        if asks_columns or not self._judges_follow_set:
+        if not self._judges_follow_set:
             return
         self._judges_follow_set = False
+        only_full = all(box.isChecked() == (judge == "full")
+                        for judge, box in self.judge_boxes.items())
+        if asks_columns:
+            # Back from a set that named no columns to one that does (sales-25): the judges
+            # that set turned off come back, unless the user changed them since.
+            if self._judges_defaulted and only_full:
+                for box in self.judge_boxes.values():
+                    box.setChecked(True)
+            self._judges_defaulted = False
+            return
         for judge, box in self.judge_boxes.items():
             box.setChecked(judge == "full")
+        self._judges_defaulted = True
 
     def _on_import_clicked(self) -> None:
         from desktop_app.gui.widgets.import_dialog import ImportQuestionsDialog
