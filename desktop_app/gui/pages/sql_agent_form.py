@@ -265,10 +265,11 @@ class SqlEvalFormMixin:
         column.setContentsMargins(0, 0, 4, 0)
         for group in (model_group, questions, judges, strategies, budgets, run):
             column.addWidget(group)
-        column.addWidget(self.error_label)
-        column.addLayout(buttons)
         column.addStretch(1)
-        return form_scroll(inner)
+        footer = QVBoxLayout()
+        footer.addWidget(self.error_label)
+        footer.addLayout(buttons)
+        return form_scroll(inner, footer=footer)
 
     def form_values(self) -> FormValues:
         """What the form holds now, as typed."""

@@ -222,11 +222,12 @@ class ThroughputPage(QWidget):
         column.setContentsMargins(0, 0, 4, 0)
         column.addWidget(box)
         column.addWidget(self._build_run_box())
-        column.addWidget(self.form_error)
-        column.addWidget(self.endpoint_label)
-        column.addLayout(buttons)
         column.addStretch(1)
-        return form_scroll(inner, width=300, framed=False)
+        footer = QVBoxLayout()
+        footer.addWidget(self.form_error)
+        footer.addWidget(self.endpoint_label)
+        footer.addLayout(buttons)
+        return form_scroll(inner, width=300, framed=False, footer=footer)
 
     def _build_run_box(self) -> QGroupBox:
         """Name, note and server settings: what tells this run apart from the others."""

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
     QLabel,
+    QLayout,
     QLineEdit,
     QScrollArea,
     QVBoxLayout,
@@ -31,10 +32,13 @@ def add_checked_field(layout: QFormLayout, label: str, edit: QLineEdit) -> QLabe
     return error
 
 
-def form_scroll(inner: QWidget, *, width: int | None = None, framed: bool = True) -> QScrollArea:
+def form_scroll(inner: QWidget, *, width: int | None = None, framed: bool = True,
+                footer: QLayout | None = None) -> QWidget:
     """`inner` (a page's form column) in a vertical scroll area: the form is taller than a short
     window. `width`: the column's fixed width (else at least `inner`'s own), plus the scroll
-    bar's, so a scroll bar never covers a field."""
+    bar's, so a scroll bar never covers a field. `footer` (the form's error, Start and Stop)
+    stays below the scroll area, always in sight: at the default 1304x720 Start was below
+    the fold of both run forms."""
     scroll = QScrollArea()
     scroll.setWidget(inner)
     scroll.setWidgetResizable(True)
@@ -46,4 +50,15 @@ def form_scroll(inner: QWidget, *, width: int | None = None, framed: bool = True
         scroll.setMinimumWidth(inner.sizeHint().width() + bar)
     else:
         scroll.setFixedWidth(width + bar)
-    return scroll
+    if footer is None:
+        return scroll
+    column = QWidget()
+    column.setObjectName("formColumn")
+    layout = QVBoxLayout(column)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(scroll, 1)
+    footer.setContentsMargins(0, 4, bar, 0)
+    layout.addLayout(footer)
+    if width is not None:
+        column.setFixedWidth(width + bar)
+    return column
