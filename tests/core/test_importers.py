@@ -155,6 +155,8 @@ def test_defog_csv_import(tmp_path):
     assert q1.gold_sql == "SELECT singer_id FROM singer WHERE age > 28 ORDER BY age"
     # Every alternative the cell lists is accepted, not only the first.
     assert q1.gold_alternatives == ("SELECT name FROM singer WHERE age > 28 ORDER BY age",
+                                    "SELECT singer_id, name FROM singer WHERE age > 28 "
+                                    "ORDER BY age",
                                     "SELECT name FROM singer WHERE age > 28")
     assert q1.order_matters and q1.required_columns == ("singer_id",)
     assert q1.glossary == "Age is in years." and q1.tags == ("where", "concert")
@@ -183,7 +185,15 @@ def test_defog_csv_errors_name_file_and_line(tmp_path):
 
 def test_helpers():
     assert alternatives("SELECT {a, b} FROM t WHERE x = ';'; SELECT c FROM t") == [
-        "SELECT a FROM t WHERE x = ';'", "SELECT b FROM t WHERE x = ';'", "SELECT c FROM t"]
+        "SELECT a FROM t WHERE x = ';'", "SELECT b FROM t WHERE x = ';'",
+        "SELECT a, b FROM t WHERE x = ';'", "SELECT c FROM t"]
+    # As defog's evaluator expands them: every non-empty subset, and GROUP BY {} takes it.
+    assert alternatives("SELECT {p.id, p.name}, COUNT(*) AS n FROM p GROUP BY {} "
+                        "ORDER BY n") == [
+        "SELECT p.id, COUNT(*) AS n FROM p GROUP BY p.id ORDER BY n",
+        "SELECT p.name, COUNT(*) AS n FROM p GROUP BY p.name ORDER BY n",
+        "SELECT p.id, p.name, COUNT(*) AS n FROM p GROUP BY p.id, p.name ORDER BY n"]
+    assert len(alternatives("SELECT {a,b,c,d,e} FROM t")) == 16  # 31 subsets, capped
     assert has_top_level_order_by("SELECT a FROM t UNION SELECT b FROM u ORDER BY 1")
     assert not has_top_level_order_by("SELECT * FROM (SELECT a FROM t ORDER BY a)")
     assert has_top_level_order_by("WITH x AS (SELECT 1 AS a) SELECT a FROM x ORDER BY a")

@@ -10,7 +10,8 @@ Formats (`FORMATS`; `detect_format` picks one from the file):
   the JSONL;
 - defog: a sql-eval CSV of `question`, `query`, `db_name`, `query_category`, optional
   `instructions`, filtered by `db_name`; a query cell lists alternative golds (";" between
-  statements, "{a,b}" choices), every one of which is accepted.
+  statements, "{a,b}" choices expanded as defog's evaluator does), every one of which is
+  accepted.
 
 Databases are found in `db_dir`, in Spider's `<db>/<db>.sqlite` layout or flat (`<db>.sqlite`,
 `.db`), and referenced in place by absolute path (BIRD's are gigabytes; the user already has
@@ -341,15 +342,29 @@ def _read_defog(source: Path, db_name: str | None, report: ImportReport) -> list
 
 
 def alternatives(query: str) -> list[str]:
-    """Every gold a defog query cell accepts: each ";"-separated statement, with every
-    combination of its "{a,b}" choices (at most MAX_ALTERNATIVES in all, in order)."""
+    """Every gold a defog query cell accepts, as defog's own evaluator expands it
+    (`get_all_minimal_queries` in defog-ai/sql-eval): each ";"-separated statement; in each,
+    its first "{a,b}" stands for every non-empty subset of the choices in order ("a", "b",
+    "a, b"), and a "GROUP BY {}" after it takes the same subset. At most MAX_ALTERNATIVES in
+    all, in order. (Single choices alone, as before, left every "GROUP BY {}" empty: all 20
+    such records of questions_gen_postgres.csv were skipped with SQLite's syntax errors.)"""
     out: list[str] = []
     for statement in split_statements(query) or [query.strip()]:
-        parts = re.split(r"(\{[^{}]*\})", statement)
-        choices = [[c.strip() for c in p[1:-1].split(",")] if p.startswith("{") else [p]
-                   for p in parts]
-        for combo in itertools.islice(itertools.product(*choices), MAX_ALTERNATIVES):
-            sql = "".join(combo).strip()
+        match = re.search(r"\{([^{}]*)\}", statement)
+        if match is None or not match.group(1).strip():
+            candidates = [statement]
+        else:
+            options = [c.strip() for c in match.group(1).split(",") if c.strip()]
+            left, right = statement[:match.start()], statement[match.end():]
+            subsets = itertools.chain.from_iterable(
+                itertools.combinations(options, r) for r in range(1, len(options) + 1))
+            candidates = []
+            for subset in itertools.islice(subsets, MAX_ALTERNATIVES):
+                columns = ", ".join(subset)
+                candidates.append(left + columns + right.replace("GROUP BY {}",
+                                                                 f"GROUP BY {columns}"))
+        for candidate in candidates:
+            sql = candidate.strip()
             if sql and sql not in out:
                 out.append(sql)
     return out[:MAX_ALTERNATIVES]
