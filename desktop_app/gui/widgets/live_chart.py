@@ -95,8 +95,10 @@ class LiveChart(QWidget):
         # walked every item's bounds first.
         self.plot.disableAutoRange()
         self.plot.setYRange(0, 1.0, padding=0)
+        # No box behind the legend: a white one faded the lines that ran under it (the
+        # headroom above the highest point usually keeps them apart).
         self.legend = self.plot.addLegend(offset=(4, 2), labelTextColor="#222",
-                                          brush=pg.mkBrush(255, 255, 255, 200), colCount=4)
+                                          brush=None, pen=None, colCount=4)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
