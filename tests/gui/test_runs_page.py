@@ -216,7 +216,8 @@ def test_comparing_two_throughput_runs_aligns_their_cells_and_overlays_charts(pa
     assert model.index(4, a_prefill).data() == "—"  # not measured in run A
     assert model.index(1, a_prefill + 2).data() == "200"  # TTFT p50 in ms
     assert len(page.comparison.curve_names()) == 4  # two runs x two load levels
-    assert page.comparison.curve_names()[0].startswith(f"#{runs[0]} sweep ")  # named runs
+    # Each entry names its run by number, as the table's column heads start ("#N name").
+    assert page.comparison.curve_names()[0] == f"#{runs[0]} c=1"
     # The rows: a value per run and the verdict in words; figures stored without their
     # requests carry no interval, so no winner is named.
     rows = page.comparison.rows_model

@@ -104,9 +104,11 @@ class ComparisonView(QWidget):
         self.plot.setLabel("left", self.tr("prefill"), units="tok/s")
         self.plot.setTitle(self.tr("Prefill throughput vs prompt length"), color="#333",
                            size="10pt")
-        # On a light backdrop: run names make the entries long, and they may cross a line.
+        # Entries name a run by its number (the table beside it heads each run's columns
+        # "#N name"): whole names made the legend cover the plot and cut its 4th entry. Two
+        # columns keep it short; on a light backdrop, as entries may cross a line.
         self.legend = self.plot.addLegend(offset=(8, 8), labelTextColor="#222",
-                                          brush=(255, 255, 255, 210), pen="#ccc")
+                                          brush=(255, 255, 255, 210), pen="#ccc", colCount=2)
         throughput = QSplitter(Qt.Orientation.Horizontal)
         throughput.addWidget(self.cells_view)
         throughput.addWidget(self.plot)
@@ -239,7 +241,7 @@ class ComparisonView(QWidget):
             curve = self.plot.plot([p[0] for p in points], [p[1] for p in points], pen=pen,
                                    symbol=_SYMBOLS[n % len(_SYMBOLS)], symbolSize=7,
                                    symbolBrush=colour, symbolPen=colour,
-                                   name=f"{run.info.label} {load}")
+                                   name=f"#{run.info.id} {load}")
             self._curves.append(curve)
         self.plot.enableAutoRange()
 
