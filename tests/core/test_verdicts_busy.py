@@ -57,7 +57,7 @@ def stored(busy, tmp_path_factory):
                                                        (1, 4, 8), 24) for i in range(3)]
             for profile, url in (("fast", fast.url), ("capped", capped.url)):
                 ids[f"{profile}_cmp"] = await _sweep(store, url, f"{profile} cmp", (512, 2048),
-                                                     (1, 4), 16)
+                                                     (1, 4), 32)
         asyncio.run(all_sweeps())
     return db, ids
 
