@@ -90,8 +90,7 @@ def print_profile_whatif(profile_name: str, input_tokens, concurrency, output_to
         try:
             json_path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
         except OSError as exc:
-            raise InputError("--json", f"cannot write {json_path}: {exc.strerror or exc}",
-                             code="cannot_write", path=str(json_path),
+            raise InputError("--json", code="cannot_write", path=str(json_path),
                              error=str(exc.strerror or exc)) from None
         out.write(lookup(WORDS, lang, "json_written", path=json_path))
     return 0

@@ -10,14 +10,56 @@ import math
 import re
 
 
+# The English of each InputError code, formatted with its params: the exception's own message
+# and the English the CLI and the window show (`report.input_words` adds Chinese).
+INPUT_MESSAGES: dict[str, str] = {
+    "empty_int_list": "give at least one value, e.g. 1,2,4",
+    "empty_float_list": "give at least one value, e.g. 0.5,1,2",
+    "empty": "give at least one value",
+    "one_value": "give one value",
+    "not_whole": "{item} is not a whole number (examples: 512, 2048, 4k)",
+    "too_large": "{item} is too large",
+    "below_min": "{item} is below the minimum of {low}",
+    "above_max": "{item} is above the maximum of {high}",
+    "not_number": "{item} is not a number",
+    "not_above": "{item} must be a number above {low:g}",
+    "out_of_range": "{item} must be a number above {low:g} and at most {high:g}",
+    "out_of_range_s": "{item} must be a number above {low:g} and at most {high:g} seconds",
+    "positive_at_most": "{item} must be a positive number of at most {high:,.0f}",
+    "whole_from_to": "{item} must be a whole number from {low:,} to {high:,}",
+    "more_than": "{item} is more than {high:,}",
+    "positive_seconds": "{item} must be a positive number of seconds",
+    "negative": "{item} must not be negative",
+    "choose_model": "choose a model (the endpoint's /v1/models lists them)",
+    "too_many_values": "{n:,} values: at most {high:,}",
+    "seconds_at_most": "{item} must be a positive number of seconds (at most {high:g})",
+    "out_of_bounds": "{item} is out of range ({low:,} to {high:,})",
+    "need_input_tokens": "give the prompt lengths to sweep, e.g. 512,2048",
+    "not_requests_plan": "{item} is not 'wave', 'sweep' or a number",
+    "cannot_write": "cannot write {path}: {error}",
+    "url_empty": "empty (e.g. http://localhost:8000)",
+    "url_space": "contains a space: {url}",
+    "url_no_scheme": "no scheme in {url}: start it with http:// or https://",
+    "url_unreadable": "cannot be read: {url} ({detail})",
+    "url_scheme": "unsupported scheme {scheme} in {url}: use http:// or https://",
+    "url_no_host": "no host in {url}",
+    "url_port": "bad port in {url}",
+    "url_query": "remove the query or fragment from {url}",
+    "url_unusable": "cannot be used: {url} ({detail})",
+}
+
+
 class InputError(ValueError):
     """User input that cannot be used; `field` names where it came from.
 
-    `message` is the English sentence (logs, tests, and the words of a caller not yet given a
-    code); `code` and `params`, where given, are what the CLI, the window and the PDF put in
-    the reader's language (`report.input_words`), as a `Finding` is."""
+    Raised with a `code` (one of INPUT_MESSAGES) and its `params`, the message is the code's
+    English; the CLI, the window and the PDF put the code in the reader's language
+    (`report.input_words`), as a `Finding` is. Raised with a `message` and no code, that
+    English sentence is all there is."""
 
-    def __init__(self, field: str, message: str, *, code: str = "", **params) -> None:
+    def __init__(self, field: str, message: str = "", *, code: str = "", **params) -> None:
+        if code and not message:
+            message = INPUT_MESSAGES[code].format(**params)
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
@@ -48,23 +90,20 @@ def parse_int_list(
     """
     items = [item for item in re.split(r"[,\s]+", text.strip()) if item]
     if not items:
-        raise InputError(field, "give at least one value, e.g. 1,2,4", code="empty_int_list")
+        raise InputError(field, code="empty_int_list")
     values: list[int] = []
     for item in items:
         match = _INT_ITEM.match(item)
         if not match:
-            raise InputError(field, f"{_shown(item)} is not a whole number "
-                             "(examples: 512, 2048, 4k)", code="not_whole", item=_shown(item))
+            raise InputError(field, code="not_whole", item=_shown(item))
         if len(match.group(1)) > _MAX_DIGITS:  # int() refuses over 4,300 digits; none is sane
-            raise InputError(field, f"{_shown(item)} is too large", code="too_large",
+            raise InputError(field, code="too_large",
                              item=_shown(item))
         value = int(match.group(1)) * (1024 if match.group(2) else 1)
         if value < min_value:
-            raise InputError(field, f"{_shown(item)} is below the minimum of {min_value}",
-                             code="below_min", item=_shown(item), low=min_value)
+            raise InputError(field, code="below_min", item=_shown(item), low=min_value)
         if max_value is not None and value > max_value:
-            raise InputError(field, f"{_shown(item)} is above the maximum of {max_value}",
-                             code="above_max", item=_shown(item), high=max_value)
+            raise InputError(field, code="above_max", item=_shown(item), high=max_value)
         if value not in values:
             values.append(value)
     return values
@@ -74,18 +113,16 @@ def parse_float_list(text: str, field: str, *, min_value: float = 0.0) -> list[f
     """Parse `"0.5, 1,2"` into `[0.5, 1.0, 2.0]`: positive finite numbers, order kept."""
     items = [item for item in re.split(r"[,\s]+", str(text).strip()) if item]
     if not items:
-        raise InputError(field, "give at least one value, e.g. 0.5,1,2",
-                         code="empty_float_list")
+        raise InputError(field, code="empty_float_list")
     values: list[float] = []
     for item in items:
         try:
             value = float(item)
         except ValueError:
-            raise InputError(field, f"{_shown(item)} is not a number", code="not_number",
+            raise InputError(field, code="not_number",
                              item=_shown(item)) from None
         if not (value > min_value) or value != value or value == float("inf"):
-            raise InputError(field, f"{_shown(item)} must be a number above {min_value:g}",
-                             code="not_above", item=_shown(item), low=min_value)
+            raise InputError(field, code="not_above", item=_shown(item), low=min_value)
         if value not in values:
             values.append(value)
     return values
@@ -93,14 +130,14 @@ def parse_float_list(text: str, field: str, *, min_value: float = 0.0) -> list[f
 
 def check_range(field: str, value, low: float, high: float, *, unit: str = "") -> float:
     """``value`` when it is a finite number with ``low < value <= high``; InputError naming
-    ``field`` otherwise (``unit`` "s": a number of seconds). For limits a user gives: NaN would switch a deadline off (every
-    comparison with it is false), inf means never, 0 or a negative means always."""
+    ``field`` otherwise (``unit`` "s": a number of seconds). For limits a user gives: NaN
+    would switch a deadline off (every comparison with it is false), inf means never, 0 or a
+    negative means always."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) \
             or not (low < value <= high):
         shown = f"{value:g}" if isinstance(value, float) else str(value)[:40]
-        raise InputError(field, f"{shown} must be a number above {low:g} and at most "
-                         f"{high:g}{' seconds' if unit == 's' else ''}",
-                         code="out_of_range_s" if unit == "s" else "out_of_range", item=shown,
+        raise InputError(field, code="out_of_range_s" if unit == "s" else "out_of_range",
+                         item=shown,
                          low=low, high=high)
     return value
 

@@ -169,8 +169,7 @@ def requests_plan(requests: int | str) -> tuple[int | None, int | None]:
         return None, None
     if isinstance(requests, int) and not isinstance(requests, bool):
         return requests, None
-    raise InputError("--requests", f"{requests!r:.40} is not 'wave', 'sweep' or a number",
-                     code="not_requests_plan", item=f"{requests!r:.40}")
+    raise InputError("--requests", code="not_requests_plan", item=f"{requests!r:.40}")
 
 
 def whatif_profile(

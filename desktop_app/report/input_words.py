@@ -1,6 +1,6 @@
 """Input the core refused (`core.parsing.InputError` with a code), in English or Simplified Chinese.
 
-The core raises `InputError(field, message, code=..., **params)`; the CLI and the window put it
+The core raises `InputError(field, code=..., **params)`; the CLI and the window put it
 in the reader's language here. A field that is a flag (`--concurrency`) is said as it is typed;
 a form field's name is translated. An error without a code (or with one this catalogue does not
 know) keeps its English message: `input_error_text` never loses what the core said.
@@ -8,46 +8,16 @@ know) keeps its English message: `input_error_text` never loses what the core sa
 
 from __future__ import annotations
 
+from desktop_app.core.parsing import INPUT_MESSAGES
 from desktop_app.report.strings import lookup
 
-# Messages by InputError.code. Every code the core raises has its words here
-# (tests/report/test_input_words.py checks the codes against the core's raise sites).
+# Messages by InputError.code: English is the core's own (`core.parsing.INPUT_MESSAGES`, one
+# template for the exception's message and for the reader); every code the core raises has its
+# Chinese here (tests/report/test_input_words.py checks the codes against the raise sites).
 WORDS: dict[str, dict[str, str]] = {
     "en": {
         "error": "{field}: {message}",
-        "empty_int_list": "give at least one value, e.g. 1,2,4",
-        "empty_float_list": "give at least one value, e.g. 0.5,1,2",
-        "empty": "give at least one value",
-        "one_value": "give one value",
-        "not_whole": "{item} is not a whole number (examples: 512, 2048, 4k)",
-        "too_large": "{item} is too large",
-        "below_min": "{item} is below the minimum of {low}",
-        "above_max": "{item} is above the maximum of {high}",
-        "not_number": "{item} is not a number",
-        "not_above": "{item} must be a number above {low:g}",
-        "out_of_range": "{item} must be a number above {low:g} and at most {high:g}",
-        "out_of_range_s": "{item} must be a number above {low:g} and at most {high:g} seconds",
-        "positive_at_most": "{item} must be a positive number of at most {high:,.0f}",
-        "whole_from_to": "{item} must be a whole number from {low:,} to {high:,}",
-        "more_than": "{item} is more than {high:,}",
-        "positive_seconds": "{item} must be a positive number of seconds",
-        "negative": "{item} must not be negative",
-        "choose_model": "choose a model (the endpoint's /v1/models lists them)",
-        "too_many_values": "{n:,} values: at most {high:,}",
-        "seconds_at_most": "{item} must be a positive number of seconds (at most {high:g})",
-        "out_of_bounds": "{item} is out of range ({low:,} to {high:,})",
-        "need_input_tokens": "give the prompt lengths to sweep, e.g. 512,2048",
-        "not_requests_plan": "{item} is not 'wave', 'sweep' or a number",
-        "cannot_write": "cannot write {path}: {error}",
-        "url_empty": "empty (e.g. http://localhost:8000)",
-        "url_space": "contains a space: {url}",
-        "url_no_scheme": "no scheme in {url}: start it with http:// or https://",
-        "url_unreadable": "cannot be read: {url} ({detail})",
-        "url_scheme": "unsupported scheme {scheme} in {url}: use http:// or https://",
-        "url_no_host": "no host in {url}",
-        "url_port": "bad port in {url}",
-        "url_query": "remove the query or fragment from {url}",
-        "url_unusable": "cannot be used: {url} ({detail})",
+        **INPUT_MESSAGES,  # the core's own English message says the same
     },
     "zh": {
         "error": "{field}：{message}",

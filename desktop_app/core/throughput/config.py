@@ -128,29 +128,24 @@ class SweepConfig:
             for rate in self.request_rates:
                 if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not (
                         0 < rate <= MAX_REQUEST_RATE):
-                    raise InputError("request rate", f"{rate!r:.40} must be a positive number "
-                                     f"of at most {MAX_REQUEST_RATE:,.0f}", code="positive_at_most",
+                    raise InputError("request rate", code="positive_at_most",
                                      item=f"{rate!r:.40}", high=MAX_REQUEST_RATE)
         else:
             _positive_ints(self.concurrency, "concurrency", MAX_CONCURRENCY)
         if self.requests_per_cell is not None and not 1 <= self.requests_per_cell <= MAX_REQUESTS:
-            raise InputError("requests per cell", f"{self.requests_per_cell!r:.40} must be a "
-                             f"whole number from 1 to {MAX_REQUESTS:,}", code="whole_from_to",
+            raise InputError("requests per cell", code="whole_from_to",
                              item=f"{self.requests_per_cell!r:.40}", low=1, high=MAX_REQUESTS)
         if self.warmup > MAX_REQUESTS:
-            raise InputError("warm-up requests",
-                             f"{self.warmup!r:.40} is more than {MAX_REQUESTS:,}",
-                             code="more_than", item=f"{self.warmup!r:.40}", high=MAX_REQUESTS)
+            raise InputError("warm-up requests", code="more_than", item=f"{self.warmup!r:.40}",
+                             high=MAX_REQUESTS)
         for name, value in (("connect timeout", self.endpoint.connect_timeout_s),
                             ("first-byte timeout", self.endpoint.first_byte_timeout_s),
                             ("request timeout", self.endpoint.total_timeout_s)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
                     value > 0 and math.isfinite(value)):
-                raise InputError(name, f"{value!r:.40} must be a positive number of seconds",
-                                 code="positive_seconds", item=f"{value!r:.40}")
+                raise InputError(name, code="positive_seconds", item=f"{value!r:.40}")
         if self.warmup < 0:
-            raise InputError("warm-up requests", f"{self.warmup} must not be negative",
-                             code="negative", item=str(self.warmup))
+            raise InputError("warm-up requests", code="negative", item=str(self.warmup))
         for name, value in (
             ("time budget per cell", self.cell_time_budget_s),
             ("TTFT target", self.ttft_target_s),
@@ -158,19 +153,17 @@ class SweepConfig:
             ("metrics interval", self.metrics_interval_s),
         ):
             if value is not None and not (value > 0 and math.isfinite(value)):
-                raise InputError(name, f"{value!r} must be a positive number of seconds",
-                                 code="positive_seconds", item=f"{value!r:.40}")
+                raise InputError(name, code="positive_seconds", item=f"{value!r:.40}")
         if not self.endpoint.model:
-            raise InputError("model", "choose a model (the endpoint's /v1/models lists them)",
-                             code="choose_model")
+            raise InputError("model", code="choose_model")
         if self.http_client not in ("lean", "httpx"):
             raise InputError("HTTP client", f"{self.http_client!r:.40} must be lean or httpx")
         check_ray_address(self.ray)
         least = 0 if self.ray is not None else 1  # 0 actors: as many as the cluster's CPUs
         if (isinstance(self.workers, bool) or not isinstance(self.workers, int)
                 or not least <= self.workers <= MAX_WORKERS):
-            raise InputError("workers", f"{self.workers!r:.40} must be a whole number from "
-                             f"{least} to {MAX_WORKERS}", code="whole_from_to", item=f"{self.workers!r:.40}", low=least,
+            raise InputError("workers", code="whole_from_to", item=f"{self.workers!r:.40}",
+                             low=least,
                              high=MAX_WORKERS)
         for key, value in self.server_settings.items():
             if not isinstance(key, str) or not isinstance(value, (str, int, float, bool)):
@@ -192,18 +185,16 @@ def check_ray_address(address: str | None, field_name: str = "ray") -> None:
 
 def _few(values, field_name: str) -> None:
     if len(values) > MAX_VALUES:
-        raise InputError(field_name, f"{len(values):,} values: at most {MAX_VALUES:,}",
-                         code="too_many_values", n=len(values), high=MAX_VALUES)
+        raise InputError(field_name, code="too_many_values", n=len(values), high=MAX_VALUES)
 
 
 def _positive_ints(values: tuple[int, ...], field_name: str, most: int) -> None:
     if not values:
-        raise InputError(field_name, "give at least one value", code="empty")
+        raise InputError(field_name, code="empty")
     _few(values, field_name)
     for value in values:
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
-            raise InputError(field_name, f"{value!r:.40} must be a whole number from 1 to "
-                             f"{most:,}", code="whole_from_to", item=f"{value!r:.40}", low=1,
+            raise InputError(field_name, code="whole_from_to", item=f"{value!r:.40}", low=1,
                              high=most)
 
 

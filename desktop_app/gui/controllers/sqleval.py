@@ -34,8 +34,7 @@ from desktop_app.core.sqleval.runner import EvalConfig, EvalProgress, EvalResult
 from desktop_app.core.sqleval.types import JUDGE_MODES
 from desktop_app.core.store import Store, StoreError
 from desktop_app.gui.context import AppContext
-from desktop_app.gui.i18n import translate
-from desktop_app.gui.i18n import report_language
+from desktop_app.gui.i18n import report_language, translate
 from desktop_app.report.store_words import store_error_text
 from desktop_app.gui.models.questions import QuestionRow
 from desktop_app.gui.worker import run_in_worker

@@ -118,7 +118,7 @@ def form_from_config(config, current: SweepForm) -> SweepForm | None:
 
 def _single(values: list, field: str) -> object:
     if len(values) != 1:
-        raise InputError(field, "give one value", code="one_value")
+        raise InputError(field, code="one_value")
     return values[0]
 
 

@@ -24,8 +24,7 @@ from PySide6.QtGui import QBrush, QColor
 from desktop_app.core.runs import PassCount, pass_count
 from desktop_app.core.sqleval.export import failure_class
 from desktop_app.core.sqleval.types import JUDGE_MODES, TIERS
-from desktop_app.gui.i18n import translate
-from desktop_app.gui.i18n import report_language
+from desktop_app.gui.i18n import report_language, translate
 from desktop_app.report.judge_words import JudgeWords, failure_class_text
 
 if TYPE_CHECKING:

@@ -28,8 +28,7 @@ from desktop_app.core.sqleval.records import SqlRun, StoredQuestion
 from desktop_app.core.sqleval.types import TIERS
 from desktop_app.core.stats import Estimate
 from desktop_app.core.throughput.records import StoredCell, ThroughputRun
-from desktop_app.gui.i18n import status_text, translate
-from desktop_app.gui.i18n import report_language
+from desktop_app.gui.i18n import report_language, status_text, translate
 from desktop_app.gui.widgets.table_copy import COPY_ROLE
 from desktop_app.report.words_common import load_text
 from desktop_app.report.fmt import engine_label

@@ -27,10 +27,9 @@ from desktop_app.core.simulator.profiles import available_profiles
 from desktop_app.gui import settings as settings_mod
 from desktop_app.gui.context import ActiveEndpoint, AppContext
 from desktop_app.gui.controllers.endpoints import ConnectionReport, EndpointsController
-from desktop_app.gui.i18n import translate
+from desktop_app.gui.i18n import report_language, translate
 from desktop_app.gui.secrets import ApiKeys
 from desktop_app.gui.settings import Settings
-from desktop_app.gui.i18n import report_language
 from desktop_app.report.input_words import input_error_text
 
 KEY_LAST_PROFILE = "endpoints/last_profile"

@@ -42,13 +42,12 @@ from desktop_app.gui.controllers.inspector import (
     QuestionDetail,
     RejudgeOutcome,
 )
-from desktop_app.gui.i18n import status_text, translate
+from desktop_app.gui.i18n import report_language, status_text, translate
 from desktop_app.gui.models.questions import QuestionRow
 from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.widgets.result_diff import ResultDiffTable
 from desktop_app.gui.widgets.sql_view import SqlView
 from desktop_app.gui.widgets.step_timeline import StepTimeline
-from desktop_app.gui.i18n import report_language
 from desktop_app.report.judge_words import JudgeWords
 
 KEY_TOLERANCE = "inspector/tolerance"

@@ -26,7 +26,7 @@ from desktop_app.core.sqleval.runner import EvalProgress, EvalResult
 from desktop_app.core.sqleval.types import TIERS
 from desktop_app.gui.context import AppContext
 from desktop_app.gui.controllers.sqleval import SqlEvalController, StoredSqlRun, live_paths
-from desktop_app.gui.i18n import status_text, translate
+from desktop_app.gui.i18n import report_language, status_text, translate
 from desktop_app.gui.models.questions import (
     FILTERS,
     QuestionFilterModel,
@@ -43,7 +43,6 @@ from desktop_app.gui.pages.sql_agent_form import (  # the tips: tests import the
 )
 from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.widgets.column_fit import ColumnFitter
-from desktop_app.gui.i18n import report_language
 from desktop_app.gui.widgets.tier_chart import TierChart
 from desktop_app.report.judge_words import JudgeWords
 

@@ -39,10 +39,9 @@ from desktop_app.gui.controllers.sqleval import (
     config_from_form,
     default_run_name,
 )
-from desktop_app.gui.i18n import translate
+from desktop_app.gui.i18n import report_language, translate
 from desktop_app.gui.settings import declare
 from desktop_app.gui.widgets.fields import form_scroll
-from desktop_app.gui.i18n import report_language
 from desktop_app.report.judge_words import JudgeWords
 
 KEY_FORM = "sql_agent/form"

@@ -50,7 +50,7 @@ from desktop_app.gui.controllers.throughput import (
     stored_cells,
     stored_progress,
 )
-from desktop_app.gui.i18n import status_text, translate
+from desktop_app.gui.i18n import report_language, status_text, translate
 from desktop_app.gui.models.cells import CellTableModel
 from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.widgets.column_fit import ColumnFitter
@@ -58,7 +58,6 @@ from desktop_app.gui.widgets.diagnosis import DiagnosisView
 from desktop_app.gui.widgets.fields import ERROR_STYLE, add_checked_field, form_scroll
 from desktop_app.gui.widgets.live_chart import LiveChart
 from desktop_app.gui.widgets.whatif_panel import WhatifPanel
-from desktop_app.gui.i18n import report_language
 from desktop_app.report.diagnosis_words import cell_text
 from desktop_app.report.input_words import input_error_text
 

@@ -26,8 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.throughput.types import Finding
-from desktop_app.gui.i18n import translate
-from desktop_app.gui.i18n import report_language
+from desktop_app.gui.i18n import report_language, translate
 from desktop_app.report.diagnosis_words import finding_text, findings_text, suggestion_parts
 
 SEVERITY_COLORS = {"problem": QColor("#b3261e"), "warning": QColor("#9a5b00"),
