@@ -31,6 +31,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "page into DIR, print the paths and exit; works offscreen (QT_QPA_PLATFORM=offscreen)",
     )
     gui.add_argument(
+        "--screenshot-size",
+        type=_window_size,
+        default=None,
+        metavar="WxH",
+        help="with --screenshots, the window's size in pixels (default: 1280x800)",
+    )
+    gui.add_argument(
         "--lang",
         choices=("system", "en", "zh", "zh_CN"),
         default=argparse.SUPPRESS,
@@ -38,6 +45,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "menu, at first the system's)",
     )
     gui.set_defaults(handler=run_gui)
+
+
+def _window_size(text: str) -> tuple[int, int]:
+    width, sep, height = text.lower().partition("x")
+    if not (sep and width.isdigit() and height.isdigit()
+            and 320 <= int(width) <= 8192 and 240 <= int(height) <= 8192):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a window size: give WIDTHxHEIGHT in pixels, e.g. 1024x700 "
+            "(320x240 to 8192x8192)")
+    return int(width), int(height)
 
 
 def run_gui(args: argparse.Namespace) -> int:
@@ -48,5 +65,6 @@ def run_gui(args: argparse.Namespace) -> int:
     lang = getattr(args, "lang", None)
     return launch_gui(simulator_profile=getattr(args, "simulator_profile", "fast"),
                       screenshots=screenshots,
+                      screenshot_size=getattr(args, "screenshot_size", None),
                       results_db=absolute(db) if screenshots is not None and db else None,
                       language=_WINDOW_LANGS.get(lang, lang))

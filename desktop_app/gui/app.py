@@ -160,7 +160,8 @@ ENV_FIRST_PAINT_EXIT = "THROUGHLINE_FIRST_PAINT_EXIT"
 
 
 def run_app(simulator_profile: str = "fast", screenshots: Path | None = None,
-            results_db: Path | None = None, language: str | None = None) -> int:
+            results_db: Path | None = None, language: str | None = None,
+            screenshot_size: tuple[int, int] | None = None) -> int:
     """Run the desktop app until the main window closes; returns the exit status.
 
     With `screenshots` (a folder), fill the pages with runs on the built-in simulator (in
@@ -185,7 +186,8 @@ def run_app(simulator_profile: str = "fast", screenshots: Path | None = None,
         if screenshots is not None:
             from desktop_app.gui.screenshots import save_screenshots
 
-            return loop.run_until_complete(save_screenshots(app, screenshots, results_db))
+            return loop.run_until_complete(save_screenshots(app, screenshots, results_db,
+                                                            size=screenshot_size))
         window, shell = build_window(app, simulator_profile, eager=False)
         # The window lives as long as the app: like the modules (EventLoop), out of the
         # collector's walks; a generation-1 pass over it took 16-26 ms during a sweep.

@@ -33,7 +33,8 @@ def display_problem() -> str | None:
 
 
 def launch_gui(simulator_profile: str = "fast", screenshots: Path | None = None,
-               results_db: Path | None = None, language: str | None = None) -> int:
+               results_db: Path | None = None, language: str | None = None,
+               screenshot_size: tuple[int, int] | None = None) -> int:
     """Run the app until its window closes; returns the exit status. With `screenshots` (a
     folder), save a PNG of every page there, filled with runs on the simulator, and exit.
     `language` ("system", "en", "zh_CN") overrides the one chosen in the app's settings."""
@@ -51,4 +52,5 @@ def launch_gui(simulator_profile: str = "fast", screenshots: Path | None = None,
         )
         return 1
     return run_app(simulator_profile=simulator_profile, screenshots=screenshots,
-                   results_db=results_db, language=language)
+                   results_db=results_db, language=language,
+                   screenshot_size=screenshot_size)

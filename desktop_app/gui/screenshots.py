@@ -159,7 +159,8 @@ async def _grab_pages(app: QApplication, window: MainWindow, out_dir: Path) -> l
 
 
 async def save_screenshots(app: QApplication, out_dir: Path,
-                           results_db: Path | None = None) -> int:
+                           results_db: Path | None = None,
+                           size: tuple[int, int] | None = None) -> int:
     """Fill the pages with runs on the simulator and save one PNG per page into `out_dir`;
     prints the paths. Returns the exit status (1, with a line on stderr, when a step failed)."""
     from desktop_app.gui.app import build_window  # app imports this module lazily
@@ -172,7 +173,7 @@ async def save_screenshots(app: QApplication, out_dir: Path,
         context = AppContext(results_db or Path(tmp) / "results.db")
         window, shell = build_window(app, PROFILE, context=context, settings=settings)
         try:
-            window.resize(*SIZE)
+            window.resize(*(size or SIZE))
             window.show()
             await _start_simulator(window, context)
             await _run_sweep(window)
