@@ -279,7 +279,7 @@ class MainWindow(QMainWindow):
     def _restore(self) -> None:
         geometry = self._settings.bytes_value(KEY_WINDOW_GEOMETRY)
         if geometry is None or not self.restoreGeometry(geometry):
-            self.resize(1100, 720)
+            self.resize(1304, 720)  # Qt fits it to a smaller screen
         state = self._settings.bytes_value(KEY_WINDOW_STATE)
         if state is not None:
             self.restoreState(state)

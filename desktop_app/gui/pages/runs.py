@@ -47,6 +47,7 @@ from desktop_app.gui.models.runs import RunsTableModel
 from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.widgets.column_fit import ColumnFitter
 from desktop_app.gui.widgets.comparison import ComparisonView
+from desktop_app.gui.widgets.fields import FlowLayout, labelled
 from desktop_app.gui.widgets.open_result import OpenResultBar
 from desktop_app.gui.i18n import report_language
 from desktop_app.gui.widgets.summary import SummaryView
@@ -141,19 +142,14 @@ class RunsPage(QWidget):
         self.refresh_button = QPushButton(self.tr("Refresh"))
         self.refresh_button.clicked.connect(self.refresh)
 
-        filters = QHBoxLayout()
+        filters = FlowLayout()
         for label, widget in ((self.tr("Kind"), self.kind_combo),
                               (self.tr("Status"), self.status_combo),
                               (self.tr("Endpoint"), self.endpoint_combo),
                               (self.tr("Model"), self.model_combo)):
-            filters.addWidget(QLabel(label))
-            filters.addWidget(widget)
-        filters.addSpacing(8)
-        filters.addWidget(self.dates_check)
-        filters.addWidget(self.since_edit)
-        filters.addWidget(QLabel(self.tr("to")))
-        filters.addWidget(self.until_edit)
-        filters.addStretch(1)
+            filters.addWidget(labelled(QLabel(label), widget))
+        filters.addWidget(labelled(self.dates_check, self.since_edit, QLabel(self.tr("to")),
+                                   self.until_edit))
 
         self.open_button = QPushButton(self.tr("Open"))
         self.open_button.setToolTip(self.tr("Show the run in its page (or double-click it)"))

@@ -100,7 +100,9 @@ class ComparisonView(QWidget):
         self.plot = pg.PlotWidget(background="w")
         self.plot.setMinimumWidth(320)
         self.plot.showGrid(x=True, y=True, alpha=0.25)
-        self.plot.setLabel("bottom", self.tr("prompt length"), units="tokens")
+        # Units outside pyqtgraph: its SI prefix wrote "(ktokens)", English in either language.
+        self.plot.setLabel("bottom", self.tr("prompt length (tokens)"))
+        self.plot.getAxis("bottom").enableAutoSIPrefix(False)
         self.plot.setLabel("left", self.tr("prefill"), units="tok/s")
         self.plot.setTitle(self.tr("Prefill throughput vs prompt length"), color="#333",
                            size="10pt")
@@ -214,14 +216,25 @@ class ComparisonView(QWidget):
             height += sum(view.rowHeight(r) for r in range(rows))
             view.setFixedHeight(height)
 
+    def resizeEvent(self, event) -> None:  # noqa: N802 - the verdicts' share follows the width
+        super().resizeEvent(event)
+        if self.shown is not None:
+            self._fit_rows()
+
     def _fit_rows(self) -> None:
         view = self.rows_view
         header = view.horizontalHeader()
         view.resizeColumnsToContents()
         last = self.rows_model.columnCount() - 1
-        for column in range(last):  # the verdict column takes what is left
-            header.resizeSection(column, min(header.sectionSize(column),
-                                             260 if column == 0 else 340))
+        # The verdict column takes what is left, at least 40 % of the view: long run names in
+        # the figures' heads left it a sliver at 1024 px, a verdict of seven wrapped lines. A
+        # head may be cut (its tooltip and the differ table above say it whole); a long figure
+        # wraps, as the verdicts do.
+        share = int(view.viewport().width() * 0.6 / max(last, 1))
+        for column in range(last):
+            cap = 260 if column == 0 else min(340, max(share, 120))
+            header.resizeSection(column, min(header.sectionSize(column), cap))
+        header.setTextElideMode(Qt.TextElideMode.ElideRight)  # "#2 sim/…" keeps its number
         header.setMinimumHeight(header.sizeHint().height())
 
     def _draw_chart(self) -> None:

@@ -3,12 +3,14 @@ nothing typed is lost; and a page's form column, scrolling when the window is sh
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtWidgets import (
     QFormLayout,
+    QHBoxLayout,
     QFrame,
     QLabel,
     QLayout,
+    QLayoutItem,
     QLineEdit,
     QScrollArea,
     QVBoxLayout,
@@ -62,3 +64,73 @@ def form_scroll(inner: QWidget, *, width: int | None = None, framed: bool = True
     if width is not None:
         column.setFixedWidth(width + bar)
     return column
+
+
+class FlowLayout(QLayout):
+    """Items left to right, onto the next line when the width runs out (Qt's flow layout
+    example): a row of filters that fits a 1,024 px window where one line would not."""
+
+    def __init__(self, parent: QWidget | None = None, spacing: int = 12) -> None:
+        super().__init__(parent)
+        self._items: list[QLayoutItem] = []
+        self._gap = spacing
+        self.setContentsMargins(0, 0, 0, 0)
+
+    def addItem(self, item: QLayoutItem) -> None:  # Qt's names, overridden
+        self._items.append(item)
+
+    def count(self) -> int:
+        return len(self._items)
+
+    def itemAt(self, index: int) -> QLayoutItem | None:
+        return self._items[index] if 0 <= index < len(self._items) else None
+
+    def takeAt(self, index: int) -> QLayoutItem | None:
+        return self._items.pop(index) if 0 <= index < len(self._items) else None
+
+    def expandingDirections(self) -> Qt.Orientation:
+        return Qt.Orientation(0)
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        return self._place(QRect(0, 0, width, 0), move=False)
+
+    def setGeometry(self, rect: QRect) -> None:
+        super().setGeometry(rect)
+        self._place(rect, move=True)
+
+    def sizeHint(self) -> QSize:
+        width = sum(item.sizeHint().width() for item in self._items)
+        width += self._gap * max(len(self._items) - 1, 0)
+        height = max((item.sizeHint().height() for item in self._items), default=0)
+        return QSize(width, height)
+
+    def minimumSize(self) -> QSize:
+        size = QSize()
+        for item in self._items:
+            size = size.expandedTo(item.minimumSize())
+        return size
+
+    def _place(self, rect: QRect, move: bool) -> int:
+        x, y, line = rect.x(), rect.y(), 0
+        for item in self._items:
+            hint = item.sizeHint()
+            if x > rect.x() and x + hint.width() > rect.right() + 1:
+                x, y, line = rect.x(), y + line + self._gap // 2, 0
+            if move:
+                item.setGeometry(QRect(QPoint(x, y), hint))
+            x += hint.width() + self._gap
+            line = max(line, hint.height())
+        return y + line - rect.y()
+
+
+def labelled(*widgets: QWidget) -> QWidget:
+    """`widgets` side by side as one unit of a FlowLayout (a label stays with its field)."""
+    group = QWidget()
+    row = QHBoxLayout(group)
+    row.setContentsMargins(0, 0, 0, 0)
+    for widget in widgets:
+        row.addWidget(widget)
+    return group

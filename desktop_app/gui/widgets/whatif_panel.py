@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFormLayout,
+    QFrame,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
@@ -183,10 +184,21 @@ class WhatifPanel(QWidget):
             "left (simulated in virtual time). One line per prompt length (tokens)."))
         self.legend_note.setWordWrap(True)
         self.legend_note.setStyleSheet("color: #555;")
+        # The three charts keep a readable width and scroll sideways in a narrow window: at
+        # 1024 px they shrank their titles to "T" and held the window 1,304 px wide.
+        row = QWidget()
+        row.setLayout(grid)
+        row_scroll = QScrollArea()
+        row_scroll.setWidget(row)
+        row_scroll.setWidgetResizable(True)
+        row_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        row_scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        row_scroll.setMinimumSize(200, row.minimumSizeHint().height())
+        self.charts_scroll = row_scroll
         charts = QWidget()
         column = QVBoxLayout(charts)
         column.setContentsMargins(0, 0, 0, 0)
-        column.addLayout(grid, 1)
+        column.addWidget(row_scroll, 1)
         column.addWidget(self.legend_note)
         # Said beside a prediction resting on a batch the sweep never ran (Fit.extrapolated_batch).
         self.extrapolated_label = QLabel()
