@@ -278,4 +278,8 @@ async def run_in_process(
         raise asyncio.CancelledError
     if kind == "error":
         raise WorkerError(payload)
-    raise WorkerError(f"the {name} process ended unexpectedly (exit code {payload})")
+    # Worded here, in the parent: the child's module import stays free of Qt.
+    from desktop_app.gui.i18n import translate
+
+    raise WorkerError(translate("Worker", "The {name} process ended unexpectedly (exit code "
+                                "{code}).").format(name=name, code=payload))

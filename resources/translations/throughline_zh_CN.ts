@@ -188,8 +188,8 @@
         <translation>各运行记录的服务端参数完全相同。</translation>
     </message>
     <message>
-        <source>prompt length</source>
-        <translation>提示长度</translation>
+        <source>prompt length (tokens)</source>
+        <translation>提示长度（token）</translation>
     </message>
     <message>
         <source>prefill</source>
@@ -661,7 +661,7 @@
     </message>
     <message>
         <source>The questions do not name their output columns or rounding: runs of this set are judged by full, column names ignored.</source>
-        <translation>这些题目没有指明输出列名和舍入位数：本题集的评测用 full 判定，且不比较列名。</translation>
+        <translation>这些题目没有指明输出列名和舍入位数：本题集的评测用“完整”评判器判定，且不比较列名。</translation>
     </message>
 </context>
 <context>
@@ -915,7 +915,7 @@
     </message>
     <message>
         <source>Agentic text-to-SQL evaluation with strict and tolerant judges.</source>
-        <translation>智能体式 text-to-SQL 评测，使用严格（strict）和宽容（tolerant）评判器。</translation>
+        <translation>智能体式 text-to-SQL 评测，使用“严格”和“容差”评判器。</translation>
     </message>
     <message>
         <source>Runs</source>
@@ -1016,15 +1016,15 @@
     </message>
     <message>
         <source>Failed strict</source>
-        <translation>strict 未通过</translation>
+        <translation>“严格”未通过</translation>
     </message>
     <message>
         <source>Fails strict but passes tolerant</source>
-        <translation>strict 未通过但 tolerant 通过</translation>
+        <translation>“严格”未通过但“容差”通过</translation>
     </message>
     <message>
         <source>Passed strict</source>
-        <translation>strict 通过</translation>
+        <translation>“严格”通过</translation>
     </message>
     <message>
         <source>Failed every judge</source>
@@ -1533,11 +1533,11 @@
     </message>
     <message>
         <source>Numeric tolerance of the tolerant and full judges</source>
-        <translation>tolerant 和 full 评判器使用的数值容差</translation>
+        <translation>“容差”和“完整”评判器使用的数值容差</translation>
     </message>
     <message>
         <source>Numbers are rounded as the question asks, then compared within this tolerance (relative above 1, absolute below); used by the tolerant and full judges</source>
-        <translation>数值先按题目要求取整，再在此容差内比较（大于 1 时为相对容差，否则为绝对容差）；用于 tolerant 和 full 判定</translation>
+        <translation>数值先按题目要求取整，再在此容差内比较（大于 1 时为相对容差，否则为绝对容差）；用于“容差”和“完整”判定</translation>
     </message>
     <message>
         <source>Judges</source>
@@ -1641,7 +1641,7 @@
     </message>
     <message>
         <source>This set&apos;s questions do not name their output columns or rounding: full judges them with column names ignored; strict and tolerant compare names nobody asked for.</source>
-        <translation>本题集的题目没有指明输出列名和舍入位数：由 full 判定且不比较列名；strict 和 tolerant 会比较题目并未要求的列名。</translation>
+        <translation>本题集的题目没有指明输出列名和舍入位数：由“完整”评判器判定且不比较列名；“严格”和“容差”会比较题目并未要求的列名。</translation>
     </message>
     <message>
         <source>Question set folder</source>
@@ -2373,6 +2373,13 @@
     <message>
         <source>Extrapolated: the sweep measured batches of at most {n} requests, so the decode cost of larger batches is the fitted line carried past what was measured (docs/WHATIF.md says how well that held on llama.cpp).</source>
         <translation>外推：压测实测的批次最多为 {n} 个请求，更大批次的 Decode 开销是把拟合直线延伸到实测范围之外得到的（在 llama.cpp 上的准确度见 docs/WHATIF.md）。</translation>
+    </message>
+</context>
+<context>
+    <name>Worker</name>
+    <message>
+        <source>The {name} process ended unexpectedly (exit code {code}).</source>
+        <translation>{name} 进程意外退出（退出码 {code}）。</translation>
     </message>
 </context>
 </TS>

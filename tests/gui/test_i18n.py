@@ -293,3 +293,19 @@ def test_the_import_dialog_names_its_own_field_not_the_cli_flag(qtbot, tmp_path)
     assert lines[1] == ("  dev.json: record 1: database 'concert' not found in the Databases "
                         "folder (as concert/concert.sqlite or concert.sqlite)")
     assert "--db-dir" not in "\n".join(lines)
+
+
+def test_the_comparison_chart_and_the_judge_note_have_no_english_in_chinese(qtbot, chinese):
+    """#30: the comparison chart read '(ktokens)' (pyqtgraph's SI prefix on 'tokens') and the
+    judge note named full, strict and tolerant where the boxes above say 完整, 严格, 容差."""
+    from desktop_app.gui.widgets.comparison import ComparisonView
+
+    view = ComparisonView()
+    qtbot.addWidget(view)
+    axis = view.plot.getAxis("bottom")
+    assert axis.labelString().count("提示长度（token）") == 1
+    assert "ktokens" not in axis.labelString()
+    for (context, source), translation in _messages(TS).items():
+        text = "".join(translation.itertext())
+        if "strict" in source and "tolerant" in source and "{" not in source:
+            assert not re.search(r"\b(strict|tolerant|full)\b", text), (context, text)

@@ -215,3 +215,16 @@ def test_a_job_with_children_leaves_none_alive_however_it_ends(ending):
 
     child = asyncio.run(main())
     assert not _alive(child)
+
+
+def test_a_process_death_is_said_in_the_windows_language(qapp):
+    """#30: the Chinese window said 'the throughline-fit process ended unexpectedly'."""
+    from desktop_app.gui import i18n
+
+    translators = i18n.install_translators(qapp, "zh_CN")
+    try:
+        with pytest.raises(WorkerError, match=r"throughline-fit 进程意外退出（退出码 3）"):
+            asyncio.run(run_in_process(_dying_job, [].extend, name="throughline-fit",
+                                       poll_s=0.01))
+    finally:
+        i18n.remove_translators(qapp, translators)
