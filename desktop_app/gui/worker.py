@@ -241,7 +241,8 @@ async def run_in_process(
                 else:
                     outcome.append((kind, payload))
         except (EOFError, OSError):
-            outcome.append(("died", process.exitcode))
+            # The pipe can close before the process has exited: its code is read after join.
+            outcome.append(("died", None))
         if batch:
             on_events(batch)
 
@@ -252,7 +253,7 @@ async def run_in_process(
             if not outcome and not process.is_alive():
                 drain()  # what it sent just before it ended
                 if not outcome:
-                    outcome.append(("died", process.exitcode))
+                    outcome.append(("died", None))
 
     try:
         await wait_finished()
@@ -282,4 +283,4 @@ async def run_in_process(
     from desktop_app.gui.i18n import translate
 
     raise WorkerError(translate("Worker", "The {name} process ended unexpectedly (exit code "
-                                "{code}).").format(name=name, code=payload))
+                                "{code}).").format(name=name, code=process.exitcode))
