@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -246,12 +246,24 @@ def _loss(profile: Profile, cells: Sequence[MeasuredCell], measured) -> float:
     return total
 
 
+_TUNED = ("prefill_tokens_per_s", "preprocess_s", "decode_base_s", "decode_per_seq_s",
+          "decode_per_ctx_token_s")
+
+
+def fit_steps(rounds: int = _MAX_REFINE_ROUNDS) -> int:
+    """How many steps `fit_profile(..., rounds=rounds, on_step=...)` counts to."""
+    return max(rounds, 0) * len(_TUNED)
+
+
 def fit_profile(cells: Sequence[MeasuredCell], settings: Mapping | None = None, *,
                 cap: int | None = None, name: str = "fitted", model: str = "",
-                rounds: int = _MAX_REFINE_ROUNDS) -> Fit:
+                rounds: int = _MAX_REFINE_ROUNDS,
+                on_step: Callable[[int, int], None] | None = None) -> Fit:
     """The engine model fitted to `cells` (see the module doc). `cap` is the concurrency cap
     the diagnosis found, used when the server did not say its max_num_seqs; `rounds` bounds
-    the refinement (fewer: faster, a coarser fit). Raises FitError when the sweep cannot
+    the refinement (fewer: faster, a coarser fit). `on_step(done, total)` hears after each
+    parameter tried, total being `fit_steps(rounds)` (a fit that stops improving jumps to the
+    end): seconds of CPU a window can show as progress. Raises FitError when the sweep cannot
     identify prefill or decode."""
     cells = [c for c in cells if c.concurrency and c.timings]
     if not cells:
@@ -264,11 +276,13 @@ def fit_profile(cells: Sequence[MeasuredCell], settings: Mapping | None = None, 
         max_num_seqs=seqs, max_num_batched_tokens=budget, kv_cache_tokens=kv, **guess)
     measured = [(_median_ttft(c.timings), _mean_tpot(c.timings)) for c in cells]
     best = _loss(profile, cells, measured)
-    tuned = ["prefill_tokens_per_s", "preprocess_s", "decode_base_s", "decode_per_seq_s",
-             "decode_per_ctx_token_s"]
-    for _ in range(rounds):
+    tuned = _TUNED
+    total = fit_steps(rounds)
+    for r in range(rounds):
         improved = False
-        for key in tuned:
+        for k, key in enumerate(tuned):
+            if on_step is not None:
+                on_step(r * len(tuned) + k, total)
             for factor in (1.5, 0.67, 1.15, 0.87, 1.04, 0.96):
                 value = getattr(profile, key) * factor
                 if key != "prefill_tokens_per_s" and getattr(profile, key) == 0:
@@ -280,6 +294,8 @@ def fit_profile(cells: Sequence[MeasuredCell], settings: Mapping | None = None, 
                     break
         if not improved:
             break
+    if on_step is not None:
+        on_step(total, total)
     fitted = [FitParam(k, getattr(profile, k), "fit") for k in (
         "prefill_tokens_per_s", "preprocess_s", "decode_base_s", "decode_per_seq_s")]
     fitted.append(FitParam(

@@ -2097,6 +2097,10 @@
         <translation>正在开始…</translation>
     </message>
     <message>
+        <source>Predicting what each suggestion would change: fitting the engine model to the sweep ({percent} %)...</source>
+        <translation>正在预测每条建议会带来的变化：将引擎模型拟合到本次扫描（{percent} %）...</translation>
+    </message>
+    <message>
         <source>  -  ETA {clock}</source>
         <translation>  -  预计剩余 {clock}</translation>
     </message>

@@ -261,7 +261,9 @@ def test_throughput_keeps_the_predictions_with_the_run_and_whatif_shows_them(
 
 def test_a_sweep_run_for_the_window_keeps_its_predictions(tmp_path):
     """The window runs sweeps as `jobs.sweep_job` in a worker process: the job predicts the
-    suggestions' effects there and keeps them with the run the window then shows."""
+    suggestions' effects there and keeps them with the run the window then shows, saying how
+    far it is (seconds of CPU after the last request, where the window said only
+    "Diagnosing...")."""
     import asyncio
     import threading
 
@@ -274,12 +276,13 @@ def test_a_sweep_run_for_the_window_keeps_its_predictions(tmp_path):
 
     db = tmp_path / "results.db"
     results = []
+    events = []
 
     def run(url: str) -> None:
         config = SweepConfig(EndpointConfig(url, model="sim/llama-sim-8b"),
                              input_tokens=(256, 1024), concurrency=(1, 4), output_tokens=(64,),
                              requests_per_cell=8, warmup=0, metrics_interval_s=0.05, workers=1)
-        results.append(asyncio.run(sweep_job(config, db, None, lambda _progress: None)))
+        results.append(asyncio.run(sweep_job(config, db, None, events.append)))
 
     with start_simulator("fast-capped") as sim:
         worker = threading.Thread(target=run, args=(sim.url,))
@@ -291,6 +294,11 @@ def test_a_sweep_run_for_the_window_keeps_its_predictions(tmp_path):
     with Store.open(db) as store:
         kept = load_sweep(store, result.run_id).findings
     assert kept == tuple(result.findings)
+    phases = list(dict.fromkeys(e.phase for e in events))
+    assert phases[-2:] == ["diagnosing", "predicting"]
+    steps = [(e.done, e.total) for e in events if e.phase == "predicting"]
+    assert len(steps) > 2 and steps[-1][0] == steps[-1][1] > 1
+    assert [d for d, _ in steps[1:]] == sorted(d for d, _ in steps[1:])
 
 
 def test_a_prediction_starts_from_the_measured_figures(seed):

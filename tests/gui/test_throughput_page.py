@@ -352,3 +352,15 @@ def test_quitting_the_app_mid_sweep_leaves_no_worker_process(fast_sim):
     pids = [int(x) for x in line.split()[1:]]
     assert len(pids) == 3
     assert not [pid for pid in pids if _alive(pid)]
+
+
+def test_after_the_last_request_the_page_says_it_is_fitting_the_model(qtbot, tmp_path):
+    """The suggestions' effects take seconds of CPU after the sweep's 100 %: the bar starts
+    again and the line says what runs (it said "Diagnosing..." with the bar full)."""
+    from desktop_app.core.throughput.sweep import SweepProgress
+
+    page = _page(qtbot, tmp_path)
+    page._on_controller_progress_changed(SweepProgress("predicting", done=5, total=20))
+    assert (page.progress.maximum(), page.progress.value()) == (20, 5)
+    assert page.status_label.text() == ("Predicting what each suggestion would change: "
+                                        "fitting the engine model to the sweep (25 %)...")

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from desktop_app.core.fit import (
@@ -320,12 +320,14 @@ def sim_steps(cells: Sequence[MeasuredCell], budget: int) -> int:
 
 def annotate(findings: Sequence[Finding], cells: Sequence[MeasuredCell],
              settings: Mapping | None, engine: str = "vllm", *, fit: Fit | None = None,
-             rounds: int = FIT_ROUNDS, max_steps: int | None = MAX_SIM_STEPS) -> Outcome:
+             rounds: int = FIT_ROUNDS, max_steps: int | None = MAX_SIM_STEPS,
+             on_step: Callable[[int, int], None] | None = None) -> Outcome:
     """`findings` with their suggestions' predicted effects (see the module doc), fitting the
     model to `cells` with the server's `settings` unless `fit` is given. Never raises for a
     sweep the model cannot be fitted to (status "fit_failed", the findings unchanged); skips a
     sweep above `max_steps` simulated steps (status "too_large"; None: no limit). Blocking:
-    seconds of CPU (FIT_ROUNDS); not cancellable midway, so run it in a thread or process."""
+    seconds of CPU (FIT_ROUNDS); not cancellable midway, so run it in a thread or process.
+    `on_step(done, total)` hears how far the fit is (`core.fit.fit_profile`)."""
     findings = tuple(findings)
     if not any(f.suggestion_code in TRIALS and f.params for f in findings):
         return Outcome(findings, "nothing_to_try")
@@ -336,7 +338,7 @@ def annotate(findings: Sequence[Finding], cells: Sequence[MeasuredCell],
             return Outcome(findings, "too_large")
         try:
             fit = fit_profile(cells, settings or {}, cap=concurrency_cap(findings),
-                              rounds=rounds)
+                              rounds=rounds, on_step=on_step)
         except (FitError, ValueError, ArithmeticError) as exc:
             return Outcome(findings, "fit_failed", str(exc))
     try:
@@ -352,11 +354,12 @@ def engine_name(label: str | None) -> str:
     return words[-1] if words else "unknown"
 
 
-def annotate_sweep(result, store=None, *, max_steps: int | None = MAX_SIM_STEPS) -> Outcome:
+def annotate_sweep(result, store=None, *, max_steps: int | None = MAX_SIM_STEPS,
+                   on_step: Callable[[int, int], None] | None = None) -> Outcome:
     """`annotate` for a sweep just run (`sweep.SweepResult`: its cells, the server settings it
     read and was given, its engine): when predicted, `result.findings` are replaced and, with
     a `store`, kept with its run (`records.save_diagnosis`). Blocking: call it in a thread or
-    a worker process."""
+    a worker process. `on_step` as for `annotate`."""
     from desktop_app.core.endpoint.server_settings import stored_settings
     from desktop_app.core.fit import measured_from_results
     from desktop_app.core.throughput.records import save_diagnosis
@@ -366,7 +369,7 @@ def annotate_sweep(result, store=None, *, max_steps: int | None = MAX_SIM_STEPS)
     settings = stored_settings(result.info.server_settings,
                                result.config.server_settings)["server_settings"]
     outcome = annotate(result.findings, measured_from_results(result.cells), settings,
-                       result.info.engine, max_steps=max_steps)
+                       result.info.engine, max_steps=max_steps, on_step=on_step)
     if outcome.status == "predicted":
         result.findings = list(outcome.findings)
         if store is not None and result.run_id is not None:

@@ -22,21 +22,35 @@ async def sweep_job(config: SweepConfig, db_path: Path, info: EndpointInfo | Non
     store = await asyncio.to_thread(Store.open, db_path)
     try:
         result = await run_sweep(config, store, emit, info=info)
-        await _predict_effects(result, store)
+        await _predict_effects(result, store, emit)
         return result
     finally:
         await asyncio.to_thread(store.close)
 
 
-async def _predict_effects(result: SweepResult, store: Store) -> None:
+async def _predict_effects(result: SweepResult, store: Store,
+                           emit: Callable[[SweepProgress], None]) -> None:
     """The suggestions' predicted effects kept with the run (`effects.annotate_sweep`): seconds
-    of CPU, here in the sweep's own process so the window keeps ticking. A failure leaves the
-    suggestions without numbers, as a sweep the model cannot be fitted to does: the sweep ran
-    and is stored, and its diagnosis must still show."""
-    from desktop_app.core.throughput.effects import annotate_sweep
+    of CPU, here in the sweep's own process so the window keeps ticking, and shown as a
+    "predicting" phase with the fit's steps (a window that only said "Diagnosing..." looked
+    stuck for seconds at 100 %). A failure leaves the suggestions without numbers, as a sweep
+    the model cannot be fitted to does: the sweep ran and is stored, and its diagnosis must
+    still show."""
+    from desktop_app.core.throughput.effects import TRIALS, annotate_sweep
 
+    if not any(f.suggestion_code in TRIALS for f in result.findings):
+        return
+    loop = asyncio.get_running_loop()
+
+    def on_step(done: int, total: int) -> None:
+        # From the fit's thread: the events go out on the loop's own thread, one pipe writer.
+        loop.call_soon_threadsafe(emit, SweepProgress(
+            "predicting", done=done, total=total, run_id=result.run_id,
+            cells_total=len(result.cells)))
+
+    on_step(0, 1)
     try:
-        await asyncio.to_thread(annotate_sweep, result, store)
+        await asyncio.to_thread(annotate_sweep, result, store, on_step=on_step)
     except Exception:  # noqa: BLE001, S110 - see the docstring
         pass
 
@@ -50,7 +64,7 @@ async def resume_job(run_id: int, endpoint: EndpointConfig | None, db_path: Path
     store = await asyncio.to_thread(Store.open, db_path)
     try:
         result = await resume_sweep(store, run_id, endpoint, emit, info=info)
-        await _predict_effects(result, store)
+        await _predict_effects(result, store, emit)
         return result
     finally:
         await asyncio.to_thread(store.close)

@@ -80,7 +80,9 @@ class RequestRecord:
 
 @dataclass(frozen=True)
 class SweepProgress:
-    """Where a sweep is. `phase` is one of: discovering, prompts, warm-up, running, diagnosing."""
+    """Where a sweep is. `phase` is one of: discovering, prompts, warm-up, running, diagnosing,
+    predicting (the suggestions' effects, after the sweep: `done` of `total` steps of the
+    fit; see `jobs.sweep_job`)."""
 
     phase: str
     cell_index: int = 0

@@ -446,6 +446,15 @@ class ThroughputPage(QWidget):
         self._update_buttons(running)  # the task is still finishing when it says it stopped
 
     def _on_controller_progress_changed(self, p: SweepProgress) -> None:
+        if p.phase == "predicting":
+            # The bar starts again for the fit: seconds of CPU after every request is in.
+            self.progress.setRange(0, max(p.total, 1))
+            self.progress.setValue(p.done)
+            self.status_label.setText(self.tr(
+                "Predicting what each suggestion would change: fitting the engine model to "
+                "the sweep ({percent} %)...").format(
+                    percent=round(100 * p.done / max(p.total, 1))))
+            return
         self.progress.setRange(0, max(p.run_total, 1))
         self.progress.setValue(p.run_done)
         if p.phase != "running" or p.cell is None:
