@@ -7,7 +7,6 @@ in the UI's language."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.throughput.types import Finding
 from desktop_app.gui.i18n import report_language, translate
 from desktop_app.report.diagnosis_words import finding_text, findings_text, suggestion_parts
+from desktop_app.report.evidence_words import evidence_rows
 
 SEVERITY_COLORS = {"problem": QColor("#b3261e"), "warning": QColor("#9a5b00"),
                    "info": QColor("#3465a4")}
@@ -46,47 +46,6 @@ def headline(message: str) -> tuple[str, str]:
     """A finding's message as (its first sentence, the rest)."""
     parts = _SENTENCE_END.split(message.strip(), maxsplit=1)
     return parts[0], parts[1] if len(parts) > 1 else ""
-
-
-_MAX_EVIDENCE_ITEMS = 50  # a list or mapping from a hostile store is shown in part, said so
-
-
-def _scalar(value) -> str:
-    if isinstance(value, bool) or value is None:
-        return json.dumps(value)
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    if isinstance(value, (int, str)):
-        return str(value)
-    return json.dumps(value, ensure_ascii=False, default=str)[:200]
-
-
-def _evidence_tree(key: str, value, depth: int = 0) -> tuple[str, list]:
-    """One evidence entry as (its line, its children): a scalar or a list of scalars on the
-    line ("queued_cells: 1, 3"), a mapping or a list of mappings as rows beneath it (they
-    unfolded as raw JSON: `worst: {"change": -0.608, ...}`)."""
-    if isinstance(value, dict) and depth < 3:
-        items = list(value.items())
-        children = [_evidence_tree(str(k), v, depth + 1) for k, v in items[:_MAX_EVIDENCE_ITEMS]]
-        if len(items) > _MAX_EVIDENCE_ITEMS:
-            children.append((f"... ({len(items):,})", []))
-        return key, children
-    if isinstance(value, list) and depth < 3:
-        if all(not isinstance(v, (dict, list)) for v in value):
-            shown = ", ".join(_scalar(v) for v in value[:_MAX_EVIDENCE_ITEMS])
-            more = f", ... ({len(value):,})" if len(value) > _MAX_EVIDENCE_ITEMS else ""
-            return f"{key}: {shown}{more}", []
-        children = [_evidence_tree(f"{i + 1}", v, depth + 1)
-                    for i, v in enumerate(value[:_MAX_EVIDENCE_ITEMS])]
-        if len(value) > _MAX_EVIDENCE_ITEMS:
-            children.append((f"... ({len(value):,})", []))
-        return key, children
-    return f"{key}: {_scalar(value)}", []
-
-
-def _evidence_lines(evidence: dict) -> list[tuple[str, list]]:
-    return [_evidence_tree(str(key), value) for key, value in evidence.items()
-            if not (value is None or value == [] or value == {})]
 
 
 def _add_evidence(parent: QTreeWidgetItem, entries: list[tuple[str, list]]) -> None:
@@ -237,7 +196,7 @@ class DiagnosisView(QWidget):
             details.append(effect)
         for text in details:
             QTreeWidgetItem(item, [text])
-        lines = _evidence_lines(finding.evidence)
+        lines = evidence_rows(finding.evidence, self.lang)
         if lines:
             evidence = QTreeWidgetItem(item, [self.tr("Evidence ({code})").format(
                 code=finding.code)])
