@@ -206,7 +206,35 @@ def test_save_image_writes_the_chart(qtbot, tmp_path, monkeypatch, suffix):
         assert image.width() == max(MIN_IMAGE_WIDTH, 2 * w)
         assert abs(image.height() / image.width() - h / w) < 0.02
     else:
-        assert "<svg" in path.read_text(encoding="utf-8")
+        _assert_strokes_in_page_coordinates(path, chart.plot.width(), chart.plot.height())
+
+
+def _assert_strokes_in_page_coordinates(path: Path, width: int, height: int) -> None:
+    """Programs other than Qt ignore `vector-effect="non-scaling-stroke"`: a cosmetic stroke
+    under a scaling transform came out a hairline (a curve in data units) or a ring that hid
+    its marker (a unit circle scaled 8 times). Every such shape is in page coordinates, and
+    the markers are circles of a marker's size inside the chart."""
+    import re
+    import xml.etree.ElementTree as ET
+
+    ns = "{http://www.w3.org/2000/svg}"
+    root = ET.parse(path).getroot()
+    assert root.tag == f"{ns}svg"
+    markers = []
+    for group in root.iter(f"{ns}g"):
+        shapes = [c for c in group if c.get("vector-effect") == "non-scaling-stroke"]
+        if not shapes:
+            continue
+        a, b, c, d, _e, _f = map(float, re.findall(r"[-\d.e]+", group.get("transform")))
+        assert (a, b, c, d) == (1, 0, 0, 1), group.get("transform")
+        if group.get("fill") not in (None, "none") and group.get("stroke") == "#ffffff":
+            markers += [s for s in shapes if s.tag == f"{ns}path"]
+    assert len(markers) >= 2  # the series' points (and their legend samples)
+    for marker in markers:
+        numbers = [float(x) for x in re.findall(r"[-\d.]+", marker.get("d"))]
+        xs, ys = numbers[0::2], numbers[1::2]
+        assert 4 <= max(xs) - min(xs) <= 20 and 4 <= max(ys) - min(ys) <= 20
+        assert 0 <= min(xs) and max(xs) <= width and 0 <= min(ys) and max(ys) <= height
 
 
 def test_copy_image_puts_the_chart_on_the_clipboard(qtbot):

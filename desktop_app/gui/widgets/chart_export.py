@@ -10,9 +10,10 @@ window does) offers to open the file or its folder.
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QRectF, Qt
+from PySide6.QtCore import QEvent, QObject, QPoint, QRectF, QSize, Qt
 from PySide6.QtGui import QAction, QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
@@ -26,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 import pyqtgraph as pg  # after PySide6, so it binds to it
-from pyqtgraph.exporters import ImageExporter, SVGExporter
+from pyqtgraph.exporters import ImageExporter
 
 IMAGE_SUFFIXES = (".png", ".svg")
 _EXPORTER_NAME = "throughline_chart_export"
@@ -51,21 +52,11 @@ def default_file_name(plot: pg.PlotWidget, suffix: str = ".png") -> str:
 MIN_IMAGE_WIDTH = 1600
 
 
-def chart_image(plot: pg.PlotWidget) -> QImage:
-    """The chart drawn as an image, its shape as on screen, at least MIN_IMAGE_WIDTH pixels
-    wide (or twice its width on screen). The widget is rendered at that scale, so its lines,
-    markers, text and legend grow together (pyqtgraph's exporter scaled the text and markers
-    but kept hairline pens and a tiny legend)."""
-    width, height = plot.width(), plot.height()
-    if width <= 0 or height <= 0:
-        return ImageExporter(plot.getPlotItem()).export(toBytes=True)
-    scale = max(MIN_IMAGE_WIDTH / width, 2.0)
-    image = QImage(round(width * scale), round(height * scale), QImage.Format.Format_ARGB32)
-    image.setDevicePixelRatio(scale)
-    image.fill(plot.backgroundBrush().color())
-    # The save button sits on the chart: not part of the image. Cached items (the axes,
-    # the scatter markers) are drawn afresh at the image's scale, not blown up from the
-    # screen's pixmaps.
+@contextmanager
+def _drawn_afresh(plot: pg.PlotWidget):
+    """While rendering the chart to a file: its save button hidden (not part of the image) and
+    its cached items (the axes, the scatter markers) drawn afresh at the target's scale, as
+    shapes, not blown up from (or, in an SVG, embedded as) the screen's pixmaps."""
     buttons = [b for b in plot.findChildren(QToolButton, "chartExportButton") if b.isVisible()]
     cached = [(item, item.cacheMode()) for item in plot.scene().items()
               if item.cacheMode() != QGraphicsItem.CacheMode.NoCache]
@@ -78,7 +69,7 @@ def chart_image(plot: pg.PlotWidget) -> QImage:
     for item, _use in scatters:
         item.opts["useCache"] = False
     try:
-        QWidget.render(plot, image)  # the widget, not QGraphicsView.render (the scene)
+        yield
     finally:
         for item, use in scatters:
             item.opts["useCache"] = use
@@ -86,6 +77,22 @@ def chart_image(plot: pg.PlotWidget) -> QImage:
             item.setCacheMode(mode)
         for button in buttons:
             button.show()
+
+
+def chart_image(plot: pg.PlotWidget) -> QImage:
+    """The chart drawn as an image, its shape as on screen, at least MIN_IMAGE_WIDTH pixels
+    wide (or twice its width on screen). The widget is rendered at that scale, so its lines,
+    markers, text and legend grow together (pyqtgraph's exporter scaled the text and markers
+    but kept hairline pens and a tiny legend)."""
+    width, height = plot.width(), plot.height()
+    if width <= 0 or height <= 0:
+        return ImageExporter(plot.getPlotItem()).export(toBytes=True)
+    scale = max(MIN_IMAGE_WIDTH / width, 2.0)
+    image = QImage(round(width * scale), round(height * scale), QImage.Format.Format_ARGB32)
+    image.setDevicePixelRatio(scale)
+    image.fill(plot.backgroundBrush().color())
+    with _drawn_afresh(plot):
+        QWidget.render(plot, image)  # the widget, not QGraphicsView.render (the scene)
     image.setDevicePixelRatio(1.0)
     return image
 
@@ -96,12 +103,7 @@ def write_chart_image(plot: pg.PlotWidget, path: Path) -> Path:
     path = Path(path)
     try:
         if path.suffix.lower() == ".svg":
-            try:
-                SVGExporter(plot.getPlotItem()).export(fileName=str(path))
-            except ValueError:
-                # pyqtgraph 0.14's SVGExporter cannot read the path data Qt 6.11 writes
-                # (pyqtgraph issue #3485): Qt's own SVG generator draws the same scene.
-                _write_svg_with_qt(plot, path)
+            _write_svg(plot, path)
         elif not chart_image(plot).save(str(path), "PNG"):
             raise OSError(f"cannot write {path}")
     except OSError:
@@ -111,29 +113,116 @@ def write_chart_image(plot: pg.PlotWidget, path: Path) -> Path:
     return path
 
 
-def _write_svg_with_qt(plot: pg.PlotWidget, path: Path) -> None:
-    # The scene drawn as ImageExporter draws it (items in export mode), onto Qt's generator.
-    exporter = ImageExporter(plot.getPlotItem())
-    source = exporter.getSourceRect()
-    target = QRectF(0, 0, source.width(), source.height())
+def _write_svg(plot: pg.PlotWidget, path: Path) -> None:
+    """The chart as the PNG draws it, onto Qt's SVG generator: every line, marker and label a
+    vector shape. pyqtgraph's SVGExporter cannot read the path data Qt 6.11 writes (pyqtgraph
+    issue #3485), and Qt's generator fed the scene as pyqtgraph's exporter draws it embedded
+    the plot area as screen-resolution pixmaps: other programs showed no markers and hairline
+    legends."""
+    width, height = plot.width(), plot.height()
+    if width <= 0 or height <= 0:
+        raise OSError(f"cannot write {path}: the chart has no size")
     generator = QSvgGenerator()
     generator.setFileName(str(path))
-    generator.setSize(target.size().toSize())
-    generator.setViewBox(target)
+    generator.setSize(QSize(width, height))
+    generator.setViewBox(QRectF(0, 0, width, height))
     generator.setResolution(round(plot.logicalDpiX()))
     generator.setTitle(chart_title(plot))
     painter = QPainter(generator)
     try:
-        painter.fillRect(target, plot.backgroundBrush())
-        exporter.setExportMode(True, {"antialias": True, "background": plot.backgroundBrush(),
-                                      "painter": painter, "resolutionScale": 1.0})
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        exporter.getScene().render(painter, target, QRectF(source))
+        painter.fillRect(QRectF(0, 0, width, height), plot.backgroundBrush())
+        with _drawn_afresh(plot):
+            QWidget.render(plot, painter, QPoint(0, 0))
     finally:
-        exporter.setExportMode(False)
         painter.end()
     if not path.is_file():
         raise OSError(f"cannot write {path}")
+    flatten_svg_strokes(path)
+
+
+_SVG_NS = "http://www.w3.org/2000/svg"
+_MATRIX = re.compile(r"^matrix\(([^)]*)\)$")
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_STROKED = {"path", "polyline", "polygon", "line", "rect"}
+
+
+def _pairs(text: str, m) -> str:
+    numbers = [float(x) for x in _NUMBER.findall(text)]
+    out = []
+    for x, y in zip(numbers[0::2], numbers[1::2]):
+        out.append(f"{m[0] * x + m[2] * y + m[4]:.6g},{m[1] * x + m[3] * y + m[5]:.6g}")
+    return " ".join(out)
+
+
+def _flat_path(d: str, m) -> str | None:
+    """Path data of absolute M/L/C/Z commands (all Qt's generator writes) in the group's
+    coordinates; None for any other command."""
+    parts = re.findall(r"([A-Za-z])([^A-Za-z]*)", d)
+    if any(cmd not in "MLCZ" for cmd, _ in parts):
+        return None
+    return " ".join(cmd + (_pairs(args, m) if cmd != "Z" else "") for cmd, args in parts)
+
+
+def _flat_element(el, m) -> bool:
+    tag = el.tag.rsplit("}", 1)[-1]
+    if tag in ("polyline", "polygon"):
+        el.set("points", _pairs(el.get("points", ""), m))
+    elif tag == "path":
+        d = _flat_path(el.get("d", ""), m)
+        if d is None:
+            return False
+        el.set("d", d)
+    elif tag == "line":
+        ends = f"{el.get('x1', 0)},{el.get('y1', 0)} {el.get('x2', 0)},{el.get('y2', 0)}"
+        (x1, y1), (x2, y2) = (pair.split(",") for pair in _pairs(ends, m).split())
+        el.attrib.update(x1=x1, y1=y1, x2=x2, y2=y2)
+    elif tag == "rect":
+        x, y = float(el.get("x", 0)), float(el.get("y", 0))
+        w, h = float(el.get("width", 0)), float(el.get("height", 0))
+        corners = _pairs(f"{x},{y} {x + w},{y} {x + w},{y + h} {x},{y + h}", m)
+        for key in ("x", "y", "width", "height", "rx", "ry"):
+            el.attrib.pop(key, None)
+        el.tag = el.tag[:-4] + "polygon"
+        el.set("points", corners)
+    return True
+
+
+def flatten_svg_strokes(path: Path) -> None:
+    """Rewrite the shapes Qt draws with cosmetic pens (`vector-effect="non-scaling-stroke"`
+    under a scaling `transform`) into the page's own coordinates. Programs that ignore the
+    vector effect (librsvg, cairosvg, many editors and PDF converters) scaled the stroke with
+    the shape: a marker of 8 px drawn as a unit circle got a white ring 8 px wide that hid it,
+    and a curve drawn in data units came out a hairline. In page coordinates the stroke is
+    the same everywhere. A group with anything else in it (text, images) is left as it is."""
+    import xml.etree.ElementTree as ET
+
+    ET.register_namespace("", _SVG_NS)
+    ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
+    tree = ET.parse(path)
+    changed = False
+    for group in tree.getroot().iter(f"{{{_SVG_NS}}}g"):
+        found = _MATRIX.match(group.get("transform", ""))
+        children = list(group)
+        if not found or not children or not any(
+                c.get("vector-effect") == "non-scaling-stroke" for c in children):
+            continue
+        if any(c.tag.rsplit("}", 1)[-1] not in _STROKED for c in children):
+            continue
+        m = [float(x) for x in _NUMBER.findall(found[1])]
+        if len(m) != 6 or m == [1, 0, 0, 1, 0, 0]:
+            continue
+        originals = [(c, c.tag, dict(c.attrib)) for c in children]
+        if all(_flat_element(c, m) for c in children):
+            group.set("transform", "matrix(1,0,0,1,0,0)")
+            changed = True
+        else:  # leave the group as Qt wrote it
+            for c, tag, attrib in originals:
+                c.tag = tag
+                c.attrib.clear()
+                c.attrib.update(attrib)
+    if changed:
+        tree.write(path, encoding="UTF-8", xml_declaration=True)
 
 
 def copy_chart(plot: pg.PlotWidget) -> QImage:
