@@ -2162,7 +2162,7 @@
     </message>
     <message>
         <source>KV cache %</source>
-        <translation>KV cache %</translation>
+        <translation>KV 缓存 %</translation>
     </message>
     <message>
         <source>Run</source>

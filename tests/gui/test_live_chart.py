@@ -84,3 +84,34 @@ def test_a_sweep_of_one_prompt_length_shows_its_points(qtbot):
     chart.redraw()
     (low, high), _ = chart.plot.viewRange()
     assert low < math.log10(512) < high and high - low < 1
+
+
+def test_a_narrow_chart_shortens_its_title_and_folds_its_legend(qtbot):
+    """At 1024 px the Throughput page's charts are ~250 px wide: a longer title made the plot
+    wider than its widget (the x axis's label and last tick cut off) and the legend's third
+    entry ran off the right edge."""
+    from desktop_app.gui.widgets.chart_export import chart_title, default_file_name
+
+    title = "Server: running, waiting, KV cache %"
+    chart = LiveChart(title, "time since start (s)", "requests / KV %", symbols=False)
+    qtbot.addWidget(chart)
+    chart.resize(250, 180)
+    chart.show()
+    qtbot.waitExposed(chart)
+    for key in ("running", "waiting", "KV cache %"):
+        chart.set_series(key, [0.5, 1.0], [3.0, 4.0])
+    chart.redraw()
+    qtbot.waitUntil(lambda: chart.legend.columnCount < 3, timeout=3000)
+    item = chart.plot.getPlotItem()
+    shown = item.titleLabel.text
+    assert shown != title and shown.endswith("…")
+    assert chart.plot.toolTip() == title and chart_title(chart.plot) == title
+    assert default_file_name(chart.plot) == "server-running-waiting-kv-cache.png"
+    # The plot is laid out within its widget: the data area ends inside it.
+    assert item.vb.sceneBoundingRect().right() <= chart.plot.width()
+    legend = chart.legend.sceneBoundingRect()
+    assert legend.right() <= item.vb.sceneBoundingRect().right() + 1
+    chart.resize(900, 320)  # room again: the whole title, one row of entries
+    qtbot.waitUntil(lambda: item.titleLabel.text == title, timeout=3000)
+    qtbot.waitUntil(lambda: chart.legend.columnCount == 3, timeout=3000)
+    assert chart.plot.toolTip() == ""

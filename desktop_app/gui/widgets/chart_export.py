@@ -29,6 +29,8 @@ from PySide6.QtWidgets import (
 import pyqtgraph as pg  # after PySide6, so it binds to it
 from pyqtgraph.exporters import ImageExporter
 
+from desktop_app.gui.widgets.chart_titles import full_title
+
 IMAGE_SUFFIXES = (".png", ".svg")
 _EXPORTER_NAME = "throughline_chart_export"
 _BUTTON_MARGIN = 3
@@ -36,7 +38,11 @@ _last_folder: list[Path] = []  # where the last image was saved, this session
 
 
 def chart_title(plot: pg.PlotWidget) -> str:
-    """The chart's title as shown (empty when it has none)."""
+    """The chart's whole title (empty when it has none), though the chart may show it
+    shortened (`chart_titles.set_fitted_title`)."""
+    whole = full_title(plot)
+    if whole is not None:
+        return whole
     label = plot.getPlotItem().titleLabel
     return str(getattr(label, "text", "") or "") if label.isVisible() else ""
 

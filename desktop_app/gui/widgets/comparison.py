@@ -30,6 +30,7 @@ from desktop_app.gui.models.runs import (
     ThroughputComparisonModel,
 )
 from desktop_app.gui.settings import Settings, declare
+from desktop_app.gui.widgets.chart_titles import set_fitted_title
 from desktop_app.report.verdicts import lookup_word, scenario_label, scenario_text, trade_off_text
 
 # One colour per run, the same in the chart and its legend; distinct on a white background.
@@ -104,8 +105,7 @@ class ComparisonView(QWidget):
         self.plot.setLabel("bottom", self.tr("prompt length (tokens)"))
         self.plot.getAxis("bottom").enableAutoSIPrefix(False)
         self.plot.setLabel("left", self.tr("prefill"), units="tok/s")
-        self.plot.setTitle(self.tr("Prefill throughput vs prompt length"), color="#333",
-                           size="10pt")
+        set_fitted_title(self.plot, self.tr("Prefill throughput vs prompt length"), color="#333")
         # Entries name a run by its number (the table beside it heads each run's columns
         # "#N name"): whole names made the legend cover the plot and cut its 4th entry. Two
         # columns keep it short; on a light backdrop, as entries may cross a line.

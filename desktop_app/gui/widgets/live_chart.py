@@ -12,6 +12,8 @@ from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 import pyqtgraph as pg  # after PySide6, so it binds to it
 
+from desktop_app.gui.widgets.chart_titles import set_fitted_title
+
 REDRAW_INTERVAL_MS = 100
 STAGGER_SLOTS = 4
 _CHARTS_MADE = itertools.count()
@@ -71,7 +73,7 @@ class LiveChart(QWidget):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.plot = pg.PlotWidget(background="w")
-        self.plot.setTitle(title, color="#222", size="10pt")
+        set_fitted_title(self.plot, title)
         self.plot.setLabel("bottom", x_label)
         self.plot.setLabel("left", y_label, units=y_units)
         self.plot.showGrid(x=True, y=True, alpha=0.25)
@@ -114,6 +116,7 @@ class LiveChart(QWidget):
         self._planned: list[tuple[str, bool]] = []  # (key, listed) of curves to create ahead
         self._creating = False  # a turn that creates the next planned curve is queued
         self._unlisted: set[str] = set()  # curves the legend names once they have points
+        self._legend_fit: tuple[int, int] | None = None  # (entries, width) it was fitted to
         self._timer = QTimer(self)
         self._timer.setInterval(REDRAW_INTERVAL_MS)
         self._timer.timeout.connect(self._on_timer_timeout)
@@ -279,6 +282,29 @@ class LiveChart(QWidget):
             if x_range != self._x_range:
                 self._x_range = x_range
                 self.plot.setXRange(*x_range, padding=0)
+        self._fit_legend()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._fit_legend()
+
+    def _fit_legend(self) -> None:
+        """As many legend columns (up to 4) as the plot's width holds: one row of entries
+        wider than a narrow chart ran off its right edge ("KV cache %" at 1024 px). Re-laid
+        only when the entries or the width changed, and only to another column count."""
+        items = self.legend.items
+        width = self.plot.width()
+        if self._legend_fit == (len(items), width) or not items:
+            return
+        self._legend_fit = (len(items), width)
+        room = width - self.plot.getAxis("left").width() - 12
+        sizes = [sample.boundingRect().width() + label.boundingRect().width() + 6
+                 for sample, label in items]
+        columns = min(4, len(sizes))
+        while columns > 1 and sum(max(sizes[c::columns]) for c in range(columns)) > room:
+            columns -= 1
+        if columns != self.legend.columnCount:
+            self.legend.setColumnCount(columns)
 
     def _new_curve(self, key: str, n: int, *, listed: bool = True) -> pg.PlotDataItem:
         color = pg.mkColor(PALETTE[n]) if n < len(PALETTE) else pg.intColor(n, hues=9)

@@ -12,6 +12,7 @@ import pyqtgraph as pg  # after PySide6, so it binds to it
 from desktop_app.core.runs import PassCount
 from desktop_app.core.sqleval.types import JUDGE_MODES, TIERS
 from desktop_app.gui.models.questions import QuestionRow, rows_pass_count, tier_effort
+from desktop_app.gui.widgets.chart_titles import set_fitted_title
 
 JUDGE_COLORS = {"strict": "#b3261e", "tolerant": "#e8a317", "full": "#1b7f3b"}
 _EFFORT_COLOR = "#3465a4"
@@ -22,7 +23,7 @@ LABEL_POINT_SIZE = 7
 
 def _plot(title: str, left: str) -> pg.PlotWidget:  # title: already translated
     plot = pg.PlotWidget(background="w")
-    plot.setTitle(title, color="#222", size="10pt")
+    set_fitted_title(plot, title)
     if left:
         plot.setLabel("left", left)
     plot.setMouseEnabled(x=False, y=False)

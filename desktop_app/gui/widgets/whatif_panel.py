@@ -39,6 +39,7 @@ from desktop_app.core.fit import CHANGEABLE, CellWhatif, FitParam, parse_changes
 from desktop_app.gui.controllers.throughput import FittedRun, WhatifController
 from desktop_app.gui.widgets.fields import ERROR_STYLE, add_checked_field
 from desktop_app.gui.widgets.live_chart import PALETTE, tick_label
+from desktop_app.gui.widgets.chart_titles import set_fitted_title
 
 _ERROR_STYLE = ERROR_STYLE
 _FIGURES = (  # chart key, title, how a cell summary gives it, y units
@@ -164,7 +165,7 @@ class WhatifPanel(QWidget):
                   "decode": self.tr("Decode tok/s per request")}
         for i, (key, _title, _get, units) in enumerate(_FIGURES):
             plot = pg.PlotWidget(background="w")
-            plot.setTitle(titles[key], color="#222", size="9pt")
+            set_fitted_title(plot, titles[key], point_size=9)
             plot.setLabel("bottom", self.tr("concurrency"))
             plot.setLabel("left", "TTFT" if key == "ttft" else "tok/s", units=units)
             plot.showGrid(x=True, y=True, alpha=0.25)
