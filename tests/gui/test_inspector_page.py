@@ -149,6 +149,12 @@ def test_result_tables_open_scrolled_to_the_left(qtbot, qapp, page, stored_run):
     qtbot.waitUntil(at_the_left_edge, timeout=5000)
     col = diff.actual_model.grid().columns.index("net_revenue")
     assert diff.finding_cells() == {(0, col)}  # still highlighted, though maybe off-screen
+    # A squeezed column's name reads from its start, ending in "…" (centred, both ends were
+    # cut: "tegory_nar"), and its tooltip is the whole name.
+    header = diff.actual_view.horizontalHeader()
+    assert header.textElideMode() == Qt.TextElideMode.ElideRight
+    assert diff.actual_model.headerData(0, Qt.Orientation.Horizontal,
+                                        Qt.ItemDataRole.ToolTipRole) == "customer_name"
 
 
 def test_rejudge_updates_verdicts_without_a_model_or_the_store(qtbot, page, stored_run):

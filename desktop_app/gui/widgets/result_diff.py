@@ -85,11 +85,12 @@ class ResultTableModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 - Qt override
                    role: int = Qt.ItemDataRole.DisplayRole):
-        if role != Qt.ItemDataRole.DisplayRole:
+        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             return None
         if orientation == Qt.Orientation.Horizontal:
+            # The whole name as the tooltip: a squeezed column shows its start and "…".
             return self._grid.columns[section] if section < len(self._grid.columns) else None
-        return str(section + 1)
+        return str(section + 1) if role == Qt.ItemDataRole.DisplayRole else None
 
 
 def diff_marks(expected: QueryResult, actual: QueryResult,
@@ -183,6 +184,9 @@ class ResultDiffTable(QWidget):
         view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 6)
         # A cell too narrow for its text ends in "…", never silently cut (numbers included).
         view.setTextElideMode(Qt.TextElideMode.ElideRight)
+        # A squeezed column's name too: its start and "…" ("customer_n…"), where the header
+        # centred it and cut both ends ("tegory_nar").
+        view.horizontalHeader().setTextElideMode(Qt.TextElideMode.ElideRight)
         view.setWordWrap(False)
         return view
 
