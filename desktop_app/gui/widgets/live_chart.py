@@ -21,6 +21,7 @@ _CHARTS_MADE = itertools.count()
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
            "#F0E442")
 LEFT_AXIS_WIDTH = 62  # px
+LEGEND_OFFSET = (4, 2)  # the legend's corner from the data area's top left, in pixels
 HEADROOM = 1.45  # the y axis reaches this much above the highest point: room for the legend
 # When any chart last finished drawing on its clock, and how long it took (perf_counter s).
 _LAST_DRAW = {"end": 0.0, "took": 0.0}
@@ -99,7 +100,7 @@ class LiveChart(QWidget):
         self.plot.setYRange(0, 1.0, padding=0)
         # No box behind the legend: a white one faded the lines that ran under it (the
         # headroom above the highest point usually keeps them apart).
-        self.legend = self.plot.addLegend(offset=(4, 2), labelTextColor="#222",
+        self.legend = self.plot.addLegend(offset=LEGEND_OFFSET, labelTextColor="#222",
                                           brush=None, pen=None, colCount=4)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -116,7 +117,9 @@ class LiveChart(QWidget):
         self._planned: list[tuple[str, bool]] = []  # (key, listed) of curves to create ahead
         self._creating = False  # a turn that creates the next planned curve is queued
         self._unlisted: set[str] = set()  # curves the legend names once they have points
-        self._legend_fit: tuple[int, int] | None = None  # (entries, width) it was fitted to
+        self._legend_fit: tuple | None = None  # (entries' texts, room) it was fitted to
+        # The data area's width settles after the axes' labels are laid out: fit again then.
+        self.plot.getPlotItem().vb.sigResized.connect(self._fit_legend)
         self._timer = QTimer(self)
         self._timer.setInterval(REDRAW_INTERVAL_MS)
         self._timer.timeout.connect(self._on_timer_timeout)
@@ -288,20 +291,28 @@ class LiveChart(QWidget):
         super().resizeEvent(event)
         self._fit_legend()
 
-    def _fit_legend(self) -> None:
-        """As many legend columns (up to 4) as the plot's width holds: one row of entries
-        wider than a narrow chart ran off its right edge ("KV cache %" at 1024 px). Re-laid
-        only when the entries or the width changed, and only to another column count."""
+    def _fit_legend(self, *_args) -> None:
+        """As many legend columns (up to 4) as the data area's width holds: one row of entries
+        wider than a narrow chart ran off its right edge ("KV cache %" at 1024 px). Measured
+        from the label texts (a label item's own box follows the layout it is in, so it read
+        narrower before the first layout pass) with every column as wide as the widest entry,
+        as the legend's grid may lay them out; re-laid only when the room or the entries
+        changed, and only to another column count."""
         items = self.legend.items
-        width = self.plot.width()
-        if self._legend_fit == (len(items), width) or not items:
+        if not items:
             return
-        self._legend_fit = (len(items), width)
-        room = width - self.plot.getAxis("left").width() - 12
-        sizes = [sample.boundingRect().width() + label.boundingRect().width() + 6
-                 for sample, label in items]
-        columns = min(4, len(sizes))
-        while columns > 1 and sum(max(sizes[c::columns]) for c in range(columns)) > room:
+        room = self.plot.getPlotItem().vb.width() - 2 * LEGEND_OFFSET[0]
+        texts = tuple(label.text for _sample, label in items)
+        if self._legend_fit == (texts, room):
+            return
+        self._legend_fit = (texts, room)
+        layout = self.legend.layout
+        left, _top, right, _bottom = layout.getContentsMargins()
+        spacing = layout.horizontalSpacing()
+        entry = max(sample.boundingRect().width() + spacing + label.item.boundingRect().width()
+                    for sample, label in items)
+        columns = min(4, len(items))
+        while columns > 1 and left + right + columns * entry + (columns - 1) * spacing > room:
             columns -= 1
         if columns != self.legend.columnCount:
             self.legend.setColumnCount(columns)
