@@ -250,3 +250,44 @@ def test_back_from_a_set_without_column_names_the_judges_it_turned_off_return(
     page._judges_follow_set = True
     page._apply_set_judging("sales-25")
     assert checked() == {"tolerant", "full"}
+
+
+def test_a_run_judged_by_full_alone_shows_only_full(qtbot, qt_loop, tmp_path, sim):
+    """#30: an imported set's run, judged by full alone, showed Strict and Tolerant FAIL (the
+    runner stores every judge's verdict), and a filter on strict still chose rows by them."""
+    page = _page(qtbot, tmp_path, sim)
+    qtbot.waitUntil(lambda: page.controller.set_ids("sales-25") is not None, timeout=30000)
+    _set_text(qtbot, page.ids_edit, "m01, m02, h01")
+    for judge, box in page.judge_boxes.items():
+        box.setChecked(judge == "full")
+    qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.controller.task.done(), timeout=30000)
+    assert page.controller.task.exception() is None
+
+    def shown(view):
+        heads = [view.model.headerData(c, Qt.Orientation.Horizontal)
+                 for c in range(view.model.columnCount())]
+        cells = [[view.model.index(r, c).data() for c in range(view.model.columnCount())]
+                 for r in range(view.model.rowCount())]
+        return heads, cells
+
+    for view in (page, None):
+        if view is None:  # the stored run, reopened in a fresh page
+            view = _page(qtbot, tmp_path / "again", None)
+            view.context.db_path = tmp_path / "r.db"
+            view.context.open_run_requested.emit(page.run_id, "sql")
+            qtbot.waitUntil(lambda v=view: v.model.rowCount() == 3, timeout=10000)
+        heads, cells = shown(view)
+        assert "Full" in heads and "Strict" not in heads and "Tolerant" not in heads
+        full = heads.index("Full")
+        assert {row[full] for row in cells} <= {"PASS", "FAIL"}
+        combo = view.filter_combo
+        offered = {combo.itemData(i) for i in range(combo.count())
+                   if combo.model().item(i).isEnabled()}
+        assert "Failed strict" not in offered and "Failed every judge" in offered
+        combo.setCurrentIndex(combo.findData("Failed every judge"))
+        failed_full = sum(row[full] == "FAIL" for row in cells)
+        assert view.proxy.rowCount() == failed_full
+    # A run of all three judges shows all three again.
+    page.model.set_judges(("strict", "tolerant", "full"))
+    assert shown(page)[0][3:6] == ["Strict", "Tolerant", "Full"]

@@ -24,7 +24,7 @@ from PySide6.QtGui import QBrush, QColor
 from desktop_app.core.runs import PassCount, pass_count
 from desktop_app.core.sqleval.export import failure_class
 from desktop_app.core.sqleval.types import JUDGE_MODES, TIERS
-from desktop_app.gui.i18n import report_language, translate
+from desktop_app.gui.i18n import report_language, status_text, translate
 from desktop_app.report.judge_words import JudgeWords, failure_class_text
 
 if TYPE_CHECKING:
@@ -148,6 +148,16 @@ class QuestionTableModel(QAbstractTableModel):
         self._rows.append(row)
         self.endInsertRows()
 
+    def set_judges(self, judges: Sequence[str]) -> None:
+        """One verdict column per judge the run summarised (in the judges' order): a run
+        judged by full alone still stores strict's and tolerant's verdicts, which read as
+        FAIL on a set whose questions name no columns."""
+        chosen = tuple(j for j in JUDGE_MODES if j in judges) or JUDGE_MODES
+        if chosen != self.judges:
+            self.beginResetModel()
+            self.judges = chosen
+            self.endResetModel()
+
     def clear(self) -> None:
         self.set_rows([])
 
@@ -197,7 +207,7 @@ class QuestionTableModel(QAbstractTableModel):
             return (row.question_id, TIERS.index(row.tier) if row.tier in TIERS else 99,
                     row.epoch)[column]
         if column < len(_HEAD) + judges:
-            verdict = row.verdicts.get(self.judges[column - len(_HEAD)])
+            verdict = row.outcome(self.judges[column - len(_HEAD)])
             return -1 if verdict is None else int(verdict)
         return (row.failure_class or "", row.steps, row.tokens,
                 row.seconds)[column - len(_HEAD) - judges]
@@ -216,7 +226,9 @@ class QuestionTableModel(QAbstractTableModel):
                 verdict = self._raw(row, column)
                 if verdict in (0, 1):
                     return JudgeWords(report_language()).outcome(bool(verdict))
-                return row.status or "-"
+                # Not judged: the question never finished (its status says why), or this
+                # judge gave no verdict.
+                return status_text(row.status) if row.status != "completed" else "-"
             if column == len(_HEAD) + len(self.judges):  # the code in words (English: code)
                 return failure_class_text(row.failure_class, report_language())
             if column == self.columnCount() - 1:
@@ -235,20 +247,25 @@ class QuestionTableModel(QAbstractTableModel):
         return None
 
 
-# The verdict filters the page offers: name -> which rows pass. The page shows each name
-# translated (context "QuestionFilterModel").
+# The verdict filters the page offers: name -> which rows pass, given the judges the run
+# summarised. The page shows each name translated (context "QuestionFilterModel").
 FILTERS: dict[str, Any] = {
-    QT_TRANSLATE_NOOP("QuestionFilterModel", "All questions"): lambda r: True,
+    QT_TRANSLATE_NOOP("QuestionFilterModel", "All questions"): lambda r, judges: True,
     QT_TRANSLATE_NOOP("QuestionFilterModel", "Failed strict"):
-        lambda r: r.outcome("strict") is False,
+        lambda r, judges: r.outcome("strict") is False,
     QT_TRANSLATE_NOOP("QuestionFilterModel", "Fails strict but passes tolerant"):
-        lambda r: r.outcome("strict") is False and r.outcome("tolerant") is True,
+        lambda r, judges: r.outcome("strict") is False and r.outcome("tolerant") is True,
     QT_TRANSLATE_NOOP("QuestionFilterModel", "Passed strict"):
-        lambda r: r.outcome("strict") is True,
+        lambda r, judges: r.outcome("strict") is True,
     QT_TRANSLATE_NOOP("QuestionFilterModel", "Failed every judge"):
-        lambda r: r.judged and not any(r.verdicts.values()),
-    QT_TRANSLATE_NOOP("QuestionFilterModel", "Not judged (cancelled)"): lambda r: not r.judged,
+        lambda r, judges: r.judged and not any(r.outcome(j) for j in judges),
+    QT_TRANSLATE_NOOP("QuestionFilterModel", "Not judged (cancelled)"):
+        lambda r, judges: not r.judged,
 }
+# The judges a filter reads: offered only when the run summarised them all.
+FILTER_JUDGES: dict[str, tuple[str, ...]] = {
+    "Failed strict": ("strict",), "Fails strict but passes tolerant": ("strict", "tolerant"),
+    "Passed strict": ("strict",)}
 
 
 class QuestionFilterModel(QSortFilterProxyModel):
@@ -277,4 +294,5 @@ class QuestionFilterModel(QSortFilterProxyModel):
         if not isinstance(model, QuestionTableModel):
             return True
         row = model.row_at(source_row)
-        return (not self._tier or row.tier == self._tier) and FILTERS[self._filter](row)
+        return (not self._tier or row.tier == self._tier) and FILTERS[self._filter](
+            row, model.judges)

@@ -28,6 +28,7 @@ from desktop_app.gui.context import AppContext
 from desktop_app.gui.controllers.sqleval import SqlEvalController, StoredSqlRun, live_paths
 from desktop_app.gui.i18n import report_language, status_text, translate
 from desktop_app.gui.models.questions import (
+    FILTER_JUDGES,
     FILTERS,
     QuestionFilterModel,
     QuestionRow,
@@ -222,7 +223,7 @@ class SqlAgentPage(SqlEvalFormMixin, QWidget):
         self.save_state()
         self.run_id = None
         self.model.clear()
-        self.chart.set_judges(config.judges)
+        self._show_judges(config.judges)
         self.chart.set_rows([])
         info = self.context.endpoint.info if self.context.endpoint else None
         self._simulated = bool(info and info.simulated) or config.endpoint.model.startswith(
@@ -245,6 +246,18 @@ class SqlAgentPage(SqlEvalFormMixin, QWidget):
         row = self.model.row_at(self.proxy.mapToSource(index).row())
         if self.run_id is not None and row.row_id is not None:
             self.context.open_question_requested.emit(self.run_id, row.row_id)
+
+    def _show_judges(self, judges) -> None:
+        """The run's judges: their verdict columns, the chart's bars, and the filters that
+        read them (a filter on a judge not run is greyed out and left if chosen)."""
+        self.model.set_judges(judges)
+        self.chart.set_judges(judges)
+        items = self.filter_combo.model()
+        for i in range(self.filter_combo.count()):
+            needs = FILTER_JUDGES.get(str(self.filter_combo.itemData(i)), ())
+            items.item(i).setEnabled(all(j in self.model.judges for j in needs))
+        if not items.item(self.filter_combo.currentIndex()).isEnabled():
+            self.filter_combo.setCurrentIndex(0)
 
     def _on_filter_combo_changed(self, *_args) -> None:
         self.proxy.set_verdict_filter(str(self.filter_combo.currentData()))
@@ -340,9 +353,9 @@ class SqlAgentPage(SqlEvalFormMixin, QWidget):
 
     def _on_controller_loaded(self, stored: StoredSqlRun) -> None:
         self.run_id = stored.run_id
+        self._show_judges(stored.judges)
         self.model.set_rows(stored.rows)
         self.columns.fit()
-        self.chart.set_judges(stored.judges)
         self.chart.set_rows(stored.rows)
         self.table.setColumnHidden(self.model.COL_EPOCH, self.model.max_epoch() == 0)
         self.progress_bar.setFormat(self.tr("%v / %m questions"))
