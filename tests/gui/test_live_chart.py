@@ -115,3 +115,23 @@ def test_a_narrow_chart_shortens_its_title_and_folds_its_legend(qtbot):
     qtbot.waitUntil(lambda: item.titleLabel.text == title, timeout=3000)
     qtbot.waitUntil(lambda: chart.legend.columnCount == 3, timeout=3000)
     assert chart.plot.toolTip() == ""
+
+
+def test_a_narrow_chart_labels_its_first_and_last_length(qtbot):
+    """#30: at 1024 px the Throughput page's charts (~250 px) labelled only "1k" of a 256, 1024
+    sweep: pyqtgraph hides a tick label that reaches past the data area, and 256 sat 8 px in."""
+    from PySide6.QtGui import QImage, QPainter
+
+    chart = _chart(qtbot, log_x=True)
+    chart.resize(250, 180)
+    chart.set_x_ticks([256, 1024])
+    chart.set_series("c=1", [256, 1024], [10.0, 20.0])
+    chart.redraw()
+    qtbot.waitUntil(lambda: chart.plot.getPlotItem().vb.width() < 200, timeout=3000)
+    image = QImage(8, 8, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        _axis, _ticks, texts = chart.plot.getAxis("bottom").generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    assert [text for _rect, _flags, text in texts] == ["256", "1k"]
