@@ -22,7 +22,6 @@ from pathlib import Path
 
 from desktop_app.cli.common import global_options, words_lang
 
-MODES = ("strict", "tolerant", "full")
 
 
 class JudgeCommandError(Exception):
@@ -48,7 +47,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="the question asks for column COL rounded to N decimals (repeatable)")
     p.add_argument("--order-sensitive", action="store_true",
                    help="the question asks for an order (full then checks it)")
-    p.add_argument("--mode", choices=MODES, default="strict", help="the judge (default strict)")
+    from desktop_app.core.sqleval.judges import judge_names
+
+    p.add_argument("--mode", choices=judge_names(), default="strict",
+                   help="the judge (default strict)")
     p.add_argument("--ignore-names", action="store_true",
                    help="the full judge ignores column names")
     p.add_argument("--tolerance", type=float, default=1e-6, metavar="X",

@@ -19,7 +19,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Re-run a stored SQL run's final queries in the sandbox and judge them "
         "again, e.g. at another tolerance; the new verdicts replace the stored ones.")
     r.add_argument("run_id", type=int, metavar="RUN_ID")
-    r.add_argument("--judge", metavar="LIST", default="strict,tolerant,full")
+    from desktop_app.core.sqleval.judges import judge_names
+
+    r.add_argument("--judge", metavar="LIST", default=None,
+                   help=f"judges to run, from {','.join(judge_names())} (default: every one)")
     r.add_argument("--tolerance", type=float, default=1e-6, metavar="X", help=TOLERANCE_HELP)
     r.add_argument("--ignore-names", action="store_true")
     r.add_argument("--json", type=Path, metavar="OUT", help="write every verdict as JSON")
@@ -29,10 +32,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run_rejudge(args: argparse.Namespace) -> int:
     """Re-judge a stored run without calling a model; prints the per-tier table."""
     from desktop_app.core.sqleval.runner import rejudge
-    from desktop_app.core.sqleval.types import JUDGE_MODES
+    from desktop_app.core.sqleval.judges import judge_names
     from desktop_app.core.store import Store, StoreError, resolve_db_path
 
-    modes = _names(args.judge, "--judge", JUDGE_MODES)
+    modes = None if args.judge is None else _names(args.judge, "--judge", judge_names())
     words_lang(args)  # a bad $THROUGHLINE_LANG is said before any work
     sets_dir, cache_dir = _dirs()
     try:

@@ -44,6 +44,8 @@ def _names(text: str | None, flag: str, known: tuple[str, ...]) -> tuple[str, ..
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register the `sqleval` subcommand."""
+    from desktop_app.core.sqleval.judges import judge_names
+
     p = sub.add_parser(
         "sqleval", parents=[global_options()], help="evaluate a model as a text-to-SQL agent on a question set",
         description="Run the SQL agent (tools: list_tables, describe_table, run_sql, "
@@ -64,8 +66,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--tiers", metavar="LIST", help="only these tiers, e.g. hard or easy,medium")
     ev.add_argument("--ids", metavar="LIST", help="only these question ids, e.g. t01,h03")
     ev.add_argument("--judge", metavar="LIST", default=None,
-                    help="judges to summarise (default: all three; full alone on a set whose "
-                    "questions do not name their columns, such as an imported public set)")
+                    help=f"judges to summarise, from {','.join(judge_names())} (default: every "
+                    "one; full alone on a set whose questions do not name their columns, such "
+                    "as an imported public set)")
     ev.add_argument("--tolerance", type=float, default=1e-6, metavar="X", help=TOLERANCE_HELP)
     ev.add_argument("--ignore-names", action=argparse.BooleanOptionalAction, default=None,
                     help="the full judge ignores column names (default: only on a set whose "
@@ -114,7 +117,8 @@ def build_config(args: argparse.Namespace, base_url: str):
     from desktop_app.core.endpoint.server_settings import user_settings
     from desktop_app.core.endpoint.types import EndpointConfig
     from desktop_app.core.sqleval.runner import EvalConfig
-    from desktop_app.core.sqleval.types import JUDGE_MODES, STRATEGIES, TIERS
+    from desktop_app.core.sqleval.judges import judge_names
+    from desktop_app.core.sqleval.types import STRATEGIES, TIERS
 
     api_key = api_key_from_env(args)
     url = checked_base_url(base_url, api_key, words_lang(args))
@@ -123,7 +127,7 @@ def build_config(args: argparse.Namespace, base_url: str):
         endpoint=EndpointConfig(url, model=args.model or "", api_key=api_key,
                                 verify_tls=not args.insecure),
         questions=args.questions, tiers=_names(args.tiers, "--tiers", TIERS), question_ids=ids,
-        judges=None if args.judge is None else _names(args.judge, "--judge", JUDGE_MODES),
+        judges=None if args.judge is None else _names(args.judge, "--judge", judge_names()),
         tolerance=args.tolerance,
         ignore_names=args.ignore_names,
         strategies=_names(args.strategy, "--strategy", STRATEGIES),

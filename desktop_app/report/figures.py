@@ -9,7 +9,7 @@ from PySide6.QtGui import QImage
 from desktop_app.core.compare import Comparison, SqlRun, ThroughputRun
 from desktop_app.core.sqleval.types import TIERS
 from desktop_app.report.charts import PALETTE, Bars, Series, bar_chart, line_chart
-from desktop_app.report.strings import FONT_FAMILIES, text
+from desktop_app.report.strings import FONT_FAMILIES, judge_name, text
 
 Figure = tuple[str, QImage | None]  # (caption or the note when there is no image, image)
 
@@ -105,7 +105,7 @@ def sql_figures(comp: Comparison, lang: str) -> list[Figure]:
                 continue
             vals = tuple((s.by_tier[t][0] / s.by_tier[t][1]) if t in s.by_tier and
                          s.by_tier[t][1] else None for t in tiers)
-            bars.append(Bars(f"{run.info.label} {text(lang, f'judge_name_{judge}')}", vals,
+            bars.append(Bars(f"{run.info.label} {judge_name(lang, judge)}", vals,
                              _color(k)))
             k += 1
     title = text(lang, "chart_pass_tier")
@@ -132,7 +132,7 @@ def capacity_figure(comp: Comparison, lang: str) -> Figure | None:
             pts = tuple((p.concurrency, p.correct_per_hour[judge]) for p in cap.points
                         if judge in p.correct_per_hour)
             if pts:
-                series.append(Series(f"{cap.label} {text(lang, f'judge_name_{judge}')}", pts,
+                series.append(Series(f"{cap.label} {judge_name(lang, judge)}", pts,
                                      _color(k), style=j))
     if not series:
         return None

@@ -8,7 +8,7 @@ from html import escape
 from desktop_app.core.compare import DimensionRow, DimValue
 from desktop_app.core.endpoint.server_settings import USER_PREFIX
 from desktop_app.core.runs import RunInfo
-from desktop_app.report.strings import text
+from desktop_app.report.strings import judge_name, text
 from desktop_app.report.verdicts import value_text
 
 
@@ -188,7 +188,7 @@ def config_phrases(lang: str, kind: str, cfg: dict) -> list[str]:
             ids = list(cfg["question_ids"])
             add("cfg_ids", v=", ".join(ids[:8]) + (" ..." if len(ids) > 8 else ""))
         if cfg.get("judges"):
-            add("cfg_judges", v=", ".join(text(lang, f"judge_name_{j}") for j in cfg["judges"]))
+            add("cfg_judges", v=", ".join(judge_name(lang, j) for j in cfg["judges"]))
         if cfg.get("tolerance") is not None:
             add("cfg_tolerance", v=f"{cfg['tolerance']:g}")
         if cfg.get("ignore_names"):

@@ -16,8 +16,7 @@ from __future__ import annotations
 import unicodedata
 
 from desktop_app.report.question_words import gold_label
-from desktop_app.report.strings import lookup
-from desktop_app.report.strings import text as report_text
+from desktop_app.report.strings import judge_name, lookup
 
 __all__ = ["ENGLISH", "WORDS", "JudgeWords", "failure_class_text", "finding_key",
            "finding_text", "headline_text", "layered_line", "missing_round_line",
@@ -284,7 +283,7 @@ class JudgeWords:
         if f"judge_{name}" not in WORDS["en"]:
             return name
         if self.lang == "zh":
-            return report_text("zh", f"judge_name_{name}")
+            return judge_name("zh", name)
         return self._w(f"judge_{name}")
 
     def judges(self, names) -> str:

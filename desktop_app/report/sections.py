@@ -24,7 +24,8 @@ from desktop_app.report.fmt import (
     setting_value,
     settings_groups,
 )
-from desktop_app.report.strings import note_text, text
+from desktop_app.core.sqleval.judges import in_judge_order
+from desktop_app.report.strings import judge_definition, judge_name, note_text, text
 
 AddImage = Callable[[QImage], str]
 IMAGE_WIDTH = 640  # document pixels: the charts' layout width
@@ -240,10 +241,9 @@ def run_details(comp: Comparison, lang: str) -> str:
     out += [_run_block(lang, r) for r in comp.runs]
     if comp.sql:
         tol = next((r.tolerance for r in comp.sql if r.tolerance is not None), 1e-6)
-        judges = sorted({j for r in comp.sql for j in r.judges},
-                        key=("strict", "tolerant", "full").index)
+        judges = in_judge_order(j for r in comp.sql for j in r.judges)
         out.append(f'<h3>{_t(lang, "judges")}</h3><ul>')
-        out += [f"<li>{_t(lang, f'judge_{j}', tol=f'{tol:g}')}</li>" for j in judges]
+        out += [f"<li>{judge_definition(lang, j, tol)}</li>" for j in judges]
         out.append("</ul>")
     if comp.notes:
         out.append(f'<h3>{_t(lang, "notes")}</h3>')
@@ -393,9 +393,9 @@ def capacity(comp: Comparison, lang: str, add_image: AddImage) -> str:
     out.append("</ul>")
     out.append(_TABLE + _head([_t(lang, "col_config"), _t(lang, "col_concurrency"),
                                _t(lang, "col_s_task"), _t(lang, "col_tasks_h"),
-                               _t(lang, "col_correct_h", judge=text(lang, "judge_name_strict")),
+                               _t(lang, "col_correct_h", judge=judge_name(lang, "strict")),
                                _t(lang, "col_correct_h",
-                                  judge=text(lang, "judge_name_tolerant")),
+                                  judge=judge_name(lang, "tolerant")),
                                _t(lang, "col_extrap")]))
     i = 0
     for cap in comp.capacities:
@@ -427,11 +427,10 @@ def capacity(comp: Comparison, lang: str, add_image: AddImage) -> str:
                    f"{escape(_criterion_text(lang, comp, v))}</li>")
     out.append("</ul>")
     out.append(f'<p style="font-size:8pt;color:#444">{_t(lang, "capacity_model_text")}</p>')
-    judges = [j for j in ("strict", "tolerant", "full")
-              if any(c.judge == j for cap in comp.capacities for c in cap.costs)]
+    judges = in_judge_order(c.judge for cap in comp.capacities for c in cap.costs)
     out.append(f'<h3>{_t(lang, "cost")}</h3><p>{_t(lang, "cost_intro")}</p>' + _TABLE + _head(
         [_t(lang, "col_config"), _t(lang, "col_tier")] +
-        [_t(lang, f"judge_name_{j}") for j in judges]))
+        [judge_name(lang, j) for j in judges]))
     i = 0
     for cap in comp.capacities:
         tiers = list(dict.fromkeys(c.tier for c in cap.costs))

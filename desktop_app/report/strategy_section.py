@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from html import escape
 
+from desktop_app.core.sqleval.judges import judge_names
 from desktop_app.core.compare.strategies import (
     PathShare,
     StrategyGroup,
@@ -26,7 +27,7 @@ from desktop_app.core.compare.strategies import (
     route_code,
 )
 from desktop_app.report.fmt import num, secs
-from desktop_app.report.strings import lookup
+from desktop_app.report.strings import judge_name, lookup
 from desktop_app.report.verdicts import render_row, value_text
 
 __all__ = ["STRINGS", "figure_label", "kind_name", "route_text", "split_lines", "strategies",
@@ -46,7 +47,6 @@ EN = {
     "fig_pass_rate": "{judge}: pass rate",
     "fig_correct_per_hour": "{judge}: correct answers per hour",
     "fig_tokens_per_correct": "{judge}: tokens per correct answer",
-    "judge_strict": "Strict", "judge_tolerant": "Tolerant", "judge_full": "Full",
     "criterion": "criterion", "verdict": "verdict",
     "wins": "Which strategy wins, per success criterion",
     "win_item": "{run} over {loser} on {figure}",
@@ -96,7 +96,6 @@ ZH = {
     "fig_pass_rate": "{judge}：通过率",
     "fig_correct_per_hour": "{judge}：每小时正确答案数",
     "fig_tokens_per_correct": "{judge}：每个正确答案的 token",
-    "judge_strict": "严格", "judge_tolerant": "容差", "judge_full": "完整",
     "criterion": "标准", "verdict": "结论",
     "wins": "各成功标准下的胜出策略",
     "win_item": "{run} 在{figure}上优于 {loser}",
@@ -160,7 +159,7 @@ def _short(run: StrategyRun, lang: str) -> str:
 def figure_label(row, lang: str = "en") -> str:
     """A strategy row's criterion in words: "Strict: correct answers per hour"."""
     return _w(lang, f"fig_{row.params['figure']}",
-              judge=_w(lang, f"judge_{row.params['judge']}"))
+              judge=judge_name(lang, row.params["judge"]))
 
 
 def route_text(reason_or_code: str, lang: str = "en", detail: str | None = None) -> str:
@@ -181,8 +180,9 @@ def route_text(reason_or_code: str, lang: str = "en", detail: str | None = None)
 
 
 def split_lines(run: StrategyRun, lang: str = "en",
-                judges: tuple[str, ...] = ("strict", "tolerant", "full")) -> list[str]:
+                judges: tuple[str, ...] | None = None) -> list[str]:
     """A layered run's split per path in two sentences (none when its paths are unknown)."""
+    judges = judge_names() if judges is None else judges
     parts = {p.path: p for p in run.split}
     fast, loop = parts.get("fast"), parts.get("loop")
     if fast is None or loop is None:
@@ -190,7 +190,7 @@ def split_lines(run: StrategyRun, lang: str = "en",
 
     def rates(p: PathShare) -> str:
         return _w(lang, "list").join(
-            _w(lang, "rate", judge=_w(lang, f"judge_{j}"), passed=p.passed.get(j, 0),
+            _w(lang, "rate", judge=judge_name(lang, j), passed=p.passed.get(j, 0),
                n=p.questions) for j in judges if j in p.passed)
 
     out = [_w(lang, "split_fast", n=fast.questions, total=fast.total, rates=rates(fast),
@@ -214,7 +214,7 @@ def _wins(group: StrategyGroup, lang: str) -> list[tuple[str, str]]:
         wins = [_w(lang, "win_item", run=_short(group.runs[w], lang),
                    loser=_short(group.runs[loser], lang), figure=_w(lang, f"figure_{figure}"))
                 for j, figure, w, loser in group.beats if j == judge]
-        out.append((_w(lang, f"judge_{judge}"),
+        out.append((judge_name(lang, judge),
                     _w(lang, "sep").join(wins) if wins else _w(lang, "no_win")))
     return out
 

@@ -587,6 +587,20 @@ def text(lang: str, key: str, **values) -> str:
     return lookup(STRINGS, lang, key, **values)
 
 
+def judge_name(lang: str, judge: str) -> str:
+    """A judge's name as a heading or label says it ("Strict" / "严格"), the one home of
+    judges' names; a judge without words here (one added as a module, its words not yet
+    written) is its code."""
+    key = f"judge_name_{judge}"
+    return text(lang, key) if key in STRINGS["en"] else judge
+
+
+def judge_definition(lang: str, judge: str, tolerance: float) -> str:
+    """What a judge checks, for the appendix; a judge without words here is its code."""
+    key = f"judge_{judge}"
+    return text(lang, key, tol=f"{tolerance:g}") if key in STRINGS["en"] else judge
+
+
 # --------------------------------------------------------------------------- the glossary
 
 # Every metric and term the PDF, the GUI's summary and the CLI's tables name: key -> (English

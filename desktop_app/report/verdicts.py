@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from desktop_app.core.compare.dimensions import FIGURE_KEYS, DimensionRow, DimValue
-from desktop_app.report.strings import lookup
+from desktop_app.report.strings import judge_name, lookup
 
 __all__ = ["LANGS", "bottleneck_name", "figure_name", "lookup_word", "number", "render_row", "row_label", "scenario_label",
            "scenario_text", "trade_off_text", "value_text"]
@@ -84,7 +84,6 @@ EN = {
     "row_tier_steps": "Mean steps per question, {tier}",
     "row_tier_tokens": "Mean tokens per question, {tier}",
     "row_failure_classes": "Main failure classes (strict)",
-    "judge_strict": "Strict", "judge_tolerant": "Tolerant", "judge_full": "Full",
     "v_win": "{w} wins: {figures} ({by}, outside both 95 % intervals)",
     "v_win_wilson": "{w} wins: {figures} ({by}, outside both 95 % Wilson intervals)",
     "v_win_paired": "{w} wins: {figures}; {pair}",
@@ -179,7 +178,6 @@ ZH = {
     "row_tier_steps": "每题平均步数（{tier}）",
     "row_tier_tokens": "每题平均 token（{tier}）",
     "row_failure_classes": "主要失败类型（严格）",
-    "judge_strict": "严格", "judge_tolerant": "容差", "judge_full": "完整",
     "v_win": "{w} 胜出：{figures}（{by}，超出双方的 95 % 置信区间）",
     "v_win_wilson": "{w} 胜出：{figures}（{by}，超出双方的 95 % Wilson 置信区间）",
     "v_win_paired": "{w} 胜出：{figures}；{pair}",
@@ -354,7 +352,7 @@ def row_label(row: DimensionRow, lang: str = "en") -> str:
                   concurrency=row.params.get("concurrency", "?"))
     params = dict(row.params)
     if "judge" in params:
-        params["judge"] = _t(lang, f"judge_{params['judge']}")
+        params["judge"] = judge_name(lang, params["judge"])
     return _t(lang, f"row_{row.key}", **params)
 
 

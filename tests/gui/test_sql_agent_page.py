@@ -291,3 +291,22 @@ def test_a_run_judged_by_full_alone_shows_only_full(qtbot, qt_loop, tmp_path, si
     # A run of all three judges shows all three again.
     page.model.set_judges(("strict", "tolerant", "full"))
     assert shown(page)[0][3:6] == ["Strict", "Tolerant", "Full"]
+
+
+def test_a_judge_added_as_a_module_has_its_box_column_and_bar(qtbot, qt_loop, tmp_path):
+    """#27: a judge is one module in core/sqleval/judges (here a toy one, tests/toy_judge.py);
+    the form offers it beside the three, the table and the tier chart show it."""
+    from tests.toy_judge import toy_judge
+
+    with toy_judge(tmp_path):
+        page = _page(qtbot, tmp_path)
+        assert list(page.judge_boxes) == ["strict", "tolerant", "full", "rowcount"]
+        assert page.judge_boxes["rowcount"].text() == "rowcount"
+        page.model.set_judges(("full", "rowcount"))
+        heads = [page.model.headerData(c, Qt.Orientation.Horizontal)
+                 for c in range(page.model.columnCount())]
+        assert heads[3:5] == ["Full", "Rowcount"]
+        page.chart.set_judges(("strict", "rowcount"))
+        assert page.chart.judges == ("strict", "rowcount")
+        assert "rowcount" in page.chart.key_label.text()
+        assert page.form_values().judges == ("strict", "tolerant", "full", "rowcount")

@@ -51,7 +51,7 @@ from desktop_app.core.compare.dimensions import (
 )
 from desktop_app.core.runs import RunInfo
 from desktop_app.core.sqleval.records import SqlRun
-from desktop_app.core.sqleval.types import JUDGE_MODES
+from desktop_app.core.sqleval.judges import judge_names
 from desktop_app.core.stats import ratio_estimate
 
 __all__ = ["FIGURES", "KINDS", "PATHS", "ROUTE_CODES", "LayeredPath", "PathEntry", "PathShare",
@@ -172,10 +172,11 @@ class PathShare:
         return self.questions / self.total if self.total else 0.0
 
 
-def path_split(entries: Iterable[PathEntry], judges: Sequence[str] = JUDGE_MODES
+def path_split(entries: Iterable[PathEntry], judges: Sequence[str] | None = None
                ) -> tuple[PathShare, ...]:
     """Per path (fast, then loop): the questions it answered, passes per judge, mean tokens
     and seconds; empty when no entry has a path (not a layered run). Pure."""
+    judges = judge_names() if judges is None else judges
     items = [e for e in entries if e.passed]
     if not any(e.path for e in items):
         return ()
@@ -319,7 +320,7 @@ def compare_strategies(runs: Iterable, paths: Mapping[int, Mapping[int, LayeredP
     for (target, model, set_name), members in groups.items():
         if len({strategy_of(r.info) for r in members}) < 2:
             continue
-        judges = [j for j in JUDGE_MODES if any(r.pass_count(j).judged for r in members)]
+        judges = [j for j in judge_names() if any(r.pass_count(j).judged for r in members)]
         rows = tuple(_figure_row(members, j, f) for j in judges for f in FIGURES)
         beats = []
         for j in judges:

@@ -205,7 +205,7 @@ def _sql_files(store: Store, run: RunInfo, fmt: str, stem: Path,
         return [(stem.with_name(stem.name + ".json"), json_writer(fields))]
     return [
         (stem.with_name(stem.name + "-questions.csv"),
-         csv_writer(sql_export.QUESTION_COLUMNS,
+         csv_writer(sql_export.question_columns(),
                     (sql_export.question_row(run.id, r, typed[r["id"]], words) for r in rows))),
         (stem.with_name(stem.name + "-steps.csv"),
          csv_writer(sql_export.STEP_COLUMNS,

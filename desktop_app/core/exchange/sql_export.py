@@ -12,15 +12,20 @@ from collections.abc import Iterator
 from typing import Any
 
 from desktop_app.core.sqleval.records import SqlRun, StoredQuestion, step_rows
-from desktop_app.core.sqleval.types import JUDGE_MODES
+from desktop_app.core.sqleval.judges import judge_names
 from desktop_app.core.store import Store
 
-QUESTION_COLUMNS = (
-    "run_id", "question_row_id", "question_id", "epoch", "tier", "status", "stop_reason",
-    "failure_class", "passed_strict", "passed_tolerant", "passed_full", "counterfactual",
-    "steps", "prompt_tokens", "completion_tokens", "seconds", "final_sql", "result_columns",
-    "result_total_rows", "result_error", "started_at", "ended_at",
-)
+_BEFORE_VERDICTS = ("run_id", "question_row_id", "question_id", "epoch", "tier", "status",
+                    "stop_reason", "failure_class")
+_AFTER_VERDICTS = ("counterfactual", "steps", "prompt_tokens", "completion_tokens", "seconds",
+                   "final_sql", "result_columns", "result_total_rows", "result_error",
+                   "started_at", "ended_at")
+
+
+def question_columns() -> tuple[str, ...]:
+    """The questions CSV's columns: one `passed_<judge>` per registered judge (strict,
+    tolerant, full, then any added), between the question's outcome and its effort."""
+    return (*_BEFORE_VERDICTS, *(f"passed_{j}" for j in judge_names()), *_AFTER_VERDICTS)
 STEP_COLUMNS = (
     "run_id", "question_row_id", "question_id", "epoch", "step_index", "tool_name",
     "tool_args", "tool_results", "reply", "prompt_tokens", "completion_tokens", "latency_s",
@@ -38,14 +43,14 @@ def question_row(run_id: int, row: dict[str, Any], question: StoredQuestion,
                  words=None) -> dict[str, Any]:
     """One row of ``questions.csv``; ``passed_<judge>`` is empty when that judge did not judge
     the question (it never finished, or that judge did not run)."""
-    out = {k: row.get(k) for k in QUESTION_COLUMNS}
+    out = {k: row.get(k) for k in question_columns()}
     out.update(
         run_id=run_id, question_row_id=question.row_id, counterfactual=_line(question, words),
         result_columns=json.dumps(question.result.get("columns") or [], ensure_ascii=False),
         result_total_rows=question.result.get("total_rows"),
         result_error=question.result.get("error"),
     )
-    for judge in JUDGE_MODES:
+    for judge in judge_names():
         out[f"passed_{judge}"] = question.outcome(judge)
     return out
 
@@ -70,7 +75,7 @@ def step_row(run_id: int, question: dict[str, Any], step: dict[str, Any]) -> dic
 def summary_json(run: SqlRun) -> dict[str, Any]:
     """Pass counts per judge (overall and per tier; passed of judged, unfinished apart) and
     mean effort per tier of the judged questions: the counts every view shows."""
-    judges = tuple(j for j in JUDGE_MODES if any(j in q.verdicts for q in run.judged))
+    judges = tuple(j for j in judge_names() if any(j in q.verdicts for q in run.judged))
 
     def count(judge: str, tier: str | None = None) -> dict[str, int]:
         c = run.pass_count(judge, tier)

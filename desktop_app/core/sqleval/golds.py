@@ -25,8 +25,9 @@ from pathlib import Path
 from desktop_app.core.files import LocalFileError, inside, read_bounded
 from desktop_app.core.parsing import number_or_text
 from desktop_app.core.sqleval.judge import degenerate, judge_all
+from desktop_app.core.sqleval.judges import judge_names
 from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
-from desktop_app.core.sqleval.types import JUDGE_MODES, JudgeFinding, Question, QueryResult, Verdict
+from desktop_app.core.sqleval.types import JudgeFinding, Question, QueryResult, Verdict
 
 # The notes judge_answer adds to a verdict, as (code, form) (see judge.FINDING_FORMS).
 NOTE_FORMS: tuple[tuple[str, str | None], ...] = (
@@ -125,7 +126,7 @@ def whole(sandbox: Sandbox, sql: str | None, result: QueryResult) -> QueryResult
 
 
 def judge_answer(question: Question, golds: tuple[Gold, ...], actual: QueryResult | None, *,
-                 sandbox: Sandbox | None = None, modes: tuple[str, ...] = JUDGE_MODES,
+                 sandbox: Sandbox | None = None, modes: tuple[str, ...] | None = None,
                  final_sql: str | None = None, error: str | None = None,
                  stop_reason: str = "submitted", tolerance: float = 1e-6,
                  ignore_names: bool = False) -> dict[str, Verdict]:
@@ -139,6 +140,7 @@ def judge_answer(question: Question, golds: tuple[Gold, ...], actual: QueryResul
         actual = whole(sandbox, final_sql, actual)
         golds = tuple(dataclasses.replace(g, result=whole(sandbox, g.sql, g.result))
                       for g in golds)
+    modes = judge_names() if modes is None else modes
     judged: list[dict[str, Verdict]] = []
 
     def against(index: int) -> dict[str, Verdict]:

@@ -1,4 +1,10 @@
-"""The three judges of an answer, each a verdict with named findings, and the counterfactual.
+"""Judging an answer: the checks every judge shares, the comparisons the judges are made of,
+each judge's verdict with named findings, and the counterfactual across them.
+
+The judges themselves are descriptors in `judges/`, one module each (`judges/__init__.py`);
+this module holds what they share: the column count, column name and row count checks (names
+compared as the judge says), and `first_row_findings` / `all_rows_findings`, the value
+comparisons they use. The three built in:
 
 - strict (the reference harness's): row count, column count, column names (case-sensitive) and
   the FIRST row, every value compared as its canonical text (`canonical`; NULL equals only NULL,
@@ -9,7 +15,7 @@
   pass it or when it is a number (or text spelling one) equal within the tolerance after the
   question's rounding (SQLite's own ROUND) is applied to the answer; 3 equals 3.0. So nothing
   passes strict and fails tolerant. Every row is full's job.
-- full (test-suite-sql-eval style): every row as a multiset (duplicates count), the order checked
+- full: every row as a multiset (duplicates count), the order checked
   only when the question asks for one or the gold query has a top-level ORDER BY, the same numeric
   comparison as tolerant, column names optional (`ignore_names`, this judge only).
 
@@ -40,12 +46,11 @@ from collections import Counter
 from functools import lru_cache
 from operator import itemgetter
 
+from desktop_app.core.sqleval import judges as registry
 from desktop_app.core.sqleval.rounding import _round_column, sqlite_round
 from desktop_app.core.sqleval.types import (
-    JUDGE_MODES,
     Headline,
     JudgeFinding,
-    JudgeMode,
     Question,
     QueryResult,
     Verdict,
@@ -176,7 +181,7 @@ def _no_result(final_sql: str | None, error, stop_reason: str) -> JudgeFinding:
 
 # --- structure ---------------------------------------------------------------------------------
 
-def _structure(pair: "_Pair", names: str) -> tuple[list[JudgeFinding], bool]:
+def _structure(pair: "Pair", names: str) -> tuple[list[JudgeFinding], bool]:
     """Column count, column names, row count. Returns the findings and whether the values can
     be compared (same column count and row count). `names` is "exact", "nocase" or "ignore"."""
     gold, actual = pair.gold, pair.actual
@@ -229,7 +234,7 @@ def _transpose(rows) -> list[list]:
     return [list(map(itemgetter(i), rows)) for i in range(len(rows[0]))]
 
 
-class _Pair:
+class Pair:
     """A gold and an actual result with the work the judges share done once (judge_all asks
     three judges about the same pair). The question's rounding is applied to the actual only
     (the gold query rounds as its question says), column by column."""
@@ -412,16 +417,23 @@ def _multiset_equal(rg: list, ra: list, tol: float) -> bool:
     return True
 
 
-def _compare_values(mode, question: Question, pair: _Pair, tol: float, ordered: bool
-                    ) -> list[JudgeFinding]:
-    """Value findings. strict and tolerant compare the FIRST row only (the reference's check;
-    tolerant with its number comparisons relaxed); full compares every row."""
+def first_row_findings(mode: str, pair: Pair, tol: float, *, exact: bool) -> list[JudgeFinding]:
+    """Value findings on the FIRST row only (the reference's check): every value as its
+    canonical text when `exact` (strict), numbers within `tol` after the question's rounding
+    otherwise (tolerant). A first row that differs only because the rows came in another order
+    is `order_only`, quoting `mode`."""
     gold, actual, plan, columns = pair.gold, pair.actual, pair.plan, pair.gold.columns
-    if mode in ("strict", "tolerant"):
-        diffs, total = _positional(gold.rows, actual.rows, plan, tol, mode == "strict", limit=1)
-        if diffs and any(d[4] == "value" for d in diffs) and pair.multiset_equal(tol):
-            return [JudgeFinding("order_only", {"form": "first_row", "judge": mode})]
-        return [_value_finding(diffs, total, columns, plan)] if diffs else []
+    diffs, total = _positional(gold.rows, actual.rows, plan, tol, exact, limit=1)
+    if diffs and any(d[4] == "value" for d in diffs) and pair.multiset_equal(tol):
+        return [JudgeFinding("order_only", {"form": "first_row", "judge": mode})]
+    return [_value_finding(diffs, total, columns, plan)] if diffs else []
+
+
+def all_rows_findings(question: Question, pair: Pair, tol: float, *, ordered: bool
+                      ) -> list[JudgeFinding]:
+    """Value findings on every row, as a multiset (duplicates count), in order when
+    `ordered`; numbers within `tol` after the question's rounding."""
+    gold, actual, plan, columns = pair.gold, pair.actual, pair.plan, pair.gold.columns
     if pair.rounded_equal():
         return []
     diffs, total = [], 0
@@ -446,7 +458,7 @@ def _compare_values(mode, question: Question, pair: _Pair, tol: float, ordered: 
 
 # --- the judges --------------------------------------------------------------------------------
 
-def judge(mode: JudgeMode, question: Question, gold: QueryResult, actual: QueryResult | None, *,
+def judge(mode: str, question: Question, gold: QueryResult, actual: QueryResult | None, *,
           final_sql: str | None = None, error: str | None = None, stop_reason: str = "submitted",
           tolerance: float = 1e-6, ignore_names: bool = False) -> Verdict:
     """One judge's verdict on an answer. `actual` is None when there is no result (then `error`,
@@ -459,12 +471,14 @@ def judge(mode: JudgeMode, question: Question, gold: QueryResult, actual: QueryR
 
 
 def judge_all(question: Question, gold: QueryResult, actual: QueryResult | None, *,
-              modes: tuple[str, ...] = JUDGE_MODES, final_sql: str | None = None,
+              modes: tuple[str, ...] | None = None, final_sql: str | None = None,
               error: str | None = None, stop_reason: str = "submitted", tolerance: float = 1e-6,
               ignore_names: bool = False) -> dict[str, Verdict]:
-    """Every judge in `modes` on the same answer (arguments as for `judge`), keyed by judge. The
-    sqlglot explanation is computed once and shared by the failing verdicts."""
-    pair = None if actual is None else _Pair(gold, actual, _round_plan(question, gold.columns))
+    """Every judge in `modes` (None: every registered judge) on the same answer (arguments as
+    for `judge`), keyed by judge. The sqlglot explanation is computed once and shared by the
+    failing verdicts."""
+    modes = registry.judge_names() if modes is None else modes
+    pair = None if actual is None else Pair(gold, actual, _round_plan(question, gold.columns))
     verdicts = {m: _verdict(m, question, gold, actual, final_sql, error, stop_reason, tolerance,
                             ignore_names, pair) for m in modes}
     extra: list | None = None
@@ -474,20 +488,20 @@ def judge_all(question: Question, gold: QueryResult, actual: QueryResult | None,
 
 
 def _verdict(mode, question, gold, actual, final_sql, error, stop_reason, tolerance,
-             ignore_names, pair: _Pair | None = None) -> Verdict:
-    if mode not in JUDGE_MODES:
-        raise ValueError(f"unknown judge {mode!r}: choose one of {', '.join(JUDGE_MODES)}")
-    tol = None if mode == "strict" else tolerance
+             ignore_names, pair: Pair | None = None) -> Verdict:
+    spec = registry.get_judge(mode)
+    if spec is None:
+        raise ValueError(f"unknown judge {mode!r}: choose one of "
+                         f"{', '.join(registry.judge_names())}")
+    tol = tolerance if spec.uses_tolerance else None
     if actual is None:
         return Verdict(mode, False, (_no_result(final_sql, error, stop_reason),), tol)
-    names = "exact" if mode == "strict" else ("ignore" if mode == "full" and ignore_names
-                                              else "nocase")
+    names = "ignore" if spec.names_optional and ignore_names else spec.names
     if pair is None:
-        pair = _Pair(gold, actual, _round_plan(question, gold.columns))
+        pair = Pair(gold, actual, _round_plan(question, gold.columns))
     found, comparable = _structure(pair, names)
     if comparable:
-        found += _compare_values(mode, question, pair, tolerance,
-                                 mode == "full" and order_required(question))
+        found += spec.compare(question, pair, tolerance)
     passed = not found
     if passed:
         found += _degenerate_gold(gold)
@@ -541,8 +555,7 @@ def counterfactual(verdicts: dict[str, Verdict]) -> Headline:
     the first finding of the strictest failing judge. `report/judge_words.headline_text` says it
     ("passes every judge", "fails every judge: wrong row count (got 0, expected 4)", "fails
     strict, passes tolerant and full: only rounding differs in avg_price")."""
-    order = [m for m in JUDGE_MODES if m in verdicts]
-    order += [m for m in verdicts if m not in JUDGE_MODES]
+    order = registry.in_judge_order(verdicts)
     failing = tuple(m for m in order if not verdicts[m].passed)
     passing = tuple(m for m in order if verdicts[m].passed)
     first = verdicts[failing[0]].findings if failing else ()

@@ -27,9 +27,9 @@ from desktop_app.core.sqleval.export import (
     question_from_snapshot,
     summarize,
 )
+from desktop_app.core.sqleval.judges import in_judge_order, judge_names
 from desktop_app.core.sqleval.runner import ItemResult
 from desktop_app.core.sqleval.types import (
-    JUDGE_MODES,
     Headline,
     JudgeFinding,
     Question,
@@ -235,8 +235,7 @@ def headline_from_stored(stored: Any, verdicts: dict[str, Verdict]) -> Headline:
         failing, passing = (tuple(j for j in stored.get(key) or () if isinstance(j, str))
                             for key in ("failing", "passing"))
         return Headline(failing, passing, _finding(stored.get("reason")))
-    order = [j for j in JUDGE_MODES if j in verdicts] + [j for j in verdicts
-                                                         if j not in JUDGE_MODES]
+    order = in_judge_order(verdicts)
     failing = tuple(j for j in order if not verdicts[j].passed)
     first = verdicts[failing[0]].findings if failing else ()
     return Headline(failing, tuple(j for j in order if verdicts[j].passed),
@@ -363,7 +362,7 @@ def eval_from(store: Store, info: RunInfo, *, steps: bool = False) -> SqlRun:
         question_from_row(row, step_rows(store, row["id"]) if steps else ())
         for row in question_rows(store, info.id))
     configured = info.config.get("judges") if isinstance(info.config, dict) else None
-    judges = tuple(configured or JUDGE_MODES)
+    judges = tuple(configured or judge_names())
     judged_items = [q.item() for q in questions if q.judged]
     summary, tiers, spread = summarize(judged_items, judges)
     tolerance = info.config.get("tolerance") if isinstance(info.config, dict) else None

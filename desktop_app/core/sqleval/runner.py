@@ -55,11 +55,11 @@ from desktop_app.core.sqleval.export import (
 )
 from desktop_app.core.sqleval.golds import Gold, GoldError, gold_answers, judge_answer
 from desktop_app.core.sqleval.judge import counterfactual
+from desktop_app.core.sqleval.judges import all_judges, judge_names
 from desktop_app.core.sqleval.questions import QuestionSetError, load_question_set
 from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
 from desktop_app.core.sqleval.strategies import parse_layered_route
 from desktop_app.core.sqleval.types import (
-    JUDGE_MODES,
     STRATEGIES,
     TIERS,
     AgentStep,
@@ -135,7 +135,7 @@ class EvalConfig:
         if not str(self.questions).strip():
             raise InputError("questions", "name a bundled set (e.g. sales-25) or a set folder")
         for name, values, known in (("tiers", self.tiers, TIERS),
-                                    ("judges", self.judges or (), JUDGE_MODES),
+                                    ("judges", self.judges or (), judge_names()),
                                     ("strategies", self.strategies, STRATEGIES)):
             bad = [v for v in values if v not in known]
             if bad:
@@ -170,8 +170,8 @@ class EvalConfig:
     def for_set(self, qset: QuestionSet) -> EvalConfig:
         """The config with the judges and `ignore_names` left to the set filled in."""
         names = qset.asks_columns
-        judges = self.judges if self.judges is not None else (JUDGE_MODES if names
-                                                              else ("full",))
+        judges = self.judges if self.judges is not None else (
+            judge_names() if names else tuple(j.name for j in all_judges() if j.names_optional))
         ignore = self.ignore_names if self.ignore_names is not None else not names
         return dataclasses.replace(self, judges=tuple(judges), ignore_names=bool(ignore))
 
@@ -316,7 +316,7 @@ def _judge(question: Question, golds: tuple[Gold, ...], final_sql: str | None,
            ignore_names: bool, sandbox: Sandbox
            ) -> tuple[dict[str, Verdict], str, tuple[JudgeFinding, ...]]:
     """All three verdicts, the counterfactual line, and sqlglot's explanation (blocking)."""
-    verdicts = judge_answer(question, golds, result, sandbox=sandbox, modes=JUDGE_MODES,
+    verdicts = judge_answer(question, golds, result, sandbox=sandbox, modes=judge_names(),
                             final_sql=final_sql, error=error, stop_reason=stop_reason,
                             tolerance=tolerance, ignore_names=ignore_names)
     findings: tuple[JudgeFinding, ...] = ()
@@ -566,7 +566,7 @@ async def _run_one(run: _Run, http: httpx.AsyncClient, q: Question, epoch: int) 
 # --------------------------------------------------------------------------- re-judging
 
 
-async def rejudge(store: Store, run_id: int, *, modes: tuple[str, ...] = JUDGE_MODES,
+async def rejudge(store: Store, run_id: int, *, modes: tuple[str, ...] | None = None,
                   tolerance: float = 1e-6, ignore_names: bool = False, sets_dir: Path,
                   cache_dir: Path, sql_time_limit_s: float = 5.0) -> EvalResult:
     """Judge a stored SQL run again from its stored final SQL, without calling any model.
@@ -577,9 +577,10 @@ async def rejudge(store: Store, run_id: int, *, modes: tuple[str, ...] = JUDGE_M
     The run's databases come from its question set (re-built from code if needed). Raises
     InputError for an unknown run, a run that is not a SQL run, or a set that cannot be loaded.
     """
-    bad = [m for m in modes if m not in JUDGE_MODES]
+    modes = judge_names() if modes is None else modes
+    bad = [m for m in modes if m not in judge_names()]
     if bad or not modes:
-        raise InputError("judges", f"choose from {', '.join(JUDGE_MODES)}")
+        raise InputError("judges", f"choose from {', '.join(judge_names())}")
     if not (tolerance >= 0 and math.isfinite(tolerance)):
         raise InputError("tolerance", f"{tolerance!r} must be a number >= 0")
     try:

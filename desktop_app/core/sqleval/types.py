@@ -12,8 +12,8 @@ from typing import Literal
 
 Tier = Literal["trivial", "easy", "medium", "hard"]
 TIERS: tuple[Tier, ...] = ("trivial", "easy", "medium", "hard")
-JudgeMode = Literal["strict", "tolerant", "full"]
-JUDGE_MODES: tuple[JudgeMode, ...] = ("strict", "tolerant", "full")
+# A judge's name ("strict", "tolerant", "full", ...): the judges are registered in judges/.
+JudgeMode = str
 
 # Why a question's agent loop ended.
 STOP_REASONS = (
@@ -160,7 +160,7 @@ class Verdict:
 @dataclass(frozen=True)
 class Headline:
     """The counterfactual across judges, as values: the judges that failed and passed (in
-    JUDGE_MODES order) and `reason`, the first finding of the strictest failing judge (None
+    the judges' order) and `reason`, the first finding of the strictest failing judge (None
     when every judge passed or it recorded none). Words: `report/judge_words.py`
     ("fails strict, passes tolerant and full: only rounding differs in avg_price").
     `stored_text` is the English line a verdict stored before headlines were values."""
@@ -182,9 +182,10 @@ class Headline:
         full PASS: rounding_only"); readers render `report/judge_words.headline_text`."""
         if self.stored_text:
             return self.stored_text
-        marks = [f"{j} FAIL" for j in self.failing] + [f"{j} PASS" for j in self.passing]
-        order = {j: i for i, j in enumerate(JUDGE_MODES)}
-        marks.sort(key=lambda m: order.get(m.split(" ")[0], len(order)))
+        from desktop_app.core.sqleval.judges import in_judge_order  # judges/ imports this
+
+        outcome = {**{j: "FAIL" for j in self.failing}, **{j: "PASS" for j in self.passing}}
+        marks = [f"{j} {outcome[j]}" for j in in_judge_order(outcome)]
         reason = f": {self.reason.code}" if self.reason is not None else ""
         return ", ".join(marks) + reason
 

@@ -26,7 +26,6 @@ from desktop_app.core.sqleval.records import (
 )
 from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
 from desktop_app.core.sqleval.types import (
-    JUDGE_MODES,
     Headline,
     JudgeFinding,
     Question,
@@ -233,7 +232,7 @@ def rejudge_question(detail: QuestionDetail, tolerance: float) -> RejudgeOutcome
             raise InspectorError(translate("InspectorPage", "Cannot re-judge: the gold SQL "
                                            "failed: {error}").format(error=gold_error))
         verdicts = judge_answer(detail.question, golds, actual, sandbox=sandbox,
-                                modes=JUDGE_MODES, final_sql=detail.final_sql,
+                                final_sql=detail.final_sql,
                                 error=error or None,
                                 stop_reason=detail.stop_reason or "submitted",
                                 tolerance=tolerance, ignore_names=detail.ignore_names)

@@ -31,7 +31,7 @@ from desktop_app.core.runs import run_info
 from desktop_app.core.sqleval.questions import QuestionSetError, load_question_set
 from desktop_app.core.sqleval.records import SqlRun, eval_from
 from desktop_app.core.sqleval.runner import EvalConfig, EvalProgress, EvalResult, run_eval
-from desktop_app.core.sqleval.types import JUDGE_MODES
+from desktop_app.core.sqleval.judges import judge_names
 from desktop_app.core.store import Store, StoreError
 from desktop_app.gui.context import AppContext
 from desktop_app.gui.i18n import report_language, translate
@@ -50,7 +50,7 @@ class FormValues:
     tiers: tuple[str, ...] = ()
     question_ids: str = ""  # comma-separated; empty: all
     model: str = ""  # empty: the endpoint's own (or its first listed) model
-    judges: tuple[str, ...] = JUDGE_MODES
+    judges: tuple[str, ...] = dataclasses.field(default_factory=judge_names)
     tolerance: str = "1e-6"
     strategies: tuple[str, ...] = ()
     max_steps: str = "20"

@@ -23,7 +23,8 @@ from PySide6.QtGui import QBrush, QColor
 
 from desktop_app.core.runs import PassCount, pass_count
 from desktop_app.core.sqleval.export import failure_class
-from desktop_app.core.sqleval.types import JUDGE_MODES, TIERS
+from desktop_app.core.sqleval.judges import in_judge_order, judge_names
+from desktop_app.core.sqleval.types import TIERS
 from desktop_app.gui.i18n import report_language, status_text, translate
 from desktop_app.report.judge_words import JudgeWords, failure_class_text
 
@@ -134,7 +135,7 @@ class QuestionTableModel(QAbstractTableModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._rows: list[QuestionRow] = []
-        self.judges: tuple[str, ...] = JUDGE_MODES  # one verdict column each
+        self.judges: tuple[str, ...] = judge_names()  # one verdict column each
 
     # ---- data in
     def set_rows(self, rows: Sequence[QuestionRow]) -> None:
@@ -152,7 +153,7 @@ class QuestionTableModel(QAbstractTableModel):
         """One verdict column per judge the run summarised (in the judges' order): a run
         judged by full alone still stores strict's and tolerant's verdicts, which read as
         FAIL on a set whose questions name no columns."""
-        chosen = tuple(j for j in JUDGE_MODES if j in judges) or JUDGE_MODES
+        chosen = in_judge_order(judges) or judge_names()
         if chosen != self.judges:
             self.beginResetModel()
             self.judges = chosen

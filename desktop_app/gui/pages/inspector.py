@@ -34,7 +34,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.compare.strategies import check_problems, route_code
-from desktop_app.core.sqleval.types import JUDGE_MODES, Headline, JudgeFinding, Verdict
+from desktop_app.core.sqleval.judges import judge_names
+from desktop_app.core.sqleval.types import Headline, JudgeFinding, Verdict
 from desktop_app.core.store import Store
 from desktop_app.gui.context import AppContext
 from desktop_app.gui.controllers.inspector import (
@@ -149,7 +150,7 @@ LIST_MIXED_COLOR = QColor("#fff0c2")
 LIST_FAIL_COLOR = QColor("#fbd9d5")
 
 
-def question_list_text(row: QuestionRow, judges: tuple[str, ...] = JUDGE_MODES,
+def question_list_text(row: QuestionRow, judges: tuple[str, ...] | None = None,
                        lang: str | None = None) -> str:
     """One question in the Inspector's question list: id (and epoch), tier, and PASS / FAIL
     per judge ("-" for a judge that did not judge it), e.g. "m01 · medium · strict FAIL,
@@ -158,7 +159,7 @@ def question_list_text(row: QuestionRow, judges: tuple[str, ...] = JUDGE_MODES,
     words = JudgeWords(lang)
     name = row.question_id + (f" #{row.epoch + 1}" if row.epoch else "")
     marks = []
-    for judge in judges:
+    for judge in judge_names() if judges is None else judges:
         if judge not in row.verdicts and row.status == "completed":
             continue  # that judge was not run
         outcome = row.outcome(judge)
@@ -252,7 +253,7 @@ class InspectorPage(QWidget):
             self.nav_shortcuts.append(shortcut)
         self._update_nav()
 
-        self.verdict_labels = {judge: QLabel(judge) for judge in JUDGE_MODES}
+        self.verdict_labels = {judge: QLabel(judge) for judge in judge_names()}
         verdict_row = QHBoxLayout()
         for label in self.verdict_labels.values():
             label.setTextFormat(Qt.TextFormat.PlainText)

@@ -32,7 +32,8 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.parsing import InputError
 from desktop_app.core.sqleval.questions import list_question_sets
-from desktop_app.core.sqleval.types import JUDGE_MODES, STRATEGIES, TIERS
+from desktop_app.core.sqleval.judges import all_judges, judge_names
+from desktop_app.core.sqleval.types import STRATEGIES, TIERS
 from desktop_app.gui.controllers.sqleval import (
     FormValues,
     StoredSqlRun,
@@ -138,7 +139,7 @@ class SqlEvalFormMixin:
         mform.addRow(translate("SqlAgentPage", "Model"), self.model_combo)
 
         words = JudgeWords(report_language())
-        self.judge_boxes = {j: QCheckBox(words.judge(j)) for j in JUDGE_MODES}
+        self.judge_boxes = {j: QCheckBox(words.judge(j)) for j in judge_names()}
         judge_row = QHBoxLayout()
         for box in self.judge_boxes.values():
             box.setChecked(True)
@@ -342,7 +343,9 @@ class SqlEvalFormMixin:
         if not self._judges_follow_set:
             return
         self._judges_follow_set = False
-        only_full = all(box.isChecked() == (judge == "full")
+        # The judges that can ignore names (full) are the ones a no-columns set keeps.
+        without_names = {j.name for j in all_judges() if j.names_optional}
+        only_full = all(box.isChecked() == (judge in without_names)
                         for judge, box in self.judge_boxes.items())
         if asks_columns:
             # Back from a set that named no columns to one that does (sales-25): the judges
@@ -353,7 +356,7 @@ class SqlEvalFormMixin:
             self._judges_defaulted = False
             return
         for judge, box in self.judge_boxes.items():
-            box.setChecked(judge == "full")
+            box.setChecked(judge in without_names)
         self._judges_defaulted = True
 
     def _on_import_clicked(self) -> None:

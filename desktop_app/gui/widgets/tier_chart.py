@@ -10,11 +10,22 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 import pyqtgraph as pg  # after PySide6, so it binds to it
 
 from desktop_app.core.runs import PassCount
-from desktop_app.core.sqleval.types import JUDGE_MODES, TIERS
+from desktop_app.core.sqleval.judges import in_judge_order, judge_names
+from desktop_app.core.sqleval.types import TIERS
 from desktop_app.gui.models.questions import QuestionRow, rows_pass_count, tier_effort
 from desktop_app.gui.widgets.chart_titles import set_fitted_title
 
 JUDGE_COLORS = {"strict": "#b3261e", "tolerant": "#e8a317", "full": "#1b7f3b"}
+_MORE_COLORS = ("#6a3d9a", "#1f78b4", "#b15928", "#33a02c", "#fb9a99")  # judges added later
+
+
+def judge_color(judge: str) -> str:
+    """A judge's colour: the built-in ones' own, then the others' by their place."""
+    if judge in JUDGE_COLORS:
+        return JUDGE_COLORS[judge]
+    others = [j for j in judge_names() if j not in JUDGE_COLORS]
+    index = others.index(judge) if judge in others else len(others)
+    return _MORE_COLORS[index % len(_MORE_COLORS)]
 _EFFORT_COLOR = "#3465a4"
 REDRAW_MS = 100  # about 10 Hz: rows arrive in bursts, the chart follows on a clock
 PASS_RANGE_TOP = 116  # room above a 100 % bar for its count label
@@ -45,7 +56,8 @@ class TierChart(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.judges: tuple[str, ...] = JUDGE_MODES
+        self.judges: tuple[str, ...] = judge_names()
+        every = self.judges
         self._rows: list[QuestionRow] = []
         self._dirty = False
         # The judges' colours go in a line above: a legend inside the plot would hide bars,
@@ -57,15 +69,15 @@ class TierChart(QWidget):
         self.count_labels: list[pg.TextItem] = []
         self.token_plot = _plot(self.tr("Mean tokens"), "")
         self.step_plot = _plot(self.tr("Mean steps"), "")
-        width = 0.8 / len(JUDGE_MODES)
+        width = 0.8 / len(every)
         self.pass_bars: dict[str, pg.BarGraphItem] = {}
         self._offsets: dict[str, float] = {}  # each judge's bar beside the others in a tier
-        for i, judge in enumerate(JUDGE_MODES):
-            bars = pg.BarGraphItem(x=[], height=[], width=width, brush=JUDGE_COLORS[judge],
+        for i, judge in enumerate(every):
+            bars = pg.BarGraphItem(x=[], height=[], width=width, brush=judge_color(judge),
                                    pen=None)
             self.pass_plot.addItem(bars)
             self.pass_bars[judge] = bars
-            self._offsets[judge] = (i - (len(JUDGE_MODES) - 1) / 2) * width
+            self._offsets[judge] = (i - (len(every) - 1) / 2) * width
         self.token_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=_EFFORT_COLOR, pen=None)
         self.step_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=_EFFORT_COLOR, pen=None)
         self.token_plot.addItem(self.token_bars)
@@ -92,7 +104,8 @@ class TierChart(QWidget):
 
     def set_judges(self, judges: Sequence[str]) -> None:
         """Show bars for `judges` only (the ones the run summarised)."""
-        self.judges = tuple(j for j in JUDGE_MODES if j in judges) or JUDGE_MODES
+        self.judges = tuple(j for j in in_judge_order(judges) if j in self.pass_bars) or tuple(
+            self.pass_bars)
         self._show_key()
         self._dirty = True
 
@@ -101,7 +114,7 @@ class TierChart(QWidget):
         from desktop_app.report.judge_words import JudgeWords
 
         words = JudgeWords(report_language())
-        key = " &nbsp; ".join(f"<span style='color:{JUDGE_COLORS[j]}'>&#9632;</span> "
+        key = " &nbsp; ".join(f"<span style='color:{judge_color(j)}'>&#9632;</span> "
                               f"{words.judge(j)}" for j in self.judges)
         self.key_label.setText(self.tr("By tier, per question. Pass rate per judge: {key}")
                                .format(key=key))
@@ -123,7 +136,7 @@ class TierChart(QWidget):
     def redraw(self) -> None:
         """Draw the buffered rows now (the timer calls this when they changed)."""
         self._dirty = False
-        stats = tier_effort(self._rows, JUDGE_MODES)
+        stats = tier_effort(self._rows, tuple(self.pass_bars))
         x = [TIERS.index(s.tier) for s in stats]
         for judge, bars in self.pass_bars.items():
             shown = judge in self.judges
@@ -151,7 +164,7 @@ class TierChart(QWidget):
                 count = s.passed[judge]
                 if not count.judged:
                     continue
-                label = pg.TextItem(f"{count.passed}/{count.judged}", color=JUDGE_COLORS[judge],
+                label = pg.TextItem(f"{count.passed}/{count.judged}", color=judge_color(judge),
                                     anchor=(0.5, 1.0))
                 label.setFont(font)
                 label.setPos(v + self._offsets[judge], 100.0 * (count.rate or 0.0))

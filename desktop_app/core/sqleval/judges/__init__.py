@@ -1,0 +1,99 @@
+"""The judges an answer can be scored by: one module each in this package, found by name.
+
+A judge is a `Judge` descriptor its module registers: its name (the code every view, export
+and flag uses), its place among the judges (strictest first: the counterfactual quotes the
+first one that fails), how it compares column names, whether it compares numbers within the
+tolerance, and `compare`, its value findings on a pair of results whose shapes agree (the
+shared checks, column count, names and row count, are `judge.py`'s). Adding a judge is one
+module here that calls `register`, plus its words in `report/judge_words.py`; the CLI's
+`--judge` choices, the SQL form's boxes, the tables, the exports and the comparison read
+`judge_names()`.
+
+The package is read on first use (`pkgutil` over its modules), so a module is registered
+however the judges are first asked for.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from desktop_app.core.sqleval.types import JudgeFinding, Question
+
+if TYPE_CHECKING:
+    from desktop_app.core.sqleval.judge import Pair
+
+
+@dataclass(frozen=True)
+class Judge:
+    """One judge. `compare(question, pair, tolerance)` returns the value findings (none: the
+    values agree) on a pair whose column count and row count agree. `names` is how the shared
+    check compares column names ("exact", or "nocase": case-insensitive); with
+    `names_optional`, a set whose questions name no columns is judged with names ignored.
+    `uses_tolerance`: the verdict carries the tolerance it compared numbers with."""
+
+    name: str
+    rank: int
+    compare: Callable[[Question, Pair, float], list[JudgeFinding]]
+    names: Literal["exact", "nocase"] = "nocase"
+    names_optional: bool = False
+    uses_tolerance: bool = True
+
+
+_REGISTRY: dict[str, Judge] = {}
+_LOCK = threading.Lock()
+_loaded = False
+
+
+def register(judge: Judge) -> Judge:
+    """Add `judge` (a module's import calls this); a second judge of the same name replaces
+    the first, so a module reloaded in a test does not make two."""
+    if not judge.name.isidentifier():
+        raise ValueError(f"a judge's name is a code such as 'strict', not {judge.name!r}")
+    _REGISTRY[judge.name] = judge
+    return judge
+
+
+def unregister(name: str) -> None:
+    """Remove a judge (a test's toy judge)."""
+    _REGISTRY.pop(name, None)
+
+
+def _load() -> None:
+    global _loaded
+    if _loaded:
+        return
+    with _LOCK:
+        if not _loaded:
+            for module in pkgutil.iter_modules(__path__):
+                importlib.import_module(f"{__name__}.{module.name}")
+            _loaded = True
+
+
+def all_judges() -> tuple[Judge, ...]:
+    """Every registered judge, strictest first."""
+    _load()
+    return tuple(sorted(_REGISTRY.values(), key=lambda j: (j.rank, j.name)))
+
+
+def judge_names() -> tuple[str, ...]:
+    """The judges' names, strictest first: ("strict", "tolerant", "full", ...)."""
+    return tuple(j.name for j in all_judges())
+
+
+def get_judge(name: str) -> Judge | None:
+    """The judge called `name`, or None."""
+    _load()
+    return _REGISTRY.get(name)
+
+
+def in_judge_order(names) -> tuple[str, ...]:
+    """`names` in the judges' order; names no judge has (a judge since removed, read from an
+    old run) last, as they came."""
+    order = {n: i for i, n in enumerate(judge_names())}
+    names = list(dict.fromkeys(names))
+    return tuple(sorted(names, key=lambda n: (order.get(n, len(order)), names.index(n))))
