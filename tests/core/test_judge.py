@@ -85,6 +85,20 @@ def test_wrong_column_name_is_named():
     assert judge("full", question(), GOLD, actual, ignore_names=True).passed
 
 
+def test_the_line_across_judges_quotes_the_difference_every_judge_still_sees():
+    """#28: with names ignored, full failed an answer on its values while the line across
+    judges quoted strict's "wrong column names", a difference full did not judge."""
+    actual = result(("region", "avg"), ("east", 99.0), ("north", 7.5), ("west", 3.0))
+    verdicts = judge_all(question(), GOLD, actual, ignore_names=True)
+    assert not any(passed(verdicts).values())
+    assert codes(verdicts["strict"])[0] == "column_names"
+    assert codes(verdicts["full"])[0] == "value_mismatch"
+    line = headline_text(counterfactual(verdicts))
+    assert line.startswith("fails every judge: ") and "avg_price" in line
+    assert "column names" not in line
+    assert counterfactual(verdicts).reason == verdicts["full"].findings[0]
+
+
 def test_case_only_name_difference_fails_strict_only_and_says_case():
     actual = result(("region", "AVG_PRICE"), *GOLD.rows)
     verdicts = judge_all(question(), GOLD, actual)

@@ -118,9 +118,14 @@ def _projection_findings(tree, question: Question) -> list[JudgeFinding]:
            for p in projections):
         return []  # SELECT *: the names come from the tables, nothing to say from the SQL
     names = [p.alias_or_name for p in projections]
+    # Only an AS names a column in the SQL: SQLite names a bare column as its table declares it
+    # ("language" reads "Language") and an expression by its text as typed ("count(*)",
+    # "ROUND(avg(x), 2)"), where sqlglot says "language", "*" and "". Those names are the
+    # judge's to compare, from the result itself.
+    aliased = [bool(p.alias) if isinstance(p, exp.Alias) else False for p in projections]
     found: list[JudgeFinding] = []
     for i, required in enumerate(question.required_columns):
-        if i < len(names) and names[i] != required:
+        if i < len(names) and aliased[i] and names[i] != required:
             found.append(JudgeFinding("alias_differs", {
                 "form": "case" if names[i].lower() == required.lower() else "name",
                 "position": i + 1, "got": names[i], "required": required},

@@ -552,11 +552,13 @@ def _explain(final_sql: str, question: Question) -> list[JudgeFinding]:
 
 def counterfactual(verdicts: dict[str, Verdict]) -> Headline:
     """What differs across judges, as a Headline: the failing and passing judges and the reason,
-    the first finding of the strictest failing judge. `report/judge_words.headline_text` says it
-    ("passes every judge", "fails every judge: wrong row count (got 0, expected 4)", "fails
-    strict, passes tolerant and full: only rounding differs in avg_price")."""
+    the first finding of the most lenient judge that failed: the difference that is left when
+    every leniency is applied (strict's "wrong column names" was quoted for an answer that full,
+    names ignored, failed on its values). `report/judge_words.headline_text` says it ("passes
+    every judge", "fails every judge: wrong row count (got 0, expected 4)", "fails strict,
+    passes tolerant and full: only rounding differs in avg_price")."""
     order = registry.in_judge_order(verdicts)
     failing = tuple(m for m in order if not verdicts[m].passed)
     passing = tuple(m for m in order if verdicts[m].passed)
-    first = verdicts[failing[0]].findings if failing else ()
-    return Headline(failing, passing, first[0] if first else None)
+    last = verdicts[failing[-1]].findings if failing else ()
+    return Headline(failing, passing, last[0] if last else None)

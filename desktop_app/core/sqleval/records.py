@@ -12,6 +12,7 @@ never counted as a failure (:func:`desktop_app.core.runs.pass_count`).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import Counter
 from collections.abc import Iterable
@@ -27,7 +28,8 @@ from desktop_app.core.sqleval.export import (
     question_from_snapshot,
     summarize,
 )
-from desktop_app.core.sqleval.judges import in_judge_order, judge_names
+from desktop_app.core.sqleval.judge import counterfactual
+from desktop_app.core.sqleval.judges import judge_names
 from desktop_app.core.sqleval.runner import ItemResult
 from desktop_app.core.sqleval.types import (
     Headline,
@@ -235,11 +237,7 @@ def headline_from_stored(stored: Any, verdicts: dict[str, Verdict]) -> Headline:
         failing, passing = (tuple(j for j in stored.get(key) or () if isinstance(j, str))
                             for key in ("failing", "passing"))
         return Headline(failing, passing, _finding(stored.get("reason")))
-    order = in_judge_order(verdicts)
-    failing = tuple(j for j in order if not verdicts[j].passed)
-    first = verdicts[failing[0]].findings if failing else ()
-    return Headline(failing, tuple(j for j in order if verdicts[j].passed),
-                    first[0] if first else None, str(stored or ""))
+    return dataclasses.replace(counterfactual(verdicts), stored_text=str(stored or ""))
 
 
 def _findings(items: Any) -> tuple[JudgeFinding, ...]:

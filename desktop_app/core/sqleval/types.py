@@ -160,7 +160,7 @@ class Verdict:
 @dataclass(frozen=True)
 class Headline:
     """The counterfactual across judges, as values: the judges that failed and passed (in
-    the judges' order) and `reason`, the first finding of the strictest failing judge (None
+    the judges' order) and `reason`, the first finding of the most lenient failing judge (None
     when every judge passed or it recorded none). Words: `report/judge_words.py`
     ("fails strict, passes tolerant and full: only rounding differs in avg_price").
     `stored_text` is the English line a verdict stored before headlines were values."""
