@@ -95,6 +95,9 @@ WORDS = {
                                "first ({first}).",
         "no_alternative_matched": "None of the {total} accepted answers matched; the findings "
                                   "compare with the first ({first}).",
+        "no_alternative_matched:nearest": "None of the {total} accepted answers matched; the "
+                                          "findings compare with the nearest, answer {index} "
+                                          "({label}).",
         "truncated_comparison": "The comparison rests on {parts}; the rest was not compared.",
         # pieces of findings
         "pair": "got {got}, expected {expected}",
@@ -195,6 +198,8 @@ WORDS = {
                                "而不是第一个（{first}）。",
         "no_alternative_matched": "{total} 个可接受答案均不一致；以上发现是与第一个"
                                   "（{first}）比较的结果。",
+        "no_alternative_matched:nearest": "{total} 个可接受答案均不一致；以上发现是与最接近的"
+                                          "第 {index} 个（{label}）比较的结果。",
         "truncated_comparison": "比较仅基于{parts}；其余部分未比较。",
         "pair": "得到 {got}，应为 {expected}",
         "pair_sep": "；",

@@ -4,7 +4,8 @@ A question accepts the result of its gold SQL, of each alternative gold SQL, and
 result file (Spider2 gives `local055_a.csv` and `local055_b.csv`, and no SQL). An answer passes a
 judge when it matches ANY accepted answer under that judge; a pass on an answer other than the
 first says which (`matched_alternative`), a fail with several says none matched
-(`no_alternative_matched`) and carries the findings against the first.
+(`no_alternative_matched`) and carries the findings against the nearest (`_distance`: the
+accepted answer it differs from least, the first on a tie).
 
 Results are judged whole. The sandbox hands the model at most 10,000 rows; when either side of a
 comparison was cut there, both are read again with `JUDGE_MAX_ROWS` rows and `JUDGE_TIME_LIMIT_S`
@@ -32,6 +33,7 @@ from desktop_app.core.sqleval.types import JudgeFinding, Question, QueryResult, 
 # The notes judge_answer adds to a verdict, as (code, form) (see judge.FINDING_FORMS).
 NOTE_FORMS: tuple[tuple[str, str | None], ...] = (
     ("matched_alternative", None), ("no_alternative_matched", None),
+    ("no_alternative_matched", "nearest"),
     ("truncated_comparison", None),
 )
 JUDGE_MAX_ROWS = 500_000  # rows per side a judge reads (about 100 MB at 5 columns)
@@ -156,7 +158,10 @@ def judge_answer(question: Question, golds: tuple[Gold, ...], actual: QueryResul
     verdicts: dict[str, Verdict] = {}
     for mode in modes:
         index = next((i for i in range(len(golds)) if against(i)[mode].passed), None)
-        verdict = against(0 if index is None else index)[mode]
+        nearest = 0
+        if index is None and len(golds) > 1 and actual is not None:
+            nearest = min(range(len(golds)), key=lambda i: (_distance(against(i)[mode]), i))
+        verdict = against(nearest if index is None else index)[mode]
         notes: list[JudgeFinding] = []
         if index is not None and index > 0:
             # Labels as Gold names them ("gold SQL", "alternative gold SQL 2", a file name);
@@ -166,13 +171,36 @@ def judge_answer(question: Question, golds: tuple[Gold, ...], actual: QueryResul
                 "first": golds[0].label}))
         elif index is None and len(golds) > 1 and actual is not None:
             notes.append(JudgeFinding("no_alternative_matched", {
-                "total": len(golds), "first": golds[0].label}))
-        compared = golds[0 if index is None else index].result
+                "form": "nearest", "total": len(golds), "index": nearest + 1,
+                "label": golds[nearest].label, "first": golds[0].label}))
+        compared = golds[nearest if index is None else index].result
         notes += _truncation(actual, compared)
         if notes:
             verdict = dataclasses.replace(verdict, findings=verdict.findings + tuple(notes))
         verdicts[mode] = verdict
     return verdicts
+
+
+# How far a failed verdict's answer is from its gold, by its first finding: a difference of
+# rounding or order is nearer than different values, different values nearer than another row
+# count, and another shape (names, column count) farthest.
+_NEAR = ("rounding_only", "order_only", "value_mismatch", "duplicates_only", "row_count",
+         "empty_result", "column_names", "column_count")
+
+
+def _distance(verdict: Verdict) -> tuple[int, float]:
+    """The failed `verdict`'s distance: its first finding's place in _NEAR, then how many
+    cells differ (values) or how far apart the row counts are."""
+    if not verdict.findings:
+        return (0, 0.0)
+    first = verdict.findings[0]
+    rank = _NEAR.index(first.code) if first.code in _NEAR else len(_NEAR)
+    p = first.params
+    if first.code in ("row_count", "duplicates_only", "empty_result"):
+        spread = abs(float(p.get("got") or 0) - float(p.get("expected") or 0))
+    else:
+        spread = float(p.get("differ") or 0)
+    return (rank, spread)
 
 
 def _truncation(actual: QueryResult | None, gold: QueryResult) -> list[JudgeFinding]:
