@@ -171,7 +171,12 @@ def test_bird_json_and_defog_csv_import_in_one_command_each(tmp_path, data_home,
     # The check names the degenerate gold; nothing in it is unusable, so exit 0.
     assert main(["questions", "check", "questions_gen_sqlite-shop"]) == 0
     out = capsys.readouterr().out
-    assert "questions_gen_sqlite-shop-0002" in out and "returns no rows" in out
+    # Ids count the file's records (the 3rd, after another database's row), not the imported
+    # ones, so adding the other database later renumbers nothing (#28).
+    assert "questions_gen_sqlite-shop-0003" in out and "returns no rows" in out
+    bird_ids = [q.id for q in load_question_set("bird-dev", sets_dir=[data_home / "questions"],
+                                                cache_dir=tmp_path).questions]
+    assert bird_ids == ["bird-dev-0000", "bird-dev-0001"]  # BIRD's own question_id
     assert main(["questions", "list"]) == 0
     listed = capsys.readouterr().out
     assert "bird-dev" in listed and "sales-25" in listed

@@ -124,6 +124,9 @@ class _Record:
     tags: list[str] = field(default_factory=list)
     dialect: str | None = None
     problem: tuple[str, dict] | None = None  # why it cannot be imported, found while reading
+    # Its place in the source (1-based, as the skipped lines count it; BIRD's question_id): the
+    # question's id, so a record keeps its id when others are skipped or a database is added.
+    number: int | None = None
 
 
 def detect_format(source: Path) -> str:
@@ -232,8 +235,10 @@ def _read_spider(source: Path, fmt: str) -> list[_Record]:
         sql = (record.get("SQL", record.get("query")) if fmt == "bird"
                else record.get("query", record.get("SQL")))
         difficulty = _text(record.get("difficulty")).lower()
+        bird_id = record.get("question_id") if fmt == "bird" else None
+        number = bird_id if type(bird_id) is int and 0 <= bird_id < 10**7 else index
         out.append(_Record(
-            where, _text(record.get("question")), _text(record.get("db_id")),
+            where, _text(record.get("question")), _text(record.get("db_id")), number=number,
             sqls=[sql.strip()] if isinstance(sql, str) and sql.strip() else [],
             tier=DIFFICULTY_TO_TIER.get(difficulty, DEFAULT_TIER),
             evidence=_text(record.get("evidence"))[:MAX_EVIDENCE_CHARS],
@@ -322,7 +327,7 @@ def _read_defog(source: Path, db_name: str | None, report: ImportReport) -> list
         if missing:
             raise QuestionSetError(f"{source}:1: missing column(s): {', '.join(sorted(missing))}")
         out = []
-        for record in reader:
+        for number, record in enumerate(reader, start=1):
             where = f"{source.name}:{reader.line_num}"
             db = _text(record.get("db_name"))
             if db_name and db != db_name:
@@ -331,7 +336,7 @@ def _read_defog(source: Path, db_name: str | None, report: ImportReport) -> list
             category = _text(record.get("query_category"))
             out.append(_Record(
                 where, _text(record.get("question")), db, sqls=alternatives(
-                    record.get("query") or ""), dialect="postgres",
+                    record.get("query") or ""), dialect="postgres", number=number,
                 evidence=_text(record.get("instructions"))[:MAX_EVIDENCE_CHARS],
                 tags=[t for t in (category, db) if t]))
     except csv.Error as exc:
@@ -419,14 +424,16 @@ def _find_databases(records: list[_Record], db_dir: Path | None, fmt: str,
 def _run_golds(records: list[_Record], databases: dict[str, Path], name: str,
                report: ImportReport, on_progress) -> list[dict]:
     rows: list[dict] = []
+    taken: set[str] = set()  # the ids given so far
     boxes: dict[str, Sandbox] = {}
     try:
         for done, record in enumerate(records, start=1):
             if on_progress is not None:
                 on_progress(done - 1, len(records))
-            row = _one(record, databases, boxes, name, len(rows) + 1, report)
+            row = _one(record, databases, boxes, name, len(rows) + 1, report, taken)
             if row is not None:
                 rows.append(row)
+                taken.add(row["id"])
         if on_progress is not None:
             on_progress(len(records), len(records))
     finally:
@@ -436,7 +443,7 @@ def _run_golds(records: list[_Record], databases: dict[str, Path], name: str,
 
 
 def _one(record: _Record, databases: dict[str, Path], boxes: dict[str, Sandbox], name: str,
-         number: int, report: ImportReport) -> dict | None:
+         number: int, report: ImportReport, taken: set[str]) -> dict | None:
     def skip(code: str, **params) -> None:
         report.skipped.append(ImportNote(record.where, code, params))
 
@@ -455,7 +462,11 @@ def _one(record: _Record, databases: dict[str, Path], boxes: dict[str, Sandbox],
         except (OSError, SandboxError) as exc:
             return skip("db_unreadable", db=record.db, error=str(exc))
     box = boxes[record.db]
-    qid = record.qid or f"{name}-{number:04d}"
+    qid = record.qid or f"{name}-{number if record.number is None else record.number:04d}"
+    n, base = 1, qid
+    while qid in taken:  # two records naming the same question_id: the later one apart
+        n += 1
+        qid = f"{base}-{n}"
     sqls, results, errors = [], [], []
     for sql in record.sqls:
         ran = _run_gold(box, sql, record.dialect)
