@@ -161,7 +161,8 @@ def _named(exc: Exception, file: Path) -> InputError:
     file (once: the core's message may start with the file's path already)."""
     text = str(exc)
     head, sep, rest = text.partition(": ")
-    if sep and (head.startswith("--") or head == str(file)):
+    # The core names a line as "path:line": that is the file, named once too.
+    if sep and (head.startswith("--") or head == str(file) or head.startswith(f"{file}:")):
         return InputError(head, rest)
     return InputError(str(file), text)
 

@@ -197,3 +197,17 @@ def test_helpers():
     assert has_top_level_order_by("SELECT a FROM t UNION SELECT b FROM u ORDER BY 1")
     assert not has_top_level_order_by("SELECT * FROM (SELECT a FROM t ORDER BY a)")
     assert has_top_level_order_by("WITH x AS (SELECT 1 AS a) SELECT a FROM x ORDER BY a")
+
+
+def test_the_import_command_names_a_bad_files_path_once(tmp_path, capsys):
+    """#28: "q.csv: q.csv:1: missing column(s)": the command put the path before the core's
+    own "path:line"."""
+    from desktop_app.cli import main
+
+    db = make_db(tmp_path / "concert.sqlite")
+    path = write_csv(tmp_path / "questions_gen_x.csv", [{"question": "x", "query": "SELECT 1"}],
+                     fields=("question", "query"))
+    assert main(["questions", "import", str(path), "--db-dir", str(db)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count(str(path)) == 1, err
+    assert f"{path}:1: missing column(s): db_name" in err
