@@ -45,7 +45,7 @@ WORDS = {
         "no_answer:repeated_call": "No answer: the model kept repeating the same call.",
         "no_answer:stopped": "No final answer: the model stopped without submitting SQL.",
         "column_count": "Wrong column count (got {got}, expected {expected}). The answer "
-                        "returns {got_columns}; the question asks for {expected_columns}.",
+                        "returns {got_columns}; the gold returns {expected_columns}.",
         "column_names:names": "Wrong column names ({pairs}).",
         "column_names:case": "Column names differ only in case ({pairs}).",
         "empty_result": "Empty result (got 0 rows, expected {expected}). The answer returned "
@@ -157,7 +157,7 @@ WORDS = {
         "no_answer:repeated_call": "未作答：模型反复发出完全相同的调用。",
         "no_answer:stopped": "没有最终答案：模型未提交 SQL 就停止了。",
         "column_count": "列数错误（得到 {got}，应为 {expected}）。答案返回的列为 {got_columns}；"
-                        "题目要求 {expected_columns}。",
+                        "参考答案返回 {expected_columns}。",
         "column_names:names": "列名错误（{pairs}）。",
         "column_names:case": "列名仅大小写不同（{pairs}）。",
         "empty_result": "结果为空（得到 0 行，应为 {expected} 行）。答案没有返回任何行；"

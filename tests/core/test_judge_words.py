@@ -318,3 +318,16 @@ def test_throughline_sqleval_prints_its_table_and_lines_in_chinese(capsys, monke
     assert "2 个答案中有 2 个遗漏了题目要求的 ROUND(x, n)" in printed
     for line in printed.splitlines():
         assert english_runs(line) == [], line
+
+
+def test_a_wrong_column_count_names_the_golds_columns_not_a_question_that_named_none():
+    """#28: "the question asks for [...]" on sets whose questions name no columns (Spider,
+    BIRD): the columns quoted are the gold's, whatever the question says."""
+    from desktop_app.core.sqleval.types import JudgeFinding
+    from desktop_app.report.judge_words import finding_text
+
+    finding = JudgeFinding("column_count", {"got": 1, "expected": 2, "got_columns": ["n"],
+                                            "expected_columns": ["region", "n"]})
+    en, zh = finding_text(finding, "en"), finding_text(finding, "zh")
+    assert "the gold returns" in en and "question" not in en
+    assert "参考答案返回" in zh and "题目" not in zh
