@@ -537,3 +537,29 @@ def test_delete_run_removes_rows_of_every_child_table(store):
         assert counts.get(0, 0) == 1, table
     with pytest.raises(NotFoundError):
         store.delete_run(doomed)
+
+
+def test_a_write_error_met_by_the_writer_is_said_as_the_store_says_it(tmp_path):
+    """A file-size limit met mid-sweep (tests/core/hostile) was said two ways, by which
+    connection met it first: 'results database X could not be read or written (a disk
+    error, ...)' from the store, 'writing results to X failed: disk I/O error' from the
+    writer. The writer's SQLite errors now read as the store's."""
+    import sqlite3
+
+    from desktop_app.core.store import StoreError
+    from desktop_app.core.store.errors import StoreUnusable
+
+    with Store.open(tmp_path / "r.db") as store:
+        writer = store.writer()
+        writer._record(sqlite3.OperationalError("disk I/O error"))
+        writer._record(sqlite3.OperationalError("disk I/O error"))
+        with pytest.raises(StoreUnusable) as raised:
+            writer._raise_pending()
+        assert raised.value.code == "io_error"
+        assert str(raised.value) == (
+            f"results database {tmp_path / 'r.db'} could not be read or written (a disk error, "
+            "a quota or a file-size limit): disk I/O error (and 1 more failed write(s))")
+        writer._record(ValueError("not SQLite"))  # anything else keeps the writer's words
+        with pytest.raises(StoreError, match="writing results to .* failed: not SQLite"):
+            writer._raise_pending()
+        writer.close()

@@ -149,6 +149,7 @@ def unusable_from(path: Path, exc: sqlite3.Error) -> StoreUnusable:
         low = text.lower()
         code = ("read_only" if "readonly" in low or "read-only" in low
                 else "disk_full" if "full" in low
+                else "io_error" if "disk i/o error" in low
                 else "corrupt" if "malformed" in low
                 else "not_a_database" if "not a database" in low
                 else "cannot_open")

@@ -23,7 +23,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from desktop_app.core.store.errors import StoreError
+from desktop_app.core.store.checks import unusable_from
+from desktop_app.core.store.errors import StoreError, StoreUnusable
 from desktop_app.core.store.schema import DEFAULT_BUSY_TIMEOUT_S, _connect
 from desktop_app.core.store.tables import (
     _METRIC_SAMPLES,
@@ -276,6 +277,12 @@ class RunWriter:
             self._error, self._more_errors = None, 0
         if error is not None:
             extra = f" (and {more} more failed write(s))" if more else ""
+            if isinstance(error, sqlite3.Error):
+                # Said as the store says the same error met on its own connection ("could not
+                # be read or written (a disk error, a quota or a file-size limit)"): which of
+                # the two met a file-size limit first is a race.
+                unusable = unusable_from(self.path, error)
+                raise StoreUnusable(self.path, unusable.code, unusable.detail + extra) from error
             raise StoreError(f"writing results to {self.path} failed: {error}{extra}") from error
 
     # ---- writer thread
