@@ -23,7 +23,6 @@ from pathlib import Path
 from desktop_app.cli.common import global_options, words_lang
 
 
-
 class JudgeCommandError(Exception):
     """The command could not judge; `str()` names the option or file at fault."""
 

@@ -516,7 +516,7 @@ ZH = {
     "def_client_bound": "压测客户端可能拉高了延迟的单元（其事件循环滞后，或几乎占满一个 CPU 核）：会标出，其区间按该延迟放宽",
     "def_interval": "以 95 % 置信度包含真实值的范围：速度与工作量用自助法百分位区间，非配对通过率用 Wilson 区间",
     "def_concurrency": "压测客户端同时保持在途的请求数（闭环）",
-    "def_kv_cache": "服务端 KV 缓存 的占用比例，来自其 /metrics",
+    "def_kv_cache": "服务端 KV 缓存的占用比例，来自其 /metrics",
     "def_running": "某次 /metrics 采样时服务端正在运行的请求数",
     "def_waiting": "某次 /metrics 采样时在服务端排队、尚未运行的请求数",
     "def_prompt_tokens": "吞吐测试单元中请求的提示长度（token）",

@@ -203,7 +203,7 @@ ZH = {
     "missing_round": "；{n} 个答案遗漏了题目要求的 ROUND(x, n)",
     "unit_tokens": "token", "unit_steps": "步",
     "bn_concurrency_cap": "并发上限（最多 {cap} 个同时运行）",
-    "bn_kv_cache_pressure": "KV 缓存 紧张",
+    "bn_kv_cache_pressure": "KV 缓存紧张",
     "bn_prefill_drop_under_concurrency": "并发下 Prefill 变慢（排队）",
     "bn_decode_slows_with_batch": "批次变大时 Decode 变慢",
     "bn_failures": "请求失败",

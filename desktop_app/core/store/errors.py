@@ -40,7 +40,8 @@ system or SQLite said."""
 
 
 class StoreUnusable(StoreError):
-    """The results file at `path` cannot be opened for a run, found before anything is sent.
+    """The results file at `path` cannot be opened for a run (found before anything is sent)
+    or, met by a run's writer, written any more.
 
     `code` is one of :data:`STORE_PROBLEMS` (a GUI or CLI puts it in words); `detail` is what
     the system or SQLite said, or, when Throughline itself found it, the same in English with

@@ -1,13 +1,13 @@
 """The judges an answer can be scored by: one module each in this package, found by name.
 
 A judge is a `Judge` descriptor its module registers: its name (the code every view, export
-and flag uses), its place among the judges (strictest first: the counterfactual quotes the
-first one that fails), how it compares column names, whether it compares numbers within the
-tolerance, and `compare`, its value findings on a pair of results whose shapes agree (the
-shared checks, column count, names and row count, are `judge.py`'s). Adding a judge is one
-module here that calls `register`, plus its words in `report/judge_words.py`; the CLI's
-`--judge` choices, the SQL form's boxes, the tables, the exports and the comparison read
-`judge_names()`.
+and flag uses), its place among the judges (strictest first; the counterfactual quotes the
+most lenient one that fails), how it compares column names, whether it compares numbers
+within the tolerance, and `compare`, its value findings on a pair of results whose shapes
+agree (the shared checks, column count, names and row count, are `judge.py`'s). Adding a
+judge is one module here that calls `register`, plus its words (docs/ARCHITECTURE.md,
+"Adding a judge"); the CLI's `--judge` choices, the SQL form's boxes, the tables, the exports
+and the comparison read `judge_names()`.
 
 The package is read on first use (`pkgutil` over its modules), so a module is registered
 however the judges are first asked for.
