@@ -106,9 +106,13 @@ def judge_verdicts(args: argparse.Namespace) -> tuple[dict, object, object]:
             id="cli", tier="easy", text_en="(judge command)", gold_sql=args.gold_sql,
             database=db.name, required_columns=tuple(gold.columns), rounding=rounding,
             order_matters=bool(args.order_sensitive))
-        # With the sandbox, results over its row cap are read whole before judging.
+        # With the sandbox, results over its row cap are read whole before judging. Our own
+        # judges always, and the one asked for when it is a benchmark's rule.
+        from desktop_app.core.sqleval.judges import default_judges
+
+        modes = tuple(dict.fromkeys((*default_judges(True), args.mode)))
         verdicts = judge_answer(question, (Gold("gold SQL", gold, args.gold_sql),), actual,
-                                sandbox=box, final_sql=args.sql, error=error,
+                                sandbox=box, modes=modes, final_sql=args.sql, error=error,
                                 tolerance=args.tolerance, ignore_names=bool(args.ignore_names))
     return verdicts, gold, actual
 

@@ -68,6 +68,23 @@ WORDS = {
         "value_mismatch:values": "Wrong values in {columns}. Row {row} {column}: got {got}, "
                                  "expected {expected}{more}.",
         "value_mismatch:rows": "Wrong values. The rows differ.",
+        "official_mismatch:spider2_column": "Gold column {index} ({column}) matches no column "
+                                            "of the answer{more_columns}. Spider2 compares "
+                                            "each gold column it checks with every answer "
+                                            "column, numbers within 0.01{order}.",
+        "official_mismatch:bird_set": "The rows differ as sets: {missing} of the gold's rows "
+                                      "are missing and {extra} others are there. BIRD "
+                                      "compares the sets of rows, exactly.",
+        "official_mismatch:test_suite_rows": "No order of the answer's columns gives the "
+                                             "gold's rows{ordered}. test-suite compares values "
+                                             "exactly.",
+        "official_mismatch:test_suite_undecided": "Too many column orders to try; test-suite "
+                                                  "could not decide, and counts it as failed.",
+        "more_columns": " ({n} of the {checked} checked columns match none)",
+        "spider2_any_order": "; each column sorted on its own, as the instance ignores order",
+        "spider2_in_order": ", in row order",
+        "test_suite_ordered": " in order (the gold's text says ORDER BY)",
+        "test_suite_any_order": " in any order",
         "order_only:first_row": "Only the row order differs. The first row is another of the "
                                 "right rows; {judge} compares the first row.",
         "order_only:asked": "Only the row order differs. The answer has the right rows in "
@@ -122,6 +139,7 @@ WORDS = {
         "no_finding": "no finding recorded",
         "and": " and ",
         "judge_strict": "strict", "judge_tolerant": "tolerant", "judge_full": "full",
+        "judge_spider2": "spider2", "judge_bird": "bird", "judge_test-suite": "test-suite",
         "pass": "PASS", "fail": "FAIL",
         "verdict": "{judge}: {outcome}",
         "across_judges": "across judges: {line}",
@@ -178,6 +196,19 @@ WORDS = {
         "value_mismatch:values": "数值错误（{columns}）。第 {row} 行 {column}：得到 {got}，应为 "
                                  "{expected}{more}。",
         "value_mismatch:rows": "数值错误。结果行不一致。",
+        "official_mismatch:spider2_column": "参考答案第 {index} 列（{column}）与答案的任何一列都不一致"
+                                            "{more_columns}。Spider2 把它检查的每一列参考答案与答案的"
+                                            "每一列比较，数值误差在 0.01 以内{order}。",
+        "official_mismatch:bird_set": "结果行作为集合不一致：缺少参考答案的 {missing} 行，多出 {extra} "
+                                      "行。BIRD 按行的集合精确比较。",
+        "official_mismatch:test_suite_rows": "答案的列无论怎样排列，都得不到参考答案的行{ordered}。"
+                                             "test-suite 精确比较数值。",
+        "official_mismatch:test_suite_undecided": "可尝试的列顺序过多；test-suite 无法判定，按未通过计。",
+        "more_columns": "（检查的 {checked} 列中有 {n} 列都不一致）",
+        "spider2_any_order": "；该题忽略顺序，每一列各自排序后比较",
+        "spider2_in_order": "，按行的顺序",
+        "test_suite_ordered": "（按顺序：参考答案的文本含 ORDER BY）",
+        "test_suite_any_order": "（不计顺序）",
         "order_only:first_row": "仅行顺序不同。首行是另一条正确的行；{judge}判定只比较首行。",
         "order_only:asked": "仅行顺序不同。答案的行都正确，但顺序不同；题目要求了顺序。",
         "order_only:gold_orders": "仅行顺序不同。答案的行都正确，但顺序不同；标准查询对结果排了序。",
@@ -249,6 +280,7 @@ FAILURE_CLASSES = {
         "window_frame": "窗口范围不同", "refused": "查询被拒绝", "degenerate_gold": "标准答案为空",
         "matched_alternative": "匹配备选答案", "no_alternative_matched": "无可接受答案匹配",
         "truncated_comparison": "仅比较了部分行",
+        "official_mismatch": "官方评测未通过",
     },
 }
 # Why a question's loop ended (types.STOP_REASONS); English shows the code.
@@ -365,6 +397,14 @@ class JudgeWords:
             v["first"] = gold_label(p["first"], self.lang)
             if "label" in p:
                 v["label"] = gold_label(p["label"], self.lang)
+        elif code == "official_mismatch":
+            n = p.get("unmatched", 1)
+            v["more_columns"] = self._w("more_columns", n=n, checked=p.get("checked")) if (
+                n and n > 1) else ""
+            v["order"] = self._w("spider2_any_order" if p.get("ignore_order")
+                                 else "spider2_in_order")
+            v["ordered"] = self._w("test_suite_ordered" if p.get("ordered")
+                                   else "test_suite_any_order")
         elif code == "truncated_comparison":
             sep = self._w("list_sep") if self.lang == "zh" else ", "
             v["parts"] = sep.join(

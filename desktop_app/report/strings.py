@@ -109,6 +109,18 @@ EN = {
     "col_dimension": "Dimension", "col_verdict": "Verdict",
     "na": "n/a",
     "judge_name_strict": "Strict", "judge_name_tolerant": "Tolerant", "judge_name_full": "Full",
+    "judge_name_spider2": "Spider2", "judge_name_bird": "BIRD", "judge_name_test-suite": "test-suite",
+    "judge_spider2": "spider2 (Spider2-lite's own evaluator): every gold column it checks (the "
+                     "instance's condition columns, else all) must equal some column of the "
+                     "answer, numbers within 0.01, a missing value read as 0; extra columns, "
+                     "names and column order do not matter; with the instance's ignore_order "
+                     "each column is sorted on its own.",
+    "judge_bird": "bird (BIRD's own evaluator): the answer's rows as a set equal the gold's, "
+                  "values compared exactly; duplicates, row order and names do not matter.",
+    "judge_test-suite": "test-suite (Spider's test-suite-sql-eval): the same number of rows and "
+                        "columns, and some order of the answer's columns under which the rows "
+                        "equal the gold's, in order when the gold's text says ORDER BY; values "
+                        "exact, names ignored.",
     "tier_trivial": "trivial", "tier_easy": "easy", "tier_medium": "medium", "tier_hard": "hard",
     "tolerant_short": "tolerant {n}",
     "prompt_completion": "{p} + {c}",
@@ -397,6 +409,14 @@ ZH = {
     "col_dimension": "维度", "col_verdict": "结论",
     "na": "不适用",
     "judge_name_strict": "严格", "judge_name_tolerant": "容差", "judge_name_full": "完整",
+    "judge_name_spider2": "Spider2", "judge_name_bird": "BIRD", "judge_name_test-suite": "test-suite",
+    "judge_spider2": "spider2（Spider2-lite 官方评测）：它检查的每一列参考答案（该题的条件列，否则全部列）"
+                     "都必须与答案的某一列一致，数值误差在 0.01 以内，缺失值按 0 计；多出的列、列名和列顺序"
+                     "都不影响；该题忽略顺序时每一列各自排序后比较。",
+    "judge_bird": "bird（BIRD 官方评测）：答案的行作为集合与参考答案相同，数值精确比较；重复行、行顺序和"
+                  "列名都不影响。",
+    "judge_test-suite": "test-suite（Spider 的 test-suite-sql-eval）：行数和列数相同，且存在一种列顺序"
+                        "使各行与参考答案相同；参考答案文本含 ORDER BY 时按顺序比较；数值精确，忽略列名。",
     "tier_trivial": "trivial", "tier_easy": "easy", "tier_medium": "medium", "tier_hard": "hard",
     "tolerant_short": "容差 {n}",
     "prompt_completion": "{p} + {c}",

@@ -89,6 +89,11 @@ def spider2(tmp_path):
     result_csv(db, gold / "exec_result" / "local055_b.csv", MOST_INVOICES_N)
     (gold / "sql").mkdir()
     (gold / "sql" / "local054.sql").write_text(TOTALS, encoding="utf-8")
+    # The evaluator's standard: which gold columns count, and whether row order does.
+    (gold / "spider2lite_eval.jsonl").write_text("\n".join(json.dumps(r) for r in [
+        {"instance_id": "local054", "condition_cols": [1], "ignore_order": True},
+        {"instance_id": "local055", "condition_cols": [], "ignore_order": False},
+        "not a record", ]) + "\n{broken\n", encoding="utf-8")
     return jsonl, db.parent, gold
 
 
@@ -106,6 +111,11 @@ def test_spider2_lite_imports_in_one_command_and_runs(spider2, data_home, tmp_pa
                              cache_dir=tmp_path)
     local054, local055 = qset.questions
     assert local054.gold_sql == TOTALS and len(local054.gold_files) == 1
+    # Spider2's standard is kept with each question for the spider2 judge.
+    assert qset.benchmark == "spider2-lite"
+    assert local054.evaluation == {"condition_cols": [[1]], "ignore_order": True}
+    assert local055.evaluation == {"ignore_order": False}
+    assert "spider2lite_eval.jsonl:4: not valid JSON" in out
     assert local054.text_en.endswith("Hint: Totals are in USD.")
     assert [Path(f).name for f in local055.gold_files] == ["local055_a.csv", "local055_b.csv"]
     assert local055.gold_sql == "" and not qset.asks_columns
@@ -121,8 +131,9 @@ def test_spider2_lite_imports_in_one_command_and_runs(spider2, data_home, tmp_pa
     assert main(["sqleval", "--questions", "spider2-lite", "--simulator", "fast", "--no-store",
                  "--json", str(report)]) == 0
     doc = json.loads(report.read_text(encoding="utf-8"))
-    # A set that names no columns is judged by full, names ignored, unless the user says else.
-    assert doc["judges"] == ["full"] and len(doc["items"]) == 2
+    # A set that names no columns is judged by full, names ignored, unless the user says else;
+    # beside it, Spider2's own rule.
+    assert doc["judges"] == ["full", "spider2"] and len(doc["items"]) == 2
     assert doc["ignore_names"] is True
 
 
@@ -161,12 +172,14 @@ def test_bird_json_and_defog_csv_import_in_one_command_each(tmp_path, data_home,
         "SELECT CustomerId, count(*) AS n FROM invoices GROUP BY 1",
         "SELECT BillingCountry, CustomerId, count(*) AS n FROM invoices GROUP BY 1")
 
-    for name in ("bird-dev", "questions_gen_sqlite-shop"):
+    # A set imported from BIRD is summarised by full and by BIRD's own rule; defog's own rule
+    # is not built, so full alone.
+    for name, judges in (("bird-dev", ["full", "bird"]), ("questions_gen_sqlite-shop", ["full"])):
         report = tmp_path / f"{name}.json"
         assert main(["sqleval", "--questions", name, "--simulator", "fast", "--no-store",
                      "--json", str(report)]) == 0
         doc = json.loads(report.read_text(encoding="utf-8"))
-        assert len(doc["items"]) == 2 and doc["judges"] == ["full"]
+        assert len(doc["items"]) == 2 and doc["judges"] == judges
 
     # The check names the degenerate gold; nothing in it is unusable, so exit 0.
     assert main(["questions", "check", "questions_gen_sqlite-shop"]) == 0

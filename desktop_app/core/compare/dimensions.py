@@ -40,7 +40,7 @@ from statistics import fmean
 from typing import Literal
 
 from desktop_app.core.compare.load import SqlRun, ThroughputRun
-from desktop_app.core.sqleval.judges import judge_names
+from desktop_app.core.sqleval.records import compared_judges
 from desktop_app.core.sqleval.types import TIERS
 from desktop_app.core.stats import (
     ALPHA,
@@ -567,7 +567,7 @@ def _sql_rows(runs: Sequence) -> list[DimensionRow]:
     sqls = [r for r in runs if isinstance(r, SqlRun)]
     if not sqls:
         return []
-    judges = [j for j in judge_names() if any(r.pass_count(j).judged for r in sqls)]
+    judges = list(compared_judges(sqls))
     rows = [_pass_row(runs, j, None) for j in judges]
     tiers = [t for t in TIERS if any(q.tier == t for r in sqls for q in r.judged)]
     if "strict" in judges:

@@ -50,7 +50,7 @@ from desktop_app.core.compare.dimensions import (
     wilson,
 )
 from desktop_app.core.runs import RunInfo
-from desktop_app.core.sqleval.records import SqlRun
+from desktop_app.core.sqleval.records import SqlRun, compared_judges
 from desktop_app.core.sqleval.judges import judge_names
 from desktop_app.core.stats import ratio_estimate
 
@@ -320,7 +320,7 @@ def compare_strategies(runs: Iterable, paths: Mapping[int, Mapping[int, LayeredP
     for (target, model, set_name), members in groups.items():
         if len({strategy_of(r.info) for r in members}) < 2:
             continue
-        judges = [j for j in judge_names() if any(r.pass_count(j).judged for r in members)]
+        judges = list(compared_judges(members))
         rows = tuple(_figure_row(members, j, f) for j in judges for f in FIGURES)
         beats = []
         for j in judges:

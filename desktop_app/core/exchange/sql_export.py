@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from desktop_app.core.sqleval.records import SqlRun, StoredQuestion, step_rows
+from desktop_app.core.sqleval.records import SqlRun, StoredQuestion, compared_judges, step_rows
 from desktop_app.core.sqleval.judges import judge_names
 from desktop_app.core.store import Store
 
@@ -75,7 +75,7 @@ def step_row(run_id: int, question: dict[str, Any], step: dict[str, Any]) -> dic
 def summary_json(run: SqlRun) -> dict[str, Any]:
     """Pass counts per judge (overall and per tier; passed of judged, unfinished apart) and
     mean effort per tier of the judged questions: the counts every view shows."""
-    judges = tuple(j for j in judge_names() if any(j in q.verdicts for q in run.judged))
+    judges = compared_judges([run])
 
     def count(judge: str, tier: str | None = None) -> dict[str, int]:
         c = run.pass_count(judge, tier)

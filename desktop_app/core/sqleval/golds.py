@@ -26,7 +26,7 @@ from pathlib import Path
 from desktop_app.core.files import LocalFileError, inside, read_bounded
 from desktop_app.core.parsing import number_or_text
 from desktop_app.core.sqleval.judge import degenerate, judge_all
-from desktop_app.core.sqleval.judges import judge_names
+from desktop_app.core.sqleval.judges import default_judges
 from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
 from desktop_app.core.sqleval.types import JudgeFinding, Question, QueryResult, Verdict
 
@@ -142,7 +142,7 @@ def judge_answer(question: Question, golds: tuple[Gold, ...], actual: QueryResul
         actual = whole(sandbox, final_sql, actual)
         golds = tuple(dataclasses.replace(g, result=whole(sandbox, g.sql, g.result))
                       for g in golds)
-    modes = judge_names() if modes is None else modes
+    modes = default_judges(True) if modes is None else modes
     judged: list[dict[str, Verdict]] = []
 
     def against(index: int) -> dict[str, Verdict]:
@@ -152,7 +152,8 @@ def judge_answer(question: Question, golds: tuple[Gold, ...], actual: QueryResul
                 dataclasses.replace(question, gold_sql=gold.sql))
             judged.append(judge_all(asked, gold.result, actual, modes=modes,
                                     final_sql=final_sql, error=error, stop_reason=stop_reason,
-                                    tolerance=tolerance, ignore_names=ignore_names))
+                                    tolerance=tolerance, ignore_names=ignore_names,
+                                    gold_label=gold.label, gold_from_file=gold.sql is None))
         return judged[index]
 
     verdicts: dict[str, Verdict] = {}

@@ -7,7 +7,9 @@ Formats (`FORMATS`; `detect_format` picks one from the file):
   accepted answers are result files `<instance_id>.csv` or `<instance_id>_a.csv`, `_b.csv`, ...
   in `gold_dir` (or its `exec_result/`), plus `<instance_id>.sql` where one exists (`sql/`);
   `external_knowledge` names a document read from `documents/` or `resource/documents/` beside
-  the JSONL;
+  the JSONL; the evaluator's standard `spider2lite_eval.jsonl` in `gold_dir` gives each
+  instance's `condition_cols` and `ignore_order`, kept with the question for the spider2
+  judge;
 - defog: a sql-eval CSV of `question`, `query`, `db_name`, `query_category`, optional
   `instructions`, filtered by `db_name`; a query cell lists alternative golds (";" between
   statements, "{a,b}" choices expanded as defog's evaluator does), every one of which is
@@ -127,6 +129,7 @@ class _Record:
     # Its place in the source (1-based, as the skipped lines count it; BIRD's question_id): the
     # question's id, so a record keeps its id when others are skipped or a database is added.
     number: int | None = None
+    evaluation: dict = field(default_factory=dict)  # the benchmark's parameters (Question's)
 
 
 def detect_format(source: Path) -> str:
@@ -283,9 +286,59 @@ def _document(source: Path, name: str) -> str | None:
     return None
 
 
+EVAL_STANDARD = "spider2lite_eval.jsonl"  # Spider2-lite's evaluation standard, in its gold/
+
+
+def _eval_standard(gold_dir: Path | None, report: ImportReport) -> dict[str, dict]:
+    """instance_id -> its record of the evaluator's standard file, when `gold_dir` has one."""
+    path = gold_dir / EVAL_STANDARD if gold_dir else None
+    if path is None or not path.is_file():
+        return {}
+    standard = {}
+    for lineno, line in enumerate(_read_text(path).split("\n"), start=1):
+        try:
+            record = json.loads(line) if line.strip() else None
+        except (json.JSONDecodeError, RecursionError) as exc:
+            report.warnings.append(ImportNote(f"{path.name}:{lineno}", "bad_json",
+                                              {"msg": getattr(exc, "msg", "nested too deeply")}))
+            continue
+        if isinstance(record, dict) and isinstance(record.get("instance_id"), str):
+            standard[record["instance_id"]] = record
+    return standard
+
+
+def _indexes(value) -> list[int] | None:
+    if isinstance(value, list) and all(isinstance(i, int) and not isinstance(i, bool)
+                                       and 0 <= i < 10_000 for i in value):
+        return list(value)
+    return None
+
+
+def spider2_evaluation(standard: dict, n_files: int) -> dict:
+    """A question's `evaluation` from its record of the standard file: `condition_cols` as one
+    list per gold file, spread the way the evaluator's `compare_multi_pandas_table` spreads
+    them (one flat list serves every file; none means every column)."""
+    raw = standard.get("condition_cols")
+    n = max(1, n_files)
+    if raw in (None, [], [[]], [None]):
+        lists = []
+    elif _indexes(raw) is not None:
+        lists = [_indexes(raw)] * n
+    elif isinstance(raw, list) and all(_indexes(c) is not None for c in raw):
+        lists = [_indexes(c) for c in raw][:n]
+        lists += [[] for _ in range(n - len(lists))]
+    else:
+        lists = []
+    out: dict = {"condition_cols": lists} if any(lists) else {}
+    if isinstance(standard.get("ignore_order"), bool):
+        out["ignore_order"] = standard["ignore_order"]
+    return out
+
+
 def _read_spider2(source: Path, gold_dir: Path | None, report: ImportReport) -> list[_Record]:
     out = []
     gold_dir = Path(gold_dir) if gold_dir else None
+    standard = _eval_standard(gold_dir, report)
     for lineno, line in enumerate(_read_text(source).split("\n"), start=1):
         if not line.strip():
             continue
@@ -311,6 +364,7 @@ def _read_spider2(source: Path, gold_dir: Path | None, report: ImportReport) -> 
         out.append(_Record(where, _text(record.get("question")), _text(record.get("db")),
                            qid=instance, sqls=sqls, gold_files=files, gold_dir=gold_dir,
                            evidence=evidence, tags=["spider2-lite"],
+                           evaluation=spider2_evaluation(standard.get(instance, {}), len(files)),
                            problem=("missing", {"fields": "instance_id"}) if not instance
                            else ("gold_failed", {"error": unreadable}) if unreadable
                            else None))
@@ -496,6 +550,12 @@ def _one(record: _Record, databases: dict[str, Path], boxes: dict[str, Sandbox],
     text = record.question
     if record.evidence:
         text = f"{text}\n\nHint: {record.evidence}"
+    read = {label for label, _ in results}
+    kept = [i for i, p in enumerate(record.gold_files) if ("file", p.name) in read]
+    evaluation = dict(record.evaluation)
+    if evaluation.get("condition_cols"):  # one list per gold file kept (the first for a SQL)
+        lists = evaluation["condition_cols"]
+        evaluation["condition_cols"] = [lists[i] for i in kept] if kept else lists[:1]
     return {
         "id": qid, "tier": record.tier, "text_en": text, "text_zh": "",
         "gold_sql": sqls[0] if sqls else "", "database": record.db,
@@ -503,8 +563,8 @@ def _one(record: _Record, databases: dict[str, Path], boxes: dict[str, Sandbox],
         "order_matters": bool(sqls) and has_top_level_order_by(sqls[0]),
         "glossary": qid if record.evidence else None, "tags": record.tags,
         "gold_alternatives": sqls[1:],
-        "gold_files": [str(p) for p in record.gold_files
-                       if ("file", p.name) in {label for label, _ in results}],
+        "gold_files": [str(record.gold_files[i]) for i in kept],
+        **({"evaluation": evaluation} if evaluation else {}),
         "_evidence": record.evidence,
     }
 
@@ -551,7 +611,7 @@ def _write_set(out_dir: Path, name: str, fmt: str, databases: dict[str, Path],
                    f"{', '.join(used)} database{'s' if len(used) > 1 else ''} (SQLite). The "
                    "questions do not name their output columns or rounding.")
     toml = [f"name = {_toml_str(name)}", f"description = {_toml_str(description)}",
-            "asks_columns = false", ""]
+            "asks_columns = false", f"benchmark = {_toml_str(fmt)}", ""]
     for key in used:
         toml += [f"[databases.{_toml_str(key)}]",
                  f"file = {_toml_str(str(databases[key]))}",

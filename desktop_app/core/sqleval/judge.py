@@ -76,6 +76,9 @@ FINDING_FORMS: tuple[tuple[str, str | None], ...] = (
     ("value_mismatch", "format"), ("value_mismatch", "values"), ("value_mismatch", "rows"),
     ("order_only", "first_row"), ("order_only", "asked"), ("order_only", "gold_orders"),
     ("degenerate_gold", "empty"), ("degenerate_gold", "null_only"),
+    # the benchmarks' own rules (judges/spider2.py, bird.py, test_suite.py)
+    ("official_mismatch", "spider2_column"), ("official_mismatch", "bird_set"),
+    ("official_mismatch", "test_suite_rows"), ("official_mismatch", "test_suite_undecided"),
 )
 # The forms of the counterfactual line (`Headline.code`, plus a failure with no finding).
 HEADLINE_CODES = ("passes_all", "fails_all", "fails_some", "no_finding")
@@ -239,8 +242,13 @@ class Pair:
     three judges about the same pair). The question's rounding is applied to the actual only
     (the gold query rounds as its question says), column by column."""
 
-    def __init__(self, gold: QueryResult, actual: QueryResult, plan: dict[int, int]):
+    def __init__(self, gold: QueryResult, actual: QueryResult, plan: dict[int, int], *,
+                 gold_label: str = "", gold_from_file: bool = False):
         self.gold, self.actual, self.plan = gold, actual, plan
+        # Which accepted answer the gold is ("gold SQL", "local002_a.csv") and whether it was
+        # read from a result file: a benchmark's rule may differ per gold file (Spider2's
+        # condition columns) and read a file as its evaluator reads it.
+        self.gold_label, self.gold_from_file = gold_label, gold_from_file
         self._cache: dict = {}
 
     def _memo(self, key, compute):
@@ -473,12 +481,15 @@ def judge(mode: str, question: Question, gold: QueryResult, actual: QueryResult 
 def judge_all(question: Question, gold: QueryResult, actual: QueryResult | None, *,
               modes: tuple[str, ...] | None = None, final_sql: str | None = None,
               error: str | None = None, stop_reason: str = "submitted", tolerance: float = 1e-6,
-              ignore_names: bool = False) -> dict[str, Verdict]:
-    """Every judge in `modes` (None: every registered judge) on the same answer (arguments as
-    for `judge`), keyed by judge. The sqlglot explanation is computed once and shared by the
-    failing verdicts."""
-    modes = registry.judge_names() if modes is None else modes
-    pair = None if actual is None else Pair(gold, actual, _round_plan(question, gold.columns))
+              ignore_names: bool = False, gold_label: str = "",
+              gold_from_file: bool = False) -> dict[str, Verdict]:
+    """Every judge in `modes` (None: Throughline's own, strict, tolerant and full and any judge
+    added without a benchmark; the runner asks for every registered one) on the same answer (arguments as
+    for `judge`; `gold_label` and `gold_from_file` say which accepted answer `gold` is), keyed
+    by judge. The sqlglot explanation is computed once and shared by the failing verdicts."""
+    modes = registry.default_judges(True) if modes is None else modes
+    pair = None if actual is None else Pair(gold, actual, _round_plan(question, gold.columns),
+                                            gold_label=gold_label, gold_from_file=gold_from_file)
     verdicts = {m: _verdict(m, question, gold, actual, final_sql, error, stop_reason, tolerance,
                             ignore_names, pair) for m in modes}
     extra: list | None = None
@@ -499,9 +510,12 @@ def _verdict(mode, question, gold, actual, final_sql, error, stop_reason, tolera
     names = "ignore" if spec.names_optional and ignore_names else spec.names
     if pair is None:
         pair = Pair(gold, actual, _round_plan(question, gold.columns))
-    found, comparable = _structure(pair, names)
-    if comparable:
-        found += spec.compare(question, pair, tolerance)
+    if spec.whole:
+        found = list(spec.compare(question, pair, tolerance))
+    else:
+        found, comparable = _structure(pair, names)
+        if comparable:
+            found += spec.compare(question, pair, tolerance)
     passed = not found
     if passed:
         found += _degenerate_gold(gold)
@@ -556,8 +570,16 @@ def counterfactual(verdicts: dict[str, Verdict]) -> Headline:
     every leniency is applied (strict's "wrong column names" was quoted for an answer that full,
     names ignored, failed on its values). `report/judge_words.headline_text` says it ("passes
     every judge", "fails every judge: wrong row count (got 0, expected 4)", "fails strict,
-    passes tolerant and full: only rounding differs in avg_price")."""
-    order = registry.in_judge_order(verdicts)
+    passes tolerant and full: only rounding differs in avg_price").
+
+    The line is across Throughline's own judges: a benchmark's official rule (spider2, bird,
+    test-suite) is computed and stored beside them, and where it disagrees with full is said
+    on its own (`official.disagreements`), not folded into this line."""
+    def own(name: str) -> bool:
+        spec = registry.get_judge(name)
+        return spec is None or spec.benchmark is None
+
+    order = [m for m in registry.in_judge_order(verdicts) if own(m)]
     failing = tuple(m for m in order if not verdicts[m].passed)
     passing = tuple(m for m in order if verdicts[m].passed)
     last = verdicts[failing[-1]].findings if failing else ()

@@ -24,8 +24,13 @@ BUILDERS = ("sales",)
 _REQUIRED_KEYS = ("id", "tier", "text_en", "gold_sql", "database")
 _OPTIONAL_KEYS = (
     "text_zh", "required_columns", "rounding", "order_matters", "glossary", "tags",
-    "gold_alternatives", "gold_files",
+    "gold_alternatives", "gold_files", "evaluation",
 )
+# The keys of a record's `evaluation` (its benchmark's own parameters, see types.Question).
+_EVALUATION_KEYS = ("condition_cols", "ignore_order")
+# Formats a set may say it was imported from (importers.FORMATS; not imported from there:
+# this module does not need the importers).
+BENCHMARKS = ("spider", "bird", "spider2-lite", "defog")
 SetDirs = Path | str | tuple | list  # one folder of sets, or several searched in order
 _MAX_ERRORS_SHOWN = 25
 MAX_SET_FILE_BYTES = 256 * 1024 * 1024  # set.toml or questions.jsonl; what an import may write
@@ -119,6 +124,7 @@ def load_question_set(
         database_notes={key: str(spec.get("description") or "").strip()
                         for key, spec in db_specs.items()},
         asks_columns=meta.get("asks_columns", True),
+        benchmark=meta.get("benchmark", ""),
     )
 
 
@@ -185,11 +191,13 @@ def _parse_set_meta(meta: dict, text: str, set_dir: Path):
         errors.append(f"{path}:{line}: {shown}: {why}" if line else f"{path}: {shown}: {why}")
 
     for key in sorted(set(meta) - {"name", "description", "databases", "glossary",
-                                   "asks_columns"}):
-        err(key, "unknown key (expected name, description, asks_columns, [databases.*], "
-            "[glossary])")
+                                   "asks_columns", "benchmark"}):
+        err(key, "unknown key (expected name, description, asks_columns, benchmark, "
+            "[databases.*], [glossary])")
     if not isinstance(meta.get("asks_columns", True), bool):
         err("asks_columns", "must be true or false")
+    if meta.get("benchmark", "") not in ("", *BENCHMARKS):
+        err("benchmark", f"{meta['benchmark']!r} is not one of {', '.join(BENCHMARKS)}")
     name = meta.get("name", set_dir.name)
     if not isinstance(name, str) or not name.strip():
         err("name", "must be a non-empty string")
@@ -312,6 +320,7 @@ def _parse_questions(path: Path, databases: set[str], glossary: dict[str, str],
                 source=f"{path.name}:{lineno}",
                 gold_alternatives=tuple(obj.get("gold_alternatives", ())),
                 gold_files=tuple(str((set_dir / f).resolve()) for f in obj.get("gold_files", ())),
+                evaluation=dict(obj.get("evaluation", {})),
             )
         )
     if errors:
@@ -387,6 +396,31 @@ def _check_record(obj: dict, databases: set[str], glossary: dict[str, str],
                         f"(terms: {known_terms})")
     if "tags" in obj and not _is_str_list(obj["tags"]):
         problems.append("tags: must be a list of strings")
+    problems += _evaluation_problems(obj.get("evaluation", {}), obj.get("gold_files"))
+    return problems
+
+
+def _is_index_list(value) -> bool:
+    return isinstance(value, list) and len(value) <= 1000 and all(
+        isinstance(i, int) and not isinstance(i, bool) and 0 <= i < 10_000 for i in value)
+
+
+def _evaluation_problems(evaluation, gold_files) -> list[str]:
+    """The problems of a record's `evaluation` (its benchmark's parameters)."""
+    if not isinstance(evaluation, dict):
+        return ["evaluation: must be an object such as {\"condition_cols\": [[0, 2]], "
+                "\"ignore_order\": true}"]
+    problems = [f"evaluation: {k if k.isprintable() else repr(k)}: unknown key (known: "
+                f"{', '.join(_EVALUATION_KEYS)})" for k in evaluation if k not in _EVALUATION_KEYS]
+    if "ignore_order" in evaluation and not isinstance(evaluation["ignore_order"], bool):
+        problems.append("evaluation: ignore_order: must be true or false")
+    cols = evaluation.get("condition_cols", [])
+    if not (isinstance(cols, list) and all(_is_index_list(c) for c in cols)):
+        problems.append("evaluation: condition_cols: must be a list holding, per gold file, a "
+                        "list of column indexes counted from 0 (e.g. [[0, 2]])")
+    elif cols and isinstance(gold_files, list) and len(cols) != max(1, len(gold_files)):
+        problems.append(f"evaluation: condition_cols: {len(cols)} lists for "
+                        f"{len(gold_files)} gold files (one list per gold file)")
     return problems
 
 

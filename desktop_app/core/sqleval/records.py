@@ -29,7 +29,7 @@ from desktop_app.core.sqleval.export import (
     summarize,
 )
 from desktop_app.core.sqleval.judge import counterfactual
-from desktop_app.core.sqleval.judges import judge_names
+from desktop_app.core.sqleval.judges import default_judges, get_judge, judge_names
 from desktop_app.core.sqleval.runner import ItemResult
 from desktop_app.core.sqleval.types import (
     Headline,
@@ -354,13 +354,29 @@ def load_eval(store: Store, run_id: int, *, steps: bool = False) -> SqlRun:
     return eval_from(store, run_info(record), steps=steps)
 
 
+def compared_judges(runs: Iterable[SqlRun]) -> tuple[str, ...]:
+    """The judges whose pass rates the views of these runs show (the comparison, the export's
+    summary), in the judges' order: Throughline's own wherever a verdict of theirs is stored,
+    and a benchmark's official rule (spider2, bird, test-suite: computed for every answer) only
+    where a run summarised it."""
+    runs = list(runs)
+    chosen = {j for r in runs for j in r.judges}
+
+    def shown(name: str) -> bool:
+        spec = get_judge(name)
+        own = spec is None or spec.benchmark is None
+        return (own or name in chosen) and any(r.pass_count(name).judged for r in runs)
+
+    return tuple(j for j in judge_names() if shown(j))
+
+
 def eval_from(store: Store, info: RunInfo, *, steps: bool = False) -> SqlRun:
     """`load_eval` for a run whose identity is already read."""
     questions = tuple(
         question_from_row(row, step_rows(store, row["id"]) if steps else ())
         for row in question_rows(store, info.id))
     configured = info.config.get("judges") if isinstance(info.config, dict) else None
-    judges = tuple(configured or judge_names())
+    judges = tuple(configured or default_judges(True))
     judged_items = [q.item() for q in questions if q.judged]
     summary, tiers, spread = summarize(judged_items, judges)
     tolerance = info.config.get("tolerance") if isinstance(info.config, dict) else None

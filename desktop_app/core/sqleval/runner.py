@@ -55,7 +55,7 @@ from desktop_app.core.sqleval.export import (
 )
 from desktop_app.core.sqleval.golds import Gold, GoldError, gold_answers, judge_answer
 from desktop_app.core.sqleval.judge import counterfactual
-from desktop_app.core.sqleval.judges import all_judges, judge_names
+from desktop_app.core.sqleval.judges import default_judges, judge_names
 from desktop_app.core.sqleval.questions import QuestionSetError, load_question_set
 from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
 from desktop_app.core.sqleval.strategies import parse_layered_route
@@ -90,8 +90,10 @@ class EvalConfig:
     `questions` is a bundled set's name or a set folder's path. Empty `tiers` / `question_ids`
     mean all. `judges` are the judges summarised (all three are always computed and stored);
     `ignore_names` makes the full judge ignore column names. Left None, both follow the set
-    (`for_set`): every judge with names compared, except on a set whose questions do not name
-    their columns (`asks_columns = false`), where only full, names ignored, means anything.
+    (`for_set`): every judge of Throughline's own with names compared, except on a set whose
+    questions do not name their columns (`asks_columns = false`), where only full, names
+    ignored, means anything; on a set imported from a benchmark, its official rule beside them
+    (`judges.default_judges`).
     `tolerance` is the numeric tolerance of the tolerant and full judges. Budgets per question:
     `max_steps` model calls, `max_tokens` prompt + completion tokens summed over the steps (None:
     no limit), `time_limit_s` seconds of wall time (None: no limit); `sql_time_limit_s` bounds
@@ -170,8 +172,8 @@ class EvalConfig:
     def for_set(self, qset: QuestionSet) -> EvalConfig:
         """The config with the judges and `ignore_names` left to the set filled in."""
         names = qset.asks_columns
-        judges = self.judges if self.judges is not None else (
-            judge_names() if names else tuple(j.name for j in all_judges() if j.names_optional))
+        judges = self.judges if self.judges is not None else default_judges(
+            names, qset.benchmark)
         ignore = self.ignore_names if self.ignore_names is not None else not names
         return dataclasses.replace(self, judges=tuple(judges), ignore_names=bool(ignore))
 

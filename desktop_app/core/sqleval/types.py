@@ -39,6 +39,7 @@ FINDING_CODES = (
     "matched_alternative",  # on a pass: the answer matched an accepted answer other than the first
     "no_alternative_matched",  # on a fail with several accepted answers: none matched
     "truncated_comparison",  # the verdict compared only the first rows of a result too large
+    "official_mismatch",  # a benchmark's own rule (spider2, bird, test-suite) failed the answer
 )
 
 # Prompt strategies (the seeds' "quality first" knobs), each a toggle stored with the run.
@@ -77,6 +78,10 @@ class Question:
     source: str = ""
     gold_alternatives: tuple[str, ...] = ()
     gold_files: tuple[str, ...] = ()
+    # The benchmark's own evaluation parameters, as its evaluator reads them: Spider2's
+    # "condition_cols" (one list of gold column indexes per gold file, in `gold_files` order;
+    # empty: every column) and "ignore_order".
+    evaluation: dict = field(default_factory=dict)
 
     def text(self, language: str = "en") -> str:
         """The question in `language` ("en" or "zh"), falling back to English."""
@@ -98,6 +103,8 @@ class QuestionSet:
     `database_notes` a key to what that database is (set.toml's `description`), the sentence the
     model's prompt gets. `asks_columns` is False when the questions do not name their output
     columns or rounding (most public sets): runs then default to the full judge, names ignored.
+    `benchmark` names the public set it was imported from ("spider2-lite"): runs then also
+    summarise that benchmark's official rule (`judges.default_judges`).
     """
 
     name: str
@@ -109,6 +116,7 @@ class QuestionSet:
     glossary: dict[str, str] = field(default_factory=dict)  # term -> business definition
     database_notes: dict[str, str] = field(default_factory=dict)
     asks_columns: bool = True
+    benchmark: str = ""  # the public set it was imported from (importers.FORMATS), if any
 
     def database_note(self, key: str) -> str:
         """What the model is told the database is: its own description, else the set's."""

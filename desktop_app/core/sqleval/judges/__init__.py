@@ -4,7 +4,10 @@ A judge is a `Judge` descriptor its module registers: its name (the code every v
 and flag uses), its place among the judges (strictest first; the counterfactual quotes the
 most lenient one that fails), how it compares column names, whether it compares numbers
 within the tolerance, and `compare`, its value findings on a pair of results whose shapes
-agree (the shared checks, column count, names and row count, are `judge.py`'s). Adding a
+agree (the shared checks, column count, names and row count, are `judge.py`'s). A judge
+with `whole` makes every check itself (a benchmark's own rule: Spider2's columns matched one
+by one, BIRD's set of rows, test-suite's column permutations), and with `benchmark` it is that
+benchmark's official rule, summarised by default on the sets imported from it. Adding a
 judge is one module here that calls `register`, plus its words (docs/ARCHITECTURE.md,
 "Adding a judge"); the CLI's `--judge` choices, the SQL form's boxes, the tables, the exports
 and the comparison read `judge_names()`.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,16 +38,23 @@ class Judge:
     values agree) on a pair whose column count and row count agree. `names` is how the shared
     check compares column names ("exact", or "nocase": case-insensitive); with
     `names_optional`, a set whose questions name no columns is judged with names ignored.
-    `uses_tolerance`: the verdict carries the tolerance it compared numbers with."""
+    `uses_tolerance`: the verdict carries the tolerance it compared numbers with. With
+    `whole`, `compare` gets every pair (any shape) and makes every check itself: the shared
+    column and row checks are skipped. `benchmark` is the question-set format (`importers.
+    FORMATS`) whose official comparison this judge is: it is summarised by default on the sets
+    imported from that benchmark, and only there."""
 
     name: str
     rank: int
     compare: Callable[[Question, Pair, float], list[JudgeFinding]]
-    names: Literal["exact", "nocase"] = "nocase"
+    names: Literal["exact", "nocase", "ignore"] = "nocase"
     names_optional: bool = False
     uses_tolerance: bool = True
+    whole: bool = False
+    benchmark: str | None = None
 
 
+_NAME = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 _REGISTRY: dict[str, Judge] = {}
 _LOCK = threading.Lock()
 _loaded = False
@@ -52,8 +63,9 @@ _loaded = False
 def register(judge: Judge) -> Judge:
     """Add `judge` (a module's import calls this); a second judge of the same name replaces
     the first, so a module reloaded in a test does not make two."""
-    if not judge.name.isidentifier():
-        raise ValueError(f"a judge's name is a code such as 'strict', not {judge.name!r}")
+    if not _NAME.fullmatch(judge.name):
+        raise ValueError(f"a judge's name is a code such as 'strict' or 'test-suite', not "
+                         f"{judge.name!r}")
     _REGISTRY[judge.name] = judge
     return judge
 
@@ -97,3 +109,12 @@ def in_judge_order(names) -> tuple[str, ...]:
     order = {n: i for i, n in enumerate(judge_names())}
     names = list(dict.fromkeys(names))
     return tuple(sorted(names, key=lambda n: (order.get(n, len(order)), names.index(n))))
+
+
+def default_judges(asks_columns: bool, benchmark: str = "") -> tuple[str, ...]:
+    """The judges a run summarises when the user chose none: Throughline's own (every one
+    when the questions name their columns, else those that can ignore names), then the
+    official rule of the benchmark the set was imported from, if one is registered."""
+    ours = [j.name for j in all_judges()
+            if j.benchmark is None and (asks_columns or j.names_optional)]
+    return (*ours, *(j.name for j in all_judges() if benchmark and j.benchmark == benchmark))
