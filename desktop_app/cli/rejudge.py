@@ -22,7 +22,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     from desktop_app.core.sqleval.judges import judge_names
 
     r.add_argument("--judge", metavar="LIST", default=None,
-                   help=f"judges to run, from {','.join(judge_names())} (default: every one)")
+                   help=f"judges to summarise, from {','.join(judge_names())} (default: the set's, "
+                   "as sqleval chooses them)")
     r.add_argument("--tolerance", type=float, default=1e-6, metavar="X", help=TOLERANCE_HELP)
     r.add_argument("--ignore-names", action="store_true")
     r.add_argument("--json", type=Path, metavar="OUT", help="write every verdict as JSON")

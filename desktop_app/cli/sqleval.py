@@ -66,9 +66,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--tiers", metavar="LIST", help="only these tiers, e.g. hard or easy,medium")
     ev.add_argument("--ids", metavar="LIST", help="only these question ids, e.g. t01,h03")
     ev.add_argument("--judge", metavar="LIST", default=None,
-                    help=f"judges to summarise, from {','.join(judge_names())} (default: every "
-                    "one; full alone on a set whose questions do not name their columns, such "
-                    "as an imported public set)")
+                    help=f"judges to summarise, from {','.join(judge_names())} (default: "
+                    "strict, tolerant and full; on a set imported from a public benchmark, full "
+                    "with names ignored and that benchmark's own rule: spider2, bird or "
+                    "test-suite, with the questions where it and full disagree listed). Full "
+                    "compares columns in the gold's order, by choice: test-suite's rule takes "
+                    "them in any order")
     ev.add_argument("--tolerance", type=float, default=1e-6, metavar="X", help=TOLERANCE_HELP)
     ev.add_argument("--ignore-names", action=argparse.BooleanOptionalAction, default=None,
                     help="the full judge ignores column names (default: only on a set whose "
@@ -228,13 +231,23 @@ def _print_summary(args: argparse.Namespace, result) -> None:
     omit ROUND(x, n)" where the table is read, in --lang; the JSON in English (findings'
     `message` and the counterfactual lines, with their `params` beside them)."""
     from desktop_app.core.sqleval.export import eval_to_json
-    from desktop_app.report.judge_words import ENGLISH, missing_round_line, tier_table
+    from desktop_app.core.sqleval.official import official_judges, result_disagreements
+    from desktop_app.report.judge_words import (
+        ENGLISH,
+        disagreement_lines,
+        missing_round_line,
+        tier_table,
+    )
 
     lang = words_lang(args)
     print(tier_table(result, lang))
     omitted = missing_round_line(result.items, lang)
     if omitted:
         print(omitted)
+    if "full" in result.judges:
+        for line in disagreement_lines(result_disagreements(result),
+                                       official_judges(result.judges), len(result.items), lang):
+            print(line)
     _write_json(args.json, eval_to_json(result, ENGLISH))
 
 

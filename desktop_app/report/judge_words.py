@@ -19,7 +19,8 @@ from desktop_app.report.question_words import gold_label
 from desktop_app.report.strings import judge_name, lookup
 
 __all__ = ["ENGLISH", "WORDS", "JudgeWords", "failure_class_text", "finding_key",
-           "finding_text", "headline_text", "layered_line", "missing_round_line",
+           "disagreement_lines", "finding_text", "headline_text", "layered_line",
+           "missing_round_line",
            "stop_reason_text", "tier_table"]
 
 MAX_QUOTED_CHARS = 200
@@ -85,6 +86,20 @@ WORDS = {
         "spider2_in_order": ", in row order",
         "test_suite_ordered": " in order (the gold's text says ORDER BY)",
         "test_suite_any_order": " in any order",
+        # where a benchmark's rule and full disagree (core/sqleval/official.py)
+        "disagree_head": "{official} and full disagree on {n} of {total} answers:",
+        "disagree_none": "{official} and full agree on all {total} answers.",
+        "disagree_official_passes": "{id}: {official} passes, full fails ({leniency}): {finding}",
+        "disagree_official_fails": "{id}: {official} fails, full passes: {finding}",
+        "disagree_more": "... and {n} more",
+        "epoch_of": "{id} (epoch {epoch})",
+        "leniency_extra_columns": "extra columns allowed",
+        "leniency_names_ignored": "column names ignored",
+        "leniency_within_001": "numbers within 0.01",
+        "leniency_order_ignored": "row order ignored",
+        "leniency_columns_any_order": "columns in any order",
+        "leniency_set_of_rows": "rows compared as a set, duplicates ignored",
+        "leniency_rule": "its own rule",
         "order_only:first_row": "Only the row order differs. The first row is another of the "
                                 "right rows; {judge} compares the first row.",
         "order_only:asked": "Only the row order differs. The answer has the right rows in "
@@ -209,6 +224,19 @@ WORDS = {
         "spider2_in_order": "，按行的顺序",
         "test_suite_ordered": "（按顺序：参考答案的文本含 ORDER BY）",
         "test_suite_any_order": "（不计顺序）",
+        "disagree_head": "{official}与完整在 {total} 个答案中的 {n} 个上判定不同：",
+        "disagree_none": "{official}与完整对全部 {total} 个答案的判定一致。",
+        "disagree_official_passes": "{id}：{official}通过，完整未通过（{leniency}）：{finding}",
+        "disagree_official_fails": "{id}：{official}未通过，完整通过：{finding}",
+        "disagree_more": "……另有 {n} 个",
+        "epoch_of": "{id}（第 {epoch} 轮）",
+        "leniency_extra_columns": "允许多出的列",
+        "leniency_names_ignored": "忽略列名",
+        "leniency_within_001": "数值误差在 0.01 以内",
+        "leniency_order_ignored": "忽略行顺序",
+        "leniency_columns_any_order": "列顺序不限",
+        "leniency_set_of_rows": "按行的集合比较，忽略重复行",
+        "leniency_rule": "其自身的规则",
         "order_only:first_row": "仅行顺序不同。首行是另一条正确的行；{judge}判定只比较首行。",
         "order_only:asked": "仅行顺序不同。答案的行都正确，但顺序不同；题目要求了顺序。",
         "order_only:gold_orders": "仅行顺序不同。答案的行都正确，但顺序不同；标准查询对结果排了序。",
@@ -564,6 +592,36 @@ def tier_table(result, lang: str = "en") -> str:
     if result.simulated:
         lines.append(w._w("simulated"))
     return "\n".join(lines)
+
+
+def disagreement_lines(found, officials, total: int, lang: str = "en",
+                       limit: int = 20) -> list[str]:
+    """Per official rule in `officials`: a head line ("spider2 and full disagree on 3 of 13
+    answers:", or that they agree) and one line per disagreement (`official.Disagreement`),
+    at most `limit`; the failing side's finding and, when the official rule passed, why."""
+    w = JudgeWords(lang)
+    lines: list[str] = []
+    for official in officials:
+        mine = [d for d in found if d.official == official]
+        name = w.judge(official)
+        if not mine:
+            lines.append(w._w("disagree_none", official=name, total=total))
+            continue
+        lines.append(w._w("disagree_head", official=name, n=len(mine), total=total))
+        for d in mine[:limit]:
+            qid = w._w("epoch_of", id=d.question_id, epoch=d.epoch + 1) if d.epoch else (
+                d.question_id)
+            finding = w.finding(d.finding) if d.finding else w._w("no_finding")
+            if d.official_passed:
+                lines.append("  " + w._w("disagree_official_passes", id=qid, official=name,
+                                         leniency=w._w(f"leniency_{d.leniency or 'rule'}"),
+                                         finding=finding))
+            else:
+                lines.append("  " + w._w("disagree_official_fails", id=qid, official=name,
+                                         finding=finding))
+        if len(mine) > limit:
+            lines.append("  " + w._w("disagree_more", n=len(mine) - limit))
+    return lines
 
 
 def missing_round_line(items, lang: str = "en") -> str | None:

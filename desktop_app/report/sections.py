@@ -543,8 +543,10 @@ def diagnosis(comp: Comparison, lang: str) -> str:
 
 def failed_questions(comp: Comparison, lang: str) -> str:
     """The first failed questions per SQL run, structural failures first, with why (the
-    judges' words from `judge_words`, in `lang`)."""
-    from desktop_app.report.judge_words import JudgeWords
+    judges' words from `judge_words`, in `lang`); where the run summarised a benchmark's rule,
+    the questions on which it and full disagree."""
+    from desktop_app.core.sqleval.official import disagreements, official_judges
+    from desktop_app.report.judge_words import JudgeWords, disagreement_lines
 
     words = JudgeWords(lang)
     out = [f'<h2>{_t(lang, "failed")}</h2>']
@@ -552,15 +554,25 @@ def failed_questions(comp: Comparison, lang: str) -> str:
         out.append(f'<p style="color:#666">{_t(lang, "charts_sql_none")}</p>')
     for run in comp.sql:
         out.append(f"<h3>{escape(run.info.label)}</h3>")
-        failed = [q for q in run.questions if not q.passed.get("strict", True)]
-        # Structural failures (failing tolerant too) first: rounding-only ones are the cheap fix.
-        failed.sort(key=lambda q: (q.passed.get("tolerant", False), q.question_id))
+        # Failed by the strictest of Throughline's judges the run summarised (strict on a set
+        # that names its columns, full on an imported one); those failing its most lenient
+        # one too (structural) first: rounding-only ones are the cheap fix.
+        own = [j for j in run.judges if j not in official_judges([j])] or ["strict"]
+        first, last = own[0], own[-1]
+        failed = [q for q in run.questions if first in q.verdicts and not q.passed.get(first, True)]
+        failed.sort(key=lambda q: (q.passed.get(last, False), q.question_id))
+        officials = official_judges(run.judges) if "full" in run.judges else ()
+        if officials:
+            found = disagreements(((q.question_id, q.epoch, q.verdicts) for q in run.judged),
+                                  run.judges)
+            lines = disagreement_lines(found, officials, len(run.judged), lang, limit=MAX_FAILED)
+            out.append("<p>" + "<br/>".join(escape(line.strip()) for line in lines) + "</p>")
         if not failed:
             out.append(f"<p>{_t(lang, 'failed_none', run=run.info.label)}</p>")
             continue
         for q in failed[:MAX_FAILED]:
             qtext = (q.text_zh if lang == "zh" and q.text_zh else q.text_en)
-            strict = [words.finding(f) for f in q.verdicts["strict"].findings[:2]]
+            strict = [words.finding(f) for f in q.verdicts[first].findings[:2]]
             why = strict + [e for e in map(words.finding, q.findings) if e not in strict][:2]
             klass = words.failure_class(q.failure_class) or "?"
             out.append(

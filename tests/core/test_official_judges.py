@@ -201,3 +201,24 @@ def test_a_set_imported_from_a_benchmark_summarises_its_official_rule_by_default
     assert default_judges(False, "spider") == ("full", "test-suite")
     assert default_judges(False, "bird") == ("full", "bird")
     assert default_judges(False, "defog") == ("full",)  # defog's own rule is not built
+
+
+def test_disagreements_are_listed_with_the_leniency_that_passed_the_answer(conn, tmp_path):
+    from desktop_app.core.sqleval.official import disagreements
+    from desktop_app.report.judge_words import disagreement_lines
+
+    items = []
+    for qid in ("extra column", "labels in another case, checked", "same"):
+        _, gold_sql, answer_sql, evaluation = by_name(qid)
+        items.append((qid, 0, verdicts(conn, gold_sql, answer_sql, evaluation, tmp_path,
+                                       from_file=True)))
+    found = disagreements(items, ("full", "spider2"))
+    assert [(d.question_id, d.official_passed, d.leniency) for d in found] == [
+        ("extra column", True, "extra_columns")]
+    en = disagreement_lines(found, ("spider2",), 3, "en")
+    assert en[0] == "spider2 and full disagree on 1 of 3 answers:"
+    assert en[1].startswith("  extra column: spider2 passes, full fails (extra columns "
+                            "allowed): Wrong column count (got 3, expected 1)")
+    zh = disagreement_lines(found, ("spider2",), 3, "zh")
+    assert zh[0] == "Spider2与完整在 3 个答案中的 1 个上判定不同：" and "允许多出的列" in zh[1]
+    assert disagreement_lines([], ("bird",), 3, "en") == ["bird and full agree on all 3 answers."]

@@ -16,7 +16,10 @@ endpoint: never report those scores as a model's), `summary` (per judge: `passed
 `completion_tokens`, `seconds`, `stop_reason`, `final_sql`, `result`, `result_error`, and
 with the layered strategy `path` ("fast" or "loop") and `route_reason`). A layered run adds
 `layered` {path: {`questions`, `passed` {judge: n}, `mean_prompt_tokens`,
-`mean_completion_tokens`, `mean_seconds`}}.
+`mean_completion_tokens`, `mean_seconds`}}. A run that summarised full and a benchmark's rule
+(spider2, bird, test-suite) adds `disagreements` [{`id`, `epoch`, `official`,
+`official_passed`, `leniency` (why the rule passed what full failed: `official.LENIENCIES`),
+`finding` (the failing side's first)}].
 Findings are {`code`, `params`, `message`, `cells`: [[row, column, expected, actual], ...]}:
 `params` the values the words need, `message` those words in English (rendered by the
 `words` the caller passes, `report/judge_words.ENGLISH`; the core holds no words). An item's
@@ -236,6 +239,7 @@ def question_from_snapshot(data: dict | None) -> Question | None:
     for key in ("tags", "gold_alternatives", "gold_files"):
         values[key] = tuple(values.get(key) or ())
     values["rounding"] = dict(values.get("rounding") or {})
+    values["evaluation"] = dict(values.get("evaluation") or {})
     try:
         return Question(**values)
     except TypeError:
@@ -256,12 +260,17 @@ def verdicts_json(item: ItemResult, question: Question, tolerance: float, ignore
     }
 
 
-def failure_class(verdicts: dict[str, Verdict]) -> str | None:
-    """The first finding code of the strict verdict when it failed (None when it passed)."""
-    strict = verdicts.get("strict")
-    if strict is None or strict.passed:
+def failure_class(verdicts: dict[str, Verdict], judges=("strict",)) -> str | None:
+    """Why the answer failed, as one code: the first finding of the strictest of Throughline's
+    own judges among `judges` (the run's: strict on a set that names its columns, full on an
+    imported one) when it failed; None when it passed or none of them judged it."""
+    from desktop_app.core.sqleval.official import official_judges
+
+    own = [j for j in judges if j in verdicts and j not in official_judges([j])]
+    if not own or verdicts[own[0]].passed:
         return None
-    return strict.findings[0].code if strict.findings else "value_mismatch"
+    first = verdicts[own[0]]
+    return first.findings[0].code if first.findings else "value_mismatch"
 
 
 def step_row(run_id: int, question_row_id: int, step: AgentStep) -> dict:
@@ -356,6 +365,14 @@ def eval_to_json(result: EvalResult, words: FindingWords | None = None) -> dict:
     paths = path_summary(result.items, result.judges)
     if paths:
         data["layered"] = paths
+    from desktop_app.core.sqleval.official import official_judges, result_disagreements
+
+    if official_judges(result.judges) and "full" in result.judges:
+        data["disagreements"] = [
+            {"id": d.question_id, "epoch": d.epoch, "official": d.official,
+             "official_passed": d.official_passed, "leniency": d.leniency,
+             "finding": None if d.finding is None else finding_json(d.finding, words)}
+            for d in result_disagreements(result)]
     if result.simulated:
         data["simulated"] = True
     return redact_document(data)

@@ -556,7 +556,7 @@ async def _run_one(run: _Run, http: httpx.AsyncClient, q: Question, epoch: int) 
     item = ItemResult(outcome, line, findings, len(steps), row_id)
     if row_id is not None:
         writer.update_sql_question(row_id, {
-            "status": "completed", "stop_reason": stop, "failure_class": failure_class(verdicts),
+            "status": "completed", "stop_reason": stop, "failure_class": failure_class(verdicts, config.judges),
             "verdicts_json": verdicts_json(item, q, config.tolerance, config.ignore_names, False),
             "steps": len(steps), "prompt_tokens": outcome.prompt_tokens,
             "completion_tokens": outcome.completion_tokens, "seconds": seconds,
@@ -575,13 +575,13 @@ async def rejudge(store: Store, run_id: int, *, modes: tuple[str, ...] | None = 
 
     Each completed question's final SQL (and its gold SQL, from the question metadata stored
     with it) is run again in the sandbox and judged under all three judges at `tolerance`; the
-    new verdicts replace the stored ones (`rejudged: true`). `modes` are the judges summarised.
+    new verdicts replace the stored ones (`rejudged: true`). `modes` are the judges summarised
+    (None: the set's defaults, `judges.default_judges`).
     The run's databases come from its question set (re-built from code if needed). Raises
     InputError for an unknown run, a run that is not a SQL run, or a set that cannot be loaded.
     """
-    modes = judge_names() if modes is None else modes
-    bad = [m for m in modes if m not in judge_names()]
-    if bad or not modes:
+    bad = [m for m in modes or () if m not in judge_names()]
+    if bad or modes == ():
         raise InputError("judges", f"choose from {', '.join(judge_names())}")
     if not (tolerance >= 0 and math.isfinite(tolerance)):
         raise InputError("tolerance", f"{tolerance!r} must be a number >= 0")
@@ -594,6 +594,7 @@ async def rejudge(store: Store, run_id: int, *, modes: tuple[str, ...] | None = 
     stored = record.config or {}
     where = stored.get("set_path") or stored.get("questions") or "sales-25"
     qset = await asyncio.to_thread(_load_set, where, sets_dir, cache_dir, check_gold=False)
+    modes = default_judges(qset.asks_columns, qset.benchmark) if modes is None else modes
     from desktop_app.core.sqleval.records import question_rows  # records import this module
 
     rows = await asyncio.to_thread(question_rows, store, run_id)
@@ -614,7 +615,7 @@ async def rejudge(store: Store, run_id: int, *, modes: tuple[str, ...] | None = 
                                                       "no stored metadata and not in the set"))
                 continue
             item = await asyncio.to_thread(_rejudge_row, store, boxes, q, row, tolerance,
-                                           ignore_names, result.simulated)
+                                           ignore_names, result.simulated, modes)
             if isinstance(item, SkippedQuestion):
                 result.skipped.append(item)
             else:
@@ -625,7 +626,8 @@ async def rejudge(store: Store, run_id: int, *, modes: tuple[str, ...] | None = 
 
 
 def _rejudge_row(store: Store, boxes: _Sandboxes, q: Question, row: dict, tolerance: float,
-                 ignore_names: bool, simulated: bool) -> ItemResult | SkippedQuestion:
+                 ignore_names: bool, simulated: bool,
+                 judges: tuple[str, ...]) -> ItemResult | SkippedQuestion:
     gold = boxes.gold_result(q)
     if isinstance(gold, str):
         return SkippedQuestion(q.id, q.source, gold)
@@ -643,5 +645,5 @@ def _rejudge_row(store: Store, boxes: _Sandboxes, q: Question, row: dict, tolera
     item = ItemResult(outcome, line, findings, row.get("steps") or 0, row["id"])
     store.update_sql_question(
         row["id"], verdicts_json=verdicts_json(item, q, tolerance, ignore_names, True),
-        failure_class=failure_class(verdicts), result_json=result_json(result, error))
+        failure_class=failure_class(verdicts, judges), result_json=result_json(result, error))
     return item
