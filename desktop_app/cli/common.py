@@ -99,9 +99,11 @@ def warn_long_model_ids(info, lang: str) -> None:
               file=sys.stderr)
 
 
-def endpoint_or_simulator(stack: ExitStack, base_url: str | None, simulator: str | None) -> str:
+def endpoint_or_simulator(stack: ExitStack, base_url: str | None, simulator: str | None,
+                          question_sets: tuple = ()) -> str:
     """The base URL to use: `base_url`, or a built-in simulator started with profile
-    `simulator` that lives as long as `stack`. Exactly one of the two must be given."""
+    `simulator` that lives as long as `stack` (its SQL personas answering `question_sets`
+    too). Exactly one of the two must be given."""
     if bool(base_url) == bool(simulator):
         raise InputError("--base-url", "give an endpoint URL or --simulator PROFILE (one of them)")
     if not simulator:
@@ -109,7 +111,7 @@ def endpoint_or_simulator(stack: ExitStack, base_url: str | None, simulator: str
     from desktop_app.core.simulator.launcher import SimulatorStartError, start_simulator
 
     try:
-        sim = stack.enter_context(start_simulator(simulator))
+        sim = stack.enter_context(start_simulator(simulator, question_sets=question_sets))
     except SimulatorStartError as exc:
         raise InputError("--simulator", str(exc)) from None
     print(f"Started the built-in simulated endpoint (profile {simulator}) at {sim.url}",

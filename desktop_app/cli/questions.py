@@ -34,7 +34,9 @@ WORDS = {
         "warnings": "Warnings ({n}):",
         "no_columns": "The questions do not name their output columns or rounding: runs of "
                       "this set default to the full judge with column names ignored.",
-        "run_it": "Run it: throughline sqleval --questions {name} --simulator fast",
+        "run_it": "Try it with no GPU (a scripted persona answering with the accepted answers): "
+                  "throughline sqleval --questions {name} --simulator fast --model sim/careful; "
+                  "on your model: throughline sqleval --questions {name} --base-url URL",
         "progress": "running golds: {done}/{total}",
         "list_head": "Question sets (bundled, then imported in {dir}):",
         "none": "(none)",
@@ -68,7 +70,9 @@ WORDS = {
         "skipped": "跳过 {n} 条记录：",
         "warnings": "警告（{n}）：",
         "no_columns": "这些题目没有指明输出列名和舍入位数：本题集的评测默认只用 full 判定，且不比较列名。",
-        "run_it": "运行：throughline sqleval --questions {name} --simulator fast",
+        "run_it": "无需 GPU 试运行（脚本化角色按可接受答案作答）：throughline sqleval --questions {name} "
+                  "--simulator fast --model sim/careful；评测你的模型：throughline sqleval --questions "
+                  "{name} --base-url URL",
         "progress": "正在运行标准答案：{done}/{total}",
         "list_head": "题集（内置的，以及导入到 {dir} 的）：",
         "none": "（无）",

@@ -187,7 +187,11 @@ def run_sqleval(args: argparse.Namespace) -> int:
 
     words_lang(args)  # a bad $THROUGHLINE_LANG is said before the simulator starts
     with ExitStack() as stack:
-        base_url = endpoint_or_simulator(stack, args.base_url, args.simulator)
+        # A set named by its folder is handed to the simulator's personas: they know the
+        # bundled and imported sets by themselves.
+        named = Path(args.questions).expanduser()
+        sets = (named,) if args.simulator and (named / "set.toml").is_file() else ()
+        base_url = endpoint_or_simulator(stack, args.base_url, args.simulator, sets)
         config = build_config(args, base_url)
         try:
             return run_job(_run(args, config), lang=words_lang(args),

@@ -421,3 +421,28 @@ def test_sales25_seed_reference_spends_the_seeds_tokens(tmp_path):
     assert len(worst.steps) == 17
     assert _within(worst.prompt_tokens + worst.completion_tokens, SEED_WORST_HARD)
     assert 6.0 <= sum(len(o.steps) for o in hard) / len(hard) <= 6.2
+
+
+def test_seed_reference_habits_on_another_sets_golds():
+    """On a set other than sales-25 the seeds' habits apply to the set's own golds (#28):
+    ROUND dropped, a medium question's computed columns renamed, a hard one's filter reversed,
+    each on every other question by the id's hash; an answer made from a result file is kept."""
+    import zlib
+
+    persona = personas.SqlPersona("seed-reference", personas.QuestionBook(Path("/nonexistent")))
+    ids = [f"spider-dev-{n:04d}" for n in range(12)]
+    even = [i for i in ids if zlib.crc32(i.encode()) % 2 == 0]
+    odd = [i for i in ids if i not in even]
+    assert even and odd
+    gold = "SELECT country, ROUND(AVG(age), 1) AS mean_age FROM singer WHERE age > 20 GROUP BY 1"
+    for qid in ids:
+        for tier in ("easy", "medium", "hard"):
+            q = {"id": qid, "tier": tier, "gold_sql": gold, "_set": "spider-dev"}
+            sql = persona.answer_sql(q)
+            assert "ROUND" not in sql.upper()
+            assert ("meanAge" in sql or "mean_age_value" in sql) == (tier == "medium"
+                                                                     and qid in even)
+            assert ("age <= 20" in sql) == (tier == "hard" and qid in even)
+    q = {"id": even[0], "tier": "hard", "gold_sql": "", "gold_files": [], "_set": "x",
+         "gold_alternatives": ["SELECT 1 AS n WHERE 1 = 1"]}
+    assert "1 <> 1" in persona.answer_sql(q)  # an alternative is a gold SQL too

@@ -137,6 +137,46 @@ def test_spider2_lite_imports_in_one_command_and_runs(spider2, data_home, tmp_pa
     assert doc["ignore_names"] is True
 
 
+def test_the_simulated_personas_answer_an_imported_set(spider2, data_home, tmp_path, capsys):
+    """#28: sim/careful answered nothing on an imported set ("No final answer"); it now passes
+    every question through the tool loop (a result-file-only one with the file's rows), and
+    sim/seed-reference fails for the seeds' reasons, its dropped ROUND passed by Spider2's
+    0.01 and said so."""
+    jsonl, db_dir, gold = spider2
+    average = ("SELECT BillingCountry, ROUND(AVG(Total) * 1.07, 2) AS avg_total FROM invoices "
+               "GROUP BY 1 ORDER BY 1")
+    with jsonl.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"instance_id": "local060", "db": "chinook",
+                                 "question": "Average invoice total per country?"}) + "\n")
+    result_csv(db_dir / "chinook.sqlite", gold / "exec_result" / "local060.csv", average)
+    (gold / "sql" / "local060.sql").write_text(average, encoding="utf-8")
+    assert main(["questions", "import", str(jsonl), "--db-dir", str(db_dir),
+                 "--gold-dir", str(gold)]) == 0
+    capsys.readouterr()
+    docs = {}
+    for model in ("sim/careful", "sim/seed-reference"):
+        report = tmp_path / f"{model.split('/')[1]}.json"
+        assert main(["sqleval", "--questions", "spider2-lite", "--simulator", "fast",
+                     "--model", model, "--no-store", "--json", str(report)]) == 0
+        docs[model] = (json.loads(report.read_text(encoding="utf-8")), capsys.readouterr().out)
+    careful, out = docs["sim/careful"]
+    assert careful["summary"]["full"] == {"passed": 3, "total": 3, "by_tier": {
+        "medium": {"passed": 3, "total": 3}}}
+    assert careful["summary"]["spider2"]["passed"] == 3
+    assert all(i["stop_reason"] == "submitted" and i["steps"] >= 3 for i in careful["items"])
+    assert "spider2 and full agree on all 3 answers." in out
+    seed, out = docs["sim/seed-reference"]
+    local060 = next(i for i in seed["items"] if i["id"] == "local060")
+    assert not local060["verdicts"]["full"]["passed"]
+    # Its computed column renamed: strict says so; full, names ignored, does not mind.
+    assert local060["verdicts"]["strict"]["findings"][0]["code"] == "column_names"
+    assert local060["verdicts"]["full"]["findings"][0]["code"] == "rounding_only"
+    assert local060["verdicts"]["spider2"]["passed"]  # Spider2's 0.01 takes the unrounded mean
+    assert [(d["id"], d["leniency"]) for d in seed["disagreements"]] == [
+        ("local060", "within_001")]
+    assert "local060: spider2 passes, full fails (numbers within 0.01): Only rounding" in out
+
+
 def test_bird_json_and_defog_csv_import_in_one_command_each(tmp_path, data_home, capsys):
     db = invoices_db(tmp_path / "dbs" / "shop" / "shop.sqlite")
     bird = tmp_path / "dev.json"

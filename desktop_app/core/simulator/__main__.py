@@ -63,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", default="fast", help="profile name or path to a .toml")
     parser.add_argument("--faults", default=None,
                         help="fault spec, e.g. reset=0.1,http429=0.05,seed=7")
+    parser.add_argument("--questions", action="append", default=[], metavar="DIR",
+                        help="a question-set folder the SQL personas answer too (besides the "
+                        "bundled and imported sets); repeatable")
     parser.add_argument("--exit-with-parent", action="store_true",
                         help="stop when stdin reaches EOF (for a parent holding a pipe open)")
     args = parser.parse_args(argv)
@@ -70,7 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     # Imported here so that --help is instant.
     from desktop_app.core.simulator.faults import FaultSpecError, parse_faults
     from desktop_app.core.simulator.profiles import ProfileError, load_profile
+    from desktop_app.core.simulator.personas import add_question_sets
     from desktop_app.core.simulator.server import SimulatorError, run
+
+    add_question_sets(args.questions)
 
     watch = _ParentWatch() if args.exit_with_parent else None
 

@@ -80,17 +80,21 @@ def _close(proc: subprocess.Popen, readers: list[threading.Thread]) -> None:
 
 
 def start_simulator(profile: str = "fast", faults: str | None = None, host: str = "127.0.0.1",
-                    port: int = 0, timeout_s: float = 20) -> SimulatorProcess:
+                    port: int = 0, timeout_s: float = 20,
+                    question_sets: tuple = ()) -> SimulatorProcess:
     """Spawn `python -m desktop_app.core.simulator` and wait for its `READY <url>` line.
 
     `profile` is a profile name or a .toml path, `faults` a fault spec (see faults.py), port 0
     picks a free port. Raises SimulatorStartError with the child's stderr if it exits (bad
     profile, bad spec, busy port) or is not ready within `timeout_s` seconds (then it is killed).
+    `question_sets` are set folders its SQL personas answer besides the bundled and imported.
     """
     cmd = [sys.executable, "-m", "desktop_app.core.simulator", "--host", host,
            "--port", str(port), "--profile", profile, "--exit-with-parent"]
     if faults:
         cmd += ["--faults", faults]
+    for folder in question_sets:
+        cmd += ["--questions", str(folder)]
     env = dict(os.environ)
     root = str(paths.resources_dir().parent)  # so the child imports this same source tree
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")

@@ -1,7 +1,9 @@
 """Scripted SQL-agent personas of the built-in simulator: `sim/careful` and `sim/seed-reference`.
 
-They answer the bundled `sales-25` question set through real tool calls, so the SQL-agent
-harness, the judges and the GUI can be exercised end to end without a model. Everything they
+They answer any question set they can read through real tool calls (the bundled sets, the
+user's imported ones, and set folders the simulator was started with, `--questions DIR`), so
+the SQL-agent harness, the judges and the GUI can be exercised end to end without a model, on
+an imported public set too. Everything they
 say is scripted and labelled simulated (they are listed by `/v1/models` with owned_by
 "throughline-simulator", like every simulator model); never report their scores as a model's.
 
@@ -15,7 +17,14 @@ How a persona answers one request (it is stateless: everything comes from the me
   `submit_answer`), each with a sentence of reasoning as `content`, as real models write.
 * `sim/careful`: list_tables -> describe_table (the gold SQL's main table) -> run_sql(gold) ->
   submit_answer(gold): every question passes every judge.
-* `sim/seed-reference` replays the seeds' reference run of the 25 questions:
+  On a question whose only accepted answers are result files (Spider2's `local055_a.csv`),
+  it submits a query that returns the first file's rows (`WITH answer(...) AS (VALUES ...)`).
+* On any other set, `sim/seed-reference` applies the seeds' habits to the set's own golds: it
+  drops every ROUND the gold SQL has (rounding_only findings); on every other medium question
+  it renames the computed output columns (column-name findings for strict; full, names ignored,
+  passes it); on every other hard question it reverses the outer query's first filter (a
+  wrong filter: wrong values or rows). Which questions is a hash of the id, the same each run.
+* `sim/seed-reference` replays the seeds' reference run of the 25 questions of sales-25:
   it drops every ROUND(x, n) of the gold SQL (sqlglot), so the rounded questions fail strict and
   pass tolerant; h01 misnames the discount query's output columns, h02 returns 0 rows under
   wrong names (a quarter filter that matches nothing), h03 reads "online channel" as "a channel
@@ -37,9 +46,11 @@ How a persona answers one request (it is stateless: everything comes from the me
   This is also how they answer the layered strategy's fast path: `sim/careful` the gold,
   `sim/seed-reference` the same faulty SQL it would submit (ROUND dropped, h01-h03's faults).
 
-The question file is read at first use (and again when it changes): by default
-`questions_dir() / "sales-25" / "questions.jsonl"`, one JSON object per line; only `id`, `tier`,
-`text_en`, `text_zh`, `gold_sql`, `required_columns` and `rounding` are used.
+A set's questions.jsonl is read at first use (and again when it changes), one JSON object per
+line; only `id`, `tier`, `text_en`, `text_zh`, `gold_sql`, `gold_alternatives`, `gold_files`,
+`database`, `required_columns` and `rounding` are used. A question found in several sets is
+taken from the set whose database the request's system message names, then from the set named
+with --questions, the user's imported sets, then the bundled ones.
 """
 
 from __future__ import annotations
@@ -92,8 +103,11 @@ class QuestionBook:
     so a simulator started before the set existed picks it up.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, set_name: str = SET_NAME) -> None:
+        # A book given one file plays the seeds' script on it (h01-h03's faults by id); the
+        # shelf names each set by its folder, and only sales-25 gets that script.
         self.path = path
+        self.set_name = set_name
         self._lock = threading.Lock()
         self._mtime: float | None = None
         self._questions: list[dict] = []
@@ -112,21 +126,79 @@ class QuestionBook:
                         row = json.loads(line) if line.strip() else None
                     except ValueError:
                         continue  # the set's loader reports bad lines; a persona skips them
-                    if isinstance(row, dict) and row.get("gold_sql"):
-                        rows.append(row)
+                    if isinstance(row, dict) and (row.get("gold_sql") or row.get(
+                            "gold_alternatives") or row.get("gold_files")):
+                        rows.append({**row, "_set": self.set_name, "_dir": str(self.path.parent)})
                 self._questions, self._mtime = rows, mtime
             return self._questions
 
-    def find(self, first_user_text: str) -> dict | None:
+    def find(self, first_user_text: str, context: str = "") -> dict | None:
         """The question whose English or Chinese text occurs in `first_user_text` (the longest
-        such text wins, so a question quoted inside another's text cannot be mistaken)."""
-        best, best_len = None, 0
-        for q in self.questions():
-            for key in ("text_en", "text_zh"):
-                text = (q.get(key) or "").strip()
-                if text and len(text) > best_len and text in first_user_text:
-                    best, best_len = q, len(text)
-        return best
+        such text wins, so a question quoted inside another's text cannot be mistaken; on a
+        tie, the one whose database `context`, the system message, names)."""
+        return _best(self.questions(), first_user_text, context)
+
+
+def _best(questions, first_user_text: str, context: str) -> dict | None:
+    best, best_key = None, (0, False)
+    for q in questions:
+        named = bool(q.get("database")) and str(q["database"]) in context
+        for key in ("text_en", "text_zh"):
+            text = (q.get(key) or "").strip()
+            if text and (len(text), named) > best_key and text in first_user_text:
+                best, best_key = q, (len(text), named)
+    return best
+
+
+class Shelf:
+    """Every question set a persona can answer: the set folders in `folders()` (called at each
+    lookup, so a set imported while the simulator runs is found), earlier folders first."""
+
+    def __init__(self, folders) -> None:
+        self._folders = folders
+        self._books: dict[Path, QuestionBook] = {}
+        self._lock = threading.Lock()
+
+    def books(self) -> list[QuestionBook]:
+        found = []
+        for folder in self._folders():
+            path = Path(folder) / "questions.jsonl"
+            with self._lock:
+                book = self._books.setdefault(path, QuestionBook(path, path.parent.name))
+            found.append(book)
+        return found
+
+    def questions(self) -> list[dict]:
+        return [q for book in self.books() for q in book.questions()]
+
+    def find(self, first_user_text: str, context: str = "") -> dict | None:
+        """As QuestionBook.find, over every set (the earliest folder wins a full tie)."""
+        return _best(self.questions(), first_user_text, context)
+
+
+_EXTRA_SETS: list[Path] = []  # set folders named when the simulator started (--questions)
+
+
+def add_question_sets(folders) -> None:
+    """Make the personas of this process answer the sets in `folders` too (first)."""
+    for folder in folders:
+        folder = Path(folder).expanduser().resolve()
+        if folder not in _EXTRA_SETS:
+            _EXTRA_SETS.append(folder)
+
+
+def _set_folders() -> list[Path]:
+    """The named sets, then every set folder of the user's imported sets and the bundled ones."""
+    from desktop_app.paths import question_set_dirs  # late: keeps this import cheap
+
+    bundled, user = question_set_dirs()
+    folders = list(_EXTRA_SETS)
+    for base in (user, bundled):
+        try:
+            folders += sorted(p for p in base.iterdir() if (p / "questions.jsonl").is_file())
+        except OSError:
+            continue  # no imported sets yet
+    return folders
 
 
 # --- SQL rewrites (sqlglot, SQLite dialect) ------------------------------------------------
@@ -272,6 +344,76 @@ def _wrong_table(sql: str, table: str, known: tuple[str, ...]) -> str:
     return _out(tree)
 
 
+_FLIPPED = {"EQ": "NEQ", "NEQ": "EQ", "GT": "LTE", "LTE": "GT", "LT": "GTE", "GTE": "LT"}
+
+
+@functools.lru_cache(maxsize=512)
+def wrong_filter(sql: str) -> str:
+    """The query with its outer WHERE's first comparison reversed (= becomes <>, > becomes
+    <=): a wrong filter. Without one, a condition that never holds on the finished rows."""
+    from sqlglot import exp
+    tree = _parse(sql)
+    select = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
+    where = select.args.get("where") if select is not None else None
+    for cond in where.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE) if where else ():
+        flipped = getattr(exp, _FLIPPED[type(cond).__name__])
+        cond.replace(flipped(this=cond.this, expression=cond.expression))
+        return _out(tree)
+    return _out(exp.select("*").from_(exp.paren(tree).as_("answer")).where("0 = 1"))
+
+
+def _habits(q: dict, sql: str) -> str:
+    """seed-reference on a set other than sales-25: its ROUNDs already dropped in `sql`;
+    every other medium question renamed, every other hard one filtered wrongly (by the id's
+    hash, the same each run); an answer made from a result file (no gold SQL) is left as is."""
+    if not any((q.get("gold_sql") or "").strip() or s for s in q.get("gold_alternatives") or [""]):
+        return sql
+    even = zlib.crc32(str(q.get("id", "")).encode()) % 2 == 0
+    if q.get("tier") == "medium" and even:
+        return rename_outputs(sql)
+    if q.get("tier") == "hard" and even:
+        return wrong_filter(sql)
+    return sql
+
+
+def gold_of(q: dict) -> str:
+    """The accepted answer a persona works from: the gold SQL, else the first alternative, else
+    a query returning the first gold file's rows."""
+    sqls = [q.get("gold_sql") or "", *(q.get("gold_alternatives") or [])]
+    sql = next((s for s in sqls if isinstance(s, str) and s.strip()), "")
+    if sql or not q.get("gold_files"):
+        return sql
+    return values_query(str(Path(q.get("_dir", ".")) / q["gold_files"][0]), q.get("_dir", "."))
+
+
+MAX_VALUES_ROWS = 5_000  # a gold file larger than this is answered with its first rows
+
+
+@functools.lru_cache(maxsize=64)
+def values_query(path: str, folder: str) -> str:
+    """SELECT returning a gold result file's rows under its header's names."""
+    from desktop_app.core.sqleval.golds import GoldError, read_gold_csv
+
+    try:
+        gold = read_gold_csv(Path(path), max_rows=MAX_VALUES_ROWS, folder=Path(folder))
+    except GoldError:
+        return "SELECT NULL AS answer WHERE 0"  # unreadable: an answer that fails, not a crash
+
+    def literal(v) -> str:
+        if v is None:
+            return "NULL"
+        if isinstance(v, (int, float)):
+            return repr(v)
+        return "'" + str(v).replace("'", "''") + "'"
+
+    names = ", ".join('"' + c.replace('"', '""') + '"' for c in gold.columns)
+    if not gold.rows:
+        nulls = ", ".join(f"NULL AS {n}" for n in names.split(", "))
+        return f"SELECT {nulls} WHERE 0"
+    rows = ",\n  ".join("(" + ", ".join(literal(v) for v in row) + ")" for row in gold.rows)
+    return f"WITH answer({names}) AS (VALUES\n  {rows})\nSELECT * FROM answer"
+
+
 # --- the personas --------------------------------------------------------------------------
 class SqlPersona:
     """A scripted SQL agent served as a simulator model; a `Responder` (`persona(body, ctx)`).
@@ -289,17 +431,20 @@ class SqlPersona:
     def __call__(self, body: dict, ctx: ResponderContext) -> Plan:
         from sqlglot.errors import SqlglotError
         messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
-        q = self.book.find(_first_user_text(messages))
+        system = "\n".join(_content_text(m) for m in messages if m.get("role") == "system")
+        q = self.book.find(_first_user_text(messages), system)
         if q is None:
             return Plan(text="I'm sorry, I don't recognise this question, so I cannot answer "
-                        "it with a query. (simulated persona)", finish_reason="stop")
+                        "it with a query. (simulated persona: it answers the questions of the "
+                        "sets it can read, the bundled ones, the imported ones and a set folder "
+                        "the simulator was started with)", finish_reason="stop")
         offered = _offered_tools(body)
         try:
             return self._reply(q, messages, offered)
         except SqlglotError:  # sqlglot cannot read this gold SQL: submit it as it is
             if "submit_answer" not in offered:
-                return Plan(text=f"```sql\n{q['gold_sql']}\n```")
-            call = ToolCall("submit_answer", json.dumps({"sql": q["gold_sql"]}))
+                return Plan(text=f"```sql\n{gold_of(q)}\n```")
+            call = ToolCall("submit_answer", json.dumps({"sql": gold_of(q)}))
             return Plan(text="Submitting my query.", tool_calls=(call,),
                         finish_reason="tool_calls")
 
@@ -310,7 +455,7 @@ class SqlPersona:
         told = self.told_columns(q, _text_after(messages, submitted[0])) if submitted else set()
         answer = self.answer_sql(q, told)
         if "submit_answer" not in offered or len(submitted) >= MAX_SUBMITS:
-            final = _sentence(q, "final", tables_of(q["gold_sql"]))
+            final = _sentence(q, "final", tables_of(gold_of(q)))
             return Plan(text=f"{final}\n\n```sql\n{answer}\n```", finish_reason="stop")
         if submitted:
             action = Action("Thanks for the feedback; I'm submitting the corrected query."
@@ -331,12 +476,14 @@ class SqlPersona:
     def answer_sql(self, q: dict, told: frozenset[str] | set[str] = frozenset()) -> str:
         """The SQL this persona submits for question `q`, after feedback naming `told`
         rounded columns (empty on the first submission)."""
-        gold = q["gold_sql"]
+        gold = gold_of(q)
         if self.style == "careful":
             return gold
         rounding = set((q.get("rounding") or {}).keys())
         sql = gold if rounding and rounding <= set(told) else round_only(gold, frozenset(told))
         qid = q.get("id")
+        if q.get("_set", SET_NAME) != SET_NAME:
+            return _habits(q, sql)
         if qid == "h01":
             return rename_outputs(sql)
         if qid == "h02":
@@ -364,19 +511,21 @@ class SqlPersona:
 
     def script(self, q: dict, answer: str) -> list[Action]:
         """Every step of the first attempt, the last one being submit_answer(answer)."""
-        tables = tables_of(q["gold_sql"]) or ("?",)
+        tables = tables_of(gold_of(q)) or ("?",)
         main = tables[0]
         run = Action(_sentence(q, "run", tables), "run_sql", {"sql": answer})
         submit = Action(_sentence(q, "submit", tables), "submit_answer", {"sql": answer})
         if self.style == "careful":
-            return [Action("Let me first see which tables the database has, so that I query "
-                           "the right ones.", "list_tables", {}),
-                    Action(f"The question is mostly about {main}; I'll check its columns and "
-                           "a few sample rows before writing the query.", "describe_table",
-                           {"table": main}), run, submit]
+            look = [Action("Let me first see which tables the database has, so that I query "
+                           "the right ones.", "list_tables", {})]
+            if main != "?":  # a query over result values reads no table
+                look.append(Action(f"The question is mostly about {main}; I'll check its "
+                                   "columns and a few sample rows before writing the query.",
+                                   "describe_table", {"table": main}))
+            return [*look, run, submit]
         tier, qid = q.get("tier", "hard"), q.get("id", "")
         n = TIER_STEPS.get(tier) or HARD_STEPS.get(qid) or 4 + zlib.crc32(qid.encode()) % 3
-        pool = _exploration(q["gold_sql"], tables)
+        pool = _exploration(gold_of(q), tables)
         if n >= FAILED_QUERY_MIN_STEPS:
             failed = Action("I think I have all the pieces now: the joins, the filters and the "
                             "aggregation. Let me run the full query.", "run_sql",
@@ -472,13 +621,10 @@ def _last_tool_error(messages: list[dict]) -> str | None:
 def register_personas(questions_path: Path | None = None) -> None:
     """Serve `sim/careful` and `sim/seed-reference` in every simulator of this process.
 
-    `questions_path` is the questions.jsonl they know (default: the bundled sales-25 set's);
-    it is read at first use, so registering costs nothing.
+    `questions_path` is the one questions.jsonl they know; by default they know every set
+    they can read (`_set_folders`). Files are read at first use, so registering costs nothing.
     """
-    if questions_path is None:
-        from desktop_app.paths import questions_dir  # late: keeps this import cheap
-        questions_path = questions_dir() / SET_NAME / "questions.jsonl"
-    book = QuestionBook(questions_path)
+    book = QuestionBook(questions_path) if questions_path is not None else Shelf(_set_folders)
     responders.register(CAREFUL, SqlPersona("careful", book))
     responders.register(SEED_REFERENCE, SqlPersona("seed-reference", book))
 
