@@ -282,10 +282,29 @@ def test_a_result_over_the_row_cap_is_judged_whole(big_db, monkeypatch):
         whole = judge_answer(q, accepted, answer, sandbox=box, final_sql=answer_sql)
         assert whole["full"].passed
         assert not any(f.code == "truncated_comparison" for f in whole["full"].findings)
-        # Where even the judge's cap is too small, the verdict says what it rests on.
+        # Past the judge's own cap (#28: Sakila's 616,021 rows against the same query ordered
+        # failed with "Wrong row count (got 500000, expected 616021)"), SQLite compares the
+        # whole results: the row counts are whole, and the same rows in another order pass.
         monkeypatch.setattr(golds, "JUDGE_MAX_ROWS", 11_000)
         cut = judge_answer(q, accepted, answer, sandbox=box, final_sql=answer_sql)
-    notes = [f for f in cut["full"].findings if f.code == "truncated_comparison"]
+        assert cut["full"].passed, cut["full"].findings
+        assert not any(f.code == "truncated_comparison" for f in cut["full"].findings)
+        # One value changed past the first 11,000 rows of both: failed, and the verdict says
+        # what it rests on.
+        wrong_sql = "SELECT x, CASE WHEN x = 5 THEN 'z' ELSE y END FROM t ORDER BY x DESC"
+        wrong = judge_answer(q, accepted, box.run(wrong_sql), sandbox=box, final_sql=wrong_sql)
+        assert not wrong["full"].passed
+        # The rows past the cap are counted without the outer ORDER BY: the sort of a big join
+        # took the count past its time. LIMIT and OFFSET stay (they do not depend on it).
+        from desktop_app.core.sqleval.sandbox import _without_order_by
+
+        assert "ORDER" not in _without_order_by("SELECT x, y FROM t ORDER BY y, x DESC").upper()
+        assert _without_order_by("SELECT x FROM t ORDER BY x LIMIT 5 OFFSET 2").endswith(
+            "LIMIT 5 OFFSET 2")
+        assert _without_order_by("SELECT x FROM (SELECT x FROM t ORDER BY x)") == (
+            "SELECT x FROM (SELECT x FROM t ORDER BY x)")  # only the outer one
+        assert box.run("SELECT x, y FROM t ORDER BY y, x DESC").total_rows == 12_000
+    notes = [f for f in wrong["full"].findings if f.code == "truncated_comparison"]
     assert notes and "first 11,000 of 12,000 rows" in finding_text(notes[0])
 
 

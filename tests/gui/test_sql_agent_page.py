@@ -300,7 +300,9 @@ def test_a_judge_added_as_a_module_has_its_box_column_and_bar(qtbot, qt_loop, tm
 
     with toy_judge(tmp_path):
         page = _page(qtbot, tmp_path)
-        assert list(page.judge_boxes) == ["strict", "tolerant", "full", "rowcount"]
+        # The benchmarks' own rules have boxes too, shown only for a set imported from them.
+        shown = [j for j, box in page.judge_boxes.items() if not box.isHidden()]
+        assert shown == ["strict", "tolerant", "full", "rowcount"]
         assert page.judge_boxes["rowcount"].text() == "rowcount"
         page.model.set_judges(("full", "rowcount"))
         heads = [page.model.headerData(c, Qt.Orientation.Horizontal)

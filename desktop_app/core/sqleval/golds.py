@@ -127,6 +127,28 @@ def whole(sandbox: Sandbox, sql: str | None, result: QueryResult) -> QueryResult
         return result
 
 
+def same_rows_in_sql(sandbox: Sandbox, gold_sql: str, answer_sql: str, columns: int
+                     ) -> bool:
+    """Whether two queries return the same rows as multisets (any order, duplicates counted,
+    values exactly equal), decided in SQLite itself: for results past the judge's row cap,
+    which Python only holds the first rows of. False when it cannot tell in time."""
+    if columns < 1:
+        return False
+    by = ", ".join(str(i) for i in range(1, columns + 1))
+
+    def counted(sql: str) -> str:
+        # The newlines keep a trailing "-- comment" from eating the ")".
+        return f"SELECT *, count(*) FROM (\n{sql}\n) GROUP BY {by}"
+
+    g, a = counted(gold_sql), counted(answer_sql)
+    check = (f"SELECT NOT EXISTS (SELECT * FROM ({g} EXCEPT {a})) "
+             f"AND NOT EXISTS (SELECT * FROM ({a} EXCEPT {g}))")
+    try:
+        return sandbox.run(check, time_limit_s=JUDGE_TIME_LIMIT_S).rows == ((1,),)
+    except SandboxError:
+        return False
+
+
 def judge_answer(question: Question, golds: tuple[Gold, ...], actual: QueryResult | None, *,
                  sandbox: Sandbox | None = None, modes: tuple[str, ...] | None = None,
                  final_sql: str | None = None, error: str | None = None,
@@ -142,6 +164,15 @@ def judge_answer(question: Question, golds: tuple[Gold, ...], actual: QueryResul
         actual = whole(sandbox, final_sql, actual)
         golds = tuple(dataclasses.replace(g, result=whole(sandbox, g.sql, g.result))
                       for g in golds)
+    # Past the judge's cap, whether the rows are the same in any order is asked of SQLite: the
+    # first 500,000 rows of an answer that orders them are another 500,000 than the gold's.
+    same_in_sql: dict[int, bool] = {}
+    if sandbox is not None and actual is not None and final_sql:
+        for i, g in enumerate(golds):
+            if g.sql and (actual.truncated or g.result.truncated) and len(
+                    g.result.columns) == len(actual.columns):
+                same_in_sql[i] = same_rows_in_sql(sandbox, g.sql, final_sql,
+                                                  len(actual.columns))
     modes = default_judges(True) if modes is None else modes
     judged: list[dict[str, Verdict]] = []
 
@@ -153,7 +184,8 @@ def judge_answer(question: Question, golds: tuple[Gold, ...], actual: QueryResul
             judged.append(judge_all(asked, gold.result, actual, modes=modes,
                                     final_sql=final_sql, error=error, stop_reason=stop_reason,
                                     tolerance=tolerance, ignore_names=ignore_names,
-                                    gold_label=gold.label, gold_from_file=gold.sql is None))
+                                    gold_label=gold.label, gold_from_file=gold.sql is None,
+                                    same_rows=same_in_sql.get(len(judged), False)))
         return judged[index]
 
     verdicts: dict[str, Verdict] = {}
@@ -174,8 +206,9 @@ def judge_answer(question: Question, golds: tuple[Gold, ...], actual: QueryResul
             notes.append(JudgeFinding("no_alternative_matched", {
                 "form": "nearest", "total": len(golds), "index": nearest + 1,
                 "label": golds[nearest].label, "first": golds[0].label}))
-        compared = golds[nearest if index is None else index].result
-        notes += _truncation(actual, compared)
+        chosen = nearest if index is None else index
+        if not same_in_sql.get(chosen):  # SQLite compared them whole: nothing was left out
+            notes += _truncation(actual, golds[chosen].result)
         if notes:
             verdict = dataclasses.replace(verdict, findings=verdict.findings + tuple(notes))
         verdicts[mode] = verdict

@@ -243,8 +243,10 @@ class Pair:
     (the gold query rounds as its question says), column by column."""
 
     def __init__(self, gold: QueryResult, actual: QueryResult, plan: dict[int, int], *,
-                 gold_label: str = "", gold_from_file: bool = False):
+                 gold_label: str = "", gold_from_file: bool = False,
+                 same_rows: bool = False):
         self.gold, self.actual, self.plan = gold, actual, plan
+        self.same_rows_whole = same_rows  # equal as multisets in SQLite, past the cap
         # Which accepted answer the gold is ("gold SQL", "local002_a.csv") and whether it was
         # read from a result file: a benchmark's rule may differ per gold file (Spider2's
         # condition columns) and read a file as its evaluator reads it.
@@ -285,6 +287,8 @@ class Pair:
         return self._memo("rounded", compute)
 
     def multiset_equal(self, tol: float) -> bool:
+        if self.same_rows_whole:
+            return True
         return self._memo(("multiset", tol), lambda: _multiset_equal(*self.rounded(), tol))
 
 
@@ -482,14 +486,17 @@ def judge_all(question: Question, gold: QueryResult, actual: QueryResult | None,
               modes: tuple[str, ...] | None = None, final_sql: str | None = None,
               error: str | None = None, stop_reason: str = "submitted", tolerance: float = 1e-6,
               ignore_names: bool = False, gold_label: str = "",
-              gold_from_file: bool = False) -> dict[str, Verdict]:
+              gold_from_file: bool = False, same_rows: bool = False) -> dict[str, Verdict]:
     """Every judge in `modes` (None: Throughline's own, strict, tolerant and full and any judge
     added without a benchmark; the runner asks for every registered one) on the same answer (arguments as
     for `judge`; `gold_label` and `gold_from_file` say which accepted answer `gold` is), keyed
-    by judge. The sqlglot explanation is computed once and shared by the failing verdicts."""
+    by judge; `same_rows`: SQLite found the whole results equal as multisets, past the rows
+    held here (`golds.same_rows_in_sql`). The sqlglot explanation is computed once and shared
+    by the failing verdicts."""
     modes = registry.default_judges(True) if modes is None else modes
     pair = None if actual is None else Pair(gold, actual, _round_plan(question, gold.columns),
-                                            gold_label=gold_label, gold_from_file=gold_from_file)
+                                            gold_label=gold_label, gold_from_file=gold_from_file,
+                                            same_rows=same_rows)
     verdicts = {m: _verdict(m, question, gold, actual, final_sql, error, stop_reason, tolerance,
                             ignore_names, pair) for m in modes}
     extra: list | None = None

@@ -315,10 +315,13 @@ def _run_sql(sandbox: Sandbox, sql: str | None) -> tuple[QueryResult | None, str
 
 def _judge(question: Question, golds: tuple[Gold, ...], final_sql: str | None,
            result: QueryResult | None, error: str | None, stop_reason: str, tolerance: float,
-           ignore_names: bool, sandbox: Sandbox
+           ignore_names: bool, sandbox: Sandbox, judges: tuple[str, ...] = ()
            ) -> tuple[dict[str, Verdict], str, tuple[JudgeFinding, ...]]:
-    """All three verdicts, the counterfactual line, and sqlglot's explanation (blocking)."""
-    verdicts = judge_answer(question, golds, result, sandbox=sandbox, modes=judge_names(),
+    """The verdicts of Throughline's own judges (all of them, stored whichever the run
+    summarises) and of the other `judges` the run summarises (a benchmark's rule), the
+    counterfactual line, and sqlglot's explanation (blocking)."""
+    modes = tuple(dict.fromkeys((*default_judges(True), *judges)))
+    verdicts = judge_answer(question, golds, result, sandbox=sandbox, modes=modes,
                             final_sql=final_sql, error=error, stop_reason=stop_reason,
                             tolerance=tolerance, ignore_names=ignore_names)
     findings: tuple[JudgeFinding, ...] = ()
@@ -548,7 +551,7 @@ async def _run_one(run: _Run, http: httpx.AsyncClient, q: Question, epoch: int) 
     result, error = await asyncio.to_thread(_run_sql, sandbox, final_sql)
     verdicts, line, findings = await asyncio.to_thread(
         _judge, q, gold, final_sql, result, error, stop, config.tolerance, config.ignore_names,
-        sandbox)
+        sandbox, config.judges or ())
     outcome = QuestionOutcome(
         q.id, q.tier, epoch, tuple(steps), stop, final_sql, result, error, verdicts,
         sum(s.prompt_tokens for s in steps), sum(s.completion_tokens for s in steps), seconds,
@@ -636,7 +639,7 @@ def _rejudge_row(store: Store, boxes: _Sandboxes, q: Question, row: dict, tolera
     sandbox = boxes.get(q.database)
     result, error = _run_sql(sandbox, final_sql)
     verdicts, line, findings = _judge(q, gold, final_sql, result, error, stop, tolerance,
-                                      ignore_names, sandbox)
+                                      ignore_names, sandbox, judges)
     layered = (row.get("verdicts_json") or {}).get("layered") or {}
     outcome = QuestionOutcome(
         q.id, q.tier, row.get("epoch") or 0, (), stop, final_sql, result, error, verdicts,

@@ -244,6 +244,7 @@ class SqlEvalController(QObject):
         self.ids_task: asyncio.Task | None = None
         self._set_ids: dict[str, frozenset[str]] = {}
         self._asks_columns: dict[str, bool] = {}
+        self._benchmarks: dict[str, str] = {}
         self._ids_for = ""
 
     @property
@@ -336,6 +337,11 @@ class SqlEvalController(QObject):
         """Whether set `questions` names its output columns (None: not read yet)."""
         return self._asks_columns.get(questions)
 
+    def set_benchmark(self, questions: str) -> str | None:
+        """The public benchmark set `questions` was imported from ("" for none; None: not read
+        yet)."""
+        return self._benchmarks.get(questions)
+
     def load_set_ids(self, questions: str) -> asyncio.Task | None:
         """Read the ids of set `questions` (a name or folder) and emit `set_ids_loaded`;
         None when they are known already. A set that cannot be read emits nothing (the run
@@ -367,6 +373,7 @@ class SqlEvalController(QObject):
         ids = frozenset(q.id for q in qset.questions)
         self._set_ids[questions] = ids
         self._asks_columns[questions] = qset.asks_columns
+        self._benchmarks[questions] = qset.benchmark
         try:
             self.set_ids_loaded.emit(questions, ids)
         except RuntimeError:  # the page closed while the set was read

@@ -23,7 +23,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from desktop_app.core.runs import PassCount, pass_count
 from desktop_app.core.sqleval.export import failure_class
-from desktop_app.core.sqleval.judges import in_judge_order, judge_names
+from desktop_app.core.sqleval.judges import default_judges, in_judge_order
 from desktop_app.core.sqleval.types import TIERS
 from desktop_app.gui.i18n import report_language, status_text, translate
 from desktop_app.report.judge_words import JudgeWords, failure_class_text
@@ -135,7 +135,7 @@ class QuestionTableModel(QAbstractTableModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._rows: list[QuestionRow] = []
-        self.judges: tuple[str, ...] = judge_names()  # one verdict column each
+        self.judges: tuple[str, ...] = default_judges(True)  # one verdict column each
 
     # ---- data in
     def set_rows(self, rows: Sequence[QuestionRow]) -> None:
@@ -153,7 +153,7 @@ class QuestionTableModel(QAbstractTableModel):
         """One verdict column per judge the run summarised (in the judges' order): a run
         judged by full alone still stores strict's and tolerant's verdicts, which read as
         FAIL on a set whose questions name no columns."""
-        chosen = in_judge_order(judges) or judge_names()
+        chosen = in_judge_order(judges) or default_judges(True)
         if chosen != self.judges:
             self.beginResetModel()
             self.judges = chosen

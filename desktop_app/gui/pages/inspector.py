@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.core.compare.strategies import check_problems, route_code
-from desktop_app.core.sqleval.judges import judge_names
+from desktop_app.core.sqleval.judges import get_judge, judge_names
 from desktop_app.core.sqleval.types import Headline, JudgeFinding, Verdict
 from desktop_app.core.store import Store
 from desktop_app.gui.context import AppContext
@@ -159,7 +159,7 @@ def question_list_text(row: QuestionRow, judges: tuple[str, ...] | None = None,
     words = JudgeWords(lang)
     name = row.question_id + (f" #{row.epoch + 1}" if row.epoch else "")
     marks = []
-    for judge in judge_names() if judges is None else judges:
+    for judge in judge_names() if judges is None else judges:  # those without a verdict skip
         if judge not in row.verdicts and row.status == "completed":
             continue  # that judge was not run
         outcome = row.outcome(judge)
@@ -536,6 +536,8 @@ class InspectorPage(QWidget):
         words = JudgeWords(lang)
         for judge, label in self.verdict_labels.items():
             verdict = verdicts.get(judge)
+            official = bool(getattr(get_judge(judge), "benchmark", None))
+            label.setVisible(verdict is not None or not official)  # a rule the run did not ask for
             if verdict is None:
                 label.setText(f"{words.judge(judge)}: -")
                 label.setStyleSheet(MUTED_STYLE)

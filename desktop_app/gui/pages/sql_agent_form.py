@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.parsing import InputError
 from desktop_app.core.sqleval.questions import list_question_sets
-from desktop_app.core.sqleval.judges import all_judges, judge_names
+from desktop_app.core.sqleval.judges import all_judges, get_judge, judge_names
 from desktop_app.core.sqleval.types import STRATEGIES, TIERS
 from desktop_app.gui.controllers.sqleval import (
     FormValues,
@@ -141,8 +141,12 @@ class SqlEvalFormMixin:
         words = JudgeWords(report_language())
         self.judge_boxes = {j: QCheckBox(words.judge(j)) for j in judge_names()}
         judge_row = QHBoxLayout()
-        for box in self.judge_boxes.values():
-            box.setChecked(True)
+        for judge, box in self.judge_boxes.items():
+            # A benchmark's own rule (spider2, bird, test-suite) shows only for a set imported
+            # from that benchmark (_apply_set_judging).
+            official = bool(getattr(get_judge(judge), "benchmark", None))
+            box.setChecked(not official)
+            box.setVisible(not official)
             judge_row.addWidget(box)
         self.tolerance_edit = QLineEdit("1e-6")
         self.tolerance_edit.setToolTip(translate(
@@ -277,7 +281,7 @@ class SqlEvalFormMixin:
             questions=str(self.set_combo.currentData() or self.set_combo.currentText()),
             tiers=tuple(t for t, b in self.tier_boxes.items() if b.isChecked()),
             question_ids=self.ids_edit.text(), model=self.model_combo.currentText().strip(),
-            judges=tuple(j for j, b in self.judge_boxes.items() if b.isChecked()),
+            judges=tuple(j for j, b in self.judge_boxes.items() if b.isChecked() and not b.isHidden()),
             tolerance=self.tolerance_edit.text(),
             strategies=tuple(s for s, b in self.strategy_boxes.items() if b.isChecked()),
             max_steps=self.max_steps_edit.text(), max_tokens=self.max_tokens_edit.text(),
@@ -340,22 +344,33 @@ class SqlEvalFormMixin:
             "This set's questions do not name their output columns or rounding: full judges "
             "them with column names ignored; strict and tolerant compare names nobody asked "
             "for.") if not asks_columns else "")
+        benchmark = self.controller.set_benchmark(questions) or ""
+        for judge, box in self.judge_boxes.items():
+            spec = get_judge(judge)
+            if spec is not None and spec.benchmark:
+                box.setVisible(spec.benchmark == benchmark)
+                if spec.benchmark != benchmark:
+                    box.setChecked(False)
+                elif self._judges_follow_set:
+                    box.setChecked(True)
         if not self._judges_follow_set:
             return
         self._judges_follow_set = False
         # The judges that can ignore names (full) are the ones a no-columns set keeps.
         without_names = {j.name for j in all_judges() if j.names_optional}
+        own = {j.name: box for j in all_judges() if not j.benchmark
+               for box in [self.judge_boxes[j.name]]}
         only_full = all(box.isChecked() == (judge in without_names)
-                        for judge, box in self.judge_boxes.items())
+                        for judge, box in own.items())
         if asks_columns:
             # Back from a set that named no columns to one that does (sales-25): the judges
             # that set turned off come back, unless the user changed them since.
             if self._judges_defaulted and only_full:
-                for box in self.judge_boxes.values():
+                for box in own.values():
                     box.setChecked(True)
             self._judges_defaulted = False
             return
-        for judge, box in self.judge_boxes.items():
+        for judge, box in own.items():
             box.setChecked(judge in without_names)
         self._judges_defaulted = True
 

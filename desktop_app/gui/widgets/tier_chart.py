@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 import pyqtgraph as pg  # after PySide6, so it binds to it
 
 from desktop_app.core.runs import PassCount
-from desktop_app.core.sqleval.judges import in_judge_order, judge_names
+from desktop_app.core.sqleval.judges import default_judges, in_judge_order, judge_names
 from desktop_app.core.sqleval.types import TIERS
 from desktop_app.gui.models.questions import QuestionRow, rows_pass_count, tier_effort
 from desktop_app.gui.widgets.chart_titles import set_fitted_title
@@ -56,7 +56,7 @@ class TierChart(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.judges: tuple[str, ...] = judge_names()
+        self.judges: tuple[str, ...] = default_judges(True)
         every = self.judges
         self._rows: list[QuestionRow] = []
         self._dirty = False
