@@ -3,7 +3,8 @@
 On the built-in simulator (profile fast) it runs a small throughput sweep from the Throughput
 page and two SQL evaluations of sales-25 (sim/seed-reference, then sim/careful) through the SQL
 Agent page's controller, then shows each page as a user would find it: the sweep, the
-seed-reference run, the two SQL runs compared, m01 in the Inspector, and the Endpoints page.
+seed-reference run, the two SQL runs compared, m01 in the Inspector (alone, then filtered to
+the questions strict failed with sim/careful's answer beside it), and the Endpoints page.
 The results go to a throwaway database unless one is given; settings are throwaway too, so the
 user's saved forms and window geometry are left alone.
 """
@@ -15,7 +16,7 @@ import dataclasses
 import logging
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
@@ -35,6 +36,7 @@ SHOTS: tuple[tuple[str, str], ...] = (
     ("SQL Agent", "sql_agent.png"),
     ("Runs", "runs.png"),
     ("Inspector", "inspector.png"),
+    ("Inspector", "inspector-side-by-side.png"),
 )
 SWEEP = {"input tokens": "256, 1024", "concurrency": "1, 4", "output tokens": "64",
          "requests per cell": "8"}
@@ -143,10 +145,29 @@ async def _show_data(window: MainWindow, context: AppContext, seed_run: int,
                               f"{inspector.status.text()}")
 
 
-async def _grab_pages(app: QApplication, window: MainWindow, out_dir: Path) -> list[Path]:
+async def _side_by_side(window: MainWindow, careful_run: int) -> None:
+    """The Inspector filtered to the questions strict failed, with sim/careful's answer to the
+    question shown beside seed-reference's."""
+    from desktop_app.gui.models.questions import QuestionSearch
+
+    inspector = window.pages["Inspector"]
+    inspector.set_search(QuestionSearch(verdict="fail:strict"))
+    task = inspector.set_beside(careful_run)
+    if task is None:
+        raise ScreenshotError(f"run {careful_run} cannot be set beside {INSPECTED}")
+    await _finished(task, f"loading run {careful_run}'s {INSPECTED} beside", 30)
+    if inspector.beside_panel.detail is None:
+        raise ScreenshotError(f"the Inspector could not show run {careful_run} beside: "
+                              f"{inspector.beside_panel.summary.text()}")
+
+
+async def _grab_pages(app: QApplication, window: MainWindow, out_dir: Path,
+                      prepare: dict[str, Callable[[], Awaitable[None]]]) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     saved = []
     for title, name in SHOTS:
+        if name in prepare:
+            await prepare[name]()
         window.show_page_named(title)
         app.processEvents()
         await asyncio.sleep(_SETTLE_S)  # a few chart clock ticks, not a synchronisation
@@ -182,7 +203,8 @@ async def save_screenshots(app: QApplication, out_dir: Path,
             careful_run = await _run_sql(window, context, SQL_MODELS[1])
             context.set_endpoint(started_on)  # the pages show the endpoint the app started on
             await _show_data(window, context, seed_run, careful_run)
-            paths = await _grab_pages(app, window, out_dir)
+            paths = await _grab_pages(app, window, out_dir, {
+                "inspector-side-by-side.png": lambda: _side_by_side(window, careful_run)})
         except ScreenshotError as exc:
             print(f"throughline gui --screenshots: {exc}", file=sys.stderr)
             return 1

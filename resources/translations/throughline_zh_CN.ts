@@ -791,6 +791,38 @@
         <translation>本次运行的题目（按运行顺序）及各评判器的判定：选择一题即可打开</translation>
     </message>
     <message>
+        <source>Another run of this question set: its transcript of the question shown, beside this run&apos;s</source>
+        <translation>同一题集的另一次运行：它对当前题目的完整过程，与本次运行并排显示</translation>
+    </message>
+    <message>
+        <source>Search id, question or SQL</source>
+        <translation>搜索编号、题目或 SQL</translation>
+    </message>
+    <message>
+        <source>Every word must appear in the question&apos;s id, its text, its final SQL or its gold SQL (case and spacing ignored; &quot;double quotes&quot; keep a phrase). Enter opens the first match.</source>
+        <translation>每个词都必须出现在题目编号、题目文本、最终 SQL 或标准 SQL 中（不区分大小写和空白；用&quot;双引号&quot;保留整个短语）。按回车打开第一个匹配项。</translation>
+    </message>
+    <message>
+        <source>Only the questions of one tier</source>
+        <translation>只显示某一层级的题目</translation>
+    </message>
+    <message>
+        <source>Only the answers that failed for one reason (the failure class of the run&apos;s own judges), or those that passed</source>
+        <translation>只显示因某一原因失败的答案（按本次运行自身评判器的失败类别），或只显示通过的答案</translation>
+    </message>
+    <message>
+        <source>Only the questions a judge failed or passed, those the run&apos;s judges disagree on, or those not judged</source>
+        <translation>只显示某个评判器判为未通过或通过的题目、本次运行的评判器意见不一的题目，或未评判的题目</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>清除</translation>
+    </message>
+    <message>
+        <source>Show every question of the run again</source>
+        <translation>重新显示本次运行的全部题目</translation>
+    </message>
+    <message>
         <source>e.g. 1e-6</source>
         <translation>例如 1e-6</translation>
     </message>
@@ -841,6 +873,74 @@
     <message>
         <source>Re-judging at tolerance {tolerance}...</source>
         <translation>正在按容差 {tolerance} 重新评判…</translation>
+    </message>
+    <message>
+        <source>Run {run}</source>
+        <translation>运行 {run}</translation>
+    </message>
+    <message>
+        <source>Run {run} did not ask {question}.</source>
+        <translation>运行 {run} 没有做 {question} 这道题。</translation>
+    </message>
+    <message>
+        <source>Loading...</source>
+        <translation>正在加载…</translation>
+    </message>
+    <message>
+        <source>Side by side: off</source>
+        <translation>并排对比：关闭</translation>
+    </message>
+    <message>
+        <source>beside run {run} “{name}” · {model}</source>
+        <translation>与运行 {run}“{name}”并排 · {model}</translation>
+    </message>
+    <message>
+        <source>beside run {run} (did not ask {question})</source>
+        <translation>与运行 {run} 并排（它没有做 {question}）</translation>
+    </message>
+    <message>
+        <source>Passed ({count})</source>
+        <translation>已通过（{count}）</translation>
+    </message>
+    <message>
+        <source>Fails {judge}</source>
+        <translation>{judge}未通过</translation>
+    </message>
+    <message>
+        <source>Passes {judge}</source>
+        <translation>{judge}通过</translation>
+    </message>
+    <message>
+        <source>Judges disagree</source>
+        <translation>评判器意见不一</translation>
+    </message>
+    <message>
+        <source>Not judged</source>
+        <translation>未评判</translation>
+    </message>
+    <message>
+        <source>All tiers</source>
+        <translation>全部层级</translation>
+    </message>
+    <message>
+        <source>All classes</source>
+        <translation>全部类别</translation>
+    </message>
+    <message>
+        <source>All verdicts</source>
+        <translation>全部判定</translation>
+    </message>
+    <message>
+        <source>{count} of {total} match</source>
+        <translation>{total} 道中 {count} 道匹配</translation>
+    </message>
+    <message>
+        <source>No question matches</source>
+        <translation>没有匹配的题目</translation>
+    </message>
+    <message>
+        <source>The question shown is not among the matches</source>
+        <translation>当前显示的题目不在匹配项中</translation>
     </message>
     <message>
         <source>{index} of {total}</source>
@@ -2218,6 +2318,29 @@
     <message>
         <source>By tier, per question. Pass rate per judge: {key}</source>
         <translation>按层级统计，每题平均。各评判器通过率：{key}</translation>
+    </message>
+</context>
+<context>
+    <name>TranscriptPanel</name>
+    <message>
+        <source>(SIMULATED)</source>
+        <translation>（模拟）</translation>
+    </message>
+    <message>
+        <source>Run {run} “{name}” · {model}</source>
+        <translation>运行 {run}“{name}” · {model}</translation>
+    </message>
+    <message>
+        <source>epoch {epoch} · {status} · stopped: {stop} · 1 step · {tokens} tokens</source>
+        <translation>第 {epoch} 轮 · {status} · 停止原因：{stop} · 1 步 · {tokens} 个 token</translation>
+    </message>
+    <message>
+        <source>epoch {epoch} · {status} · stopped: {stop} · {steps} steps · {tokens} tokens</source>
+        <translation>第 {epoch} 轮 · {status} · 停止原因：{stop} · {steps} 步 · {tokens} 个 token</translation>
+    </message>
+    <message>
+        <source>no final SQL</source>
+        <translation>没有最终 SQL</translation>
     </message>
 </context>
 <context>

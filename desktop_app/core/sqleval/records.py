@@ -40,9 +40,9 @@ from desktop_app.core.sqleval.types import (
 )
 from desktop_app.core.store import Store
 
-__all__ = ["JudgedWith", "SqlRun", "StepTokens", "StoredQuestion", "StoredStep",
+__all__ = ["JudgedWith", "QuestionElsewhere", "SqlRun", "StepTokens", "StoredQuestion", "StoredStep",
            "StoredToolCall", "eval_from", "headline_from_stored", "load_eval",
-           "question_from_row", "question_rows", "step_from_row", "step_rows", "steps_of",
+           "question_elsewhere", "question_from_row", "question_rows", "step_from_row", "step_rows", "steps_of",
            "stored_question", "verdicts_from_stored"]
 
 
@@ -339,6 +339,49 @@ def stored_question(store: Store, run_id: int, row_id: int) -> StoredQuestion | 
     """One stored question of a run by its row id, typed (None if the run has no such row)."""
     row = next((r for r in question_rows(store, run_id) if r["id"] == row_id), None)
     return None if row is None else question_from_row(row)
+
+
+@dataclass(frozen=True)
+class QuestionElsewhere:
+    """One question as another SQL run of the same question set answered it: the run, its row
+    of that question (the same epoch where the run has it, else its first), and its verdicts
+    (judge -> passed; empty when it never finished)."""
+
+    run: RunInfo
+    row_id: int
+    epoch: int
+    status: str
+    passed: dict[str, bool] = field(hash=False)
+
+
+def set_name_of(info: RunInfo) -> str:
+    """The question set a SQL run asked (its name as the run stored it)."""
+    config = info.config if isinstance(info.config, dict) else {}
+    return str(config.get("set_name") or config.get("questions") or "sales-25")
+
+
+def question_elsewhere(store: Store, run_id: int, question_id: str, epoch: int = 0
+                       ) -> tuple[QuestionElsewhere, ...]:
+    """Question `question_id` in the store's other SQL runs of the question set run `run_id`
+    asked, newest run first: what the Inspector sets beside it. A run of another set that
+    happens to use the same id is not the same question and is left out."""
+    here = set_name_of(run_info(store.get_run(run_id)))
+    by_run: dict[int, list[dict[str, Any]]] = {}
+    for row in store.sql_questions(None, question_id=question_id):
+        if row["run_id"] != run_id:
+            by_run.setdefault(int(row["run_id"]), []).append(row)
+    out = []
+    for other in sorted(by_run, reverse=True):
+        info = run_info(store.get_run(other))
+        if info.kind != "sql" or set_name_of(info) != here:
+            continue
+        rows = by_run[other]
+        row = next((r for r in rows if r["epoch"] == epoch), None) or min(
+            rows, key=lambda r: r["epoch"])
+        question = question_from_row(row)
+        out.append(QuestionElsewhere(info, question.row_id, question.epoch, question.status,
+                                     question.passed))
+    return tuple(out)
 
 
 def load_eval(store: Store, run_id: int, *, steps: bool = False) -> SqlRun:

@@ -598,14 +598,21 @@ class Store:
 
     @_locked
     def sql_questions(
-        self, run_id: int, *, tier: str | None = None, failure_class: str | None = None
+        self,
+        run_id: int | None,
+        *,
+        tier: str | None = None,
+        failure_class: str | None = None,
+        question_id: str | None = None,
     ) -> list[dict[str, Any]]:
-        """A SQL run's questions in the order they were started, optionally filtered.
+        """A SQL run's questions in the order they were started, optionally filtered; with
+        ``run_id`` None, every run's rows (``question_id`` then finds one question in them all).
 
         ``*_json`` columns come back decoded; ``seconds`` is wall time per question.
         """
-        where, params = ["run_id = ?"], [run_id]
-        for column, value in (("tier", tier), ("failure_class", failure_class)):
+        where, params = ["1 = 1"], []
+        for column, value in (("run_id", run_id), ("tier", tier),
+                              ("failure_class", failure_class), ("question_id", question_id)):
             if value is not None:
                 where.append(f"{column} = ?")
                 params.append(value)

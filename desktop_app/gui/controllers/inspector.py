@@ -6,6 +6,7 @@ thread, reported as signals. The Inspector page only shows what arrives.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,8 +20,10 @@ from desktop_app.core.sqleval.golds import Gold, GoldError, gold_answers, judge_
 from desktop_app.core.sqleval.judge import counterfactual
 from desktop_app.core.sqleval.questions import QuestionSetError, load_question_set
 from desktop_app.core.sqleval.records import (
+    QuestionElsewhere,
     StoredStep,
     load_eval,
+    question_elsewhere,
     stored_question,
     steps_of,
 )
@@ -86,6 +89,12 @@ class QuestionDetail:
     route_reason: str = ""
     # The gold SQL laid out as the agent's queries usually are (one clause a line), for reading.
     gold_sql_pretty: str = ""
+    # The judges the run summarised, in the judges' order.
+    judges: tuple[str, ...] = ()
+    # This question in the store's other runs of the same set, newest first (side by side).
+    elsewhere: tuple[QuestionElsewhere, ...] = ()
+    # The final SQL laid out as `gold_sql_pretty` is (two runs' answers read alike side by side).
+    final_sql_pretty: str = ""
 
     def position(self) -> int:
         """This question's index in `run_questions` (-1 when it is not among them)."""
@@ -168,8 +177,9 @@ def read_question(db_path: Path, sets_dir: Path, cache_dir: Path, run_id: int,
         steps = steps_of(store, row_id)
         route = (LayeredPath(stored.path, stored.route_reason) if stored.path in PATHS
                  else None)
-        run_questions = tuple(QuestionRow.from_stored(q)
-                              for q in load_eval(store, run_id).questions)
+        run = load_eval(store, run_id)
+        run_questions = tuple(QuestionRow.from_stored(q) for q in run.questions)
+        elsewhere = question_elsewhere(store, run_id, stored.question_id, stored.epoch)
     judged_with = stored.judged_with
     config = info.config
     question = judged_with.question if judged_with else None
@@ -181,6 +191,9 @@ def read_question(db_path: Path, sets_dir: Path, cache_dir: Path, run_id: int,
             question = next((q for q in qset.questions if q.id == stored.question_id), None)
         if question is not None:
             database = qset.databases.get(question.database)
+        golds = {q.id: q.gold_sql for q in qset.questions}
+        run_questions = tuple(dataclasses.replace(r, gold_sql=golds.get(r.question_id, ""))
+                              for r in run_questions)
     except (QuestionSetError, OSError) as exc:
         note = translate("InspectorPage", "the question set cannot be loaded: {error}").format(
             error=exc)
@@ -215,7 +228,8 @@ def read_question(db_path: Path, sets_dir: Path, cache_dir: Path, run_id: int,
         bool(judged_with and judged_with.rejudged), database,
         limit, gold, gold_note, actual, actual_note, run_questions,
         route.path if route else None, route.reason if route else "",
-        pretty_sql(question.gold_sql) if question else "")
+        pretty_sql(question.gold_sql) if question else "", run.judges, elsewhere,
+        pretty_sql(final_sql or ""))
 
 
 def rejudge_question(detail: QuestionDetail, tolerance: float) -> RejudgeOutcome:

@@ -320,7 +320,8 @@ class SqlEvalController(QObject):
 
     def _on_runner_progress(self, progress: EvalProgress) -> None:
         if progress.latest is not None:
-            self.question_finished.emit(QuestionRow.from_item(progress.latest))
+            self.question_finished.emit(QuestionRow.from_item(progress.latest,
+                                                             tuple(progress.passed)))
         self.progressed.emit(progress)
         if progress.phase == "running":
             self.context.job_changed.emit(

@@ -7,6 +7,7 @@ sorts and filters them by verdict.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -52,24 +53,33 @@ class QuestionRow:
     status: str = "completed"
     row_id: int | None = None
     explained: frozenset[str] = frozenset()  # explanation codes of the answer (missing_round)
+    # What the Inspector's search reads: the question's text (each language it has, one a
+    # line), its final SQL and its gold SQL ("" where not known, e.g. a live row).
+    text: str = ""
+    final_sql: str = ""
+    gold_sql: str = ""
 
     @classmethod
-    def from_item(cls, item: ItemResult) -> QuestionRow:
-        """A row from a question that just finished in a live run."""
+    def from_item(cls, item: ItemResult, judges: Sequence[str] = ("strict",)) -> QuestionRow:
+        """A row from a question that just finished in a live run whose summarised judges are
+        `judges` (the failure class follows them, as the stored row's does)."""
         o = item.outcome
         return cls(o.question_id, o.tier, o.epoch,
-                   {j: v.passed for j, v in o.verdicts.items()}, failure_class(o.verdicts),
+                   {j: v.passed for j, v in o.verdicts.items()},
+                   failure_class(o.verdicts, tuple(judges)),
                    item.steps, o.prompt_tokens + o.completion_tokens, o.seconds,
-                   "completed", item.row_id, frozenset(f.code for f in item.findings))
+                   "completed", item.row_id, frozenset(f.code for f in item.findings),
+                   final_sql=o.final_sql or "")
 
     @classmethod
     def from_stored(cls, question: StoredQuestion) -> QuestionRow:
         """A row from a stored question (`sqleval.records.load_eval`); a question the run
         never finished has no verdicts."""
+        text = "\n".join(t for t in (question.text_en, question.text_zh) if t)
         return cls(question.question_id, question.tier, question.epoch, question.passed,
                    question.failure_class, question.step_count, question.tokens,
                    question.seconds, question.status, question.row_id,
-                   frozenset(f.code for f in question.findings))
+                   frozenset(f.code for f in question.findings), text, question.final_sql)
 
     @property
     def judged(self) -> bool:
@@ -80,6 +90,80 @@ class QuestionRow:
         """Passed under `judge`; None when not judged (unfinished, or that judge not run), as
         `StoredQuestion.outcome` says it."""
         return self.verdicts.get(judge) if self.status == "completed" else None
+
+
+# The verdict filter's values besides "fail:<judge>" and "pass:<judge>".
+VERDICT_MIXED = "mixed"  # some judges passed it and some did not
+VERDICT_UNJUDGED = "unjudged"
+# The failure-class filter's value for the answers that passed.
+CLASS_PASSED = "-"
+
+
+def _folded(text: str) -> str:
+    """Case and spacing ignored: what a search term is looked for in."""
+    return " ".join(text.casefold().split())
+
+
+def search_terms(text: str) -> tuple[str, ...]:
+    """A search box's words, each looked for on its own; "double quotes" keep a phrase whole
+    (an unmatched quote is read as a plain character)."""
+    try:
+        parts = shlex.split(text)
+    except ValueError:
+        parts = text.split()
+    return tuple(t for t in (_folded(p) for p in parts) if t)
+
+
+@dataclass(frozen=True)
+class QuestionSearch:
+    """What the Inspector's filter bar asks of a run's questions; '' means any.
+
+    `text`: every term (`search_terms`) is found in the question's id, its text or its final or
+    gold SQL, case and spacing ignored. `tier`: one tier. `failure_class`: one class code, or
+    CLASS_PASSED for the answers the run's judges passed. `verdict`: "fail:<judge>",
+    "pass:<judge>", VERDICT_MIXED or VERDICT_UNJUDGED."""
+
+    text: str = ""
+    tier: str = ""
+    failure_class: str = ""
+    verdict: str = ""
+
+    @property
+    def active(self) -> bool:
+        return bool(search_terms(self.text) or self.tier or self.failure_class or self.verdict)
+
+    def matches(self, row: QuestionRow, judges: Sequence[str] = ()) -> bool:
+        """Whether `row` matches; `judges` are those the run summarised (VERDICT_MIXED reads
+        only theirs; every stored verdict when empty)."""
+        if self.tier and row.tier != self.tier:
+            return False
+        if self.failure_class:
+            klass = row.failure_class or (CLASS_PASSED if row.judged else "")
+            if klass != self.failure_class:
+                return False
+        if self.verdict and not self._verdict_matches(row, judges):
+            return False
+        terms = search_terms(self.text)
+        if terms:
+            haystack = _folded("\n".join((row.question_id, row.text, row.final_sql,
+                                          row.gold_sql)))
+            return all(t in haystack for t in terms)
+        return True
+
+    def _verdict_matches(self, row: QuestionRow, judges: Sequence[str]) -> bool:
+        if self.verdict == VERDICT_UNJUDGED:
+            return not row.judged
+        if self.verdict == VERDICT_MIXED:
+            outcomes = ({v for j, v in row.verdicts.items() if not judges or j in judges}
+                        if row.judged else set())
+            return outcomes == {True, False}
+        wanted, _, judge = self.verdict.partition(":")
+        return row.outcome(judge) is (wanted == "pass")
+
+    def select(self, rows: Iterable[QuestionRow], judges: Sequence[str] = ()
+               ) -> tuple[QuestionRow, ...]:
+        """The rows that match, in their order."""
+        return tuple(r for r in rows if self.matches(r, judges))
 
 
 def rows_pass_count(rows: Iterable[QuestionRow], judge: str, tier: str | None = None

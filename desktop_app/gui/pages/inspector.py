@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSplitter,
+    QStackedWidget,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -35,7 +36,8 @@ from PySide6.QtWidgets import (
 
 from desktop_app.core.compare.strategies import check_problems, route_code
 from desktop_app.core.sqleval.judges import get_judge, judge_names
-from desktop_app.core.sqleval.types import Headline, JudgeFinding, Verdict
+from desktop_app.core.sqleval.records import QuestionElsewhere
+from desktop_app.core.sqleval.types import TIERS, Headline, JudgeFinding, Verdict
 from desktop_app.core.store import Store
 from desktop_app.gui.context import AppContext
 from desktop_app.gui.controllers.inspector import (
@@ -44,12 +46,19 @@ from desktop_app.gui.controllers.inspector import (
     RejudgeOutcome,
 )
 from desktop_app.gui.i18n import report_language, status_text, translate
-from desktop_app.gui.models.questions import QuestionRow
+from desktop_app.gui.models.questions import (
+    CLASS_PASSED,
+    VERDICT_MIXED,
+    VERDICT_UNJUDGED,
+    QuestionRow,
+    QuestionSearch,
+)
 from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.widgets.result_diff import ResultDiffTable
 from desktop_app.gui.widgets.sql_view import SqlView
 from desktop_app.gui.widgets.step_timeline import StepTimeline
-from desktop_app.report.judge_words import JudgeWords
+from desktop_app.gui.widgets.transcript import TranscriptPanel
+from desktop_app.report.judge_words import JudgeWords, failure_class_text
 
 KEY_TOLERANCE = "inspector/tolerance"
 KEY_SPLITTER = "inspector/splitter"
@@ -238,11 +247,68 @@ class InspectorPage(QWidget):
         self.question_list.activated.connect(self._on_question_list_activated)
         self.position_label = QLabel("")
         self.position_label.setStyleSheet(MUTED_STYLE)
+
+        # Another run's transcript of the question beside this run's (same question set).
+        self._beside_run: int | None = None
+        self.beside_list = QComboBox()
+        self.beside_list.setToolTip(self.tr("Another run of this question set: its transcript "
+                                            "of the question shown, beside this run's"))
+        self.beside_list.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.beside_list.setMinimumContentsLength(14)
+        self.beside_list.activated.connect(self._on_beside_list_activated)
+        self.beside_controller = InspectorController(context, self)
+        self.beside_controller.loaded.connect(self._on_beside_controller_loaded)
+        self.beside_controller.load_failed.connect(self._on_beside_controller_load_failed)
         nav_row = QHBoxLayout()
         nav_row.addWidget(self.prev_button)
         nav_row.addWidget(self.question_list, 1)
         nav_row.addWidget(self.next_button)
         nav_row.addWidget(self.position_label)
+
+        # Finding questions in a run of hundreds: words in the id, the text or the SQL, a
+        # tier, a failure class, a verdict. The list and Previous / Next walk the matches.
+        self._judges: tuple[str, ...] = ()
+        self._matching: tuple[QuestionRow, ...] = ()
+        self.search_edit = QLineEdit()
+        self.search_edit.setPlaceholderText(self.tr("Search id, question or SQL"))
+        self.search_edit.setClearButtonEnabled(True)
+        self.search_edit.setToolTip(self.tr(
+            "Every word must appear in the question's id, its text, its final SQL or its gold "
+            "SQL (case and spacing ignored; \"double quotes\" keep a phrase). Enter opens the "
+            "first match."))
+        self.search_edit.textChanged.connect(self._on_filter_changed)
+        self.search_edit.returnPressed.connect(self._on_search_return_pressed)
+        self.tier_filter = QComboBox()
+        self.tier_filter.setToolTip(self.tr("Only the questions of one tier"))
+        self.class_filter = QComboBox()
+        self.class_filter.setToolTip(self.tr("Only the answers that failed for one reason (the "
+                                             "failure class of the run's own judges), or those "
+                                             "that passed"))
+        self.verdict_filter = QComboBox()
+        self.verdict_filter.setToolTip(self.tr("Only the questions a judge failed or passed, "
+                                               "those the run's judges disagree on, or those "
+                                               "not judged"))
+        for combo in (self.tier_filter, self.class_filter, self.verdict_filter):
+            # Narrow windows keep their width: a long class name is cut, its list is whole.
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(6)
+            combo.currentIndexChanged.connect(self._on_filter_changed)
+        self.clear_filter_button = QPushButton(self.tr("Clear"))
+        self.clear_filter_button.setToolTip(self.tr("Show every question of the run again"))
+        self.clear_filter_button.clicked.connect(self._on_clear_filter_clicked)
+        self.match_label = QLabel("")
+        self.match_label.setStyleSheet(MUTED_STYLE)
+        filter_row = QHBoxLayout()
+        filter_row.addWidget(self.search_edit, 1)
+        filter_row.addWidget(self.tier_filter)
+        filter_row.addWidget(self.class_filter)
+        filter_row.addWidget(self.verdict_filter)
+        filter_row.addWidget(self.clear_filter_button)
+        filter_row.addWidget(self.match_label)
+        self._fill_filters()
+        self.clear_filter_button.setEnabled(False)
         self.nav_shortcuts = []
         # Alt+arrows, not Page Up / Down: those keep scrolling the steps and result tables.
         for keys, step in ((QKeySequence("Alt+Left"), -1), (QKeySequence("Alt+Right"), 1)):
@@ -319,13 +385,28 @@ class InspectorPage(QWidget):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([420, 680])
 
+        # Side by side: this run's transcript and the other run's, the judges' panel aside.
+        self.main_panel = TranscriptPanel()
+        self.beside_panel = TranscriptPanel()
+        self.side_by_side = QSplitter(Qt.Orientation.Horizontal)
+        self.side_by_side.addWidget(self.main_panel)
+        self.side_by_side.addWidget(self.beside_panel)
+        self.side_by_side.setChildrenCollapsible(False)
+        self.views = QStackedWidget()
+        self.views.addWidget(self.splitter)
+        self.views.addWidget(self.side_by_side)
+
+        title_row = QHBoxLayout()
+        title_row.addWidget(self.title, 1)
+        title_row.addWidget(self.beside_list, 0, Qt.AlignmentFlag.AlignTop)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.title)
+        layout.addLayout(title_row)
         layout.addLayout(nav_row)
+        layout.addLayout(filter_row)
         layout.addWidget(self.status)
         layout.addWidget(self.question_text)
         layout.addWidget(self.path_label)
-        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.views, 1)
         self._settings.track(KEY_SPLITTER, self.splitter)
         self._settings.track(KEY_JUDGE_SPLITTER, self.judge_splitter)
         self._show_verdicts({}, None)
@@ -340,7 +421,7 @@ class InspectorPage(QWidget):
         self.rejudge_button.setEnabled(False)
         if run_id != self._shown_run:
             self._run_questions = ()
-            self._fill_question_list()
+            self._apply_filter()
         self._shown_run, self._shown_row = run_id, question_row_id
         self._update_nav()
         return self.controller.load(run_id, question_row_id)
@@ -355,17 +436,47 @@ class InspectorPage(QWidget):
         """The open run's questions, in the run's order (what Previous / Next walk)."""
         return self._run_questions
 
+    def matching_questions(self) -> tuple[QuestionRow, ...]:
+        """The open run's questions the filter bar keeps (every one when it asks nothing), in
+        the run's order: what the list and Previous / Next walk."""
+        return self._matching
+
     def step_question(self, offset: int) -> asyncio.Task | None:
-        """Open the run's question `offset` places away from the one shown (-1: previous,
-        1: next); None at either end or when no run is open."""
-        here = self.position()
-        target = here + offset
-        if here < 0 or self._shown_run is None or not 0 <= target < len(self._run_questions):
+        """Open the matching question `offset` places away from the one shown (-1: previous,
+        1: next); from a question the filter does not keep, the nearest match that way in the
+        run's order. None at either end or when no run is open."""
+        target = self._walk_target(offset)
+        if target is None or target.row_id is None or self._shown_run is None:
             return None
-        row_id = self._run_questions[target].row_id
-        if row_id is None:
-            return None
-        return self.show_question(self._shown_run, row_id)
+        return self.show_question(self._shown_run, target.row_id)
+
+    def set_search(self, search: QuestionSearch) -> None:
+        """Set the filter bar to `search` (a tier, class or verdict the run lacks: any)."""
+        for combo, value in ((self.tier_filter, search.tier),
+                             (self.class_filter, search.failure_class),
+                             (self.verdict_filter, search.verdict)):
+            combo.blockSignals(True)
+            combo.setCurrentIndex(max(0, combo.findData(value)))
+            combo.blockSignals(False)
+        self.search_edit.blockSignals(True)
+        self.search_edit.setText(search.text)
+        self.search_edit.blockSignals(False)
+        self._apply_filter()
+
+    def search(self) -> QuestionSearch:
+        """What the filter bar asks now."""
+        return QuestionSearch(self.search_edit.text(), self.tier_filter.currentData() or "",
+                              self.class_filter.currentData() or "",
+                              self.verdict_filter.currentData() or "")
+
+    def set_beside(self, run_id: int | None) -> asyncio.Task | None:
+        """Show run `run_id`'s transcript of the question beside this run's (None: back to the
+        judges' view); the task reading it, None when there is nothing to read."""
+        self._beside_run = run_id
+        self.views.setCurrentIndex(0 if run_id is None else 1)
+        if self.detail is not None:
+            self._fill_beside_list(self.detail)
+        return self._load_beside()
 
     def rejudge(self) -> asyncio.Task | None:
         """Re-judge the shown question at the tolerance typed (None when it is not a number)."""
@@ -407,6 +518,145 @@ class InspectorPage(QWidget):
     def _on_next_clicked(self) -> None:
         self.step_question(1)
 
+    def _on_filter_changed(self, *_args) -> None:
+        self._apply_filter()
+
+    def _on_clear_filter_clicked(self) -> None:
+        self.set_search(QuestionSearch())
+
+    def _on_search_return_pressed(self) -> None:
+        here = self._matching_index()
+        if here < 0 and self._matching and self._shown_run is not None:
+            first = self._matching[0].row_id
+            if first is not None:
+                self.show_question(self._shown_run, first)
+
+    def _on_beside_list_activated(self, index: int) -> None:
+        run_id = self.beside_list.itemData(index)
+        self.set_beside(None if run_id is None else int(run_id))
+
+    def _on_beside_controller_loaded(self, detail: QuestionDetail) -> None:
+        if (self.detail is not None and detail.run_id == self._beside_run
+                and detail.question_id == self.detail.question_id):
+            self.beside_panel.set_detail(detail)
+
+    def _on_beside_controller_load_failed(self, message: str) -> None:
+        if self._beside_run is not None:
+            self.beside_panel.set_missing(self._beside_heading(self._beside_run), message)
+
+    def _beside_heading(self, run_id: int) -> str:
+        return self.tr("Run {run}").format(run=run_id)
+
+    def _elsewhere(self, run_id: int | None) -> QuestionElsewhere | None:
+        if self.detail is None or run_id is None:
+            return None
+        return next((e for e in self.detail.elsewhere if e.run.id == run_id), None)
+
+    def _load_beside(self) -> asyncio.Task | None:
+        if self._beside_run is None or self.detail is None:
+            self.beside_controller.cancel()
+            return None
+        other = self._elsewhere(self._beside_run)
+        if other is None:
+            self.beside_controller.cancel()
+            self.beside_panel.set_missing(
+                self._beside_heading(self._beside_run),
+                self.tr("Run {run} did not ask {question}.").format(
+                    run=self._beside_run, question=self.detail.question_id))
+            return None
+        self.beside_panel.set_missing(self._beside_heading(self._beside_run),
+                                      self.tr("Loading..."))
+        return self.beside_controller.load(other.run.id, other.row_id)
+
+    def _fill_beside_list(self, detail: QuestionDetail) -> None:
+        """The runs this question can be set beside: off, then the same set's other runs."""
+        words = JudgeWords(report_language())
+        sep = "，" if words.lang == "zh" else ", "
+        self.beside_list.blockSignals(True)
+        self.beside_list.clear()
+        self.beside_list.addItem(self.tr("Side by side: off"), None)
+        for other in detail.elsewhere:
+            marks = sep.join(f"{words.judge(j)} {words.outcome(other.passed[j])}"
+                             for j in detail.judges if j in other.passed)
+            text = self.tr("beside run {run} “{name}” · {model}").format(
+                run=other.run.id, name=other.run.name, model=other.run.model)
+            self.beside_list.addItem(text + (f" · {marks}" if marks else ""), other.run.id)
+        if self._beside_run is not None and self._elsewhere(self._beside_run) is None:
+            self.beside_list.addItem(self.tr("beside run {run} (did not ask {question})")
+                                     .format(run=self._beside_run,
+                                             question=detail.question_id), self._beside_run)
+        self.beside_list.setCurrentIndex(max(0, self.beside_list.findData(self._beside_run)))
+        self.beside_list.setEnabled(bool(detail.elsewhere) or self._beside_run is not None)
+        self.beside_list.blockSignals(False)
+
+    def _fill_filters(self) -> None:
+        """The filter bar's choices for the open run: its tiers, its failure classes (most
+        frequent first, with counts), its judges' verdicts; a choice the run still has stays."""
+        lang = report_language()
+        words = JudgeWords(lang)
+        rows = self._run_questions
+        tiers = [t for t in TIERS if any(r.tier == t for r in rows)]
+        counts: dict[str, int] = {}
+        for r in rows:
+            if r.judged and r.failure_class:
+                counts[r.failure_class] = counts.get(r.failure_class, 0) + 1
+        passed = sum(1 for r in rows if r.judged and not r.failure_class)
+        classes = [(self.tr("Passed ({count})").format(count=passed), CLASS_PASSED)] if passed \
+            else []
+        classes += [(f"{failure_class_text(code, lang)} ({n})", code)
+                    for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+        verdicts = []
+        for judge in self._judges:
+            verdicts.append((self.tr("Fails {judge}").format(judge=words.judge(judge)),
+                             f"fail:{judge}"))
+            verdicts.append((self.tr("Passes {judge}").format(judge=words.judge(judge)),
+                             f"pass:{judge}"))
+        if len(self._judges) > 1:
+            verdicts.append((self.tr("Judges disagree"), VERDICT_MIXED))
+        if any(not r.judged for r in rows):
+            verdicts.append((self.tr("Not judged"), VERDICT_UNJUDGED))
+        for combo, first, choices in (
+                (self.tier_filter, self.tr("All tiers"), [(t, t) for t in tiers]),
+                (self.class_filter, self.tr("All classes"), classes),
+                (self.verdict_filter, self.tr("All verdicts"), verdicts)):
+            chosen = combo.currentData() or ""
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItem(first, "")
+            for text, value in choices:
+                combo.addItem(text, value)
+            combo.setCurrentIndex(max(0, combo.findData(chosen)))
+            combo.blockSignals(False)
+
+    def _apply_filter(self) -> None:
+        search = self.search()
+        self._matching = search.select(self._run_questions, self._judges)
+        self._fill_question_list()
+        self.match_label.setText(
+            self.tr("{count} of {total} match").format(count=len(self._matching),
+                                                       total=len(self._run_questions))
+            if search.active and self._run_questions else "")
+        self.clear_filter_button.setEnabled(search.active)
+        self._update_nav()
+
+    def _matching_index(self) -> int:
+        return next((i for i, q in enumerate(self._matching) if q.row_id == self._shown_row),
+                    -1)
+
+    def _walk_target(self, offset: int) -> QuestionRow | None:
+        walk = self._matching
+        i = self._matching_index()
+        if i >= 0:
+            return walk[i + offset] if 0 <= i + offset < len(walk) else None
+        here = self.position()
+        if here < 0:
+            return None
+        order = {q.row_id: k for k, q in enumerate(self._run_questions)}
+        that_way = [q for q in walk if (order[q.row_id] - here) * offset > 0]
+        if not that_way:
+            return None
+        return that_way[0] if offset > 0 else that_way[-1]
+
     def _on_question_list_activated(self, index: int) -> None:
         row_id = self.question_list.itemData(index)
         if self._shown_run is not None and row_id is not None and row_id != self._shown_row:
@@ -415,7 +665,7 @@ class InspectorPage(QWidget):
     def _fill_question_list(self) -> None:
         self.question_list.blockSignals(True)
         self.question_list.clear()
-        for row in self._run_questions:
+        for row in self._matching:
             self.question_list.addItem(question_list_text(row), row.row_id)
             color = question_list_color(row)
             if color is not None:
@@ -427,11 +677,14 @@ class InspectorPage(QWidget):
         self.question_list.blockSignals(False)
 
     def _update_nav(self) -> None:
-        here, total = self.position(), len(self._run_questions)
-        self.prev_button.setEnabled(here > 0)
-        self.next_button.setEnabled(0 <= here < total - 1)
+        here, total = self._matching_index(), len(self._matching)
+        self.prev_button.setEnabled(self._walk_target(-1) is not None)
+        self.next_button.setEnabled(self._walk_target(1) is not None)
         self.question_list.setEnabled(total > 0)
-        if 0 <= here and self.question_list.currentIndex() != here:
+        self.question_list.setPlaceholderText(
+            self.tr("No question matches") if not total and self._run_questions else
+            self.tr("The question shown is not among the matches"))
+        if self.question_list.currentIndex() != here:
             self.question_list.blockSignals(True)
             self.question_list.setCurrentIndex(here)
             self.question_list.blockSignals(False)
@@ -440,12 +693,21 @@ class InspectorPage(QWidget):
             else "")
 
     def _on_controller_loaded(self, detail: QuestionDetail) -> None:
+        new_run = self.detail is None or self.detail.run_id != detail.run_id
         self.detail = detail
-        if detail.run_questions and detail.run_questions != self._run_questions:
-            self._run_questions = detail.run_questions
-            self._fill_question_list()
         self._shown_run, self._shown_row = detail.run_id, detail.row_id
+        if detail.run_questions != self._run_questions or detail.judges != self._judges:
+            self._run_questions = detail.run_questions
+            self._judges = detail.judges
+            self._fill_filters()
+            self._apply_filter()
         self._update_nav()
+        if new_run and self._elsewhere(self._beside_run) is None:
+            self._beside_run = None  # another set's run, or one not asked: back to the judges
+            self.views.setCurrentIndex(0)
+        self.main_panel.set_detail(detail)
+        self._fill_beside_list(detail)
+        self._load_beside()
         sim = (" <span style='color:#9a5b00'>"
                + html.escape(self.tr("(SIMULATED persona, not a model)")) + "</span>"
                if detail.simulated else "")
