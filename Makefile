@@ -13,10 +13,11 @@ run: setup
 	$(PY) -m desktop_app
 
 # The suite on TEST_WORKERS processes (pytest-xdist), a module's tests on one of them so each
-# module-scoped fixture (a simulator, a busy machine's sweeps) is built once: 430 s serial here.
+# module-scoped fixture (a simulator, a busy machine's sweeps) is built once (tests/conftest.py
+# groups by module, and keeps the load-sensitive ones on one worker): 430 s serial here.
 TEST_WORKERS ?= 3
 test: setup
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 	$(MAKE) --no-print-directory lint
 
 # Pyflakes' checks by ruff ([tool.ruff] in pyproject.toml) and the import contracts.

@@ -37,3 +37,20 @@ def _widgets_app_first(qapp):
     which modules xdist gave that process).
     """
     yield qapp
+
+
+
+
+# Modules whose verdicts rest on the machine's load holding still from one sweep to the next:
+# one worker runs them one after the other (`--dist loadgroup`), so the core test_verdicts_busy
+# burns on purpose never lands between two sweeps of test_compare_noise's identical servers (it
+# did: one TTFT cell 30 % apart, a real difference of load, not noise inside a sweep). Every
+# other module is a group of its own, as `--dist loadfile` had it.
+STEADY_LOAD = {"test_verdicts_busy.py", "test_compare_noise.py"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        name = item.path.name
+        group = "steady-load" if name in STEADY_LOAD else str(item.path.relative_to(ROOT))
+        item.add_marker(pytest.mark.xdist_group(group))

@@ -13,7 +13,8 @@ the PDF appendix quote them):
   (two 95 % intervals that just fail to overlap mean a difference at about the 0.6 % level):
   a comparison that hands on a verdict would rather say "about even" than name a winner in the
   noise. A comparison also asks for at least :data:`MIN_EFFECT` (10 %, or 10 percentage points
-  for a change) before it names a winner.
+  for a change) before it names a winner, and :data:`SHARED_MIN_EFFECT` (35 %) for what one
+  request experiences in a cell where requests share the server.
 * **Exact McNemar test** (`mcnemar_exact`): for two runs judged on the same questions, only the
   discordant questions count: ``b`` that A passed and B failed, ``c`` the other way. Under "no
   difference" each discordant question is a fair coin, so the two-sided p-value is
@@ -40,6 +41,15 @@ ALPHA = 0.05
 # with non-overlapping intervals 0.3 % apart (decode) and 5.9 % apart (prefill) while another
 # process held a core; docs/COMPARE.md.
 MIN_EFFECT = 0.10
+# The floor for a per-request figure (TTFT, TPOT, decode, prefill and the prefill change) in a
+# cell whose requests share the server (concurrency above 1). Measured: eight pairs of sweeps
+# of one simulated server (profile fast, 1024-token prompts, 4 concurrent, 32 requests a cell,
+# on a 2-core machine) drifted apart by up to 33 % in prefill, 31 % in TTFT and 13 % in decode,
+# TPOT and the prefill change, and two pairs in eight named a winner under MIN_EFFECT, while the
+# cell's total output moved 0.6 %. How the requests' prefills and decodes interleave settles
+# differently in each run and every request of the run shares it, so the intervals over one
+# run's requests cannot see it (docs/COMPARE.md, "Why per-request figures under load need more").
+SHARED_MIN_EFFECT = 0.35
 
 Statistic = Literal["mean", "median"]
 

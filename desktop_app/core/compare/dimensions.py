@@ -19,7 +19,8 @@ only when the difference is real:
 
 * throughput and effort rows: each value is an :class:`~desktop_app.core.stats.Estimate` with a
   bootstrap interval; real means the two intervals do not overlap (`stats.differ`) and the
-  values are at least `stats.MIN_EFFECT` apart (10 %, or 10 points for a change). A sweep's
+  values are at least `stats.MIN_EFFECT` apart (10 %, or 10 points for a change; 35 % for what
+  one request experiences at a concurrency above 1, `stats.SHARED_MIN_EFFECT`). A sweep's
   figure at one concurrency is the average over the prompt lengths every sweep measured there;
   its interval adds the cells' half-widths in quadrature (their requests are independent). The
   prefill change's interval comes from the cells' bounds
@@ -45,6 +46,7 @@ from desktop_app.core.sqleval.types import TIERS
 from desktop_app.core.stats import (
     ALPHA,
     MIN_EFFECT,
+    SHARED_MIN_EFFECT,
     Estimate,
     bootstrap,
     differ,
@@ -181,9 +183,11 @@ PairTest = Callable[[int, int], tuple[bool, int | None, str, dict]]
 
 
 def _decide(values: Sequence[DimValue], better: Better, *, points: bool = False,
-            pair_test: PairTest | None = None) -> RowVerdict:
+            pair_test: PairTest | None = None, min_effect: float = MIN_EFFECT) -> RowVerdict:
     """The best value against the runner-up (module doc). `pair_test(i, j)` replaces the
-    interval rule: (significant, winner index or None, method, params)."""
+    interval rule: (significant, winner index or None, method, params); `min_effect` is the
+    smallest difference two runs of one server do not reach (stats.MIN_EFFECT, or
+    SHARED_MIN_EFFECT for a per-request figure under concurrency)."""
     kind = "points" if points else "relative"
     have = [(i, v) for i, v in enumerate(values) if v.value is not None]
     if not have:
@@ -228,9 +232,9 @@ def _decide(values: Sequence[DimValue], better: Better, *, points: bool = False,
                                                       second.detail.get("client_lag_s", 0.0)))
         return RowVerdict("tie", "within_client_lag", params, method=method, **common)
     if differ(a, b):
-        if diff is not None and abs(diff) < MIN_EFFECT:
+        if diff is not None and abs(diff) < min_effect:
             # Real within each run, but smaller than two runs of one server drift apart.
-            params["min_effect"] = MIN_EFFECT
+            params["min_effect"] = min_effect
             return RowVerdict("tie", "below_min_effect", params, method=method, **common)
         return RowVerdict("win", "win", params, winner=w, significant=True, method=method,
                           **common)
@@ -359,8 +363,11 @@ def _cell_row(runs: Sequence, fig: Figure, concurrency: int, shape: Shape) -> Di
         vals.append(DimValue() if cell is None else _value(r, cell, fig))
     values = tuple(vals)
     params = {"concurrency": concurrency, "input_tokens": shape[0], "output_tokens": shape[1]}
+    # What one request gets among others drifts more between runs than the cell's totals do.
+    floor = SHARED_MIN_EFFECT if fig.audience == "user" and concurrency > 1 else MIN_EFFECT
     return DimensionRow(fig.key, fig.unit, values,
-                        _decide(values, fig.better, points=fig.unit == "change"), params,
+                        _decide(values, fig.better, points=fig.unit == "change",
+                                min_effect=floor), params,
                         fig.better, "throughput", fig.audience, "cell")
 
 
