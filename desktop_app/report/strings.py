@@ -204,7 +204,10 @@ EN = {
                      "level: the report would rather call a row even than name a winner in the "
                      "noise. The two values must also be at least 10 % apart (10 percentage "
                      "points for a change): two runs of one server drift apart by that much, "
-                     "which no interval of a single run can show.",
+                     "which no interval of a single run can show. What one request "
+                     "experiences (TTFT, TPOT, decode, prefill) in a cell where requests share "
+                     "the server must be at least 35 % apart: there two runs of one server "
+                     "were measured up to a third apart while their total output agreed.",
     "method_average": "Per cell: every speed figure is compared cell by cell (prompt length "
                       "x concurrency x output length), never pooled across prompt lengths; a "
                       "figure's first row counts the cells each run wins at each concurrency. "
@@ -284,7 +287,8 @@ EN = {
     "engine_simulated": "{engine} (simulated)",
     "verdicts": "Verdicts",
     "verdicts_intro": "A run is named the winner only where the difference is outside the noise "
-                      "(95 % intervals that do not overlap and at least 10 % apart; paired pass "
+                      "(95 % intervals that do not overlap and at least 10 % apart, 35 % for one "
+                      "request's figures under concurrency; paired pass "
                       "rates by the exact McNemar test); otherwise the runs are about even. The "
                       "pages that follow give every value with its interval.",
     "sum_speed": "Speed (throughput runs)", "sum_quality": "Quality (SQL evaluation runs)",
@@ -489,7 +493,9 @@ ZH = {
                      "两者大致持平（在噪声范围内），无论两个数值看起来相差多少。两个 95 % 区间恰好"
                      "不重叠，约相当于 0.6 % 显著性水平上的差异：本报告宁可判为持平，也不在噪声中"
                      "指定胜者。两个数值还必须至少相差 10 %（变化量为 10 个百分点）：同一服务端的两次运行"
-                     "之间就会漂移这么多，单次运行的区间无法反映这一点。",
+                     "之间就会漂移这么多，单次运行的区间无法反映这一点。在多个请求共享服务端的单元格中，"
+                     "单个请求的指标（TTFT、TPOT、Decode、Prefill）须至少相差 35 %：实测同一服务端的两次"
+                     "运行在这些指标上相差可达三分之一，而总输出几乎一致。",
     "method_average": "逐单元格比较：每项速度指标按单元格（提示长度 × 并发 × 输出长度）逐一比较，"
                       "从不跨提示长度合并；每项指标的第一行统计各运行在每个并发下胜出的单元格数。"
                       "系统指标（总输出 tok/s、每秒请求数、有效吞吐）反映服务端的总交付能力，是对"
@@ -553,7 +559,7 @@ ZH = {
     "colon": "：",
     "engine_simulated": "{engine}（模拟）",
     "verdicts": "结论",
-    "verdicts_intro": "只有差异超出噪声范围时才判定胜者（95 % 区间不重叠且相差至少 10 %；配对通过率用"
+    "verdicts_intro": "只有差异超出噪声范围时才判定胜者（95 % 区间不重叠且相差至少 10 %，并发下单个请求的指标须相差 35 %；配对通过率用"
                       "精确 McNemar 检验）；否则各运行大致持平。后续各页给出每个数值及其区间。",
     "sum_speed": "速度（吞吐测试）", "sum_quality": "质量（SQL 答题评测）",
     "sum_capacity": "按任务计的容量",
