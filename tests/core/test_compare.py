@@ -437,3 +437,26 @@ def test_simulator_personas_pair_with_the_swept_server_unless_their_own_model_wa
     # the simulated server at that endpoint stands in (the persona is a script, not weights).
     assert [(tp.info.id, s.info.id) for tp, s in pairs] == [(40, 42), (40, 43), (41, 43)]
     assert notes == []
+
+
+def test_a_per_request_figure_under_concurrency_needs_35_percent_to_win():
+    """Two runs of one server drift apart by up to a third in what one request experiences at
+    a concurrency above 1 (docs/COMPARE.md): 20 % there is about even, 20 % at concurrency 1
+    and 40 % at 4 are wins, and the reason names the floor that applied."""
+    tight = 0.01  # intervals far apart: only the floor decides
+    first = tp_run(1, [cell(1024, 1, 1000.0, 100.0, ttft=1.0, spread=tight),
+                       cell(1024, 4, 1000.0, 100.0, ttft=1.0, spread=tight),
+                       cell(2048, 4, 1000.0, 100.0, ttft=1.0, spread=tight)])
+    second = tp_run(2, [cell(1024, 1, 1200.0, 120.0, ttft=1.0, spread=tight),
+                        cell(1024, 4, 1200.0, 120.0, ttft=1.0, spread=tight),
+                        cell(2048, 4, 1400.0, 140.0, ttft=1.0, spread=tight)])
+    rows = dimension_rows([first, second])
+    for key in ("decode", "prefill"):
+        alone = by_key(rows, key, concurrency=1, input_tokens=1024)
+        assert (alone.verdict.code, alone.verdict.winner) == ("win", 1), key
+        shared = by_key(rows, key, concurrency=4, input_tokens=1024)
+        assert shared.verdict.code == "below_min_effect" and shared.verdict.winner is None
+        assert shared.verdict.params["min_effect"] == 0.35
+        assert "less than the 35 %" in render_row(shared, [first, second])
+        far = by_key(rows, key, concurrency=4, input_tokens=2048)
+        assert (far.verdict.code, far.verdict.winner) == ("win", 1), key
