@@ -38,16 +38,17 @@ from desktop_app.core.simulator.virtual import simulate_closed_loop
 CHANGEABLE = ("max_num_seqs", "max_num_batched_tokens", "kv_capacity")
 # `kv_capacity=x1.5` is a factor of the fitted capacity; `parse_changes` files it under this key.
 KV_FACTOR = "kv_capacity_factor"
-# Each engine's names (core/throughput/knobs.py), `-` or `_` alike. TGI's max-batch-total-tokens
-# is its batch's token budget, the KV cache's role; its max-concurrent-requests refuses what is
-# beyond it rather than queueing it, which this model does not do, so it is not taken.
-ALIASES = {
-    "max_running_requests": "max_num_seqs", "parallel": "max_num_seqs", "np": "max_num_seqs",
-    "max_batch_size": "max_num_seqs",
-    "chunked_prefill_size": "max_num_batched_tokens", "ubatch_size": "max_num_batched_tokens",
-    "max_batch_prefill_tokens": "max_num_batched_tokens",
-    "kv_cache_tokens": "kv_capacity", "max_batch_total_tokens": "kv_capacity",
-}
+
+
+def aliases() -> dict[str, str]:
+    """Other names for the CHANGEABLE settings, `-` or `_` alike: the canonical capacity key
+    and each engine's own names (its descriptor's `aliases`, core/engines)."""
+    from desktop_app.core import engines
+
+    names = {"kv_cache_tokens": "kv_capacity"}
+    for engine in engines.all_engines():
+        names.update(engine.aliases)
+    return names
 _MAX_REFINE_ROUNDS = 12
 _UNBOUNDED_KV = 10_000_000
 
@@ -337,7 +338,8 @@ def parse_changes(items: Sequence[str]) -> dict[str, float]:
     for item in items:
         key, sep, value = item.partition("=")
         key = key.strip().lstrip("-")
-        key = ALIASES.get(key, ALIASES.get(key.replace("-", "_"), key.replace("-", "_")))
+        names = aliases()
+        key = names.get(key, names.get(key.replace("-", "_"), key.replace("-", "_")))
         if not sep or key not in CHANGEABLE:
             raise ValueError(f"--set {item!r}: expected KEY=VALUE with KEY one of "
                              f"{', '.join(CHANGEABLE)} (or an engine's name for one)")

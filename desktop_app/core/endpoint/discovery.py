@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import httpx
 
+from desktop_app.core import engines
 from desktop_app.core.endpoint.client import EndpointError, error_message, make_client, status_text
 from desktop_app.core.endpoint import limits
 from desktop_app.core.endpoint.limits import JSONTooDeep, loads_limited, with_limit
@@ -37,13 +38,6 @@ _MODELS_TIMEOUT_S = 30.0  # GET /v1/models: a user is waiting, and it is a cheap
 # All of discovery, whatever each step's own bound: a server slow at every probe in turn (a
 # drip on each) still gives the user an answer within a minute.
 DISCOVERY_DEADLINE_S = 60.0
-_PROBES = ("/version", "/metrics", "/health", "/props", "/get_server_info", "/api/version",
-           "/info")
-_METRIC_PREFIXES = {"vllm:": "vllm", "sglang:": "sglang", "llamacpp:": "llamacpp",
-                    "tgi_": "tgi"}
-_METRIC_RE = re.compile(r"^(?:# (?:HELP|TYPE) )?(vllm:|sglang:|llamacpp:|tgi_)", re.MULTILINE)
-_ENGINES = ("vllm", "sglang", "llamacpp", "llamacpp-python", "ollama", "tgi")
-_IGNORE_EOS = ("vllm", "sglang", "llamacpp")
 _PROBE_TEXT = "Hello world"
 
 
@@ -100,52 +94,31 @@ async def _discover(config: EndpointConfig, client: httpx.AsyncClient) -> Endpoi
     owners = {str(m.get("owned_by", "")).lower() for m in listed if isinstance(m, dict)}
     server = response.headers.get("server", "")
 
-    answers = await asyncio.gather(*(_get(client, config.root_url + p) for p in _PROBES))
-    probe = dict(zip(_PROBES, answers))
-    version, props, sgl, ollama, tgi = (_dict(probe[p]) for p in
-                                        ("/version", "/props", "/get_server_info",
-                                         "/api/version", "/info"))
+    paths = engines.probe_paths()
+    answers = await asyncio.gather(*(_get(client, config.root_url + p) for p in paths))
+    probe = dict(zip(paths, answers))
     metrics = probe["/metrics"]
-    prefixes = set(_METRIC_RE.findall(metrics.text)) if metrics and metrics.status == 200 else set()
-    simulated = version.get("simulated") is True
-    notes: list[str] = []
-
-    engine, engine_version = "unknown", None
-    if simulated:
-        label = str(version.get("engine", "vllm"))
-        engine, engine_version = (label if label in _ENGINES else "vllm"), version.get("version")
-    elif "tgi_" in prefixes or "model_id" in tgi:
-        engine, engine_version = "tgi", tgi.get("version")
-    elif "version" in ollama:
-        engine, engine_version = "ollama", ollama["version"]
-    elif "sglang:" in prefixes or sgl or "sglang" in owners:
-        engine, engine_version = "sglang", sgl.get("version")
-    elif ("llamacpp:" in prefixes or "llamacpp" in owners or "llama.cpp" in server.lower()
-          or "default_generation_settings" in props or "total_slots" in props):
-        engine, engine_version = "llamacpp", props.get("build_info")
-    elif "vllm:" in prefixes or "vllm" in owners:
-        engine, engine_version = "vllm", version.get("version")
+    prefixes = _series_prefixes(metrics.text) if metrics and metrics.status == 200 else set()
+    seen = engines.Probe(answers={p: _dict(a) for p, a in probe.items() if p != "/metrics"},
+                         prefixes=frozenset(prefixes), owners=frozenset(owners), server=server)
+    engine, engine_version, simulated = engines.identify(seen)
 
     model = config.model or (models[0] if models else "")
     tokenizer = await _probe_tokenizer(client, config.root_url, engine, model)
-    if engine == "unknown" and tokenizer is not None:
-        if tokenizer == "vllm" and "version" in version:
-            engine, engine_version = "vllm", version["version"]
-        elif tokenizer != "vllm":
-            engine = tokenizer
-            if engine == "llamacpp":
-                engine_version = props.get("build_info")
+    if engine == engines.UNKNOWN and tokenizer is not None:
+        engine, engine_version = engines.identify_by_tokenizer(seen, tokenizer)
 
-    has_metrics = _METRIC_PREFIXES_FOR.get(engine, "") in prefixes or (
-        engine == "unknown" and bool(prefixes))
-    notes += _notes(engine, tokenizer, has_metrics, metrics, prefixes, probe, server, config,
-                    models)
+    descriptor = engines.get_engine(engine)
+    has_metrics = (bool(descriptor.metric_prefix) and descriptor.metric_prefix in prefixes) or (
+        engine == engines.UNKNOWN and bool(prefixes))
+    notes = _notes(engine, tokenizer, has_metrics, metrics, prefixes, probe, server, config,
+                   models)
     # The simulator always speaks vLLM's /version and /metrics, whichever engine it names.
     settings = await _server_settings(client, config.root_url, "vllm" if simulated else engine)
     return EndpointInfo(
         models=models, engine=engine, engine_version=_str_or_none(engine_version),
         tokenizer=tokenizer, has_metrics=has_metrics, simulated=simulated,
-        accepts_ignore_eos=simulated or engine in _IGNORE_EOS, latency_s=latency_s,
+        accepts_ignore_eos=simulated or descriptor.accepts_ignore_eos, latency_s=latency_s,
         notes=tuple(notes), server_settings=settings,
         long_model_ids=len(listed_ids) - len(models),
     )
@@ -161,7 +134,15 @@ async def _server_settings(client: httpx.AsyncClient, root: str, engine: str
         return None
 
 
-_METRIC_PREFIXES_FOR = {engine: prefix for prefix, engine in _METRIC_PREFIXES.items()}
+def _series_prefixes(text: str) -> set[str]:
+    """The engines' series prefixes (`Engine.metric_prefix`) that start a line of `text`, a
+    metric's HELP or TYPE line included."""
+    known = engines.metric_prefixes()
+    if not known:
+        return set()
+    pattern = re.compile(r"^(?:# (?:HELP|TYPE) )?(" + "|".join(map(re.escape, known)) + ")",
+                         re.MULTILINE)
+    return set(pattern.findall(text))
 
 
 def _notes(engine: str, tokenizer: TokenizerKind | None, has_metrics: bool,
@@ -295,13 +276,8 @@ def _str_or_none(value: object) -> str | None:
 async def _probe_tokenizer(client: httpx.AsyncClient, root: str, engine: str, model: str
                            ) -> TokenizerKind | None:
     """Which /tokenize shape answers, trying the likeliest first; None if none does."""
-    if engine in ("ollama", "tgi"):
-        return None  # neither has one of the shapes the prompt builder uses
-    order: list[TokenizerKind] = ["vllm", "llamacpp", "llamacpp-python"]
-    if engine == "llamacpp":
-        order = ["llamacpp"]
-    elif engine in ("vllm", "sglang"):
-        order = ["vllm"]
+    shapes = engines.get_engine(engine).tokenizers
+    order = engines.TOKENIZER_KINDS if shapes is None else shapes  # (): it has none we use
     for kind in order:
         if await _tokenize(client, root, kind, model, _PROBE_TEXT, None) is not None:
             return kind
@@ -386,10 +362,6 @@ async def count_chat_tokens(client: httpx.AsyncClient, config: EndpointConfig,
     return None
 
 
-# Engines that answer 404 for a model they do not serve (llama.cpp accepts any name).
-_STRICT_MODEL_ENGINES = {"vllm", "sglang", "tgi", "ollama"}
-
-
 def choose_model(config: EndpointConfig, info: EndpointInfo, *, field: str = "model") -> EndpointConfig:
     """`config` with its model settled before anything runs: its own, else the endpoint's first
     listed model. Raises InputError (naming `field`) when there is none, or when the model is
@@ -401,7 +373,7 @@ def choose_model(config: EndpointConfig, info: EndpointInfo, *, field: str = "mo
         if not info.models:
             raise InputError(field, "the endpoint lists no models; name one")
         return dataclasses.replace(config, model=info.models[0])
-    if info.models and model not in info.models and info.engine in _STRICT_MODEL_ENGINES:
+    if info.models and model not in info.models and engines.get_engine(info.engine).refuses_unknown_model:
         raise InputError(field, f"{model!r} is not served by {config.v1_url}; "
                          f"it serves: {', '.join(info.models)}")
     return config

@@ -48,7 +48,11 @@ GOODPUT_TARGET = 0.90
 FAILURE_HINT_CLASSES = ("timeout", "connect", "http_status", "connection_closed", "stream_cut",
                         "malformed_stream", "no_usage", "no_content")
 # A hint said in an engine's own terms where it has a habit of its own (`hint_<class>_<engine>`).
-ENGINE_HINTS = {("stream_cut", "llamacpp-python")}
+# Each engine's descriptor names its own (`Engine.hints`, core/engines).
+def engine_hints() -> set[tuple[str, str]]:
+    from desktop_app.core import engines
+
+    return {(cls, e.name) for e in engines.all_engines() for cls in e.hints}
 # Every code these findings, their suggestions and their sub-parts carry (diagnosis.py lists
 # them with its own for the words catalogue's test).
 CHECK_FINDING_CODES = ("client_bound", "concurrency_not_kept", "failures", "goodput",
@@ -63,7 +67,7 @@ CHECK_SUGGESTION_CODES = ("calibrate_prompts", "split_client_load", "separate_cl
 CONFIG_FINDING_CODES = ("ray_clocks_uncertain",)
 CLOCKS_KEY = "ray_clocks"  # in the run's stored configuration (ray_pool.save_clocks writes it)
 CHECK_PART_CODES = (*(f"hint_{c}" for c in FAILURE_HINT_CLASSES),
-                    *(f"hint_{c}_{e}" for c, e in sorted(ENGINE_HINTS)),
+                    *(f"hint_{c}_{e}" for c, e in sorted(engine_hints())),
                     "resent_llamacpp", "resent_cell",
                     *(f"implausible_{c}" for c in PLAUSIBILITY_FLAGS))
 
@@ -177,7 +181,7 @@ def failures(cells: Sequence[CellResult], engine: str | None = None) -> Finding 
     hints = [cls for cls in sorted(by_class) if cls in FAILURE_HINT_CLASSES]
     params = {"failed": n_failed, "requests": total, "share": share, "cells": parts,
               "hint_classes": hints,
-              "engine_hints": [cls for cls in hints if (cls, engine) in ENGINE_HINTS],
+              "engine_hints": [cls for cls in hints if (cls, engine) in engine_hints()],
               "engine": engine}
     evidence = {"failed": n_failed, "requests": total, "share": _r(share),
                 "by_class": dict(sorted(by_class.items())),

@@ -27,8 +27,8 @@ import numpy as np
 
 from desktop_app.core.endpoint.types import EndpointInfo
 from desktop_app.core.metrics import request_metrics
-from desktop_app.core.throughput import knobs
-from desktop_app.core.throughput.servermetrics import QUEUE_TIME_COUNT, QUEUE_TIME_SUM
+from desktop_app.core import engines
+from desktop_app.core.throughput.servermetrics import queue_time
 from desktop_app.core.throughput.checks import (
     CHECK_FINDING_CODES,
     CHECK_PART_CODES,
@@ -103,12 +103,6 @@ PART_CODES = ("queue_from_metrics", "queue_from_client_timeline", "queue_from_ti
               "kv_unknown", "kv_preempted", "kv_near_full", *CHECK_PART_CODES)
 assert set(CHECK_FINDING_CODES) <= set(FINDING_CODES)
 
-# Engine-specific names of the gauges (knobs.py has the settings' names).
-_RUNNING_METRIC = {"vllm": "vllm:num_requests_running", "sglang": "sglang:num_running_reqs",
-                   "llamacpp": "llamacpp:requests_processing", "tgi": "tgi_batch_current_size"}
-_WAITING_METRIC = {"vllm": "vllm:num_requests_waiting", "sglang": "sglang:num_queue_reqs",
-                   "llamacpp": "llamacpp:requests_deferred", "tgi": "tgi_queue_size"}
-_KV_METRIC = {"vllm": "vllm:kv_cache_usage_perc", "sglang": "sglang:token_usage"}
 
 
 
@@ -177,16 +171,19 @@ def _r(x: float | None, digits: int = 3) -> float | None:
 # --- shared measurements ---------------------------------------------------------------------
 
 def _engine(info: EndpointInfo | None, cells: Sequence[CellResult]) -> str:
-    if info is not None and info.engine in _RUNNING_METRIC:
+    """The engine whose gauges the findings name: discovery's, where its descriptor has a
+    running gauge; else the one whose series the scrapes hold; else "unknown"."""
+    if info is not None and engines.series(info.engine, "running"):
         return info.engine
     # Without discovery, the scraped series' names still say which engine answered.
+    readable = [e for e in engines.all_engines() if e.metric_prefix and e.series.get("running")]
     for c in cells:
         for s in c.samples:
             for name in s.raw:
-                for engine, metric in _RUNNING_METRIC.items():
-                    if name.startswith(metric.split(":")[0] + ":") or name == metric:
-                        return engine
-    return "unknown"
+                for engine in readable:
+                    if name.startswith(engine.metric_prefix):
+                        return engine.name
+    return engines.UNKNOWN
 
 
 def _mean(values: Iterable[float | None]) -> float | None:
@@ -319,12 +316,11 @@ def server_queue_time(cell: CellResult) -> tuple[float, int] | None:
     cell: the change of vLLM's queue-time histogram's sum and count between the cell's first
     and last scrape, when at least MIN_SERVER_QUEUED requests were scheduled between them;
     None for a server that does not export it (llama.cpp, SGLang, TGI) or a counter reset."""
-    ss = [s for s in cell.samples
-          if QUEUE_TIME_SUM in s.raw and QUEUE_TIME_COUNT in s.raw]
+    ss = [q for q in (queue_time(s.raw) for s in cell.samples) if q is not None]
     if len(ss) < 2:
         return None
-    n = ss[-1].raw[QUEUE_TIME_COUNT] - ss[0].raw[QUEUE_TIME_COUNT]
-    total = ss[-1].raw[QUEUE_TIME_SUM] - ss[0].raw[QUEUE_TIME_SUM]
+    n = ss[-1][1] - ss[0][1]
+    total = ss[-1][0] - ss[0][0]
     if n < MIN_SERVER_QUEUED or total < 0:
         return None
     return total / n, int(n)
@@ -421,7 +417,7 @@ def _concurrency_cap(cells, engine, settings, kv_peak) -> Finding | None:
     cap, waiting, queued = found
     load = max(cells[i].spec.concurrency or 0 for i in queued)
     # None: an unknown engine; the words then describe the gauge or the knob in general.
-    metric = _RUNNING_METRIC.get(engine) if source != "client_timeline" else None
+    metric = engines.series(engine, "running") if source != "client_timeline" else None
     share = _queue_share(cells, queued)
     configured = settings.get("max_num_seqs")
     if kv_peak is not None and kv_peak >= KV_HIGH_USAGE:
@@ -438,7 +434,7 @@ def _concurrency_cap(cells, engine, settings, kv_peak) -> Finding | None:
                   "estimate": share["estimate"], "requests": share.get("requests")},
               "matches_max_num_seqs": (configured if configured is not None
                                        and int(configured) == cap else None),
-              "knob": knobs.CAP.get(engine), "kv_cost": cost, "kv_cache_peak": _f(kv_peak)}
+              "knob": engines.knob(engine, "cap"), "kv_cost": cost, "kv_cache_peak": _f(kv_peak)}
     rests = _cap_evidence(cells, queued, cap)
     limit = _known_limit(settings)
     strength = cap_strength(cap, limit, source, rests["queue_scrapes"], cost == "kv_full",
@@ -488,9 +484,9 @@ def _kv_pressure(cells, engine, settings, kv_peak) -> Finding | None:
                                   for i, n in preempted.items()],
               "cost": "kv_preempted" if preempted else "kv_near_full",
               "gpu_memory_utilization": settings.get("gpu_memory_utilization"),
-              "memory_knob": knobs.KV_MEMORY.get(engine),
-              "context_knob": knobs.CONTEXT.get(engine)}
-    evidence = {"kv_cache_peak": _r(kv_peak), "metric": _KV_METRIC.get(engine),
+              "memory_knob": engines.knob(engine, "kv_memory"),
+              "context_knob": engines.knob(engine, "context")}
+    evidence = {"kv_cache_peak": _r(kv_peak), "metric": engines.series(engine, "kv_cache_usage"),
                 "preemptions_by_cell": {str(i): n for i, n in preempted.items()},
                 "preemptions": sum(preempted.values())}
     severity = "problem" if preempted else "warning"
@@ -575,7 +571,7 @@ def _decode_slows(cells, cap, engine: str = "vllm") -> Finding | None:
     # a plateau below the server's limit on a busy machine, does not).
     firm = cap is not None and cap.severity == "problem"
     params = {"rows": rows, "cap": cap.evidence["cap"] if firm else None,
-              "budget_knob": knobs.BUDGET.get(engine)}
+              "budget_knob": engines.knob(engine, "budget")}
     evidence = {"decode_tps": {f"{inp}/{out}": {str(c): _r(v, 1) for c, (v, _) in row.items()}
                                for (inp, out), row in table.items()},
                 "worst_change": _r(worst)}
@@ -601,7 +597,7 @@ def _prefill_drop(cells, cap, engine: str = "vllm") -> Finding | None:
               "worst_change": _f(worst[0]), "worst_input_tokens": worst[1],
               "worst_concurrency": worst[2],
               "capped": cap is not None and cap.severity == "problem",
-              "budget_knob": knobs.BUDGET.get(engine)}
+              "budget_knob": engines.knob(engine, "budget")}
     severity = "warning" if min(means.values()) <= -PREFILL_DROP_WARN else "info"
     evidence = {"mean_change_by_concurrency": {str(c): _r(m) for c, m in means.items()},
                 "worst": {"change": _r(worst[0]), "input_tokens": worst[1],

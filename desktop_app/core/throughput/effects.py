@@ -37,7 +37,7 @@ from desktop_app.core.fit import (
     predict,
 )
 from desktop_app.core.metrics import CellSummary, summarize_cell
-from desktop_app.core.throughput import knobs as engine_knobs
+from desktop_app.core import engines
 from desktop_app.core.throughput.types import Finding
 
 # A predicted change counts only beyond 5 % (of TTFT p50, output tok/s or decode tok/s per
@@ -255,11 +255,16 @@ def _top_cells(cells: Sequence[MeasuredCell]) -> list[MeasuredCell]:
     return [top[k] for k in sorted(top)]
 
 
+# The engine knob (`engines.KNOB_ROLES`) each setting the model can change is.
+_KNOB_ROLE = {"max_num_seqs": "cap", "max_num_batched_tokens": "budget",
+              "kv_capacity": "kv_memory"}
+
+
 def predict_effects(fit: Fit, cells: Sequence[MeasuredCell], findings: Sequence[Finding],
                     engine: str = "vllm") -> dict[str, Effect]:
     """The effect of each suggestion in `findings` the model can try (TRIALS), by suggestion
     code, on the most loaded cell of every prompt length of `cells` (the cells `fit` was
-    fitted to). `engine` names the knobs ("vllm", "sglang", "llamacpp", "tgi"; else None).
+    fitted to). `engine` names the knobs (its descriptor's `knobs`; an engine without one: None).
     Blocking, deterministic (virtual time): milliseconds to a second per suggestion."""
     codes = [f.suggestion_code for f in findings if f.suggestion_code in TRIALS]
     if not codes:
@@ -267,8 +272,6 @@ def predict_effects(fit: Fit, cells: Sequence[MeasuredCell], findings: Sequence[
     top = _top_cells(cells)
     before_runs = [_figures(s) for s in predict(fit.profile, top)]
     measured = [_figures(c.summary or summarize_cell(c.timings)) for c in top]
-    knobs = {"max_num_seqs": engine_knobs.CAP, "max_num_batched_tokens": engine_knobs.BUDGET,
-             "kv_capacity": engine_knobs.KV_MEMORY}
     out = {}
     for code in dict.fromkeys(codes):
         trial = _trial_changes(code, fit)
@@ -289,7 +292,7 @@ def predict_effects(fit: Fit, cells: Sequence[MeasuredCell], findings: Sequence[
             lengths.append(LengthEffect(
                 cell.input_tokens, cell.output_tokens, cell.concurrency, (b[0], a[0]),
                 (b[1], a[1]), (b[2], a[2]), verdict, reason, prefill_tps, kv_requests))
-        out[code] = Effect(code, setting, knobs[setting].get(engine), before, after,
+        out[code] = Effect(code, setting, engines.knob(engine, _KNOB_ROLE[setting]), before, after,
                            TRIALS[code][1], tuple(lengths), fit.extrapolated_batch(changes),
                            int(fit.profile.max_num_seqs), int(fit.profile.max_num_batched_tokens))
     return out

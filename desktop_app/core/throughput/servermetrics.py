@@ -1,7 +1,8 @@
 """Scrape a server's Prometheus `/metrics` during a run and map each engine's names to one timeline.
 
-Engines name the same figures differently (DOMAIN.md, "Server signals"): vLLM, SGLang, llama.cpp
-and TGI are mapped here to `MetricSample.running`, `waiting`, `kv_cache_usage` and `preemptions`.
+Engines name the same figures differently (DOMAIN.md, "Server signals"): each engine's
+descriptor (core/engines: vLLM, SGLang, llama.cpp, TGI) names the series mapped here to
+`MetricSample.running`, `waiting`, `kv_cache_usage` and `preemptions`.
 Counts are summed across label sets (several models or engine replicas behind one /metrics); the
 KV-cache fraction takes the fullest one, since a full cache anywhere is what makes requests wait.
 """
@@ -17,36 +18,57 @@ from collections.abc import Callable
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
+from desktop_app.core import engines
 from desktop_app.core.endpoint import limits
 from desktop_app.core.endpoint.limits import with_limit
 from desktop_app.core.endpoint.types import EndpointConfig, MetricSample
 
 log = logging.getLogger(__name__)
 
-# Source series -> MetricSample field, in order of preference per field (a newer name first:
-# where a server exposes both, the newer one wins). Sample names, not family names: the parser
-# strips `_total` from a counter's family name but keeps it on the sample.
-_SOURCES: dict[str, tuple[str, ...]] = {
-    "running": ("vllm:num_requests_running", "sglang:num_running_reqs",
-                "llamacpp:requests_processing", "tgi_batch_current_size"),
-    "waiting": ("vllm:num_requests_waiting", "sglang:num_queue_reqs",
-                "llamacpp:requests_deferred", "tgi_queue_size"),
-    "kv_cache_usage": ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc",
-                       "sglang:token_usage"),
-    "preemptions": ("vllm:num_preemptions_total", "vllm:num_preemptions"),
-}
-_FRACTIONS = frozenset(_SOURCES["kv_cache_usage"])
-# Kept in `raw` only: the sum and count of vLLM's queue-time histogram (the simulator exports it
-# too), the server's own measure of how long requests waited for a slot; the diagnosis reads
-# its change over a cell (`diagnosis._queue_share`). Only these two lines of the histogram are
-# parsed, never its buckets.
-QUEUE_TIME_SUM = "vllm:request_queue_time_seconds_sum"
-QUEUE_TIME_COUNT = "vllm:request_queue_time_seconds_count"
-_WANTED = frozenset(name for names in _SOURCES.values() for name in names) | {
-    QUEUE_TIME_SUM, QUEUE_TIME_COUNT}
-# Real /metrics bodies run to hundreds of histogram lines; only lines starting with a wanted
-# name reach the (pure Python) parser, which keeps a scrape cheap beside a running benchmark.
-_PREFIXES = tuple(sorted(_WANTED))
+class _Series:
+    """What a scrape reads, built from the engine descriptors (`Engine.series`, core/engines)
+    and rebuilt when an engine is added: `sources` maps a `MetricSample` field to the series
+    that feed it, in order of preference (engines in their order, each one's newer name
+    first: where a server exposes both, the newer one wins); `fractions` are the KV-cache
+    series (0..1); `queue_time` the (sum, count) pairs of queue-time histograms, kept in `raw`
+    only (the diagnosis reads their change over a cell: `diagnosis.server_queue_time`); only
+    these two lines of a histogram are parsed, never its buckets. Sample names, not family
+    names: the parser strips `_total` from a counter's family name but keeps it on the
+    sample."""
+
+    def __init__(self) -> None:
+        every = engines.all_engines()
+        self.sources = {f: tuple(dict.fromkeys(n for e in every for n in e.series.get(f, ())))
+                        for f in engines.SAMPLE_FIELDS}
+        self.fractions = frozenset(self.sources["kv_cache_usage"])
+        self.queue_time = tuple(
+            (s, c) for e in every
+            for s, c in zip(e.series.get("queue_time_sum", ()), e.series.get("queue_time_count", ())))
+        self.wanted = frozenset(n for names in self.sources.values() for n in names) | {
+            n for pair in self.queue_time for n in pair}
+        # Real /metrics bodies run to hundreds of histogram lines; only lines starting with a
+        # wanted name reach the (pure Python) parser, which keeps a scrape cheap beside a
+        # running benchmark.
+        self.prefixes = tuple(sorted(self.wanted))
+
+
+_built: tuple[int, _Series] | None = None
+
+
+def _series() -> _Series:
+    global _built
+    generation = engines.generation()
+    if _built is None or _built[0] != generation:
+        _built = (generation, _Series())
+    return _built[1]
+
+
+def queue_time(raw: dict[str, float]) -> tuple[float, float] | None:
+    """(sum, count) of the first queue-time histogram a sample's `raw` holds, or None."""
+    for total, count in _series().queue_time:
+        if total in raw and count in raw:
+            return raw[total], raw[count]
+    return None
 
 
 def parse_metrics(text: str, t_s: float) -> MetricSample:
@@ -57,7 +79,8 @@ def parse_metrics(text: str, t_s: float) -> MetricSample:
     (logged at debug level), never an exception. `raw` holds each mapped source series by name,
     aggregated across its label sets.
     """
-    lines = [line for line in text.splitlines() if line.startswith(_PREFIXES)]
+    tables = _series()
+    lines = [line for line in text.splitlines() if line.startswith(tables.prefixes)]
     if len(lines) > limits.MAX_METRICS_LINES:  # bounds the (pure Python) parser's time
         log.debug("/metrics: %d wanted lines, only the first %d read", len(lines),
                   limits.MAX_METRICS_LINES)
@@ -67,9 +90,9 @@ def parse_metrics(text: str, t_s: float) -> MetricSample:
         for family in text_string_to_metric_families("\n".join(lines) + "\n"):
             for sample in family.samples:
                 value = float(sample.value)
-                if sample.name not in _WANTED or not plausible_metric(sample.name, value):
+                if sample.name not in tables.wanted or not plausible_metric(sample.name, value):
                     continue
-                if sample.name in _FRACTIONS:
+                if sample.name in tables.fractions:
                     raw[sample.name] = max(raw.get(sample.name, value), value)
                 else:
                     raw[sample.name] = raw.get(sample.name, 0.0) + value
@@ -77,7 +100,7 @@ def parse_metrics(text: str, t_s: float) -> MetricSample:
         log.debug("not Prometheus text (%s): %.80r", exc, text)
         return MetricSample(t_s=t_s)
     fields = {field: next((raw[name] for name in names if name in raw), None)
-              for field, names in _SOURCES.items()}
+              for field, names in tables.sources.items()}
     return MetricSample(t_s=t_s, raw=raw, **fields)
 
 
@@ -90,7 +113,7 @@ MAX_PLAUSIBLE_FRACTION = 1.5
 def plausible_metric(name: str, value: float) -> bool:
     """Whether a scraped value can be true: finite, not negative, within range. Others (inf,
     NaN, -3, 1e300) are dropped from the sample, logged at debug level, never used."""
-    top = MAX_PLAUSIBLE_FRACTION if name in _FRACTIONS else MAX_PLAUSIBLE_COUNT
+    top = MAX_PLAUSIBLE_FRACTION if name in _series().fractions else MAX_PLAUSIBLE_COUNT
     ok = math.isfinite(value) and 0 <= value <= top
     if not ok:
         log.debug("/metrics: %s = %r ignored (impossible)", name, value)

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from desktop_app.core import engines
 from desktop_app.core.endpoint.client import make_client, stream_request
 from desktop_app.core.endpoint.lean import LeanClient, lean_supported, stream_request_lean
 from desktop_app.core.endpoint.limits import clean_text
@@ -194,8 +195,8 @@ def request_body(config: SweepConfig, info: EndpointInfo, prompt, output_tokens:
     if fixed_length:
         body["ignore_eos"] = True
         body["min_tokens"] = output_tokens
-    if info.engine == "llamacpp" and config.unique_prompts:
-        body["cache_prompt"] = False  # llama.cpp caches prompts by default
+    if config.unique_prompts:  # an engine that caches prompts by default is told not to
+        body.update(engines.get_engine(info.engine).unique_prompt_fields)
     body.update(config.extra_body)
     return body
 
