@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_app.core.redact import redact_url
+from desktop_app.core.engines import label_parts
 from desktop_app.core.store.tables import RunRecord
 
 __all__ = ["RunInfo", "run_info", "is_simulated", "load_label", "PassCount", "pass_count",
@@ -31,7 +32,7 @@ __all__ = ["RunInfo", "run_info", "is_simulated", "load_label", "PassCount", "pa
 def is_simulated(engine: str | None, model: str | None) -> bool:
     """True for the built-in simulator or a scripted persona (``sim/...``): never a real
     model's figure. The one test every view uses."""
-    return (engine or "").startswith("simulated") or (model or "").startswith("sim/")
+    return label_parts(engine)[1] or (model or "").startswith("sim/")
 
 
 def load_label(concurrency: int | None, request_rate: float | None) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from desktop_app.core.compare import DimensionRow, DimValue
+from desktop_app.core.engines import label_parts
 from desktop_app.core.endpoint.server_settings import USER_PREFIX
 from desktop_app.core.runs import RunInfo
 from desktop_app.report.strings import judge_name, text
@@ -77,17 +78,13 @@ def _two(main: str, small: list[str]) -> str:
 # --------------------------------------------------------------------------- the cover
 
 
-SIMULATED_PREFIX = "simulated "  # how a run on the built-in simulator stores its engine
-
-
 def engine_label(engine: str, lang: str) -> str:
     """A run's engine as the report shows it: "vllm", or for the built-in simulator (stored as
     "simulated vllm") "vllm (simulated)" / "vllm（模拟）"; empty stays empty."""
     if not engine:
         return ""
-    if engine.startswith(SIMULATED_PREFIX):
-        return text(lang, "engine_simulated", engine=engine.removeprefix(SIMULATED_PREFIX))
-    return engine
+    name, simulated = label_parts(engine)
+    return text(lang, "engine_simulated", engine=name) if simulated else engine
 
 
 def setting_value(v: object) -> str:

@@ -121,6 +121,11 @@ def test_every_built_in_engine_is_one_registered_module():
         assert all(n.startswith(engine.metric_prefix) for ns in engine.series.values() for n in ns)
     with pytest.raises(ValueError, match="code"):
         engines.register(engines.Engine("Toy Serve", "x"))
+    # A run stores the engine it measured, and whether the simulator stood in for it.
+    assert engines.run_label("sglang", True) == "simulated sglang"
+    assert engines.label_parts("simulated sglang") == ("sglang", True)
+    assert engines.label_parts("llamacpp-python") == ("llamacpp-python", False)
+    assert engines.label_parts("") == ("unknown", False)
 
 
 class _Prompt:

@@ -12,7 +12,8 @@ if TYPE_CHECKING:  # the settings reader pulls in httpx, which the app's start-u
     from desktop_app.core.endpoint.server_settings import ServerSettings
 
 Api = Literal["chat", "completions"]
-Engine = Literal["vllm", "sglang", "llamacpp", "llamacpp-python", "ollama", "tgi", "unknown"]
+# An engine's name: a code core/engines registers ("vllm", "llamacpp", ...; "unknown").
+Engine = str
 TokenizerKind = Literal["vllm", "llamacpp", "llamacpp-python"]  # which /tokenize shape, if any
 
 # Classes of failed requests, as counted per cell and shown to users.

@@ -186,6 +186,24 @@ def series(name: str | None, role: str) -> str | None:
     return names[0] if names else None
 
 
+SIMULATED_PREFIX = "simulated "
+
+
+def run_label(name: str, simulated: bool) -> str:
+    """The engine as a run stores it: "vllm", or "simulated vllm" for the built-in simulator
+    standing in for vLLM."""
+    return (SIMULATED_PREFIX if simulated else "") + name
+
+
+def label_parts(label: str | None) -> tuple[str, bool]:
+    """(engine name, simulated) from a stored run's engine label ("simulated vllm" ->
+    ("vllm", True)); "unknown" for an empty one."""
+    label = (label or "").strip()
+    simulated = label.startswith(SIMULATED_PREFIX.strip())
+    name = label.removeprefix(SIMULATED_PREFIX.strip()).strip()
+    return name or UNKNOWN, simulated
+
+
 def identify(probe: Probe) -> tuple[str, object, bool]:
     """(engine name, its version as reported, simulated) from discovery's probes, before the
     tokenizer probe: "unknown" when no engine recognises them."""

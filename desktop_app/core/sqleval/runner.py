@@ -31,6 +31,7 @@ from pathlib import Path
 
 import httpx
 
+from desktop_app.core import engines
 from desktop_app.core.endpoint.client import make_client
 from desktop_app.core.endpoint.discovery import choose_model, count_chat_tokens, discover
 from desktop_app.core.endpoint.server_settings import stored_settings
@@ -407,7 +408,7 @@ async def run_eval(config: EvalConfig, store: Store | None = None,
             if store is not None:
                 identity = dict(
                     endpoint_url=config.endpoint.base_url, model=config.endpoint.model,
-                    engine=("simulated " if info.simulated else "") + info.engine,
+                    engine=engines.run_label(info.engine, info.simulated),
                     config={**config.to_json(), "set_name": qset.name,
                             "set_path": str(qset.path),
                             **stored_settings(info.server_settings, config.server_settings)})

@@ -353,8 +353,7 @@ def annotate(findings: Sequence[Finding], cells: Sequence[MeasuredCell],
 
 def engine_name(label: str | None) -> str:
     """The engine's short name from a run's engine label ("simulated vllm" -> "vllm")."""
-    words = (label or "").split()
-    return words[-1] if words else "unknown"
+    return engines.label_parts(label)[0]
 
 
 def annotate_sweep(result, store=None, *, max_steps: int | None = MAX_SIM_STEPS,

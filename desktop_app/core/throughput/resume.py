@@ -29,6 +29,7 @@ import dataclasses
 from datetime import datetime
 from typing import Any
 
+from desktop_app.core import engines
 from desktop_app.core.endpoint.client import make_client
 from desktop_app.core.endpoint.discovery import discover
 from desktop_app.core.endpoint.server_settings import user_settings_from_stored
@@ -203,7 +204,7 @@ async def resume_sweep(
     if info is None:
         async with make_client(config.endpoint, 1) as client:
             info = await discover(config.endpoint, client)
-    engine = ("simulated " if info.simulated else "") + info.engine
+    engine = engines.run_label(info.engine, info.simulated)
     if run.engine and engine != run.engine:
         raise ResumeError(f"run {run_id} measured a {run.engine} endpoint; "
                           f"{config.endpoint.v1_url} is {engine}")

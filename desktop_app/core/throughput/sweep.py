@@ -337,7 +337,7 @@ async def run_sweep(
         elif store is not None:
             run.restart_clock()  # the run's clock starts as it is stored (its started_at)
             identity = dict(endpoint_url=config.endpoint.base_url, model=config.endpoint.model,
-                            engine=("simulated " if info.simulated else "") + info.engine,
+                            engine=engines.run_label(info.engine, info.simulated),
                             config={**config.to_json(), **stored_settings(
                                 info.server_settings, config.server_settings)})
             name = config.name or await asyncio.to_thread(
