@@ -96,7 +96,38 @@ def main(argv: list[str] | None = None) -> int:
         return _main(argv)
 
 
+def _argv_lang(argv: list[str]) -> str:
+    """The language the command line asks for, read before argparse (whose own errors are
+    then said in it): `--lang X` or `--lang=X` anywhere, else $THROUGHLINE_LANG."""
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg == "--lang" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--lang="):
+            return arg.split("=", 1)[1]
+    return os.environ.get("THROUGHLINE_LANG", "en")
+
+
+def localise_argparse(lang: str) -> None:
+    """argparse's own messages (usage, missing or unknown arguments, bad choices) in `lang`.
+    argparse looks its words up through its module's gettext function at the moment it
+    says them, so that is where the catalogue goes."""
+    import gettext
+
+    if lang == "zh":
+        from desktop_app.report.cli_words import ARGPARSE_ZH
+
+        argparse._ = lambda message: ARGPARSE_ZH.get(message, message)
+        argparse.ngettext = lambda one, many, n: ARGPARSE_ZH.get(one if n == 1 else many,
+                                                                 one if n == 1 else many)
+    else:
+        argparse._ = gettext.gettext
+        argparse.ngettext = gettext.ngettext
+
+
 def _main(argv: list[str] | None) -> int:
+    localise_argparse(_argv_lang(sys.argv[1:] if argv is None else list(argv)))
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.db:
@@ -174,7 +205,12 @@ def _run_handler(handler, args: argparse.Namespace, command: str, log_file) -> i
             return 1
 
         logging.getLogger("desktop_app").exception("throughline %s crashed", command)
-        where = f" (details in {log_file})" if log_file else ""
-        print(f"throughline {command}: unexpected error: {type(exc).__name__}: "
-              f"{redact_text(str(exc))}{where}", file=sys.stderr)
+        from desktop_app.report.cli_words import cli_text
+
+        lang = _lang(args)
+        where = cli_text(lang, "run", "details_in", path=log_file) if log_file else ""
+        print(f"throughline {command}: " + cli_text(lang, "run", "unexpected",
+                                                    kind=type(exc).__name__,
+                                                    detail=redact_text(str(exc)), where=where),
+              file=sys.stderr)
         return 1

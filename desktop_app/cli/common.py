@@ -40,11 +40,28 @@ def global_options(*, db: bool = True, lang: bool = True) -> argparse.ArgumentPa
     return parser
 
 
+def cli_error(field: str, code: str, /, **params) -> InputError:
+    """Input the command line itself refuses: an InputError with the code "cli_<code>" (its
+    words: `report.cli_words.ERRORS`), said in the reader's language as every InputError is."""
+    from desktop_app.report.cli_words import cli_text
+
+    return InputError(field, cli_text("en", "errors", code, **params), code=f"cli_{code}",
+                      **params)
+
+
+def said(field: str, exc: BaseException, args: argparse.Namespace) -> InputError:
+    """`exc`, an error the core raised, as input refused under `field`, in the command's
+    language (`report.errors.error_text`)."""
+    from desktop_app.report.errors import error_text
+
+    return InputError(field, code="said", text=error_text(exc, words_lang(args)))
+
+
 def words_lang(args: argparse.Namespace) -> str:
     """The language a command prints in: --lang, else $THROUGHLINE_LANG, else English."""
     lang = getattr(args, "lang", None) or os.environ.get(LANG_ENV) or "en"
     if lang not in LANGS:
-        raise InputError("--lang", f"{LANG_ENV}={lang!r} is not one of {', '.join(LANGS)}")
+        raise cli_error("--lang", "lang_env", env=LANG_ENV, value=lang, langs=", ".join(LANGS))
     return lang
 
 
@@ -54,7 +71,7 @@ def api_key_from_env(args: argparse.Namespace) -> str | None:
         return None
     key = os.environ.get(args.api_key_env)
     if not key:
-        raise InputError("--api-key-env", f"environment variable {args.api_key_env} is not set")
+        raise cli_error("--api-key-env", "env_unset", name=args.api_key_env)
     from desktop_app.core.redact import remember_secret
 
     remember_secret(key)
@@ -78,6 +95,11 @@ def checked_base_url(base_url: str, api_key: str | None = None, lang: str = "en"
     try:
         url = validate_base_url(base_url)
     except ValueError as exc:
+        code = getattr(exc, "code", "")
+        if code:  # said under the flag, in the reader's language, credentials blanked
+            raise InputError("--base-url", code=code, **{
+                k: redact_text(v) if isinstance(v, str) else v
+                for k, v in exc.params.items()}) from None
         raise InputError("--base-url", redact_text(str(exc))) from None
     parts = urlsplit(url)
     if api_key and (parts.username is not None or parts.password is not None):
@@ -100,12 +122,12 @@ def warn_long_model_ids(info, lang: str) -> None:
 
 
 def endpoint_or_simulator(stack: ExitStack, base_url: str | None, simulator: str | None,
-                          question_sets: tuple = ()) -> str:
+                          question_sets: tuple = (), lang: str = "en") -> str:
     """The base URL to use: `base_url`, or a built-in simulator started with profile
     `simulator` that lives as long as `stack` (its SQL personas answering `question_sets`
     too). Exactly one of the two must be given."""
     if bool(base_url) == bool(simulator):
-        raise InputError("--base-url", "give an endpoint URL or --simulator PROFILE (one of them)")
+        raise cli_error("--base-url", "need_endpoint")
     if not simulator:
         return base_url
     from desktop_app.core.simulator.launcher import SimulatorStartError, start_simulator
@@ -114,7 +136,9 @@ def endpoint_or_simulator(stack: ExitStack, base_url: str | None, simulator: str
         sim = stack.enter_context(start_simulator(simulator, question_sets=question_sets))
     except SimulatorStartError as exc:
         raise InputError("--simulator", str(exc)) from None
-    print(f"Started the built-in simulated endpoint (profile {simulator}) at {sim.url}",
+    from desktop_app.report.cli_words import cli_text
+
+    print(cli_text(lang, "run", "simulator_started", profile=simulator, url=sim.url),
           file=sys.stderr)
     return sim.url
 

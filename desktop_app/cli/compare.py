@@ -19,7 +19,7 @@ from pathlib import Path
 
 from desktop_app.core.parsing import InputError
 
-from desktop_app.cli.common import global_options, words_lang
+from desktop_app.cli.common import said, cli_error, global_options, words_lang
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -112,20 +112,6 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-_WORDS = {
-    "en": {"differs": "What differs between the runs",
-           "same": "Nothing recorded differs (identity and server settings are the same in "
-                   "every run).",
-           "setting": "setting", "dimension": "dimension", "verdict": "verdict",
-           "notes": "Notes", "speed": "Speed (throughput runs)",
-           "quality": "Quality (SQL evaluation runs)", "scenarios": "Verdict per scenario"},
-    "zh": {"differs": "各运行之间的差异", "same": "记录的身份信息与服务端参数在各运行中完全相同。",
-           "setting": "参数", "dimension": "维度", "verdict": "结论", "notes": "说明",
-           "speed": "速度（吞吐测试）", "quality": "质量（SQL 答题评测）",
-           "scenarios": "典型场景选择"},
-}
-
-
 def _setting(v: object) -> str:
     """A setting's value as the engine's flags write it; "—" for not recorded."""
     if v is None:
@@ -141,7 +127,9 @@ def comparison_text(comp, lang: str, strategies=None) -> str:
     from desktop_app.report.strategy_section import strategy_text
     from desktop_app.report.verdicts import render_row, row_label, value_text
 
-    w = _WORDS[lang]
+    from desktop_app.report.cli_words import COMPARE
+
+    w = COMPARE.get(lang, COMPARE["en"])
     runs = list(comp.runs)
     heads = [r.info.label for r in runs]
     out = [w["differs"]]
@@ -188,18 +176,19 @@ def run_compare(args: argparse.Namespace) -> int:
     ids = parse_run_ids(args.runs)
     db = resolve_db_path(None)
     if not Path(db).is_file():
-        raise InputError("--db", f"no results database at {db}")
+        raise cli_error("--db", "no_db", db=db)
     try:
         with Store.open(db) as store:
             comp = compare(store, ids)
             strategies = compare_strategies(comp.runs)
     except StoreError as exc:
-        raise InputError("--db", str(exc)) from None
+        raise said("--db", exc, args) from None
     except CompareError as exc:
-        raise InputError("--runs", str(exc)) from None
+        from desktop_app.report.strings import compare_error_text
+
+        raise InputError("--runs", code="said", text=compare_error_text(exc, lang)) from None
     if len(comp.runs) < 2:
-        raise InputError("--runs", "fewer than two of these runs are throughput sweeps or SQL "
-                         "evaluations")
+        raise cli_error("--runs", "runs_not_comparable")
     if args.json is not None:
         data = json.dumps(comparison_json(comp, lang, strategies), ensure_ascii=False, indent=2,
                           default=str)
@@ -209,8 +198,11 @@ def run_compare(args: argparse.Namespace) -> int:
         try:
             args.json.write_text(data + "\n", encoding="utf-8")
         except OSError as exc:
-            raise InputError("--json", f"cannot write {args.json}: {exc.strerror}") from None
+            raise InputError("--json", code="cannot_write", path=args.json,
+                             error=exc.strerror or exc) from None
     print(comparison_text(comp, lang, strategies))
     if args.json is not None:
-        print(f"\nWrote {args.json}")
+        from desktop_app.report.cli_words import cli_text
+
+        print("\n" + cli_text(lang, "run", "wrote", path=args.json))
     return 0

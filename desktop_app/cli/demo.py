@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 from desktop_app.cli.common import global_options
-from desktop_app.core.parsing import InputError
 
 DB_NAME = "results.db"
 
@@ -36,8 +35,9 @@ def _checked_out_dir(out: Path) -> Path:
     from desktop_app.core.exchange.atomic import check_out_dir
 
     if (out.expanduser() / DB_NAME).exists():
-        raise InputError("--out", f"{out} already holds a demo ({DB_NAME}); give an empty or new "
-                                  "folder, so nothing there is overwritten")
+        from desktop_app.cli.common import cli_error
+
+        raise cli_error("--out", "demo_exists", out=out, db=DB_NAME)
     return check_out_dir(out)
 
 
@@ -72,8 +72,11 @@ def run_demo_command(args: argparse.Namespace) -> int:
                 written += export_run(store, run_id, fmt, out / "exports" / f"run-{run_id}",
                                       ExportWords(lang))
     say("Done")
-    print(f"Runs {', '.join(f'#{i}' for i in runs.all_ids)} in {out / DB_NAME}")
-    print(f"Comparison: {pdf}")
-    print(f"Exports: {len(written)} files in {out / 'exports'}")
-    print(f"See them in the app: throughline --db {out / DB_NAME} gui")
+    from desktop_app.report.cli_words import cli_text
+
+    print(cli_text(lang, "run", "demo_runs", runs=", ".join(f"#{i}" for i in runs.all_ids),
+                   path=out / DB_NAME))
+    print(cli_text(lang, "run", "demo_pdf", path=pdf))
+    print(cli_text(lang, "run", "demo_exports", n=len(written), path=out / "exports"))
+    print(cli_text(lang, "run", "demo_app", path=out / DB_NAME))
     return 0

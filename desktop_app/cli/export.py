@@ -40,7 +40,10 @@ def open_store():
     try:
         return Store.open(path)
     except StoreError as exc:
-        raise CliError(str(exc)) from None
+        from desktop_app.report.errors import error_text
+
+        # --lang is not known here: $THROUGHLINE_LANG, as the parser's own errors
+        raise CliError(error_text(exc, words_lang(argparse.Namespace()))) from None
 
 
 def run_export(args: argparse.Namespace) -> int:

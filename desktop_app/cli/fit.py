@@ -15,7 +15,7 @@ import math
 import sys
 from pathlib import Path
 
-from desktop_app.cli.common import words_lang
+from desktop_app.cli.common import said, words_lang
 from desktop_app.core.parsing import InputError
 
 from desktop_app.report.strings import lookup
@@ -76,9 +76,9 @@ def run_fit(args: argparse.Namespace) -> int:
         with Store.open(resolve_db_path(None)) as store:
             run = load_sweep(store, args.from_run)
     except NotFoundError as exc:
-        raise InputError("--from-run", str(exc)) from None
+        raise said("--from-run", exc, args) from None
     except (StoreError, ValueError) as exc:
-        raise InputError("--from-run", str(exc)) from None
+        raise said("--from-run", exc, args) from None
     try:
         fit, cells = fit_run(run)
     except FitError as exc:
@@ -135,8 +135,8 @@ def run_fit(args: argparse.Namespace) -> int:
         try:
             Path(args.json).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
         except OSError as exc:
-            raise InputError("--json", f"cannot write {args.json}: {exc.strerror or exc}"
-                             ) from None
+            raise InputError("--json", code="cannot_write", path=args.json,
+                             error=exc.strerror or exc) from None
     return 0
 
 

@@ -40,9 +40,12 @@ def run_import(args: argparse.Namespace) -> int:
         sweep = load_sweep(store, run_id, requests=False)
     run, cells = sweep.info, sweep.cells
     missing = run.config.get("missing") or []
-    print(f"Imported {args.file} as run {run_id} ({run.name}; {len(cells)} cell(s)) "
-          f"into {store.path}")
+    from desktop_app.cli.common import words_lang
+    from desktop_app.report.cli_words import cli_text
+
+    lang = words_lang(args)
+    print(cli_text(lang, "run", "imported_run", file=args.file, run=run_id, name=run.name,
+                   cells=len(cells), path=store.path))
     if missing:
-        print("Missing from the file (stored as missing, not estimated): " + ", ".join(missing),
-              file=sys.stderr)
+        print(cli_text(lang, "run", "missing", names=", ".join(missing)), file=sys.stderr)
     return 0

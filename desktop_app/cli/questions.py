@@ -25,85 +25,11 @@ from desktop_app.terminal import control
 
 FORMAT_CHOICES = ("auto", "spider", "bird", "spider2-lite", "defog")
 
-WORDS = {
-    "en": {
-        "imported": "Imported {n} questions from {fmt} ({file}) as the set {name!r} in {out}.",
-        "databases": "Databases: {names}",
-        "other_dbs": "{n} rows for other databases left out (--db-name {db}).",
-        "skipped": "Skipped {n} records:",
-        "warnings": "Warnings ({n}):",
-        "no_columns": "The questions do not name their output columns or rounding: runs of "
-                      "this set default to the full judge with column names ignored.",
-        "run_it": "Try it with no GPU (a scripted persona answering with the accepted answers): "
-                  "throughline sqleval --questions {name} --simulator fast --model sim/careful; "
-                  "on your model: throughline sqleval --questions {name} --base-url URL",
-        "progress": "running golds: {done}/{total}",
-        "list_head": "Question sets (bundled, then imported in {dir}):",
-        "none": "(none)",
-        "set": "Set {name}: {n} questions ({tiers}) in {path}",
-        "description": "Description: {text}",
-        "database": "Database {key}: {path}",
-        "db_note": "  told to the model: {text}",
-        "asks_columns": "The questions name their output columns and rounding.",
-        "q_line": "{id}  {tier:<7} {db}  {golds} accepted answer(s)  {text}",
-        "q_id": "Question {id} ({tier}, database {db}, {source})",
-        "q_text": "Text: {text}",
-        "q_text_zh": "Text (zh): {text}",
-        "q_gold": "Gold SQL: {sql}",
-        "q_alt": "Alternative gold SQL {n}: {sql}",
-        "q_file": "Gold result file: {path}",
-        "q_columns": "Required columns: {cols}",
-        "q_rounding": "Rounding: {rounding}",
-        "q_order": "Order matters: {yes}",
-        "yes": "yes",
-        "no": "no",
-        "no_question": "{set} has no question {id!r} (ids: {ids})",
-        "checked": "Checked {name}: {n} questions, {golds} accepted answers.",
-        "ok": "Every gold runs and returns something.",
-        "summary": "{failed} cannot be used (runs skip them), {empty} return no rows, {null} "
-                   "only NULLs.",
-    },
-    "zh": {
-        "imported": "已从 {fmt}（{file}）导入 {n} 道题，题集 {name!r} 位于 {out}。",
-        "databases": "数据库：{names}",
-        "other_dbs": "其他数据库的 {n} 行未导入（--db-name {db}）。",
-        "skipped": "跳过 {n} 条记录：",
-        "warnings": "警告（{n}）：",
-        "no_columns": "这些题目没有指明输出列名和舍入位数：本题集的评测默认只用 full 判定，且不比较列名。",
-        "run_it": "无需 GPU 试运行（脚本化角色按可接受答案作答）：throughline sqleval --questions {name} "
-                  "--simulator fast --model sim/careful；评测你的模型：throughline sqleval --questions "
-                  "{name} --base-url URL",
-        "progress": "正在运行标准答案：{done}/{total}",
-        "list_head": "题集（内置的，以及导入到 {dir} 的）：",
-        "none": "（无）",
-        "set": "题集 {name}：{n} 道题（{tiers}），位于 {path}",
-        "description": "说明：{text}",
-        "database": "数据库 {key}：{path}",
-        "db_note": "  告诉模型的说明：{text}",
-        "asks_columns": "题目指明了输出列名和舍入位数。",
-        "q_line": "{id}  {tier:<7} {db}  {golds} 个可接受答案  {text}",
-        "q_id": "题目 {id}（{tier}，数据库 {db}，{source}）",
-        "q_text": "题面：{text}",
-        "q_text_zh": "中文题面：{text}",
-        "q_gold": "标准 SQL：{sql}",
-        "q_alt": "备选标准 SQL {n}：{sql}",
-        "q_file": "标准结果文件：{path}",
-        "q_columns": "要求的列：{cols}",
-        "q_rounding": "舍入：{rounding}",
-        "q_order": "顺序是否重要：{yes}",
-        "yes": "是",
-        "no": "否",
-        "no_question": "{set} 中没有题目 {id!r}（题号：{ids}）",
-        "checked": "已检查 {name}：{n} 道题，{golds} 个可接受答案。",
-        "ok": "每个标准答案都能运行，且都有返回内容。",
-        "summary": "{failed} 个无法使用（评测会跳过），{empty} 个没有返回行，{null} 个只有 NULL。",
-    },
-}
-
 
 def _w(lang: str, entry: str, /, **values) -> str:
-    template = WORDS.get(lang, WORDS["en"]).get(entry, WORDS["en"][entry])
-    return template.format(**values) if values else template
+    from desktop_app.report.cli_words import cli_text
+
+    return cli_text(lang, "questions", entry, **values)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -184,7 +110,9 @@ def _import(args: argparse.Namespace, lang: str) -> int:
     from desktop_app.core.sqleval.questions import QuestionSetError
 
     if args.limit is not None and args.limit < 1:
-        raise InputError("--limit", f"{args.limit} must be at least 1")
+        from desktop_app.cli.common import cli_error
+
+        raise cli_error("--limit", "limit_min", value=args.limit)
     try:
         fmt = detect_format(args.file) if args.format == "auto" else args.format
         name = args.name or default_name(args.file, fmt, args.db_name)

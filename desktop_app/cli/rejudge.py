@@ -6,7 +6,7 @@ import argparse
 import asyncio
 from pathlib import Path
 
-from desktop_app.cli.common import global_options, words_lang
+from desktop_app.cli.common import said, global_options, words_lang
 from desktop_app.cli.sqleval import TOLERANCE_HELP, _dirs, _names, _print_summary
 from desktop_app.core.parsing import InputError
 
@@ -46,11 +46,14 @@ def run_rejudge(args: argparse.Namespace) -> int:
                                          ignore_names=args.ignore_names,
                                          sets_dir=sets_dir, cache_dir=cache_dir))
     except StoreError as exc:
-        raise InputError("--db", str(exc)) from None
+        raise said("--db", exc, args) from None
     except InputError as exc:
         if exc.field == "tolerance":
             raise InputError("--tolerance", str(exc).split(": ", 1)[-1]) from None
         raise
-    print(f"Run {args.run_id} re-judged (tolerance {args.tolerance:g}); no model was called.")
+    from desktop_app.report.cli_words import cli_text
+
+    print(cli_text(words_lang(args), "run", "rejudged", run=args.run_id,
+                   tolerance=args.tolerance))
     _print_summary(args, result)
     return 0

@@ -13,7 +13,7 @@ import argparse
 import re
 from pathlib import Path
 
-from desktop_app.cli.common import global_options, words_lang
+from desktop_app.cli.common import said, cli_error, global_options, words_lang
 from desktop_app.core.parsing import InputError
 
 
@@ -37,11 +37,10 @@ def parse_run_ids(text: str) -> list[int]:
     items = [t for t in re.split(r"[,\s]+", text.strip()) if t]
     bad = [t for t in items if not t.isdigit()]
     if bad:
-        raise InputError("--runs", f"{', '.join(map(repr, bad))} is not a run id (whole "
-                         "numbers as `throughline runs` lists them)")
+        raise cli_error("--runs", "not_run_id", items=", ".join(map(repr, bad)))
     ids = list(dict.fromkeys(int(t) for t in items))
     if len(ids) < 2:
-        raise InputError("--runs", f"give at least two different run ids, got {len(ids)}")
+        raise cli_error("--runs", "two_runs", n=len(ids))
     return ids
 
 
@@ -52,18 +51,20 @@ def run_report(args: argparse.Namespace) -> int:
     ids = parse_run_ids(args.runs)
     db = resolve_db_path(None)
     if not Path(db).is_file():
-        raise InputError("--db", f"no results database at {db}")
+        raise cli_error("--db", "no_db", db=db)
     if args.pdf.suffix.lower() != ".pdf":
-        raise InputError("--pdf", f"{args.pdf} does not end in .pdf")
+        raise cli_error("--pdf", "not_pdf", path=args.pdf)
     from desktop_app.report.pdf import ReportError, write_comparison_pdf
 
     try:
         with Store.open(db) as store:
             path = write_comparison_pdf(store, ids, args.pdf, words_lang(args))
     except StoreError as exc:
-        raise InputError("--db", str(exc)) from None
+        raise said("--db", exc, args) from None
     except ReportError as exc:
         field = "--pdf" if str(exc).startswith("cannot write") else "--runs"
         raise InputError(field, str(exc)) from None
-    print(f"Wrote {path}")
+    from desktop_app.report.cli_words import cli_text
+
+    print(cli_text(words_lang(args), "run", "wrote", path=path))
     return 0

@@ -7,6 +7,8 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from desktop_app.cli.common import (
+    said,
+    cli_error,
     global_options,
     api_key_from_env,
     checked_base_url,
@@ -49,34 +51,37 @@ def run_resume(args: argparse.Namespace) -> int:
     from desktop_app.core.throughput.resume import ResumeError, check_resumable
 
     if args.base_url and args.simulator:
-        raise InputError("--base-url", "give an endpoint URL or --simulator PROFILE, not both")
+        raise cli_error("--base-url", "endpoint_and_simulator")
     path = resolve_db_path(None)
     if not path.exists():
-        raise InputError("--db", f"{path} does not exist")
+        raise cli_error("--db", "db_missing", path=path)
     store = open_results_store(path, lang=words_lang(args))
     with store, ExitStack() as stack:
         try:
             run = check_resumable(store, args.run_id)
         except ResumeError as exc:
-            raise InputError("RUN_ID", str(exc)) from None
+            raise said("RUN_ID", exc, args) from None
         if args.base_url or args.simulator:
-            base_url = endpoint_or_simulator(stack, args.base_url, args.simulator)
+            base_url = endpoint_or_simulator(stack, args.base_url, args.simulator, (),
+                                             words_lang(args))
         else:
             base_url = run.endpoint_url or ""
         try:
             return run_job(_resume(args, store, base_url), store_path=path,
                            lang=words_lang(args))
         except ResumeError as exc:
-            raise InputError("RUN_ID", str(exc)) from None
+            raise said("RUN_ID", exc, args) from None
         except EndpointError as exc:
+            from desktop_app.report.endpoint_words import endpoint_error_text, resume_hint
+
+            lang = words_lang(args)
             hint = ""
             if not (args.base_url or args.simulator):
                 from desktop_app.core.runs import is_simulated
 
-                hint = ("; the run used the built-in simulator: give --simulator PROFILE"
-                        if is_simulated(run.engine, run.model)
-                        else "; give --base-url (and --api-key-env) if it moved or needs a key")
-            raise InputError("endpoint", f"{exc}{hint}") from None
+                hint = resume_hint(is_simulated(run.engine, run.model), lang)
+            raise InputError("endpoint", code="said",
+                             text=endpoint_error_text(exc, lang) + hint) from None
 
 
 async def _resume(args: argparse.Namespace, store, base_url: str) -> int:
@@ -92,7 +97,12 @@ async def _resume(args: argparse.Namespace, store, base_url: str) -> int:
         result = await resume_sweep(store, args.run_id, endpoint, progress)
     finally:
         progress.close()
-    print(f"Run {result.run_id} resumed and {result.status} in {store.path}")
+    from desktop_app.report.cli_words import cli_text
+    from desktop_app.report.strings import text
+
+    lang = words_lang(args)
+    print(cli_text(lang, "run", "resumed", run=result.run_id,
+                   status=text(lang, f"status_{result.status}"), path=store.path))
     await predict_effects(result, words_lang(args))
     print_sweep(result, args.json, words_lang(args))
     return 0

@@ -27,7 +27,9 @@ def run_runs(args: argparse.Namespace) -> int:
             runs = [overview(store, run_info(r)) for r in
                     store.list_runs(kind=args.kind, status=args.status, limit=args.limit)]
     except StoreError as exc:
-        raise CliError(str(exc)) from None
+        from desktop_app.report.errors import error_text
+
+        raise CliError(error_text(exc, words_lang(args))) from None
     lang = words_lang(args)
     w = _RUNS_WORDS[lang]
     if not runs:

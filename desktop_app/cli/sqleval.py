@@ -141,7 +141,9 @@ def build_config(args: argparse.Namespace, base_url: str):
         layered_route=args.layered_route or "validate",
         server_settings=user_settings(args.setting))
     if args.layered_route is not None and "layered" not in config.strategies:
-        raise InputError("--layered-route", "applies only with --strategy layered")
+        from desktop_app.cli.common import cli_error
+
+        raise cli_error("--layered-route", "layered_route")
     try:
         config.validate()
     except InputError as exc:  # name the flag, not the field
@@ -191,13 +193,17 @@ def run_sqleval(args: argparse.Namespace) -> int:
         # bundled and imported sets by themselves.
         named = Path(args.questions).expanduser()
         sets = (named,) if args.simulator and (named / "set.toml").is_file() else ()
-        base_url = endpoint_or_simulator(stack, args.base_url, args.simulator, sets)
+        base_url = endpoint_or_simulator(stack, args.base_url, args.simulator, sets,
+                                         words_lang(args))
         config = build_config(args, base_url)
         try:
             return run_job(_run(args, config), lang=words_lang(args),
                            store_path=None if args.no_store else resolve_db_path(None))
         except EndpointError as exc:
-            raise InputError("endpoint", str(exc)) from None
+            from desktop_app.report.endpoint_words import endpoint_error_text
+
+            raise InputError("endpoint", code="said",
+                             text=endpoint_error_text(exc, words_lang(args))) from None
         except InputError as exc:
             if exc.field in _FLAGS:
                 raise InputError(_FLAGS[exc.field], str(exc).split(": ", 1)[-1]) from None
@@ -220,12 +226,18 @@ async def _run(args: argparse.Namespace, config) -> int:
         if store is not None:
             store.close()
     if result.info is not None:
-        label = "simulated " if result.info.simulated else ""
-        print(f"Endpoint {config.endpoint.v1_url}: {label}{result.info.engine}, model "
-              f"{result.model}; set {result.set_name}", file=sys.stderr)
+        from desktop_app.report.cli_words import cli_text, engine_text
+
+        lang = words_lang(args)
+        print(cli_text(lang, "run", "sql_endpoint_line", url=config.endpoint.v1_url,
+                       engine=engine_text(result.info, lang), model=result.model,
+                       set=result.set_name), file=sys.stderr)
         warn_long_model_ids(result.info, words_lang(args))
     if result.run_id is not None:
-        print(f"Run {result.run_id} stored in {resolve_db_path(None)}")
+        from desktop_app.report.cli_words import cli_text
+
+        print(cli_text(words_lang(args), "run", "stored", run=result.run_id,
+                       path=resolve_db_path(None)))
     _print_summary(args, result)
     return 0
 
@@ -252,14 +264,17 @@ def _print_summary(args: argparse.Namespace, result) -> None:
         for line in disagreement_lines(result_disagreements(result),
                                        official_judges(result.judges), len(result.items), lang):
             print(line)
-    _write_json(args.json, eval_to_json(result, ENGLISH))
+    _write_json(args.json, eval_to_json(result, ENGLISH), words_lang(args))
 
 
-def _write_json(path: Path | None, data: dict) -> None:
+def _write_json(path: Path | None, data: dict, lang: str = "en") -> None:
     if path is None:
         return
     try:
         path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     except OSError as exc:
-        raise InputError("--json", f"cannot write {path}: {exc.strerror or exc}") from None
-    print(f"JSON written to {path}")
+        raise InputError("--json", code="cannot_write", path=path,
+                         error=exc.strerror or exc) from None
+    from desktop_app.report.cli_words import cli_text
+
+    print(cli_text(lang, "run", "json_written", path=path))

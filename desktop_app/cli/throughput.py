@@ -226,12 +226,16 @@ def run_throughput(args: argparse.Namespace) -> int:
 
     check_results_store(args)  # an unusable results file stops here, before any request
     with ExitStack() as stack:
-        base_url = endpoint_or_simulator(stack, base_url, args.simulator)
+        base_url = endpoint_or_simulator(stack, base_url, args.simulator, (),
+                                         words_lang(args))
         try:
             return run_job(_run(args, base_url), lang=words_lang(args),
                            store_path=None if args.no_store else resolve_db_path(None))
         except EndpointError as exc:
-            raise InputError("endpoint", str(exc)) from None
+            from desktop_app.report.endpoint_words import endpoint_error_text
+
+            raise InputError("endpoint", code="said",
+                             text=endpoint_error_text(exc, words_lang(args))) from None
 
 
 # SweepConfig.validate's field names -> the flags that set them.
@@ -265,14 +269,18 @@ async def _run(args: argparse.Namespace, base_url: str) -> int:
     config = dataclasses.replace(
         config, endpoint=choose_model(config.endpoint, info, field="--model"))
     config.validate()
+    from desktop_app.report.cli_words import cli_text, engine_text
+
+    lang = words_lang(args)
     if info.models and config.endpoint.model not in info.models:
-        print(f"warning: model {config.endpoint.model!r} is not among the endpoint's models "
-              f"({', '.join(info.models)}); this engine accepts it anyway", file=sys.stderr)
-    label = "simulated " if info.simulated else ""
-    print(f"Endpoint {redact_url(config.endpoint.v1_url)}: {label}{info.engine} "
-          f"{info.engine_version or ''}, model {config.endpoint.model}, tokenizer "
-          f"{info.tokenizer or 'none (prompts calibrated)'}, /metrics "
-          f"{'yes' if info.has_metrics else 'no'}", file=sys.stderr)
+        print(cli_text(lang, "run", "model_not_listed", model=config.endpoint.model,
+                       models=", ".join(info.models)), file=sys.stderr)
+    print(cli_text(lang, "run", "endpoint_line", url=redact_url(config.endpoint.v1_url),
+                   engine=engine_text(info, lang), version=info.engine_version or "",
+                   model=config.endpoint.model,
+                   tokenizer=info.tokenizer or cli_text(lang, "run", "no_tokenizer"),
+                   metrics=cli_text(lang, "run", "yes" if info.has_metrics else "no")),
+          file=sys.stderr)
     progress = SweepProgressLine()
     store = None if args.no_store else open_results_store()
     try:

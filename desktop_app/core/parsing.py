@@ -46,6 +46,11 @@ INPUT_MESSAGES: dict[str, str] = {
     "url_port": "bad port in {url}",
     "url_query": "remove the query or fragment from {url}",
     "url_unusable": "cannot be used: {url} ({detail})",
+    "no_run": "no run {run} in {path}",
+    "not_sql_run": "run {run} is a {kind} run, not a SQL evaluation",
+    # Already in the reader's words (an endpoint's error put in words by the CLI): the field
+    # is still named in their language.
+    "said": "{text}",
 }
 
 

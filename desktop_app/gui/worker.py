@@ -105,8 +105,26 @@ class WorkerError(RuntimeError):
     """The job in the worker process failed; the message is its error's, as the user sees it."""
 
 
-def _describe(exc: BaseException) -> str:
+def _describe(exc: BaseException) -> str | tuple:
+    """What the parent is told of the job's error: its message, or for an error the core
+    raised with a code (an endpoint that cannot be used) the code and its values, which the
+    parent words in the window's language."""
+    code = getattr(exc, "code", "")
+    if code and exc.__class__.__name__ == "EndpointError":
+        return ("endpoint", str(exc), code, getattr(exc, "url", None), dict(exc.params))
     return str(exc) or type(exc).__name__
+
+
+def _message(payload: str | tuple) -> str:
+    if isinstance(payload, tuple) and payload[:1] == ("endpoint",):
+        from desktop_app.core.endpoint.client import EndpointError
+        from desktop_app.gui.i18n import report_language
+        from desktop_app.report.endpoint_words import endpoint_error_text
+
+        _, message, code, url, params = payload
+        exc = EndpointError(message, code=code, url=url, **params)
+        return endpoint_error_text(exc, report_language())
+    return str(payload)
 
 
 def _child_main(conn, job, children: bool = False) -> None:
@@ -278,7 +296,7 @@ async def run_in_process(
     if kind == "cancelled":
         raise asyncio.CancelledError
     if kind == "error":
-        raise WorkerError(payload)
+        raise WorkerError(_message(payload))
     # Worded here, in the parent: the child's module import stays free of Qt.
     from desktop_app.gui.i18n import translate
 

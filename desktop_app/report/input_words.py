@@ -9,6 +9,7 @@ know) keeps its English message: `input_error_text` never loses what the core sa
 from __future__ import annotations
 
 from desktop_app.core.parsing import INPUT_MESSAGES
+from desktop_app.report.cli_words import ERRORS as CLI_ERRORS
 from desktop_app.report.strings import lookup
 
 # Messages by InputError.code: English is the core's own (`core.parsing.INPUT_MESSAGES`, one
@@ -18,6 +19,7 @@ WORDS: dict[str, dict[str, str]] = {
     "en": {
         "error": "{field}: {message}",
         **INPUT_MESSAGES,  # the core's own English message says the same
+        **{f"cli_{k}": v for k, v in CLI_ERRORS["en"].items()},
     },
     "zh": {
         "error": "{field}：{message}",
@@ -54,6 +56,10 @@ WORDS: dict[str, dict[str, str]] = {
         "url_port": "{url} 中的端口无效",
         "url_query": "请去掉 {url} 中的查询参数或片段",
         "url_unusable": "无法使用：{url}（{detail}）",
+        "said": "{text}",
+        "no_run": "{path} 中没有运行 {run}",
+        "not_sql_run": "运行 {run} 的类型是 {kind}，不是 SQL 评测",
+        **{f"cli_{k}": v for k, v in CLI_ERRORS["zh"].items()},
     },
 }
 
@@ -63,6 +69,8 @@ FIELDS: dict[str, dict[str, str]] = {
     "en": {},
     "zh": {
         "base URL": "基础 URL",
+        "endpoint": "端点",
+        "run": "运行",
         "input tokens": "提示长度",
         "output tokens": "输出 token 数",
         "concurrency": "并发数",

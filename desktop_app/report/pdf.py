@@ -87,7 +87,9 @@ def write_comparison_pdf(store: Store, run_ids: list[int], path: Path | str,
     try:
         comp = compare(store, list(run_ids))
     except CompareError as exc:
-        raise ReportError(str(exc)) from None
+        from desktop_app.report.strings import compare_error_text
+
+        raise ReportError(compare_error_text(exc, lang)) from None
     return render_comparison_pdf(comp, path, lang)
 
 

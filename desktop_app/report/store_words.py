@@ -32,6 +32,9 @@ WORDS: dict[str, dict[str, str]] = {
         "damaged": "warning: {n} damaged value(s) in the results file were left out "
                    "(not the JSON Throughline wrote): {where}",
         "damaged_row": "{table} row {id}, {column}",
+        "missing_run": "no run {id} in {path}",
+        "missing_cell": "no cell {id} in {path}",
+        "missing_question_row": "no SQL question row {id} in {path}",
         "schema_too_new": "it uses results schema version {found}, but this Throughline only "
                           "knows versions up to {known}. Upgrade to open it.",
     },
@@ -64,6 +67,9 @@ WORDS: dict[str, dict[str, str]] = {
         "fifo": "命名管道（FIFO）", "device": "设备文件", "socket": "套接字", "special": "特殊文件",
         "damaged": "警告：结果文件中有 {n} 个已损坏的值（不是 Throughline 写入的 JSON）被略去：{where}",
         "damaged_row": "{table} 表第 {id} 行的 {column}",
+        "missing_run": "{path} 中没有运行 {id}",
+        "missing_cell": "{path} 中没有单元 {id}",
+        "missing_question_row": "{path} 中没有 SQL 题目行 {id}",
         "schema_too_new": "它使用第 {found} 版结果结构，而此版本的 Throughline 最高只支持第 "
                           "{known} 版。请升级后再打开。",
     },
@@ -72,7 +78,10 @@ WORDS: dict[str, dict[str, str]] = {
 
 def store_error_text(exc: Exception, lang: str = "en") -> str:
     """A store error in `lang`: an unusable file's code in words, with the path and what the
-    system said (quoted as it is); any other error's own message."""
+    system said (quoted as it is), or an id that is not there; any other error's own message."""
+    what = getattr(exc, "what", None)
+    if what is not None and f"missing_{what}" in WORDS["en"]:
+        return lookup(WORDS, lang, f"missing_{what}", id=exc.id, path=exc.path)
     code = getattr(exc, "code", None)
     if code is None or code not in WORDS["en"] or not hasattr(exc, "path"):
         return str(exc)

@@ -93,6 +93,8 @@ EN = {
                  "persona. These figures describe the harness, never a model.",
     "notes": "Notes",
     "note_kind_left_out": "run #{run} is a {kind} run: no section reads that kind, it is left out",
+    "compare_error_too_few": "a comparison needs at least two different runs, got {n}",
+    "compare_error_no_run": "no run {ids} in {path}",
     "note_sql_without_sweep": "SQL run #{run} ({model} at {target}) has no throughput run of the "
                               "same endpoint and model here",
     "note_sweep_without_sql": "throughput run #{run} ({model} at {target}) has no SQL run of the "
@@ -400,6 +402,8 @@ ZH = {
                  "不代表任何模型。",
     "notes": "说明",
     "note_kind_left_out": "运行 #{run} 是 {kind} 类运行：没有章节读取此类运行，已略去",
+    "compare_error_too_few": "对比至少需要两个不同的运行，当前只有 {n} 个",
+    "compare_error_no_run": "{path} 中没有运行 {ids}",
     "note_sql_without_sweep": "SQL 评测 #{run}（{model}，{target}）在此没有同一端点、同一模型的"
                               "吞吐测试",
     "note_sweep_without_sql": "吞吐测试 #{run}（{model}，{target}）在此没有同一端点、同一模型的 "
@@ -601,6 +605,11 @@ def lookup(strings: dict[str, dict[str, str]], lang: str, key: str, **values) ->
     language lacks it), formatted with `values`."""
     template = strings.get(lang, strings["en"]).get(key, strings["en"][key])
     return template.format(**values) if values else template
+
+
+def compare_error_text(exc, lang: str) -> str:
+    """A `core.compare.CompareError` in words."""
+    return text(lang, f"compare_error_{exc.code}", **exc.params)
 
 
 def note_text(note, lang: str) -> str:

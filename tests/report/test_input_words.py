@@ -30,6 +30,10 @@ def _raised_codes() -> set[str]:
                             codes.add(value.value)
                         elif isinstance(value, ast.IfExp):  # code="a" if ... else "b"
                             codes |= {value.body.value, value.orelse.value}
+            # The command line's own: cli_error(flag, "code", ...) raises "cli_<code>".
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "cli_error"
+                    and len(node.args) > 1 and isinstance(node.args[1], ast.Constant)):
+                codes.add(f"cli_{node.args[1].value}")
     return codes
 
 

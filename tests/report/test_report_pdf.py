@@ -187,7 +187,7 @@ def test_cli_writes_the_pdf_headless_without_widgets(store_ids, tmp_path):
          "--pdf", str(out), "--db", str(db)],
         capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert f"Wrote {out}" in done.stdout and "速度与质量结合" in _text(out)
+    assert f"已写入 {out}" in done.stdout and "速度与质量结合" in _text(out)  # --lang zh
 
 
 def test_bad_input_is_one_line_and_leaves_nothing(store_ids, tmp_path, capsys):

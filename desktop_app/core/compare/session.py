@@ -22,8 +22,19 @@ from desktop_app.core.store import NotFoundError, Store
 __all__ = ["CompareError", "Comparison", "compare"]
 
 
+# The English of each CompareError code (`report.strings` "compare_error_<code>" has both
+# languages).
+COMPARE_ERRORS = {"too_few": "a comparison needs at least two different runs, got {n}",
+                  "no_run": "no run {ids} in {path}"}
+
+
 class CompareError(ValueError):
-    """The runs asked for cannot be compared (unknown ids, fewer than two); one line."""
+    """The runs asked for cannot be compared (unknown ids, fewer than two); one line, its
+    `code` and `params` for the reader's language."""
+
+    def __init__(self, code: str, **params) -> None:
+        super().__init__(COMPARE_ERRORS[code].format(**params))
+        self.code, self.params = code, params
 
 
 @dataclass(frozen=True)
@@ -61,7 +72,7 @@ def compare(store: Store, run_ids: list[int]) -> Comparison:
     """
     ids = list(dict.fromkeys(run_ids))
     if len(ids) < 2:
-        raise CompareError(f"a comparison needs at least two different runs, got {len(ids)}")
+        raise CompareError("too_few", n=len(ids))
     loaded, missing = [], []
     for run_id in ids:
         try:
@@ -69,7 +80,7 @@ def compare(store: Store, run_ids: list[int]) -> Comparison:
         except NotFoundError:
             missing.append(run_id)
     if missing:
-        raise CompareError(f"no run {', '.join(map(str, missing))} in {store.path}")
+        raise CompareError("no_run", ids=", ".join(map(str, missing)), path=store.path)
     notes = [CompareNote("kind_left_out", {"run": r.id, "kind": r.kind})
              for r in loaded if isinstance(r, RunInfo)]
     runs = [r for r in loaded if not isinstance(r, RunInfo)]

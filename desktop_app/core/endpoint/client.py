@@ -36,6 +36,7 @@ import httpx
 
 from desktop_app import __version__
 from desktop_app.core.endpoint import limits as _limits
+from desktop_app.core.endpoint.messages import ENDPOINT_MESSAGES
 from desktop_app.core.endpoint.limits import (
     LimitedTransport,
     ResponseLimitError,
@@ -70,15 +71,37 @@ CONNECTION_FLAGS = ("resent",)
 class EndpointError(Exception):
     """A call the app cannot go on without failed; the message names the URL and the cause and
     is fit to show a user. `url`, `status_code` (None: no HTTP answer) and `retry_after_s` (a
-    429/503's Retry-After in seconds, None without one) are kept for callers."""
+    429/503's Retry-After in seconds, None without one) are kept for callers.
 
-    def __init__(self, message: str, *, url: str | None = None,
-                 status_code: int | None = None, retry_after_s: float | None = None) -> None:
-        # Messages quote URLs and the server's own words: credentials never pass.
-        super().__init__(redact_text(clean_text(message)))
+    Raised with a `code` (one of ENDPOINT_MESSAGES, or "url:<InputError code>" for a base URL
+    refused as typed) and its params, the message is the code's English and the CLI and the
+    window say it in the reader's language (`report.endpoint_words`). Raised with a message
+    and no code, that English is all there is. Params are redacted as the message is."""
+
+    def __init__(self, message: str = "", *, code: str = "", url: str | None = None,
+                 status_code: int | None = None, retry_after_s: float | None = None,
+                 **params) -> None:
         self.url = redact_url(url) if url else url
+        # Messages quote URLs and the server's own words: credentials never pass.
+        self.params = {k: redact_text(clean_text(v)) if isinstance(v, str) else v
+                       for k, v in params.items()}
+        self.code = code
+        if code and not message:
+            message = endpoint_message(code, self.url, self.params)
+        super().__init__(redact_text(clean_text(message)))
         self.status_code = status_code
         self.retry_after_s = retry_after_s
+
+
+def endpoint_message(code: str, url: str | None, params: dict) -> str:
+    """The English of an EndpointError code."""
+    if code.startswith("url:"):
+        from desktop_app.core.parsing import INPUT_MESSAGES
+
+        # The URL as typed is `typed_url` (`url` is the error's own, redacted).
+        values = {("url" if k == "typed_url" else k): v for k, v in params.items()}
+        return f"{params.get('field', 'base URL')}: " + INPUT_MESSAGES[code[4:]].format(**values)
+    return ENDPOINT_MESSAGES[code].format(url=url or "", **params)
 
 
 def make_client(config: EndpointConfig, concurrency: int) -> httpx.AsyncClient:
@@ -132,9 +155,8 @@ def _tls_verify(config: EndpointConfig) -> ssl.SSLContext | bool:
     except (OSError, ssl.SSLError) as exc:
         where = ", ".join(f"{k}={os.environ[k]}" for k in ("SSL_CERT_FILE", "SSL_CERT_DIR")
                           if os.environ.get(k))
-        raise EndpointError(f"cannot set up TLS for {config.root_url}: {exc}"
-                            + (f" (check {where})" if where else ""),
-                            url=config.root_url) from None
+        raise EndpointError(code="tls_env" if where else "tls", url=config.root_url,
+                            detail=str(exc), where=where) from None
 
 
 def error_message(response: httpx.Response) -> str:
@@ -605,15 +627,20 @@ def _nothing_came(exc: httpx.TransportError) -> bool:
 
 
 def _timeout_message(exc: httpx.TimeoutException, config: EndpointConfig, url: str) -> str:
+    return EndpointError(**_timeout_error(exc, config)).args[0]
+
+
+def _timeout_error(exc: httpx.TimeoutException, config: EndpointConfig) -> dict:
+    """An EndpointError's code and params for a timeout."""
     if isinstance(exc, httpx.ConnectTimeout):
-        return f"could not connect to {url} within {config.connect_timeout_s:g} s"
+        return {"code": "connect_within", "seconds": config.connect_timeout_s}
     if isinstance(exc, httpx.PoolTimeout):
-        return f"no free connection within {config.first_byte_timeout_s:g} s"
+        return {"code": "no_free_connection", "seconds": config.first_byte_timeout_s}
     if isinstance(exc, _limits.ExchangeDeadline):  # a drip: it names its phase
-        return f"{exc} (read timeout)"
+        return {"code": "drip", "detail": str(exc)}
     if isinstance(exc, httpx.ReadTimeout):
-        return f"the server sent nothing for {config.first_byte_timeout_s:g} s (read timeout)"
-    return f"{type(exc).__name__}: {exc}"
+        return {"code": "read_timeout", "seconds": config.first_byte_timeout_s}
+    return {"message": f"{type(exc).__name__}: {exc}"}
 
 
 async def complete(client: httpx.AsyncClient, config: EndpointConfig, body: dict, *,
@@ -643,25 +670,25 @@ async def complete(client: httpx.AsyncClient, config: EndpointConfig, body: dict
             finally:
                 await response.aclose()
     except (TimeoutError, httpx.TimeoutException) as exc:
-        message = (_timeout_message(exc, config, url) if isinstance(exc, httpx.TimeoutException)
-                   else f"no answer from {url} within {config.total_timeout_s:g} s")
-        raise EndpointError(message, url=url) from None
+        why = (_timeout_error(exc, config) if isinstance(exc, httpx.TimeoutException)
+               else {"code": "no_answer_within", "seconds": config.total_timeout_s})
+        raise EndpointError(url=url, **why) from None
     except ResponseLimitError as exc:  # its message already names its class
-        raise EndpointError(f"request to {url} failed: {exc}", url=url) from None
+        raise EndpointError(code="request_failed", url=url, detail=str(exc)) from None
     except httpx.HTTPError as exc:
-        raise EndpointError(f"request to {url} failed: {type(exc).__name__}: {exc}",
-                            url=url) from None
+        raise EndpointError(code="request_failed", url=url,
+                            detail=f"{type(exc).__name__}: {exc}") from None
     if not response.is_success:
-        hint = ": check the API key" if response.status_code in (401, 403) else ""
-        raise EndpointError(f"{status_text(response.status_code)} from {url}{hint}: "
-                            f"{error_text(error_start)}", url=url,
-                            status_code=response.status_code,
+        raise EndpointError(code="http_auth" if response.status_code in (401, 403)
+                            else "http_status", url=url,
+                            status=status_text(response.status_code),
+                            detail=error_text(error_start), status_code=response.status_code,
                             retry_after_s=_retry_after_s(response.headers.get("retry-after")))
     try:
         data = loads_limited(response.content)
     except ValueError:
         data = None
     if not isinstance(data, dict):
-        raise EndpointError(f"{url} did not answer with a JSON object: {response.text[:120]!r}",
-                            url=url, status_code=response.status_code)
+        raise EndpointError(code="not_json_object", url=url, start=repr(response.text[:120]),
+                            status_code=response.status_code)
     return data

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 
 import asyncio
+import json
 import re
 import time
 from dataclasses import dataclass
@@ -23,9 +24,11 @@ import httpx
 from desktop_app.core import engines
 from desktop_app.core.endpoint.client import EndpointError, error_message, make_client, status_text
 from desktop_app.core.endpoint import limits
+from desktop_app.core.endpoint.messages import NOTE_MESSAGES
 from desktop_app.core.endpoint.limits import JSONTooDeep, loads_limited, with_limit
 from desktop_app.core.endpoint.server_settings import ServerSettings, read_server_settings
-from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo, TokenizerKind
+from desktop_app.core.endpoint.types import (DiscoveryNote, EndpointConfig, EndpointInfo,
+                                             TokenizerKind)
 from desktop_app.core.endpoint.urls import validate_base_url
 from desktop_app.core.redact import redact_url
 
@@ -39,6 +42,10 @@ _MODELS_TIMEOUT_S = 30.0  # GET /v1/models: a user is waiting, and it is a cheap
 # drip on each) still gives the user an answer within a minute.
 DISCOVERY_DEADLINE_S = 60.0
 _PROBE_TEXT = "Hello world"
+
+
+def note(code: str, **params) -> DiscoveryNote:
+    return DiscoveryNote(code, tuple(params.items()), NOTE_MESSAGES[code].format(**params))
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,11 @@ async def discover(config: EndpointConfig, client: httpx.AsyncClient | None = No
     try:
         validate_base_url(config.base_url)
     except ValueError as exc:
+        code = getattr(exc, "code", "")
+        if code:  # the InputError's own code: its words name the field as the form does
+            params = {("typed_url" if k == "url" else k): v for k, v in exc.params.items()}
+            raise EndpointError(code="url:" + code, url=config.base_url, field=exc.field,
+                                **params) from None
         raise EndpointError(str(exc), url=config.base_url) from None
     try:
         async with asyncio.timeout(DISCOVERY_DEADLINE_S):
@@ -69,8 +81,8 @@ async def discover(config: EndpointConfig, client: httpx.AsyncClient | None = No
                 return await _discover(config, own)
     except TimeoutError:
         url = redact_url(config.base_url)
-        raise EndpointError(f"{url} answered its discovery probes too slowly: discovery did not "
-                            f"finish within {DISCOVERY_DEADLINE_S:g} s", url=url) from None
+        raise EndpointError(code="discovery_deadline", url=url,
+                            seconds=DISCOVERY_DEADLINE_S) from None
 
 
 async def _discover(config: EndpointConfig, client: httpx.AsyncClient) -> EndpointInfo:
@@ -81,14 +93,14 @@ async def _discover(config: EndpointConfig, client: httpx.AsyncClient) -> Endpoi
     try:
         data = loads_limited(response.content)
     except JSONTooDeep as exc:
-        raise EndpointError(f"{url} answered a model list nested too deeply ({exc})", url=url,
+        raise EndpointError(code="models_too_deep", url=url, detail=str(exc),
                             status_code=response.status_code) from None
     except ValueError:
         data = None
     listed = data.get("data") if isinstance(data, dict) else None
     if not isinstance(listed, list):
-        raise EndpointError(f"{url} did not answer with a model list (no 'data' array): "
-                            f"{response.text[:120]!r}", url=url, status_code=response.status_code)
+        raise EndpointError(code="no_model_list", url=url, start=repr(response.text[:120]),
+                            status_code=response.status_code)
     listed_ids = [str(m["id"]) for m in listed if isinstance(m, dict) and m.get("id")]
     models = tuple(m for m in listed_ids if len(m) <= limits.MAX_MODEL_ID_CHARS)
     owners = {str(m.get("owned_by", "")).lower() for m in listed if isinstance(m, dict)}
@@ -147,38 +159,35 @@ def _series_prefixes(text: str) -> set[str]:
 
 def _notes(engine: str, tokenizer: TokenizerKind | None, has_metrics: bool,
            metrics: _Answer | None, prefixes: set[str], probe: dict, server: str,
-           config: EndpointConfig, models: tuple[str, ...]) -> list[str]:
+           config: EndpointConfig, models: tuple[str, ...]) -> list[DiscoveryNote]:
     notes = []
-    if engine == "unknown":
-        notes.append("engine not recognised: tried /version, /metrics, /props, "
-                     "/get_server_info, /api/version, /info, /tokenize and /extras/tokenize"
-                     + (f"; the server calls itself {server!r}" if server else ""))
+    if engine == engines.UNKNOWN:
+        paths = ", ".join(p for p in engines.probe_paths() if p != "/health")
+        notes.append(note("engine_unknown_server", paths=paths, server=repr(server)) if server
+                     else note("engine_unknown", paths=paths))
     if config.model and models and config.model not in models:
-        notes.append(f"model {config.model!r} is not in the server's list {list(models)}")
+        notes.append(note("model_not_listed", model=repr(config.model),
+                          models=repr(list(models))))
     if not models:
-        notes.append("the server lists no models")
+        notes.append(note("no_models"))
     if tokenizer is None:
-        notes.append("no tokenizer endpoint: prompt lengths will be calibrated with 1-token "
-                     "completions and usage.prompt_tokens")
+        notes.append(note("no_tokenizer"))
+    descriptor = engines.get_engine(engine)
     if not has_metrics:
         if metrics is not None and metrics.status == 200:
-            notes.append("/metrics answers but has none of the series the app reads "
-                         f"({', '.join(sorted(prefixes)) or 'no vllm:, sglang:, llamacpp:, tgi_'})")
-        elif engine == "llamacpp":
-            notes.append("no /metrics: start llama-server with --metrics to see its queue")
+            notes.append(note("metrics_unread_seen", seen=", ".join(sorted(prefixes))) if prefixes
+                         else note("metrics_unread", known=", ".join(engines.metric_prefixes())))
+        elif descriptor.metrics_switch:
+            notes.append(note("no_metrics_switch", switch=descriptor.metrics_switch))
         else:
-            notes.append("no /metrics: queueing will be inferred from the client's timeline")
+            notes.append(note("no_metrics"))
     health = probe["/health"]
     if health is not None and health.status >= 500:
-        notes.append(f"/health answers {status_text(health.status)}: the server may be "
-                     "loading or overloaded")
-    if engine == "llamacpp-python":
-        notes.append("llama-cpp-python sends no usage in streams (token counts are the "
-                     "client's), ignores ignore_eos, and by default a new request cuts off the "
-                     "running stream")
-    elif engine == "llamacpp":
-        notes.append("llama.cpp caches prompts by default: requests send cache_prompt: false "
-                     "when prompts are meant to be unique")
+        notes.append(note("health_failing", status=status_text(health.status)))
+    notes += [note(code) for code in descriptor.notes]
+    if descriptor.unique_prompt_fields:
+        fields = ", ".join(f"{k}: {json.dumps(v)}" for k, v in descriptor.unique_prompt_fields.items())
+        notes.append(note("prompt_cache_off", engine=descriptor.label, fields=fields))
     return notes
 
 
@@ -190,30 +199,26 @@ async def _get_models(client: httpx.AsyncClient, config: EndpointConfig, url: st
         response = await client.get(url, timeout=httpx.Timeout(
             wait_s, connect=config.connect_timeout_s))
     except httpx.ConnectTimeout:
-        raise EndpointError(f"cannot connect to {url}: no answer within "
-                            f"{config.connect_timeout_s:g} s (check the base URL)",
-                            url=url) from None
+        raise EndpointError(code="connect_timeout", url=url,
+                            seconds=config.connect_timeout_s) from None
     except limits.ExchangeDeadline as exc:  # a drip: it names its phase
-        raise EndpointError(f"GET {url}: {exc}", url=url) from None
+        raise EndpointError(code="get_drip", url=url, detail=str(exc)) from None
     except httpx.TimeoutException:
-        raise EndpointError(f"{url} did not answer within {wait_s:g} s",
-                            url=url) from None
+        raise EndpointError(code="models_timeout", url=url, seconds=wait_s) from None
     except (httpx.ConnectError, httpx.UnsupportedProtocol) as exc:
-        raise EndpointError(f"cannot connect to {url}: {exc} (is the server running, and is "
-                            "the base URL right?)", url=url) from None
+        raise EndpointError(code="cannot_connect", url=url, detail=str(exc)) from None
     except httpx.HTTPError as exc:
-        raise EndpointError(f"GET {url} failed: {type(exc).__name__}: {exc}", url=url) from None
+        raise EndpointError(code="get_failed", url=url,
+                            detail=f"{type(exc).__name__}: {exc}") from None
     status = response.status_code
     if status in (401, 403):
-        raise EndpointError(f"{status_text(status)} from {url}: check the API key",
-                            url=url, status_code=status)
+        raise EndpointError(code="models_auth", url=url, status=status_text(status),
+                            status_code=status)
     if status == 404:
-        raise EndpointError(f"404 Not Found from {url}: no OpenAI-compatible API there (the "
-                            "base URL should be the server root or its /v1)",
-                            url=url, status_code=status)
+        raise EndpointError(code="no_api", url=url, status_code=status)
     if not response.is_success:
-        raise EndpointError(f"{status_text(status)} from {url}: {error_message(response)}",
-                            url=url, status_code=status)
+        raise EndpointError(code="models_status", url=url, status=status_text(status),
+                            detail=error_message(response), status_code=status)
     return response
 
 

@@ -60,6 +60,23 @@ class EndpointConfig:
 
 
 @dataclass(frozen=True)
+class DiscoveryNote:
+    """What discovery could not tell or wants said: a code (`discovery.NOTE_MESSAGES`), its
+    params, and its English (`text`, also `str(note)`); `report.endpoint_words` says it in the
+    reader's language."""
+
+    code: str
+    params: tuple[tuple[str, object], ...] = ()
+    text: str = ""
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __contains__(self, part: str) -> bool:
+        return part in self.text
+
+
+@dataclass(frozen=True)
 class EndpointInfo:
     """What discovery learned about an endpoint."""
 
@@ -71,7 +88,7 @@ class EndpointInfo:
     simulated: bool  # Throughline's own simulator (its /version says so)
     accepts_ignore_eos: bool  # vLLM, SGLang, llama.cpp server, the simulator
     latency_s: float  # round trip of GET /v1/models
-    notes: tuple[str, ...] = ()  # what discovery could not tell, in words
+    notes: tuple[DiscoveryNote, ...] = ()  # what discovery could not tell
     # What the server reports of its own settings (server_settings.read_server_settings); None
     # when discovery could not read them at all.
     server_settings: ServerSettings | None = None

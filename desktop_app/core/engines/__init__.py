@@ -81,7 +81,9 @@ class Engine:
     setting as a user passes it ("--parallel"); `aliases` maps the names what-if accepts for a
     change (`fit.CHANGEABLE`). `unique_prompt_fields` are sent with each request of a sweep
     whose prompts are meant to be unique. `hints`: failure classes with a hint in this
-    engine's own terms (`hint_<class>_<name>` in the words)."""
+    engine's own terms (`hint_<class>_<name>` in the words). `notes`: discovery notes said
+    of every endpoint it serves (codes of `discovery.NOTE_MESSAGES`); `metrics_switch`: how
+    to start it with /metrics on, said when it has none."""
 
     name: str
     label: str
@@ -101,6 +103,8 @@ class Engine:
     aliases: Mapping[str, str] = field(default_factory=dict)
     unique_prompt_fields: Mapping[str, object] = field(default_factory=dict)
     hints: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    metrics_switch: str = ""
 
 
 _NAME = re.compile(r"[a-z][a-z0-9]*([-_][a-z0-9]+)*")

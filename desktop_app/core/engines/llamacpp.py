@@ -46,5 +46,5 @@ ENGINE = register(Engine(
     aliases={"parallel": "max_num_seqs", "np": "max_num_seqs",
              "ubatch_size": "max_num_batched_tokens"},
     # It caches prompts by default: a sweep's unique prompts must not hit that cache.
-    unique_prompt_fields={"cache_prompt": False},
+    unique_prompt_fields={"cache_prompt": False}, metrics_switch="llama-server --metrics",
 ))

@@ -8,5 +8,5 @@ from desktop_app.core.engines import Engine, register
 ENGINE = register(Engine(
     "llamacpp-python", "llama-cpp-python", rank=45,
     by_tokenizer=lambda probe, kind: kind == "llamacpp-python",
-    hints=("stream_cut",),
+    hints=("stream_cut",), notes=("stream_habits_llamacpp-python",),
 ))

@@ -23,11 +23,11 @@ class ExchangeError(InputError):
     stays one line whatever the file holds.
     """
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: str = "", *, code: str = "", **params) -> None:
         def one_line(text: str) -> str:
             return text.replace("\r", "\\r").replace("\n", "\\n")
 
-        super().__init__(one_line(field), one_line(message))
+        super().__init__(one_line(field), one_line(message), code=code, **params)
 
 
 def read_text(path: Path) -> str:

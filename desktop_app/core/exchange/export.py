@@ -120,7 +120,7 @@ def get_run(store: Store, run_id: int) -> RunInfo:
     try:
         run = run_info(store.get_run(int(run_id)))
     except NotFoundError:
-        raise ExchangeError("--run", f"no run {run_id} in {store.path}") from None
+        raise ExchangeError("--run", code="no_run", run=run_id, path=store.path) from None
     if run.kind not in KINDS:
         raise ExchangeError("--run", f"run {run_id} is a {run.kind!r} run; only throughput "
                             "and SQL runs can be exported")

@@ -591,10 +591,10 @@ async def rejudge(store: Store, run_id: int, *, modes: tuple[str, ...] | None = 
         raise InputError("tolerance", f"{tolerance!r} must be a number >= 0")
     try:
         record = await asyncio.to_thread(store.get_run, run_id)
-    except NotFoundError as exc:
-        raise InputError("run", str(exc)) from None
+    except NotFoundError:
+        raise InputError("run", code="no_run", run=run_id, path=store.path) from None
     if record.kind != "sql":
-        raise InputError("run", f"run {run_id} is a {record.kind} run, not a SQL evaluation")
+        raise InputError("run", code="not_sql_run", run=run_id, kind=record.kind)
     stored = record.config or {}
     where = stored.get("set_path") or stored.get("questions") or "sales-25"
     qset = await asyncio.to_thread(_load_set, where, sets_dir, cache_dir, check_gold=False)

@@ -9,8 +9,17 @@ class StoreError(Exception):
     """The results file cannot be used: wrong format, newer schema, or a failed background write."""
 
 
+# What a missing id is (`NotFoundError.what`), in the exception's own English.
+MISSING_WORDS = {"run": "run", "cell": "cell", "question_row": "SQL question row"}
+
+
 class NotFoundError(StoreError, LookupError):
-    """No run, cell or question with the given id."""
+    """No run, cell or question with the given id: `what` (a MISSING_WORDS code), `id` and
+    `path` say which, for the reader's language (`report.store_words`)."""
+
+    def __init__(self, what: str, id: object, path: Path | str) -> None:
+        super().__init__(f"no {MISSING_WORDS[what]} {id} in {path}")
+        self.what, self.id, self.path = what, id, str(path)
 
 
 # What each problem code says in the exception's own (English) message, for logs and the

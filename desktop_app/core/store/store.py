@@ -273,7 +273,7 @@ class Store:
             (status, utc_now_iso(), redact_text(error) if error else error, run_id),
         )
         if cursor.rowcount == 0:
-            raise NotFoundError(f"no run {run_id} in {self.path}")
+            raise NotFoundError("run", run_id, self.path)
         return status
 
     @_locked
@@ -296,7 +296,7 @@ class Store:
         sets = ", ".join(f"{k} = ?" for k in fields)
         cursor = self.db.execute(f"UPDATE runs SET {sets} WHERE id = ?", (*fields.values(), run_id))
         if cursor.rowcount == 0:
-            raise NotFoundError(f"no run {run_id} in {self.path}")
+            raise NotFoundError("run", run_id, self.path)
 
     @_locked
     def claim_run(self, run_id: int, from_statuses: Sequence[str],
@@ -358,14 +358,14 @@ class Store:
         cursor = self.db.execute("UPDATE runs SET diagnosis_json = ? WHERE id = ?",
                                  (_dumps([redact_config(dict(f)) for f in findings]), run_id))
         if cursor.rowcount == 0:
-            raise NotFoundError(f"no run {run_id} in {self.path}")
+            raise NotFoundError("run", run_id, self.path)
 
     @_locked
     def diagnosis(self, run_id: int) -> list[dict[str, Any]] | None:
         """The diagnosis kept with a run, or None when none was kept (older runs, imports)."""
         row = self.db.execute("SELECT diagnosis_json FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
-            raise NotFoundError(f"no run {run_id} in {self.path}")
+            raise NotFoundError("run", run_id, self.path)
         if not row[0]:
             return None
         value = _loads(row[0], "runs", "diagnosis_json", run_id)
@@ -383,7 +383,7 @@ class Store:
         """The run with this id; :class:`NotFoundError` if there is none."""
         row = self.db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
-            raise NotFoundError(f"no run {run_id} in {self.path}")
+            raise NotFoundError("run", run_id, self.path)
         return _run_record(row)
 
     @_locked
@@ -445,7 +445,7 @@ class Store:
             for table in ("sql_questions", "metric_samples", "tp_requests", "tp_cells"):
                 self.db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
             if self.db.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount == 0:
-                raise NotFoundError(f"no run {run_id} in {self.path}")
+                raise NotFoundError("run", run_id, self.path)
 
     # ---- throughput cells
 
@@ -483,7 +483,7 @@ class Store:
             fields.update(self._rows_landed(cell_id))
         sql, params = _update_sql(_TP_CELLS, cell_id, fields)
         if self.db.execute(sql, params).rowcount == 0:
-            raise NotFoundError(f"no cell {cell_id} in {self.path}")
+            raise NotFoundError("cell", cell_id, self.path)
 
     def _rows_landed(self, cell_id: int) -> dict[str, Any]:
         """{} when every request row of `cell_id` the writers were handed is committed; else
@@ -628,7 +628,7 @@ class Store:
             return
         sql, params = _update_sql(_SQL_QUESTIONS, question_row_id, fields)
         if self.db.execute(sql, params).rowcount == 0:
-            raise NotFoundError(f"no SQL question row {question_row_id} in {self.path}")
+            raise NotFoundError("question_row", question_row_id, self.path)
 
     @_locked
     def sql_steps(self, question_row_id: int) -> list[dict[str, Any]]:

@@ -58,7 +58,17 @@ RESUMABLE = ("interrupted", "cancelled", "failed")
 
 
 class ResumeError(Exception):
-    """A run that cannot be resumed; the message says why, in one line, naming the run."""
+    """A run that cannot be resumed; the message says why, in one line, naming the run. With a
+    `code` (an InputError code: `report.input_words` words it) and its `params`, the reader's
+    language can say it too."""
+
+    def __init__(self, message: str = "", *, code: str = "", **params) -> None:
+        if code and not message:
+            from desktop_app.core.parsing import INPUT_MESSAGES
+
+            message = INPUT_MESSAGES[code].format(**params)
+        super().__init__(message)
+        self.code, self.params = code, params
 
 
 def sweep_config_from_json(data: dict[str, Any], endpoint: EndpointConfig) -> SweepConfig:
@@ -97,7 +107,7 @@ def check_resumable(store: Store, run_id: int) -> RunRecord:
     try:
         run = store.get_run(run_id)
     except NotFoundError:
-        raise ResumeError(f"no run {run_id} in {store.path}") from None
+        raise ResumeError(code="no_run", run=run_id, path=store.path) from None
     if run.kind != "throughput":
         raise ResumeError(f"run {run_id} is a {run.kind} run; resume finishes throughput sweeps "
                           "(run the evaluation again instead)")

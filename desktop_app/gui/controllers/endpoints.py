@@ -12,6 +12,8 @@ from desktop_app.core.endpoint.client import EndpointError, complete, make_clien
 from desktop_app.core.endpoint.discovery import discover
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo
 from desktop_app.gui.controllers.simulator import SimulatorController
+from desktop_app.gui.i18n import report_language
+from desktop_app.report.endpoint_words import endpoint_error_text
 
 _TOOL_PROBE_TIMEOUT_S = 30.0
 _TOOL_PROBE_BODY = {
@@ -52,7 +54,7 @@ async def probe_tool_calling(config: EndpointConfig, model: str) -> tuple[bool |
         async with make_client(short, 1) as client:
             reply = await complete(client, short, body, path="/chat/completions")
     except EndpointError as exc:
-        return None, str(exc)
+        return None, endpoint_error_text(exc, report_language())
     choices = reply.get("choices")
     message = choices[0].get("message") if isinstance(choices, list) and choices and \
         isinstance(choices[0], dict) else None
@@ -101,7 +103,7 @@ class EndpointsController(QObject):
         try:
             report = await _connection_report(config)
         except EndpointError as exc:
-            self.test_failed.emit(config, str(exc))
+            self.test_failed.emit(config, endpoint_error_text(exc, report_language()))
             return
         self.test_finished.emit(report)
 
@@ -122,7 +124,8 @@ class EndpointsController(QObject):
             report = await _connection_report(EndpointConfig(url))
         except EndpointError as exc:
             self.simulator_failed.emit(self.tr("the simulator started but does not answer: "
-                                               "{error}").format(error=exc))
+                                               "{error}").format(
+                error=endpoint_error_text(exc, report_language())))
             return
         config = dataclasses.replace(report.config, model=report.model)
         self.simulator_ready.emit(profile, dataclasses.replace(report, config=config))

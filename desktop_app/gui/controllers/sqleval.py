@@ -35,6 +35,7 @@ from desktop_app.core.sqleval.judges import judge_names
 from desktop_app.core.store import Store, StoreError
 from desktop_app.gui.context import AppContext
 from desktop_app.gui.i18n import report_language, translate
+from desktop_app.report.endpoint_words import endpoint_error_text
 from desktop_app.report.store_words import store_error_text
 from desktop_app.gui.models.questions import QuestionRow
 from desktop_app.gui.worker import run_in_worker
@@ -291,7 +292,7 @@ class SqlEvalController(QObject):
         except InputError as exc:
             self.failed.emit(exc.field, str(exc))
         except EndpointError as exc:
-            self.failed.emit("", str(exc))
+            self.failed.emit("", endpoint_error_text(exc, report_language()))
         except StoreError as exc:
             self.failed.emit("", store_error_text(exc, report_language()))
         except Exception as exc:  # noqa: BLE001 - shown to the user, logged with its trace

@@ -28,6 +28,7 @@ from desktop_app.gui import settings as settings_mod
 from desktop_app.gui.context import ActiveEndpoint, AppContext
 from desktop_app.gui.controllers.endpoints import ConnectionReport, EndpointsController
 from desktop_app.gui.i18n import report_language, translate
+from desktop_app.report.endpoint_words import discovery_note_text
 from desktop_app.gui.secrets import ApiKeys
 from desktop_app.gui.settings import Settings
 from desktop_app.report.input_words import input_error_text
@@ -137,7 +138,9 @@ class ConnectionResults(QGroupBox):
         v["/metrics"].setText(_yes_no(info.has_metrics))
         tools = _yes_no(report.tool_calling)
         v["Tool calling"].setText(f"{tools}: {report.tool_note}" if report.tool_note else tools)
-        v["Notes"].setText("\n".join(f"- {n}" for n in info.notes) or self.tr("none"))
+        lang = report_language()
+        v["Notes"].setText("\n".join(f"- {discovery_note_text(n, lang)}" for n in info.notes)
+                           or self.tr("none"))
 
 
 def sim_profile_tip(name: str) -> str:

@@ -1,0 +1,232 @@
+"""The command line's own words, in English and Simplified Chinese: one catalogue for every
+sentence a command prints that is not a finding, a verdict or an error the core raised with a
+code (those have their own words modules, shared with the window and the PDF).
+
+Entries are grouped by the command that prints them (`cli_text(lang, "questions",
+"imported", ...)`); "run" holds what every job command says as it starts and ends.
+tests/report/test_cli_words.py checks that every entry has its Chinese and that the CLI uses
+every entry.
+"""
+
+from __future__ import annotations
+
+from desktop_app.report.strings import lookup
+
+RUN = {
+    "en": {
+        "simulator_started": "Started the built-in simulated endpoint (profile {profile}) at "
+                             "{url}",
+        "endpoint_line": "Endpoint {url}: {engine} {version}, model {model}, tokenizer "
+                         "{tokenizer}, /metrics {metrics}",
+        "sql_endpoint_line": "Endpoint {url}: {engine}, model {model}; set {set}",
+        "simulated_engine": "simulated {engine}",
+        "no_tokenizer": "none (prompts calibrated)",
+        "yes": "yes",
+        "no": "no",
+        "model_not_listed": "warning: model {model!r} is not among the endpoint's models "
+                            "({models}); this engine accepts it anyway",
+        "stored": "Run {run} stored in {path}",
+        "resumed": "Run {run} resumed and {status} in {path}",
+        "rejudged": "Run {run} re-judged (tolerance {tolerance:g}); no model was called.",
+        "wrote": "Wrote {path}",
+        "json_written": "JSON written to {path}",
+        "imported_run": "Imported {file} as run {run} ({name}; {cells} cell(s)) into {path}",
+        "missing": "Missing from the file (stored as missing, not estimated): {names}",
+        "unexpected": "unexpected error: {kind}: {detail}{where}",
+        "details_in": " (details in {path})",
+        "demo_runs": "Runs {runs} in {path}",
+        "demo_pdf": "Comparison: {path}",
+        "demo_exports": "Exports: {n} files in {path}",
+        "demo_app": "See them in the app: throughline --db {path} gui",
+    },
+    "zh": {
+        "simulator_started": "已启动内置模拟端点（配置 {profile}），地址 {url}",
+        "endpoint_line": "端点 {url}：{engine} {version}，模型 {model}，分词器 {tokenizer}，"
+                         "/metrics {metrics}",
+        "sql_endpoint_line": "端点 {url}：{engine}，模型 {model}；题集 {set}",
+        "simulated_engine": "模拟的 {engine}",
+        "no_tokenizer": "无（提示长度经校准）",
+        "yes": "有",
+        "no": "无",
+        "model_not_listed": "警告：模型 {model!r} 不在端点的模型列表（{models}）中；该引擎仍然接受它",
+        "stored": "运行 {run} 已保存到 {path}",
+        "resumed": "运行 {run} 已续跑，状态：{status}，位于 {path}",
+        "rejudged": "运行 {run} 已重新判定（容差 {tolerance:g}）；未调用模型。",
+        "wrote": "已写入 {path}",
+        "json_written": "JSON 已写入 {path}",
+        "imported_run": "已将 {file} 导入为运行 {run}（{name}；{cells} 个单元），位于 {path}",
+        "missing": "文件中缺少以下字段（按缺失保存，未作估算）：{names}",
+        "unexpected": "意外错误：{kind}：{detail}{where}",
+        "details_in": "（详情见 {path}）",
+        "demo_runs": "运行 {runs}，位于 {path}",
+        "demo_pdf": "对比报告：{path}",
+        "demo_exports": "导出：{n} 个文件，位于 {path}",
+        "demo_app": "在应用中查看：throughline --db {path} gui",
+    },
+}
+
+QUESTIONS = {
+    "en": {
+        "imported": "Imported {n} questions from {fmt} ({file}) as the set {name!r} in {out}.",
+        "databases": "Databases: {names}",
+        "other_dbs": "{n} rows for other databases left out (--db-name {db}).",
+        "skipped": "Skipped {n} records:",
+        "warnings": "Warnings ({n}):",
+        "no_columns": "The questions do not name their output columns or rounding: runs of "
+                      "this set default to the full judge with column names ignored.",
+        "run_it": "Try it with no GPU (a scripted persona answering with the accepted answers): "
+                  "throughline sqleval --questions {name} --simulator fast --model sim/careful; "
+                  "on your model: throughline sqleval --questions {name} --base-url URL",
+        "progress": "running golds: {done}/{total}",
+        "list_head": "Question sets (bundled, then imported in {dir}):",
+        "none": "(none)",
+        "set": "Set {name}: {n} questions ({tiers}) in {path}",
+        "description": "Description: {text}",
+        "database": "Database {key}: {path}",
+        "db_note": "  told to the model: {text}",
+        "asks_columns": "The questions name their output columns and rounding.",
+        "q_line": "{id}  {tier:<7} {db}  {golds} accepted answer(s)  {text}",
+        "q_id": "Question {id} ({tier}, database {db}, {source})",
+        "q_text": "Text: {text}",
+        "q_text_zh": "Text (zh): {text}",
+        "q_gold": "Gold SQL: {sql}",
+        "q_alt": "Alternative gold SQL {n}: {sql}",
+        "q_file": "Gold result file: {path}",
+        "q_columns": "Required columns: {cols}",
+        "q_rounding": "Rounding: {rounding}",
+        "q_order": "Order matters: {yes}",
+        "yes": "yes",
+        "no": "no",
+        "no_question": "{set} has no question {id!r} (ids: {ids})",
+        "checked": "Checked {name}: {n} questions, {golds} accepted answers.",
+        "ok": "Every gold runs and returns something.",
+        "summary": "{failed} cannot be used (runs skip them), {empty} return no rows, {null} "
+                   "only NULLs.",
+    },
+    "zh": {
+        "imported": "已从 {fmt}（{file}）导入 {n} 道题，题集 {name!r} 位于 {out}。",
+        "databases": "数据库：{names}",
+        "other_dbs": "其他数据库的 {n} 行未导入（--db-name {db}）。",
+        "skipped": "跳过 {n} 条记录：",
+        "warnings": "警告（{n}）：",
+        "no_columns": "这些题目没有指明输出列名和舍入位数：本题集的评测默认只用 full 判定，且不比较列名。",
+        "run_it": "无需 GPU 试运行（脚本化角色按可接受答案作答）：throughline sqleval --questions {name} "
+                  "--simulator fast --model sim/careful；评测你的模型：throughline sqleval --questions "
+                  "{name} --base-url URL",
+        "progress": "正在运行标准答案：{done}/{total}",
+        "list_head": "题集（内置的，以及导入到 {dir} 的）：",
+        "none": "（无）",
+        "set": "题集 {name}：{n} 道题（{tiers}），位于 {path}",
+        "description": "说明：{text}",
+        "database": "数据库 {key}：{path}",
+        "db_note": "  告诉模型的说明：{text}",
+        "asks_columns": "题目指明了输出列名和舍入位数。",
+        "q_line": "{id}  {tier:<7} {db}  {golds} 个可接受答案  {text}",
+        "q_id": "题目 {id}（{tier}，数据库 {db}，{source}）",
+        "q_text": "题面：{text}",
+        "q_text_zh": "中文题面：{text}",
+        "q_gold": "标准 SQL：{sql}",
+        "q_alt": "备选标准 SQL {n}：{sql}",
+        "q_file": "标准结果文件：{path}",
+        "q_columns": "要求的列：{cols}",
+        "q_rounding": "舍入：{rounding}",
+        "q_order": "顺序是否重要：{yes}",
+        "yes": "是",
+        "no": "否",
+        "no_question": "{set} 中没有题目 {id!r}（题号：{ids}）",
+        "checked": "已检查 {name}：{n} 道题，{golds} 个可接受答案。",
+        "ok": "每个标准答案都能运行，且都有返回内容。",
+        "summary": "{failed} 个无法使用（评测会跳过），{empty} 个没有返回行，{null} 个只有 NULL。",
+    },
+}
+
+COMPARE = {
+    "en": {"differs": "What differs between the runs",
+           "same": "Nothing recorded differs (identity and server settings are the same in "
+                   "every run).",
+           "setting": "setting", "dimension": "dimension", "verdict": "verdict",
+           "notes": "Notes", "speed": "Speed (throughput runs)",
+           "quality": "Quality (SQL evaluation runs)", "scenarios": "Verdict per scenario"},
+    "zh": {"differs": "各运行之间的差异", "same": "记录的身份信息与服务端参数在各运行中完全相同。",
+           "setting": "参数", "dimension": "维度", "verdict": "结论", "notes": "说明",
+           "speed": "速度（吞吐测试）", "quality": "质量（SQL 答题评测）",
+           "scenarios": "典型场景选择"},
+}
+
+# Input the command line itself refuses (`cli.common.cli_error(flag, code, ...)`: an
+# InputError with the code "cli_<code>", said in the reader's language by
+# `report.input_words` like every other).
+ERRORS = {
+    "en": {
+        "need_endpoint": "give an endpoint URL or --simulator PROFILE (one of them)",
+        "endpoint_and_simulator": "give an endpoint URL or --simulator PROFILE, not both",
+        "lang_env": "{env}={value!r} is not one of {langs}",
+        "env_unset": "environment variable {name} is not set",
+        "no_db": "no results database at {db}",
+        "db_missing": "{path} does not exist",
+        "runs_not_comparable": "fewer than two of these runs are throughput sweeps or SQL "
+                               "evaluations",
+        "demo_exists": "{out} already holds a demo ({db}); give an empty or new folder, so "
+                       "nothing there is overwritten",
+        "limit_min": "{value} must be at least 1",
+        "not_run_id": "{items} is not a run id (whole numbers as `throughline runs` lists them)",
+        "two_runs": "give at least two different run ids, got {n}",
+        "not_pdf": "{path} does not end in .pdf",
+        "layered_route": "applies only with --strategy layered",
+    },
+    "zh": {
+        "need_endpoint": "请给出端点 URL 或 --simulator PROFILE（二者选一）",
+        "endpoint_and_simulator": "请给出端点 URL 或 --simulator PROFILE，不要同时给出",
+        "lang_env": "{env}={value!r} 不是 {langs} 之一",
+        "env_unset": "环境变量 {name} 未设置",
+        "no_db": "{db} 处没有结果数据库",
+        "db_missing": "{path} 不存在",
+        "runs_not_comparable": "这些运行中，吞吐测试或 SQL 评测不足两个",
+        "demo_exists": "{out} 中已有演示（{db}）；请给出空的或新的文件夹，以免覆盖其中的内容",
+        "limit_min": "{value} 至少应为 1",
+        "not_run_id": "{items} 不是运行编号（应为 `throughline runs` 列出的整数）",
+        "two_runs": "请至少给出两个不同的运行编号，当前只有 {n} 个",
+        "not_pdf": "{path} 的扩展名不是 .pdf",
+        "layered_route": "仅在 --strategy layered 时适用",
+    },
+}
+
+# argparse's own messages (its gettext msgids, Python 3.11 to 3.13) in Chinese: what a
+# mistyped command line is told before any command runs. A msgid not here stays English.
+ARGPARSE_ZH: dict[str, str] = {
+    "usage: ": "用法：",
+    "%(prog)s: error: %(message)s\n": "%(prog)s：错误：%(message)s\n",
+    "the following arguments are required: %s": "缺少必需的参数：%s",
+    "unrecognized arguments: %s": "无法识别的参数：%s",
+    "invalid choice: %(value)r (choose from %(choices)s)": "无效的选择：%(value)r（可选：%(choices)s）",
+    "argument %(argument_name)s: %(message)s": "参数 %(argument_name)s：%(message)s",
+    "expected one argument": "需要一个值",
+    "expected at least one argument": "至少需要一个值",
+    "expected at most one argument": "最多只能给一个值",
+    "expected %s argument": "需要 %s 个值",
+    "expected %s arguments": "需要 %s 个值",
+    "invalid %(type)s value: %(value)r": "无效的 %(type)s 值：%(value)r",
+    "not allowed with argument %s": "不能与参数 %s 同时使用",
+    "ambiguous option: %(option)s could match %(matches)s": "有歧义的选项：%(option)s 可匹配 %(matches)s",
+    "one of the arguments %s is required": "必须给出参数 %s 中的一个",
+    "ignored explicit argument %r": "忽略了显式给出的值 %r",
+    "can't open '%(filename)s': %(error)s": "无法打开 '%(filename)s'：%(error)s",
+    "positional arguments": "位置参数",
+    "options": "选项",
+    "show this help message and exit": "显示此帮助信息并退出",
+}
+
+SECTIONS: dict[str, dict[str, dict[str, str]]] = {"run": RUN, "questions": QUESTIONS,
+                                                  "compare": COMPARE, "errors": ERRORS}
+
+
+def engine_text(info, lang: str) -> str:
+    """An endpoint's engine as a status line names it: "vllm", "simulated vllm"."""
+    if info.simulated:
+        return cli_text(lang, "run", "simulated_engine", engine=info.engine)
+    return info.engine
+
+
+def cli_text(lang: str, section: str, key: str, /, **values) -> str:
+    """The entry `key` of `section` in `lang` (English where a language lacks it)."""
+    return lookup(SECTIONS[section], lang, key, **values)
