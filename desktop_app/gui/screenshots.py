@@ -37,7 +37,12 @@ SHOTS: tuple[tuple[str, str], ...] = (
     ("Runs", "runs.png"),
     ("Inspector", "inspector.png"),
     ("Inspector", "inspector-side-by-side.png"),
+    ("Throughput", "throughput-form-error.png"),
+    ("Endpoints", "endpoints-error.png"),
 )
+# What a user mistypes: a concurrency that is not a number, an endpoint nothing listens on.
+BAD_CONCURRENCY = "1, 4, x"
+UNREACHABLE = "http://127.0.0.1:9"
 SWEEP = {"input tokens": "256, 1024", "concurrency": "1, 4", "output tokens": "64",
          "requests per cell": "8"}
 SQL_SET = "sales-25"
@@ -161,6 +166,24 @@ async def _side_by_side(window: MainWindow, careful_run: int) -> None:
                               f"{inspector.beside_panel.summary.text()}")
 
 
+async def _form_error(window: MainWindow) -> None:
+    """The Throughput form with a concurrency that is not a number (its error under it)."""
+    page = window.pages["Throughput"]
+    page.concurrency.setText(BAD_CONCURRENCY)
+    if page.start_button.isEnabled():
+        raise ScreenshotError(f"the throughput form took concurrency {BAD_CONCURRENCY!r}")
+
+
+async def _endpoint_error(window: MainWindow) -> None:
+    """A new endpoint whose connection test fails: nothing listens at UNREACHABLE."""
+    page = window.pages["Endpoints"]
+    window.show_page_named("Endpoints")
+    page.new_button.click()
+    page.url_edit.setText(UNREACHABLE)
+    page.test_button.click()
+    await _finished(page.controller.test_task, "the failing connection test", 30.0)
+
+
 async def _grab_pages(app: QApplication, window: MainWindow, out_dir: Path,
                       prepare: dict[str, Callable[[], Awaitable[None]]]) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -204,7 +227,9 @@ async def save_screenshots(app: QApplication, out_dir: Path,
             context.set_endpoint(started_on)  # the pages show the endpoint the app started on
             await _show_data(window, context, seed_run, careful_run)
             paths = await _grab_pages(app, window, out_dir, {
-                "inspector-side-by-side.png": lambda: _side_by_side(window, careful_run)})
+                "inspector-side-by-side.png": lambda: _side_by_side(window, careful_run),
+                "throughput-form-error.png": lambda: _form_error(window),
+                "endpoints-error.png": lambda: _endpoint_error(window)})
         except ScreenshotError as exc:
             print(f"throughline gui --screenshots: {exc}", file=sys.stderr)
             return 1

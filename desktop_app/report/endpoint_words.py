@@ -30,7 +30,7 @@ ERRORS: dict[str, dict[str, str]] = {
         "http_auth": "{url} 返回 {status}：请检查 API 密钥。服务端说：“{detail}”",
         "not_json_object": "{url} 的应答不是 JSON 对象：{start}",
         "discovery_deadline": "{url} 对探测请求应答太慢：{seconds:g} 秒内未能完成发现",
-        "models_too_deep": "{url} 返回的模型列表嵌套过深（{detail}）",
+        "models_too_deep": "{url} 返回的模型列表嵌套过深（“{detail}”）",
         "no_model_list": "{url} 的应答不是模型列表（没有 'data' 数组）：{start}",
         "connect_timeout": "无法连接到 {url}：{seconds:g} 秒内没有应答（请检查基础 URL）",
         "get_drip": "GET {url}：服务端迟迟没有发完应答：“{detail}”",
