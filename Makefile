@@ -20,10 +20,12 @@ test: setup
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 	$(MAKE) --no-print-directory lint
 
-# Pyflakes' checks by ruff ([tool.ruff] in pyproject.toml) and the import contracts.
+# Pyflakes' checks by ruff ([tool.ruff] in pyproject.toml), the import contracts and the type
+# checker on the core ([tool.mypy]).
 lint: setup
 	$(VENV)/bin/ruff check --no-cache desktop_app tests bench packaging
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy --cache-dir .mypy_cache
 
 bench: setup
 	$(PY) bench/sim_stream_rate.py

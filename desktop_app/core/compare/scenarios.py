@@ -86,8 +86,8 @@ def _figure(rows: Sequence[DimensionRow], key: str, scenario: str) -> ScenarioFi
         if row is None or sum(v.value is not None for v in row.values) < 2:
             return None
         v = row.verdict
-        wins = {v.winner: 1} if v.significant and v.winner is not None else {}
-        return ScenarioFigure("pass_rate", row.unit, row.better, 1, wins,
+        won = {v.winner: 1} if v.significant and v.winner is not None else {}
+        return ScenarioFigure("pass_rate", row.unit, row.better, 1, won,
                               int(v.status == "tie"), int(v.status == "n/a"),
                               values={i: x.value for i, x in enumerate(row.values)
                                       if x.value is not None})

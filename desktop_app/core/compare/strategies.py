@@ -293,7 +293,8 @@ def _figure_row(runs: Sequence[SqlRun], judge: str, figure: str) -> DimensionRow
     else:
         verdict, unit, better = _decide(values, "lower"), "tokens", "lower"
     return DimensionRow(f"strategy_{figure}", unit, values, verdict,
-                        {"judge": judge, "figure": figure}, better, "sql")
+                        {"judge": judge, "figure": figure},
+                        "higher" if better == "higher" else "lower", "sql")
 
 
 def _strategy_run(r: SqlRun, paths: Mapping[int, Mapping[int, LayeredPath]]) -> StrategyRun:

@@ -15,7 +15,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from desktop_app.core.parsing import number_or_text
 
@@ -116,8 +116,9 @@ def _checked(raw: object, kind: type) -> Value | None:
             raw = int(raw)
         return raw if isinstance(raw, int) and abs(raw) < 2**53 else None
     if kind is float:
-        ok = isinstance(raw, (int, float)) and math.isfinite(raw) and abs(raw) < 1e15
-        return float(raw) if ok else None
+        if not isinstance(raw, (int, float)):
+            return None
+        return float(raw) if math.isfinite(raw) and abs(raw) < 1e15 else None
     if isinstance(raw, (int, float)) and math.isfinite(raw):
         raw = str(raw)  # a version sent as a number
     if isinstance(raw, str) and 0 < len(raw) <= MAX_TEXT_CHARS and raw.isprintable():
@@ -181,7 +182,7 @@ def _too_deep(text: str) -> bool:
     return False
 
 
-def json_of(body: bytes | None, path: str, notes: list[str], kind: type = dict):
+def json_of(body: bytes | None, path: str, notes: list[str], kind: type = dict) -> Any:
     """The JSON document of `body` if it is a `kind` nested at most MAX_JSON_DEPTH; else None."""
     if body is None:
         return None
@@ -205,7 +206,7 @@ def json_of(body: bytes | None, path: str, notes: list[str], kind: type = dict):
 
 
 async def fetch_json(client: httpx.AsyncClient, root: str, path: str, reader: Reader,
-                     kind: type = dict):
+                     kind: type = dict) -> Any:
     """`json_of(fetch(root + path))`, notes into the reader's."""
     return json_of(await fetch(client, root + path, path, reader.notes), path, reader.notes,
                    kind)
@@ -225,16 +226,15 @@ def config_info_labels(text: str) -> dict[str, dict[str, str]]:
         name, body = match.groups()
         if name in found:
             continue
-        labels: dict[str, str] | None = {}
+        labels: dict[str, str] = {}
         pos = 0
         while pos < len(body):
             label = _LABEL.match(body, pos)
             if label is None or label.end() == pos:
-                labels = None
                 break
             labels[label.group(1)] = re.sub(r'\\[\\"n]', lambda m: _UNESCAPE[m.group()],
                                             label.group(2))
             pos = label.end()
-        if labels is not None:
+        else:  # every label parsed
             found[name] = labels
     return found

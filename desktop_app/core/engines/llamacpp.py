@@ -3,13 +3,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import asyncio
 
 from desktop_app.core.engines import Engine, Probe, register
 from desktop_app.core.engines._settings import fetch, json_of
 
+if TYPE_CHECKING:
+    import httpx
 
-async def read_settings(client, root: str, reader) -> None:
+    from desktop_app.core.engines._settings import Reader
+
+
+async def read_settings(client: httpx.AsyncClient, root: str, reader: Reader) -> None:
     notes = reader.notes
     props_b, slots_b = await asyncio.gather(fetch(client, root + "/props", "/props", notes),
                                             fetch(client, root + "/slots", "/slots", notes))

@@ -3,11 +3,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from desktop_app.core.engines import Engine, Probe, register
 from desktop_app.core.engines._settings import fetch_json
 
+if TYPE_CHECKING:
+    import httpx
 
-async def read_settings(client, root: str, reader) -> None:
+    from desktop_app.core.engines._settings import Reader
+
+
+async def read_settings(client: httpx.AsyncClient, root: str, reader: Reader) -> None:
     info = await fetch_json(client, root, "/get_server_info", reader) or {}
     reader.put_all(info)
     # Newer SGLang reports the scheduler's effective limits per data-parallel rank.

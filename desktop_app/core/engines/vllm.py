@@ -3,17 +3,24 @@ its OpenAI server's /tokenize."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import asyncio
 
 from desktop_app.core.engines import Engine, Probe, register
 from desktop_app.core.engines._settings import CANONICAL_KEYS, config_info_labels, fetch, json_of
+
+if TYPE_CHECKING:
+    import httpx
+
+    from desktop_app.core.engines._settings import Reader
 
 # vLLM's config-info labels use the canonical names except cache_dtype.
 SPELLINGS = {**{k: k for k in CANONICAL_KEYS if k not in ("kv_cache_dtype", "engine_version")},
              "cache_dtype": "kv_cache_dtype", "version": "engine_version"}
 
 
-async def read_settings(client, root: str, reader) -> None:
+async def read_settings(client: httpx.AsyncClient, root: str, reader: Reader) -> None:
     """`/version`, the `vllm:*_config_info` gauges of `/metrics` (vLLM exports
     `vllm:cache_config_info`; the simulator adds `vllm:scheduler_config_info`) and
     `max_model_len` from `/v1/models`."""

@@ -177,7 +177,7 @@ def simulate_open_loop(
         raise ValueError(f"need rate_per_s > 0 and requests >= 0 (got {rate_per_s}, {requests})")
     _check(profile, input_tokens, output_tokens)
     gaps = np.random.default_rng(seed).exponential(1.0 / rate_per_s, size=requests)
-    times = np.concatenate(([0.0], np.cumsum(gaps[1:]))) if requests else []
+    times = np.concatenate(([0.0], np.cumsum(gaps[1:]))) if requests else np.zeros(0)
     reqs = [SimRequest(f"req-{i}", input_tokens, output_tokens) for i in range(requests)]
     records = _run(profile, [(float(t), r) for t, r in zip(times, reqs)], lambda r, t: [])
     return [records[r.rid].timing() for r in reqs]

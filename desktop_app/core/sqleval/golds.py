@@ -81,7 +81,8 @@ def read_gold_csv(path: Path, *, max_rows: int = JUDGE_MAX_ROWS,
         header = next(reader, None)
         if not header:
             raise GoldError(f"gold file {path.name}: empty (a header row is needed)")
-        rows, total = [], 0
+        rows: list[tuple] = []
+        total = 0
         for row in reader:
             if len(row) != len(header):
                 raise GoldError(f"gold file {path.name}:{reader.line_num}: {len(row)} values, "

@@ -58,7 +58,7 @@ def list_question_sets(sets_dir: SetDirs) -> list[tuple[str, str]]:
     A set whose set.toml cannot be read is still listed, its description saying why.
     """
     found = []
-    folders = {}
+    folders: dict = {}
     for base in _dirs(sets_dir):
         if base.is_dir():
             for folder in base.iterdir():

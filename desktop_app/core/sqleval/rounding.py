@@ -75,7 +75,7 @@ def _round_many_by_sqlite(xs: list[float], n: int) -> list[float]:
             row = conn.execute(sql, chunk + [0.0] * (size - len(chunk))).fetchone()
             for x, out in zip(chunk, row):
                 found[x] = _ROUNDED[(x, n)] = x if out is None else float(out)
-    return [found[x] for x in xs]
+    return [found[x] for x in xs]  # type: ignore[misc]  # every None was filled above
 
 
 def _needs_sqlite(x: float, n: int) -> bool:

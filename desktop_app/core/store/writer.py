@@ -185,7 +185,9 @@ class RunWriter:
 
         def insert(db: Database) -> int:
             with db.atomic():
-                return int(db.conn.execute(_SQL_QUESTIONS.insert_sql, params).lastrowid)
+                row_id = db.conn.execute(_SQL_QUESTIONS.insert_sql, params).lastrowid
+                assert row_id is not None  # an INSERT always has one
+                return row_id
 
         future: Future = Future()
         self._queue.put(_Call(insert, future))

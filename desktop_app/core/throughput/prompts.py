@@ -163,7 +163,9 @@ class Prompt:
     @property
     def content(self) -> str:
         """The prompt text itself (the single user message for chat)."""
-        return self.text if self.messages is None else self.messages[-1]["content"]
+        if self.messages is not None:
+            return self.messages[-1]["content"]
+        return self.text or ""
 
     def request_fields(self) -> dict:
         """The body fields to merge into a request: `{"prompt": ...}` or `{"messages": [...]}`."""

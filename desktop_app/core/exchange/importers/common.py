@@ -110,8 +110,9 @@ def summary_from_timings(timings: CellAccumulator | list[RequestTiming], wall_s:
     time-weighted (effective) throughputs, which need the requests' overlap, are left None.
     ``failures_by_class`` replaces our classes with the tool's own names when given.
     """
-    acc = timings
-    if not isinstance(acc, CellAccumulator):
+    if isinstance(timings, CellAccumulator):
+        acc = timings
+    else:
         acc = CellAccumulator()
         for t in timings:
             acc.add(t)

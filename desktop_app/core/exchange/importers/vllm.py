@@ -79,8 +79,9 @@ def _detailed(doc: dict, where: str) -> tuple[dict[str, Any], list[dict[str, Any
         failed = bool(errors[i]) or (not doc["ttfts"][i] and not doc["latencies"][i])
         first = None if failed else sent + float(doc["ttfts"][i])
         last = None if failed else sent + float(doc["latencies"][i])
-        chunks, t = [], first
+        chunks: list[float] = []
         if first is not None:
+            t = first
             chunks.append(first)
             for gap in itls[i] or []:
                 t += float(gap)
