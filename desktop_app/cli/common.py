@@ -49,6 +49,11 @@ def cli_error(field: str, code: str, /, **params) -> InputError:
                       **params)
 
 
+def refield(exc: InputError, field: str) -> InputError:
+    """`exc` said under `field` (the flag a form field's name stands for), its code kept."""
+    return InputError(field, exc.message, code=exc.code, **exc.params)
+
+
 def said(field: str, exc: BaseException, args: argparse.Namespace) -> InputError:
     """`exc`, an error the core raised, as input refused under `field`, in the command's
     language (`report.errors.error_text`)."""
@@ -131,7 +136,14 @@ def endpoint_or_simulator(stack: ExitStack, base_url: str | None, simulator: str
     if not simulator:
         return base_url
     from desktop_app.core.simulator.launcher import SimulatorStartError, start_simulator
+    from desktop_app.core.simulator.profiles import ProfileError, load_profile
 
+    try:  # a profile that does not exist is said here, before a process is started for it
+        load_profile(simulator)
+    except ProfileError as exc:
+        from desktop_app.report.errors import error_text
+
+        raise InputError("--simulator", code="said", text=error_text(exc, lang)) from None
     try:
         sim = stack.enter_context(start_simulator(simulator, question_sets=question_sets))
     except SimulatorStartError as exc:

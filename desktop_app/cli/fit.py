@@ -68,10 +68,7 @@ def run_fit(args: argparse.Namespace) -> int:
     from desktop_app.core.store import NotFoundError, Store, StoreError, resolve_db_path
     from desktop_app.core.throughput.records import load_sweep
 
-    try:
-        changes = parse_changes(args.set or [])
-    except ValueError as exc:
-        raise InputError("--set", str(exc).split(": ", 1)[-1]) from None
+    changes = parse_changes(args.set or [])  # InputError naming --set
     try:
         with Store.open(resolve_db_path(None)) as store:
             run = load_sweep(store, args.from_run)

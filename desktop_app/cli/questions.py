@@ -15,6 +15,7 @@ found a gold that cannot be used, 2 bad input (one line on stderr).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -83,7 +84,10 @@ def _load(name: str, *, check_gold: bool):
                                  cache_dir=paths.user_data_dir() / "databases",
                                  check_gold=check_gold)
     except QuestionSetError as exc:
-        raise InputError("SET", str(exc)) from None
+        from desktop_app.report.errors import error_text
+
+        lang = os.environ.get("THROUGHLINE_LANG", "en")  # as the parser's own errors
+        raise InputError("SET", code="said", text=error_text(exc, lang)) from None
 
 
 def _named(exc: Exception, file: Path) -> InputError:

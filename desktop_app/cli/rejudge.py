@@ -6,7 +6,7 @@ import argparse
 import asyncio
 from pathlib import Path
 
-from desktop_app.cli.common import said, global_options, words_lang
+from desktop_app.cli.common import global_options, refield, said, words_lang
 from desktop_app.cli.sqleval import TOLERANCE_HELP, _dirs, _names, _print_summary
 from desktop_app.core.parsing import InputError
 
@@ -49,7 +49,7 @@ def run_rejudge(args: argparse.Namespace) -> int:
         raise said("--db", exc, args) from None
     except InputError as exc:
         if exc.field == "tolerance":
-            raise InputError("--tolerance", str(exc).split(": ", 1)[-1]) from None
+            raise refield(exc, "--tolerance") from None
         raise
     from desktop_app.report.cli_words import cli_text
 

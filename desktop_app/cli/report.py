@@ -61,9 +61,8 @@ def run_report(args: argparse.Namespace) -> int:
             path = write_comparison_pdf(store, ids, args.pdf, words_lang(args))
     except StoreError as exc:
         raise said("--db", exc, args) from None
-    except ReportError as exc:
-        field = "--pdf" if str(exc).startswith("cannot write") else "--runs"
-        raise InputError(field, str(exc)) from None
+    except ReportError as exc:  # said in the report's language already
+        raise InputError(exc.field, code="said", text=str(exc)) from None
     from desktop_app.report.cli_words import cli_text
 
     print(cli_text(words_lang(args), "run", "wrote", path=path))

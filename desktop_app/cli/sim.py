@@ -33,7 +33,10 @@ def run_sim(args: argparse.Namespace) -> int:
         profile = load_profile(args.profile)
         faults = parse_faults(args.faults) if args.faults else None
     except (ProfileError, FaultSpecError) as exc:
-        raise CliError(str(exc)) from None
+        from desktop_app.cli.common import words_lang
+        from desktop_app.report.errors import error_text
+
+        raise CliError(error_text(exc, words_lang(args))) from None
 
     def ready(url: str) -> None:
         label = f" with faults {args.faults}" if args.faults else ""

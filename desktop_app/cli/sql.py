@@ -49,7 +49,9 @@ def resolve_db(spec: str) -> Path:
         return path
     set_name, _, key = spec.rpartition(":")
     if not set_name or not key or any(ch in key for ch in "/\\"):
-        raise ValueError(f"--db: no such database file: {spec}")
+        from desktop_app.cli.common import cli_error
+
+        raise cli_error("--db", "no_db_file", spec=spec)
     from desktop_app import paths
     from desktop_app.core.sqleval.questions import (
         QuestionSetError,
@@ -60,8 +62,9 @@ def resolve_db(spec: str) -> Path:
     try:  # a set by name (bundled or imported) or by the path of its folder
         find_set_dir(set_name, paths.question_set_dirs())
     except QuestionSetError:
-        raise ValueError(f"--db: {spec} is neither a database file nor SET:KEY of a question "
-                         "set (`throughline questions list` shows the sets)") from None
+        from desktop_app.cli.common import cli_error
+
+        raise cli_error("--db", "not_db_or_set", spec=spec) from None
     try:
         qset = load_question_set(
             set_name,
@@ -73,7 +76,9 @@ def resolve_db(spec: str) -> Path:
         raise ValueError(f"--db {spec}: {exc}") from None
     if key not in qset.databases:
         known = ", ".join(f"{set_name}:{k}" for k in qset.databases)
-        raise ValueError(f"--db: question set {set_name!r} has no database {key!r} ({known})")
+        from desktop_app.cli.common import cli_error
+
+        raise cli_error("--db", "no_set_db", set=repr(set_name), key=repr(key), known=known)
     return qset.databases[key]
 
 
@@ -92,30 +97,35 @@ def run_sql_command(args: argparse.Namespace) -> int:
     spec = getattr(args, "sql_db", None) or getattr(args, "db", None)
     time_limit = getattr(args, "time_limit", 5.0)
     max_rows = getattr(args, "max_rows", 50)
+    from desktop_app.cli.common import words_lang
+    from desktop_app.report.cli_words import cli_text
+    from desktop_app.report.errors import error_text
+
+    lang = words_lang(args)
     if not spec:
-        return _fail("--db: give a SQLite file or SET:KEY", EXIT_USAGE)
+        return _fail(cli_text(lang, "sql", "need_db"), EXIT_USAGE)
     try:
         check_range("--time-limit", time_limit, 0, MAX_TIME_LIMIT_S, unit="s")
         check_range("--max-rows", max_rows, 0, MAX_ROWS)
     except InputError as exc:
-        return _fail(str(exc), EXIT_USAGE)
+        return _fail(error_text(exc, lang), EXIT_USAGE)
     bad = _undecodable(args.sql)
     if bad is not None:
-        return _fail(f"the query is not valid UTF-8 (byte 0x{bad[0]:02x} at character "
-                     f"{bad[1] + 1}); SQLite takes UTF-8 text only", EXIT_USAGE)
+        return _fail(cli_text(lang, "sql", "query_not_utf8", byte=bad[0], at=bad[1] + 1),
+                     EXIT_USAGE)
     try:
         db_path = resolve_db(spec)
     except ValueError as exc:
-        return _fail(str(exc), EXIT_USAGE)
+        return _fail(error_text(exc, lang), EXIT_USAGE)
     try:
         sandbox = Sandbox(db_path, time_limit_s=time_limit, max_rows=max_rows)
     except (OSError, SandboxError) as exc:  # unreadable, or not a SQLite database at all
-        return _fail(f"--db: {exc}", EXIT_USAGE)
+        return _fail(cli_text(lang, "sql", "db_error", detail=exc), EXIT_USAGE)
     try:
         with sandbox:
             result = sandbox.run(args.sql)
     except SqlError as exc:
-        return _fail(f"SQL error: {exc}", EXIT_SQL_FAILED)
+        return _fail(cli_text(lang, "sql", "sql_error", detail=exc), EXIT_SQL_FAILED)
     except SandboxError as exc:
         return _fail(str(exc), EXIT_SQL_FAILED)
     text, _ = format_result_for_model(result, max_rows=max_rows)

@@ -13,6 +13,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from desktop_app.cli.common import (
+    refield,
     ProgressLine,
     global_options,
     api_key_from_env,
@@ -36,9 +37,11 @@ def _names(text: str | None, flag: str, known: tuple[str, ...]) -> tuple[str, ..
         return ()
     items = [t.strip() for t in text.split(",") if t.strip()]
     bad = [t for t in items if t not in known]
-    if bad or not items:
-        raise InputError(flag, f"{', '.join(bad) or 'nothing given'}: choose from "
-                         f"{', '.join(known)}")
+    if not items:
+        raise InputError(flag, code="choose_from", choices=", ".join(known))
+    if bad:
+        raise InputError(flag, code="unknown_choice", items=", ".join(bad),
+                         choices=", ".join(known))
     return tuple(dict.fromkeys(items))
 
 
@@ -148,7 +151,7 @@ def build_config(args: argparse.Namespace, base_url: str):
         config.validate()
     except InputError as exc:  # name the flag, not the field
         flag = _FLAGS.get(exc.field, exc.field)
-        raise InputError(flag, str(exc).split(": ", 1)[-1]) from None
+        raise refield(exc, flag) from None
     return config
 
 
@@ -206,7 +209,7 @@ def run_sqleval(args: argparse.Namespace) -> int:
                              text=endpoint_error_text(exc, words_lang(args))) from None
         except InputError as exc:
             if exc.field in _FLAGS:
-                raise InputError(_FLAGS[exc.field], str(exc).split(": ", 1)[-1]) from None
+                raise refield(exc, _FLAGS[exc.field]) from None
             raise
 
 

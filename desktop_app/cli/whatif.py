@@ -67,7 +67,9 @@ def run_whatif(args: argparse.Namespace) -> int:
     except InputError:
         raise
     except (ValueError, OSError) as exc:
-        raise CliError(str(exc)) from None
+        from desktop_app.report.errors import error_text
+
+        raise CliError(error_text(exc, lang)) from None
 
 
 def print_profile_whatif(profile_name: str, input_tokens, concurrency, output_tokens,

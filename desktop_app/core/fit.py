@@ -333,7 +333,10 @@ def _errors(profile: Profile, cells: Sequence[MeasuredCell]) -> list[CellError]:
 
 def parse_changes(items: Sequence[str]) -> dict[str, float]:
     """{"max_num_seqs": 4, "kv_capacity": 200000} from KEY=VALUE items (`kv_capacity=x1.5`
-    gives {KV_FACTOR: 1.5}); ValueError naming the item otherwise."""
+    gives {KV_FACTOR: 1.5}); InputError (a ValueError) naming the item ("--set 'x=1'")
+    otherwise, its code saying what is wrong."""
+    from desktop_app.core.parsing import InputError
+
     changes: dict[str, float] = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -341,18 +344,17 @@ def parse_changes(items: Sequence[str]) -> dict[str, float]:
         names = aliases()
         key = names.get(key, names.get(key.replace("-", "_"), key.replace("-", "_")))
         if not sep or key not in CHANGEABLE:
-            raise ValueError(f"--set {item!r}: expected KEY=VALUE with KEY one of "
-                             f"{', '.join(CHANGEABLE)} (or an engine's name for one)")
+            raise InputError(f"--set {item!r}", code="set_key", keys=", ".join(CHANGEABLE))
         text = value.strip()
         factor = text[:1] in ("x", "*")
         try:
             number = float(text[1:] if factor else text)
         except ValueError:
-            raise ValueError(f"--set {item!r}: {text!r} is not a number") from None
+            raise InputError(f"--set {item!r}", code="set_not_number", text=repr(text)) from None
         if not number > 0 or not math.isfinite(number):
-            raise ValueError(f"--set {item!r}: must be positive")
+            raise InputError(f"--set {item!r}", code="set_not_positive")
         if key != "kv_capacity" and (factor or number != int(number)):
-            raise ValueError(f"--set {item!r}: {key} takes a whole number")
+            raise InputError(f"--set {item!r}", code="set_whole", setting=key)
         if factor:
             changes[KV_FACTOR] = number
         else:

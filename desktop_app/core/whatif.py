@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from desktop_app.core.metrics import DEFINITIONS, CellSummary, summarize_cell
 from desktop_app.core.parsing import InputError
 from desktop_app.core.simulator.engine import Profile
-from desktop_app.core.simulator.profiles import ProfileError, load_profile
+from desktop_app.core.simulator.profiles import load_profile
 from desktop_app.core.simulator.virtual import simulate_closed_loop
 from desktop_app.core.tables import CellRow, format_cell_table
 
@@ -185,10 +185,7 @@ def whatif_profile(
     JSON document (`whatif_to_json` plus how requests were sent, `requests` as given). Raises
     ValueError for an unknown profile or bad numbers (InputError, with a code, for the
     latter)."""
-    try:
-        profile = load_profile(profile_name)
-    except ProfileError as exc:
-        raise ValueError(str(exc)) from None
+    profile = load_profile(profile_name)  # ProfileError is a ValueError, with its code
     per_cell, per_client = requests_plan(requests)
     cells = run_whatif(
         profile, list(input_tokens), list(concurrency), list(output_tokens), per_cell, warmup,

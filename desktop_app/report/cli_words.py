@@ -173,6 +173,10 @@ ERRORS = {
         "two_runs": "give at least two different run ids, got {n}",
         "not_pdf": "{path} does not end in .pdf",
         "layered_route": "applies only with --strategy layered",
+        "no_db_file": "no such database file: {spec}",
+        "not_db_or_set": "{spec} is neither a database file nor SET:KEY of a question set "
+                         "(`throughline questions list` shows the sets)",
+        "no_set_db": "question set {set} has no database {key} ({known})",
     },
     "zh": {
         "need_endpoint": "请给出端点 URL 或 --simulator PROFILE（二者选一）",
@@ -188,6 +192,10 @@ ERRORS = {
         "two_runs": "请至少给出两个不同的运行编号，当前只有 {n} 个",
         "not_pdf": "{path} 的扩展名不是 .pdf",
         "layered_route": "仅在 --strategy layered 时适用",
+        "no_db_file": "数据库文件不存在：{spec}",
+        "not_db_or_set": "{spec} 既不是数据库文件，也不是题集的 SET:KEY（`throughline questions list` "
+                         "列出可用题集）",
+        "no_set_db": "题集 {set} 中没有数据库 {key}（{known}）",
     },
 }
 
@@ -216,8 +224,23 @@ ARGPARSE_ZH: dict[str, str] = {
     "show this help message and exit": "显示此帮助信息并退出",
 }
 
+# `throughline sql`: its own refusals and SQLite's error (quoted as SQLite said it).
+SQL = {
+    "en": {"need_db": "--db: give a SQLite file or SET:KEY",
+           "query_not_utf8": "the query is not valid UTF-8 (byte 0x{byte:02x} at character "
+                             "{at}); SQLite takes UTF-8 text only",
+           "db_error": "--db: {detail}",
+           "sql_error": "SQL error: {detail}"},
+    "zh": {"need_db": "--db：请给出 SQLite 文件或 SET:KEY",
+           "query_not_utf8": "查询不是有效的 UTF-8 文本（第 {at} 个字符处的字节 0x{byte:02x}）；"
+                             "SQLite 只接受 UTF-8 文本",
+           "db_error": "--db：“{detail}”",
+           "sql_error": "SQL 错误：“{detail}”"},
+}
+
 SECTIONS: dict[str, dict[str, dict[str, str]]] = {"run": RUN, "questions": QUESTIONS,
-                                                  "compare": COMPARE, "errors": ERRORS}
+                                                  "compare": COMPARE, "errors": ERRORS,
+                                                  "sql": SQL}
 
 
 def engine_text(info, lang: str) -> str:

@@ -58,6 +58,31 @@ WORDS: dict[str, dict[str, str]] = {
         "url_unusable": "无法使用：{url}（{detail}）",
         "said": "{text}",
         "no_run": "{path} 中没有运行 {run}",
+        "set_key": "应为 KEY=VALUE，KEY 为 {keys} 之一（或某个引擎对它的叫法）",
+        "set_not_number": "{text} 不是数字",
+        "set_not_positive": "必须为正数",
+        "set_whole": "{setting} 只接受整数",
+        "unknown_choice": "未知的 {items}；可选：{choices}",
+        "choose_from": "请从 {choices} 中选择",
+        "at_least_one_judge": "请至少选择一个判定方式",
+        "not_negative_number": "{item} 必须是不小于 0 的数字",
+        "name_a_set": "请给出内置题集名（例如 sales-25）或题集文件夹",
+        "no_set": "{name}：那里没有题集（含 {file} 的文件夹）；可按名称使用的题集：{names}",
+        "unknown_profile": "未知的模拟器配置 {name}（可用：{known}）",
+        "profile_not_found": "找不到配置文件：{path}",
+        "file_missing": "文件不存在",
+        "file_is_directory": "是文件夹，不是文件",
+        "file_not_regular": "不是普通文件（{kind}）",
+        "file_too_large": "共 {size:,} 字节，超过{what}的上限 {limit:,} 字节",
+        "file_symlink_loop": "是符号链接的循环",
+        "file_unreadable": "无法读取：“{reason}”",
+        "file_outside_folder": "指向 {folder} 之外（{target}）；只读取其中的文件",
+        "not_utf8": "第 {line} 行：不是 UTF-8 文本（偏移 {offset} 处的字节 0x{byte:02x}）；这是结果文件吗？",
+        "empty_file": "是空文件",
+        "json_too_deep": "JSON 嵌套过深，不可能是结果文件",
+        "json_line_too_deep": "第 {line} 行：JSON 嵌套过深",
+        "json_truncated": "第 {line} 行：JSON 未结束就到了文件末尾（文件被截断？）",
+        "json_invalid": "第 {line} 行：不是有效的 JSON：“{detail}”",
         "not_sql_run": "运行 {run} 的类型是 {kind}，不是 SQL 评测",
         **{f"cli_{k}": v for k, v in CLI_ERRORS["zh"].items()},
     },
@@ -104,5 +129,20 @@ def input_error_text(exc: Exception, lang: str = "en") -> str:
     code = getattr(exc, "code", "")
     if not code or code not in WORDS["en"] or not hasattr(exc, "field"):
         return str(exc)
-    message = lookup(WORDS, lang, code, **exc.params)
+    message = lookup(WORDS, lang, code, **_worded(exc.params, lang))
     return lookup(WORDS, lang, "error", field=field_text(exc.field, lang), message=message)
+
+
+# What kind of file a path is that is not a regular one (`core.files`' `kind` codes).
+KINDS = {"en": {"fifo": "named pipe (FIFO)", "device": "device", "socket": "socket",
+                "special": "special file"},
+         "zh": {"fifo": "命名管道（FIFO）", "device": "设备文件", "socket": "套接字",
+                "special": "特殊文件"}}
+
+
+def _worded(params: dict, lang: str) -> dict:
+    """`params` with the values that are codes of words (a file's kind) in `lang`."""
+    kind = params.get("kind")
+    if isinstance(kind, str) and kind in KINDS["en"]:
+        return {**params, "kind": KINDS.get(lang, KINDS["en"])[kind]}
+    return params

@@ -49,7 +49,7 @@ from desktop_app.core.exchange.atomic import current_umask
 from desktop_app.core.redact import display_text, redact_known
 from desktop_app.core.store import Store
 from desktop_app.report import sections, strategy_section, whatif_section
-from desktop_app.report.strings import FONT_FAMILIES, LANGS, text
+from desktop_app.report.strings import FONT_FAMILIES, LANGS, lookup, text
 
 __all__ = ["ReportError", "write_comparison_pdf", "render_comparison_pdf"]
 
@@ -60,7 +60,12 @@ _app = None  # the QGuiApplication this module had to create, kept alive
 
 
 class ReportError(ValueError):
-    """The report cannot be written (bad language, unknown runs, unwritable path); one line."""
+    """The report cannot be written (bad language, unknown runs, unwritable path); one line,
+    in the report's language where it is known, `field` the flag it is about."""
+
+    def __init__(self, message: str, field: str = "--runs") -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def _ensure_gui_app() -> None:
@@ -83,7 +88,8 @@ def write_comparison_pdf(store: Store, run_ids: list[int], path: Path | str,
     behind then. A section whose runs are of the wrong kind is skipped with a note in the PDF.
     """
     if lang not in LANGS:
-        raise ReportError(f"--lang: {lang!r} is not a report language; choose {' or '.join(LANGS)}")
+        raise ReportError(f"{lang!r} is not a report language; choose {' or '.join(LANGS)}",
+                          field="--lang")
     try:
         comp = compare(store, list(run_ids))
     except CompareError as exc:
@@ -93,17 +99,27 @@ def write_comparison_pdf(store: Store, run_ids: list[int], path: Path | str,
     return render_comparison_pdf(comp, path, lang)
 
 
+def _input_words(lang: str, code: str, **values) -> str:
+    from desktop_app.report.input_words import WORDS
+
+    return lookup(WORDS, lang, code, **values)
+
+
+def _cannot_write(path: Path, lang: str, why: str) -> ReportError:
+    return ReportError(_input_words(lang, "cannot_write", path=path, error=why), field="--pdf")
+
+
 def render_comparison_pdf(comp: Comparison, path: Path | str, lang: str = "en",
                           when: datetime | None = None) -> Path:
     """Write an already computed Comparison as the PDF (see `write_comparison_pdf`)."""
     path = Path(path).expanduser()
     folder = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
-        raise ReportError(f"cannot write {path}: it is a folder")
+        raise _cannot_write(path, lang, _input_words(lang, "file_is_directory"))
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=folder)
     except OSError as exc:
-        raise ReportError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise _cannot_write(path, lang, exc.strerror or str(exc)) from None
     os.close(fd)
     tmp = Path(tmp_name)
     try:

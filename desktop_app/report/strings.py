@@ -600,7 +600,7 @@ ZH = {
 STRINGS = {"en": EN, "zh": ZH}
 
 
-def lookup(strings: dict[str, dict[str, str]], lang: str, key: str, **values) -> str:
+def lookup(strings: dict[str, dict[str, str]], lang: str, key: str, /, **values) -> str:
     """The entry `key` of a {language: {key: template}} catalogue in `lang` (English when a
     language lacks it), formatted with `values`."""
     template = strings.get(lang, strings["en"]).get(key, strings["en"][key])
@@ -617,7 +617,7 @@ def note_text(note, lang: str) -> str:
     return text(lang, f"note_{note.code}", **note.params)
 
 
-def text(lang: str, key: str, **values) -> str:
+def text(lang: str, key: str, /, **values) -> str:
     """The entry `key` of the report's words in `lang`, formatted with `values`."""
     return lookup(STRINGS, lang, key, **values)
 

@@ -71,7 +71,22 @@ def _mistakes(tmp: Path, db: Path) -> list[tuple[str, ...]]:
         ("export", "--run", "99", "--format", "csv", "--out", str(tmp / "out")),
         ("whatif", "--from-run", "99"),
         ("resume", "99", "--simulator", "fast"),
+        ("throughput", "--simulator", "nope", "--input-tokens", "64", "--concurrency", "1"),
+        ("whatif", "--profile", "nope", "--input-tokens", "1k", "--concurrency", "1"),
+        ("sim", "--profile", "nope"),
+        ("sqleval", "--base-url", "http://127.0.0.1:9", "--questions", "nope"),
+        ("sqleval", "--base-url", "http://127.0.0.1:9", "--questions", "sales-25",
+         "--judge", "nope"),
+        ("rejudge", "99", "--tolerance", "-1"),
+        ("sql", "--db", str(tmp / "nope.sqlite"), "SELECT 1"),
+        ("import", str(tmp / "nothere.json")),
+        ("import", str(_written(tmp / "cut.json", '{"x":'))),
     ]
+
+
+def _written(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def test_every_mistake_is_said_in_chinese_and_in_english_as_before(cli):
@@ -84,14 +99,18 @@ def test_every_mistake_is_said_in_chinese_and_in_english_as_before(cli):
         assert code == 2, (args, zh)
         line = zh.splitlines()[-1]
         # Paths, URLs, flags and what the system said (quoted) stay as they are.
-        assert english_runs(line, allowed=(str(cli.tmp),)) == [], (args, line)
+        # ...and names that are codes: the simulator's profiles, the judges.
+        codes = ("fast, fast-capped, instant, seed-reference",
+                 "strict, tolerant, full, test-suite, bird, spider2")
+        assert english_runs(line, allowed=(str(cli.tmp), *codes)) == [], (args, line)
         assert re.search(r"[\u4e00-\u9fff]", line), (args, line)
         chinese[args] = line
-    said = {args[0] if args[0] != "throughput" else args[2]: en.splitlines()[-1]
-            for args, en in english.items()}
-    assert "invalid choice: 'bogus'" in said["bogus"]
-    assert "cannot connect to http://127.0.0.1:9/v1/models" in said["http://127.0.0.1:9"]
-    assert said["rejudge"].endswith(f"run: no run 99 in {cli.db}")
+    said = {args: en.splitlines()[-1] for args, en in english.items()}
+    assert "invalid choice: 'bogus'" in said[("bogus",)]
+    assert "cannot connect to http://127.0.0.1:9/v1/models" in said[_mistakes(cli.tmp, cli.db)[8]]
+    assert said[("rejudge", "99")].endswith(f"run: no run 99 in {cli.db}")
+    assert said[("rejudge", "99", "--tolerance", "-1")].endswith(
+        "--tolerance: -1.0 must be a number >= 0")
     assert "无法连接到 http://127.0.0.1:9/v1/models" in chinese[_mistakes(cli.tmp, cli.db)[8]]
 
 

@@ -22,7 +22,9 @@ def _raised_codes() -> set[str]:
     codes = set()
     for path in (ROOT / "desktop_app").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "InputError"):
+            # InputError and the errors that carry its codes (their words are the same).
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", "") in (
+                    "InputError", "ExchangeError", "ProfileError", "ResumeError")):
                 for kw in node.keywords:
                     if kw.arg == "code":
                         value = kw.value
@@ -30,11 +32,17 @@ def _raised_codes() -> set[str]:
                             codes.add(value.value)
                         elif isinstance(value, ast.IfExp):  # code="a" if ... else "b"
                             codes |= {value.body.value, value.orelse.value}
+            if (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "coded"
+                    and node.args and isinstance(node.args[0], ast.Constant)):
+                codes.add(node.args[0].value)  # QuestionSetError.coded("no_set", ...)
             # The command line's own: cli_error(flag, "code", ...) raises "cli_<code>".
             if (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "cli_error"
                     and len(node.args) > 1 and isinstance(node.args[1], ast.Constant)):
                 codes.add(f"cli_{node.args[1].value}")
-    return codes
+    # A file refused by core.files (LocalFileError), its code passed on as "file_<code>".
+    from desktop_app.core.files import FILE_PROBLEMS
+
+    return codes | {f"file_{c}" for c in FILE_PROBLEMS}
 
 
 def test_every_code_the_core_raises_has_words_in_both_languages_and_no_word_is_unused():

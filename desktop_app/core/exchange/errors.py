@@ -27,6 +27,10 @@ class ExchangeError(InputError):
         def one_line(text: str) -> str:
             return text.replace("\r", "\\r").replace("\n", "\\n")
 
+        if code and not message:  # the code's English, kept to one line like any message
+            from desktop_app.core.parsing import INPUT_MESSAGES
+
+            message = INPUT_MESSAGES[code].format(**params)
         super().__init__(one_line(field), one_line(message), code=code, **params)
 
 
@@ -36,16 +40,16 @@ def read_text(path: Path) -> str:
     try:
         data = read_bounded(path, MAX_IMPORT_BYTES, what="an imported results file")
     except LocalFileError as exc:
-        raise ExchangeError(str(path), exc.text) from None
+        values: dict[str, Any] = dict(exc.values)
+        raise ExchangeError(str(path), exc.text, code=f"file_{exc.code}", **values) from None
     try:
         text = data.decode("utf-8-sig")  # a BOM from a Windows editor is not an error
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise ExchangeError(
-            str(path), f"line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
-            f"{exc.start}); is it a results file?") from None
+        raise ExchangeError(str(path), code="not_utf8", line=line, byte=data[exc.start],
+                            offset=exc.start) from None
     if not text.strip():
-        raise ExchangeError(str(path), "is empty")
+        raise ExchangeError(str(path), code="empty_file")
     return text
 
 
@@ -54,19 +58,21 @@ def parse_json(path: Path, text: str) -> Any:
     try:
         return json.loads(text)
     except RecursionError:
-        raise ExchangeError(str(path), "JSON nested too deeply to be a results file") from None
+        raise ExchangeError(str(path), code="json_too_deep") from None
     except json.JSONDecodeError as exc:
-        raise ExchangeError(str(path), _json_problem(text, exc)) from None
+        raise _json_problem(path, text, exc) from None
 
 
-def _json_problem(text: str, exc: json.JSONDecodeError, line_offset: int = 0) -> str:
+def _json_problem(path: Path, text: str, exc: json.JSONDecodeError,
+                  line_offset: int = 0) -> ExchangeError:
     # A file cut short fails at its very end, or in a string left open to the end: name the
     # last line, where the cut is. Anything else is broken where the parser stopped.
     end = len(text.rstrip())
     if exc.pos >= end or exc.msg.startswith("Unterminated string"):
         last = text.count("\n", 0, end) + 1 + line_offset
-        return f"line {last}: ends before the JSON is complete (truncated?)"
-    return f"line {exc.lineno + line_offset}: not valid JSON: {exc.msg}"
+        return ExchangeError(str(path), code="json_truncated", line=last)
+    return ExchangeError(str(path), code="json_invalid", line=exc.lineno + line_offset,
+                         detail=exc.msg)
 
 
 def parse_json_lines(path: Path, text: str) -> list[Any]:
@@ -80,7 +86,7 @@ def parse_json_lines(path: Path, text: str) -> list[Any]:
         try:
             docs.append(json.loads(line))
         except RecursionError:
-            raise ExchangeError(str(path), f"line {number}: JSON nested too deeply") from None
+            raise ExchangeError(str(path), code="json_line_too_deep", line=number) from None
         except json.JSONDecodeError as exc:
-            raise ExchangeError(str(path), _json_problem(line, exc, number - 1)) from None
+            raise _json_problem(path, line, exc, number - 1) from None
     return docs

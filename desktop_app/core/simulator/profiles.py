@@ -24,7 +24,17 @@ from desktop_app.core.simulator.engine import Profile
 
 
 class ProfileError(ValueError):
-    """A profile that cannot be found or loaded; the message is fit to show a user."""
+    """A profile that cannot be found or loaded; the message is fit to show a user. With a
+    `code` (an InputError code: `report.input_words` words it) and its `params`, the reader's
+    language can say it too."""
+
+    def __init__(self, message: str = "", *, code: str = "", **params) -> None:
+        if code and not message:
+            from desktop_app.core.parsing import INPUT_MESSAGES
+
+            message = INPUT_MESSAGES[code].format(**params)
+        super().__init__(message)
+        self.code, self.params = code, params
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Profile)}
@@ -54,14 +64,14 @@ def find_profile(name_or_path: str, search_dirs: list[Path] | None = None) -> Pa
     if candidate.suffix == ".toml" or "/" in name_or_path or "\\" in name_or_path:
         if candidate.is_file():
             return candidate
-        raise ProfileError(f"profile file not found: {candidate}")
+        raise ProfileError(code="profile_not_found", path=str(candidate))
     dirs = search_dirs if search_dirs is not None else default_search_dirs()
     for folder in dirs:
         path = folder / f"{name_or_path}.toml"
         if path.is_file():
             return path
     known = ", ".join(available_profiles(dirs)) or "none"
-    raise ProfileError(f"unknown simulator profile {name_or_path!r} (available: {known})")
+    raise ProfileError(code="unknown_profile", name=repr(name_or_path), known=known)
 
 
 def load_profile(name_or_path: str, search_dirs: list[Path] | None = None) -> Profile:

@@ -39,6 +39,17 @@ MAX_SET_FILE_BYTES = 256 * 1024 * 1024  # set.toml or questions.jsonl; what an i
 class QuestionSetError(ValueError):
     """A question set that cannot be used; `errors` lists every "file:line: field: why"."""
 
+    code = ""  # with `params`: one problem an InputError code words (`coded`)
+    params: dict = {}
+
+    @classmethod
+    def coded(cls, code: str, **params) -> QuestionSetError:
+        from desktop_app.core.parsing import INPUT_MESSAGES
+
+        exc = cls(INPUT_MESSAGES[code].format(**params))
+        exc.code, exc.params = code, params
+        return exc
+
     def __init__(self, errors: list[str] | str) -> None:
         self.errors = [errors] if isinstance(errors, str) else list(errors)
         shown = self.errors[:_MAX_ERRORS_SHOWN]
@@ -87,10 +98,7 @@ def find_set_dir(name_or_path: str | Path, sets_dir: SetDirs) -> Path:
         if (named / SET_FILE).is_file():
             return named
     names = ", ".join(name for name, _ in list_question_sets(sets_dir)) or "none"
-    raise QuestionSetError(
-        f"{name_or_path}: no question set there (a folder holding {SET_FILE}); "
-        f"sets by name: {names}"
-    )
+    raise QuestionSetError.coded("no_set", name=name_or_path, file=SET_FILE, names=names)
 
 
 def load_question_set(

@@ -136,18 +136,18 @@ class EvalConfig:
     def validate(self) -> None:
         """Raise InputError naming the first bad field."""
         if not str(self.questions).strip():
-            raise InputError("questions", "name a bundled set (e.g. sales-25) or a set folder")
+            raise InputError("questions", code="name_a_set")
         for name, values, known in (("tiers", self.tiers, TIERS),
                                     ("judges", self.judges or (), judge_names()),
                                     ("strategies", self.strategies, STRATEGIES)):
             bad = [v for v in values if v not in known]
             if bad:
-                raise InputError(name, f"unknown {', '.join(map(repr, bad))}; choose from "
-                                 f"{', '.join(known)}")
+                raise InputError(name, code="unknown_choice", items=", ".join(map(repr, bad)),
+                                 choices=", ".join(known))
         if self.judges is not None and not self.judges:
-            raise InputError("judges", "choose at least one judge")
+            raise InputError("judges", code="at_least_one_judge")
         if not (self.tolerance >= 0 and math.isfinite(self.tolerance)):
-            raise InputError("tolerance", f"{self.tolerance!r} must be a number >= 0")
+            raise InputError("tolerance", code="not_negative_number", item=repr(self.tolerance))
         for name, value in (("max steps", self.max_steps), ("concurrency", self.concurrency),
                             ("epochs", self.epochs), ("max tokens", self.max_tokens)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)
@@ -268,6 +268,8 @@ def _load_set(name_or_path: str, sets_dir: Path, cache_dir: Path, *, check_gold:
         return load_question_set(str(name_or_path), sets_dir=sets_dir, cache_dir=cache_dir,
                                  check_gold=check_gold)
     except QuestionSetError as exc:
+        if exc.code:  # one problem with a code: the reader's language can say it
+            raise InputError("questions", code=exc.code, **exc.params) from None
         raise InputError("questions", str(exc)) from None
 
 
@@ -586,9 +588,9 @@ async def rejudge(store: Store, run_id: int, *, modes: tuple[str, ...] | None = 
     """
     bad = [m for m in modes or () if m not in judge_names()]
     if bad or modes == ():
-        raise InputError("judges", f"choose from {', '.join(judge_names())}")
+        raise InputError("judges", code="choose_from", choices=", ".join(judge_names()))
     if not (tolerance >= 0 and math.isfinite(tolerance)):
-        raise InputError("tolerance", f"{tolerance!r} must be a number >= 0")
+        raise InputError("tolerance", code="not_negative_number", item=repr(tolerance))
     try:
         record = await asyncio.to_thread(store.get_run, run_id)
     except NotFoundError:

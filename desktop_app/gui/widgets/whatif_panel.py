@@ -36,6 +36,9 @@ import pyqtgraph as pg  # after PySide6, so it binds to it
 
 from desktop_app.report.fmt import change
 from desktop_app.core.fit import CHANGEABLE, CellWhatif, FitParam, parse_changes
+from desktop_app.core.parsing import InputError
+from desktop_app.gui.i18n import report_language
+from desktop_app.report.input_words import input_error_text
 from desktop_app.gui.controllers.throughput import FittedRun, WhatifController
 from desktop_app.gui.widgets.fields import ERROR_STYLE, add_checked_field
 from desktop_app.gui.widgets.live_chart import PALETTE, tick_label
@@ -285,8 +288,9 @@ class WhatifPanel(QWidget):
                 continue
             try:
                 changes.update(parse_changes([f"{key}={text}"]))
-            except ValueError as exc:
-                errors[key] = f"{key}: {str(exc).split(': ', 1)[-1]}"
+            except InputError as exc:  # said under the field's own name
+                errors[key] = input_error_text(
+                    InputError(key, code=exc.code, **exc.params), report_language())
         return changes, errors
 
     def _on_field_changed(self, *_args) -> None:
