@@ -77,7 +77,9 @@ def lean_supported(config: EndpointConfig) -> bool:
     proxies = urllib.request.getproxies_environment()
     if not (proxies.get(scheme) or proxies.get("all")):
         return True
-    return bool(urllib.request.proxy_bypass_environment(parts.hostname, proxies))
+    # CPython's own no_proxy rule (what httpx and requests follow), absent from typeshed.
+    return bool(urllib.request.proxy_bypass_environment(  # type: ignore[attr-defined]
+        parts.hostname, proxies))
 
 
 async def stream_request_lean(client: LeanClient, config: EndpointConfig, body: dict, *,
@@ -117,6 +119,7 @@ async def stream_request_lean(client: LeanClient, config: EndpointConfig, body: 
                 ex = _Exchange(st, conn, shown, config.first_byte_timeout_s, may_resend=reused)
                 conn.exchange = ex
                 st.sent_ns = time.perf_counter_ns()
+                assert conn.transport is not None  # connect() returns a connected one
                 conn.transport.write(request)
                 await ex.future
                 if not ex.unanswered:

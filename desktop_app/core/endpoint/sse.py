@@ -42,7 +42,7 @@ class SSEParser:
         # joined once when its end arrives, so a long line costs linear time, not quadratic.
         self._buf: list[bytes] = []
         self._buf_len = 0
-        self._data: list[str] = []  # data lines of the event being read
+        self._data: list = []  # data lines of the event being read (bytes: ByteSSEParser)
         self._data_len = 0
         self._skip_lf = False  # the previous read ended with b"\r": a b"\n" next ends no line
         self._started = False  # past the optional byte-order mark

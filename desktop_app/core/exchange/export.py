@@ -171,7 +171,7 @@ def _throughput_files(store: Store, run: RunInfo, fmt: str, stem: Path,
     # No per-request timings here: the intervals come from one streamed pass in load_sweep,
     # and the requests themselves are streamed again per cell below.
     sweep = sweep_from(store, run)
-    index_of = {c.id: c.index for c in sweep.cells}
+    index_of: dict[Any, int] = {c.id: c.index for c in sweep.cells}  # keyed by a row's cell_id
     if fmt == "json":
         fields = [*_envelope(run).items(), ("run", tp_export.run_json(run)),
                   ("definitions", METRIC_DEFINITIONS),

@@ -175,7 +175,7 @@ def json_cells(store: Store, sweep: ThroughputRun) -> Iterator[dict[str, Any]]:
         yield entry
 
 
-def json_requests(store: Store, run_id: int, index_of: dict[int, int]
+def json_requests(store: Store, run_id: int, index_of: dict[Any, int]
                   ) -> Iterator[dict[str, Any]]:
     """The ``requests`` entries of the JSON export: ``requests.csv``'s columns without the
     gaps themselves (each measured request's gaps are in its cell's ``itls``)."""
@@ -185,7 +185,8 @@ def json_requests(store: Store, run_id: int, index_of: dict[int, int]
         yield row
 
 
-def json_server_metrics(store: Store, run_id: int, index_of: dict[int, int]) -> list[dict]:
+def json_server_metrics(store: Store, run_id: int, index_of: dict[Any, int]
+                        ) -> list[dict]:
     """The ``server_metrics`` entries: the /metrics timeline (``t_s`` since the run started)."""
     return [{k: s.get(k) for k in ("t_s", "running", "waiting", "kv_cache_usage",
                                    "preemptions")} | {"cell_index": index_of.get(s.get("cell_id"))}

@@ -108,7 +108,7 @@ def summarize(items: list[ItemResult], judges: tuple[str, ...]
     (when there are several): the pass rate's mean and spread."""
     summary = {}
     for judge in judges:
-        by_tier = {}
+        by_tier: dict[str, tuple[int, int]] = {}
         for tier in TIERS:
             tier_items = [i for i in items if i.outcome.tier == tier]
             if tier_items:
@@ -117,7 +117,7 @@ def summarize(items: list[ItemResult], judges: tuple[str, ...]
                     by_tier[tier] = (count.passed, count.judged)
         count = pass_count(outcome(i, judge) for i in items)
         summary[judge] = JudgeSummary(judge, count.passed, count.judged, by_tier)
-    tiers = {}
+    tiers: dict[str, TierStats] = {}
     for tier in TIERS:
         group = [i for i in items if i.outcome.tier == tier]
         if group:

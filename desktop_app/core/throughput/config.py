@@ -146,14 +146,15 @@ class SweepConfig:
                 raise InputError(name, code="positive_seconds", item=f"{value!r:.40}")
         if self.warmup < 0:
             raise InputError("warm-up requests", code="negative", item=str(self.warmup))
-        for name, value in (
+        optional: tuple[tuple[str, float | None], ...] = (
             ("time budget per cell", self.cell_time_budget_s),
             ("TTFT target", self.ttft_target_s),
             ("TPOT target", self.tpot_target_s),
             ("metrics interval", self.metrics_interval_s),
-        ):
-            if value is not None and not (value > 0 and math.isfinite(value)):
-                raise InputError(name, code="positive_seconds", item=f"{value!r:.40}")
+        )
+        for name, limit in optional:
+            if limit is not None and not (limit > 0 and math.isfinite(limit)):
+                raise InputError(name, code="positive_seconds", item=f"{limit!r:.40}")
         if not self.endpoint.model:
             raise InputError("model", code="choose_model")
         if self.http_client not in ("lean", "httpx"):

@@ -26,6 +26,7 @@ be verified per request; the salt's stability is checked on two probes and logge
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import logging
 import math
@@ -380,7 +381,7 @@ class PromptFactory:
                 if self.unique:
                     texts = [_join(s, probe.text(one)) for s in self._salts.coverage()]
                     counts = await _gather_limited(
-                        [lambda t=t: self._count(t, target) for t in texts], 8)
+                        [functools.partial(self._count, t, target) for t in texts], 8)
                     self.salt_stable = len(set(counts)) == 1
                     if not self.salt_stable:
                         log.info("salt counts vary (%s): counting every prompt",

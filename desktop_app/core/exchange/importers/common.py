@@ -241,7 +241,8 @@ def store_run(store: Store, imported: ImportedRun, file_name: str) -> int:
                     output_tokens=cell.output_tokens, concurrency=cell.concurrency,
                     request_rate=cell.request_rate, status="completed",
                     started_at=cell.started_at, ended_at=cell.ended_at, summary=cell.summary)
-                for row in cell.requests:
+                for row in cell.requests:  # a cell with requests made `writer`
+                    assert writer is not None
                     writer.add_request({**row, "run_id": run_id, "cell_id": cell_id})
         finally:
             if writer is not None:
