@@ -79,7 +79,7 @@ def run_fit(args: argparse.Namespace) -> int:
     try:
         fit, cells = fit_run(run)
     except FitError as exc:
-        raise InputError("--from-run", f"run {args.from_run}: {exc}") from None
+        raise said("--from-run", exc, args) from None
     out = sys.stdout
     lang = words_lang(args)
     out.write(_w(lang, "fitted", run=args.from_run, name=run.info.name, n=len(cells)))

@@ -59,6 +59,25 @@ INPUT_MESSAGES: dict[str, str] = {
     "no_set": "{name}: no question set there (a folder holding {file}); sets by name: {names}",
     "unknown_profile": "unknown simulator profile {name} (available: {known})",
     "profile_not_found": "profile file not found: {path}",
+    # A run that cannot be resumed (`throughput.resume.ResumeError`).
+    "not_a_sweep_config": "the stored configuration is not a sweep's (keys: {keys})",
+    "resume_not_throughput": "run {run} is a {kind} run; resume finishes throughput sweeps "
+                             "(run the evaluation again instead)",
+    "resume_completed": "run {run} is completed; there is nothing to resume",
+    "resume_running": "run {run} is still running (process {pid} on {host}); stop it first, or "
+                      "wait for it to end",
+    "resume_status": "run {run} has status {status}, which cannot be resumed",
+    "resume_cell_mismatch": "run {run}: stored cell {cell} ({input} in, {output} out) does not "
+                            "match its configuration",
+    "resume_raced": "run {run} was resumed or changed by another process meanwhile",
+    "resume_no_url": "run {run} has no stored endpoint URL; give the endpoint",
+    "resume_other_engine": "run {run} measured a {engine} endpoint; {url} is {now}",
+    # A sweep the engine model cannot be fitted to (`core.fit.FitError`).
+    "fit_no_single": "the sweep has no completed request at concurrency 1: prefill cannot be "
+                     "told from queueing without one",
+    "fit_no_decode": "no request at concurrency 1 generated two tokens or more: decode cannot "
+                     "be fitted",
+    "fit_no_cells": "the sweep has no closed-loop cell with requests",
     # A file the user named (`core.files.LocalFileError`'s codes, as "file_<code>").
     "file_missing": "no such file",
     "file_is_directory": "is a folder, not a file",

@@ -32,6 +32,9 @@ def _raised_codes() -> set[str]:
                             codes.add(value.value)
                         elif isinstance(value, ast.IfExp):  # code="a" if ... else "b"
                             codes |= {value.body.value, value.orelse.value}
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "FitError"
+                    and node.args and isinstance(node.args[0], ast.Constant)):
+                codes.add(node.args[0].value)  # FitError("fit_no_cells")
             if (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "coded"
                     and node.args and isinstance(node.args[0], ast.Constant)):
                 codes.add(node.args[0].value)  # QuestionSetError.coded("no_set", ...)

@@ -89,7 +89,7 @@ def sweep_config_from_json(data: dict[str, Any], endpoint: EndpointConfig) -> Sw
     data.pop(CLOCKS_KEY, None)  # what a Ray run measured, not what it was asked to do
     unknown = set(data) - fields
     if unknown or "input_tokens" not in data:
-        raise ResumeError(f"the stored configuration is not a sweep's (keys: {sorted(data)})")
+        raise ResumeError(code="not_a_sweep_config", keys=str(sorted(data)))
     ep_fields = {f.name for f in dataclasses.fields(EndpointConfig)} - {"base_url", "api_key",
                                                                           "verify_tls"}
     kept_ep = {k: v for k, v in stored_ep.items() if k in ep_fields and v is not None}
@@ -109,15 +109,13 @@ def check_resumable(store: Store, run_id: int) -> RunRecord:
     except NotFoundError:
         raise ResumeError(code="no_run", run=run_id, path=store.path) from None
     if run.kind != "throughput":
-        raise ResumeError(f"run {run_id} is a {run.kind} run; resume finishes throughput sweeps "
-                          "(run the evaluation again instead)")
+        raise ResumeError(code="resume_not_throughput", run=run_id, kind=run.kind)
     if run.status == "completed":
-        raise ResumeError(f"run {run_id} is completed; there is nothing to resume")
+        raise ResumeError(code="resume_completed", run=run_id)
     if run.status == "running":
-        raise ResumeError(f"run {run_id} is still running (process {run.pid} on "
-                          f"{run.hostname}); stop it first, or wait for it to end")
+        raise ResumeError(code="resume_running", run=run_id, pid=run.pid, host=run.hostname)
     if run.status not in RESUMABLE:
-        raise ResumeError(f"run {run_id} has status {run.status!r}, which cannot be resumed")
+        raise ResumeError(code="resume_status", run=run_id, status=repr(run.status))
     return run
 
 
@@ -142,8 +140,8 @@ def plan_resume(store: Store, run_id: int, endpoint: EndpointConfig,
         if cell is None:
             continue
         if not _spec_matches(cell, spec):
-            raise ResumeError(f"run {run_id}: stored cell {i} ({cell.input_tokens} in, "
-                              f"{cell.output_tokens} out) does not match its configuration")
+            raise ResumeError(code="resume_cell_mismatch", run=run_id, cell=i,
+                              input=cell.input_tokens, output=cell.output_tokens)
         rows = rows_by_cell.get(cell.id, [])
         # Kept only when finished with every request it counted committed (a kill between
         # the cell's end and the commit of its last rows leaves fewer).
@@ -185,7 +183,7 @@ def _claim(store: Store, run: RunRecord, specs: list[CellSpec], stored: dict[int
                     request_rate=spec.request_rate, status="pending")
 
     if not store.claim_run(run.id, RESUMABLE, prepare):
-        raise ResumeError(f"run {run.id} was resumed or changed by another process meanwhile")
+        raise ResumeError(code="resume_raced", run=run.id)
 
 
 async def resume_sweep(
@@ -208,7 +206,7 @@ async def resume_sweep(
     run = check_resumable(store, run_id)
     if endpoint is None:
         if not run.endpoint_url:
-            raise ResumeError(f"run {run_id} has no stored endpoint URL; give the endpoint")
+            raise ResumeError(code="resume_no_url", run=run_id)
         endpoint = EndpointConfig(run.endpoint_url)
     config, plan = plan_resume(store, run_id, endpoint)
     if info is None:
@@ -216,6 +214,6 @@ async def resume_sweep(
             info = await discover(config.endpoint, client)
     engine = engines.run_label(info.engine, info.simulated)
     if run.engine and engine != run.engine:
-        raise ResumeError(f"run {run_id} measured a {run.engine} endpoint; "
-                          f"{config.endpoint.v1_url} is {engine}")
+        raise ResumeError(code="resume_other_engine", run=run_id, engine=run.engine,
+                          url=config.endpoint.v1_url, now=engine)
     return await run_sweep(config, store, on_progress, info=info, resume=plan)

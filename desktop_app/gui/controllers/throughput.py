@@ -44,6 +44,7 @@ from desktop_app.core.throughput.types import CellResult, CellSpec
 from desktop_app.gui.context import ActiveEndpoint, AppContext
 from desktop_app.gui.i18n import report_language
 from desktop_app.gui.worker import run_in_process
+from desktop_app.report.errors import error_text
 from desktop_app.report.input_words import input_error_text
 
 SAMPLE_POLL_S = 0.5  # how often the server's /metrics timeline is read back while a sweep runs
@@ -486,7 +487,7 @@ class WhatifController(QObject):
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - the reason is shown to the user as is
-            self.failed.emit(str(exc))
+            self.failed.emit(error_text(exc, report_language()))
         finally:
             self.busy_changed.emit(self.busy_after(asyncio.current_task()))
 
