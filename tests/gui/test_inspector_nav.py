@@ -2,11 +2,10 @@
 and a question list with each judge's verdict to jump to one."""
 
 import asyncio
-import shutil
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 
 from desktop_app import paths
 from desktop_app.core.endpoint.types import EndpointConfig
@@ -14,10 +13,8 @@ from desktop_app.core.simulator.launcher import start_simulator
 from desktop_app.core.sqleval.records import load_eval
 from desktop_app.core.sqleval.runner import EvalConfig, run_eval
 from desktop_app.core.store import Store
-from desktop_app.gui.context import AppContext
-from desktop_app.gui.pages.inspector import InspectorPage
-from desktop_app.gui.settings import Settings
 from desktop_app.gui.widgets.result_diff import MAX_COLUMN_WIDTH
+from tests.gui.inspector_helpers import inspector_page, wait_done
 
 IDS = ("t01", "m01", "h01", "m02")
 
@@ -46,21 +43,11 @@ def stored_run(tmp_path_factory):
 @pytest.fixture
 def page(stored_run, tmp_path, qtbot, qt_loop):
     db, cache, *_ = stored_run
-    own_db = tmp_path / "r.db"
-    shutil.copy(db, own_db)
-    context = AppContext(own_db, sets_dir=paths.questions_dir(), cache_dir=cache)
-    settings = Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
-    widget = InspectorPage(context, settings)
-    qtbot.addWidget(widget)
-    widget.resize(1100, 720)
-    widget.show()
-    return widget
+    return inspector_page(db, cache, tmp_path, qtbot)
 
 
 def _wait(qtbot, task):
-    assert task is not None
-    qtbot.waitUntil(task.done, timeout=15000)
-    assert task.exception() is None
+    wait_done(qtbot, task)
 
 
 def _shown(page):

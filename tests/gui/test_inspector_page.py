@@ -22,6 +22,7 @@ from desktop_app.gui.settings import Settings
 from desktop_app.gui.widgets.result_diff import FINDING_COLOR
 from desktop_app.gui.widgets.sql_view import KEYWORD_COLOR, SqlView
 from desktop_app.gui.widgets.step_timeline import parse_result_table
+from tests.gui.inspector_helpers import inspector_page
 
 
 @pytest.fixture(scope="module")
@@ -50,15 +51,7 @@ def stored_run(tmp_path_factory):
 @pytest.fixture
 def page(stored_run, tmp_path, qtbot, qt_loop):
     db, cache, *_ = stored_run
-    own_db = tmp_path / "r.db"
-    shutil.copy(db, own_db)  # each test its own results DB
-    context = AppContext(own_db, sets_dir=paths.questions_dir(), cache_dir=cache)
-    settings = Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
-    widget = InspectorPage(context, settings)
-    qtbot.addWidget(widget)
-    widget.resize(1100, 720)
-    widget.show()
-    return widget
+    return inspector_page(db, cache, tmp_path, qtbot)
 
 
 def _open(qtbot, page, run_id, row_id):

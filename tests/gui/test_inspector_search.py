@@ -7,7 +7,6 @@ import shutil
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from PySide6.QtCore import QSettings
 
 from desktop_app import paths
 from desktop_app.core.endpoint.types import EndpointConfig
@@ -15,7 +14,6 @@ from desktop_app.core.simulator.launcher import start_simulator
 from desktop_app.core.sqleval.records import load_eval, question_elsewhere
 from desktop_app.core.sqleval.runner import EvalConfig, run_eval
 from desktop_app.core.store import Store
-from desktop_app.gui.context import AppContext
 from desktop_app.gui.models.questions import (
     CLASS_PASSED,
     VERDICT_MIXED,
@@ -23,8 +21,7 @@ from desktop_app.gui.models.questions import (
     QuestionSearch,
     search_terms,
 )
-from desktop_app.gui.pages.inspector import InspectorPage
-from desktop_app.gui.settings import Settings
+from tests.gui.inspector_helpers import inspector_page, wait_done
 
 CAREFUL_IDS = ("t01", "m01", "h01")  # the second run asks only these
 
@@ -54,21 +51,11 @@ def two_runs(tmp_path_factory):
 @pytest.fixture
 def page(two_runs, tmp_path, qtbot, qt_loop):
     db, cache, *_ = two_runs
-    own_db = tmp_path / "r.db"
-    shutil.copy(db, own_db)
-    context = AppContext(own_db, sets_dir=paths.questions_dir(), cache_dir=cache)
-    settings = Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
-    widget = InspectorPage(context, settings)
-    qtbot.addWidget(widget)
-    widget.resize(1100, 720)
-    widget.show()
-    return widget
+    return inspector_page(db, cache, tmp_path, qtbot)
 
 
 def _wait(qtbot, task):
-    assert task is not None
-    qtbot.waitUntil(task.done, timeout=15000)
-    assert task.exception() is None
+    wait_done(qtbot, task)
 
 
 def _open(qtbot, page, run_id, row_id):
