@@ -59,6 +59,23 @@ INPUT_MESSAGES: dict[str, str] = {
     "no_set": "{name}: no question set there (a folder holding {file}); sets by name: {names}",
     "unknown_profile": "unknown simulator profile {name} (available: {known})",
     "profile_not_found": "profile file not found: {path}",
+    # Server settings the user typed (`server_settings.parse_user_settings`).
+    "settings_too_many": "{n} settings given; at most {high}",
+    "setting_no_equals": "setting {position} {item}: expected KEY=VALUE, e.g. max-num-seqs=2",
+    "setting_empty_key": "setting {position} {item}: the key before '=' is empty",
+    "setting_bad_key": "setting {position} {item}: the key must be letters, digits, '-' or '_'",
+    "setting_no_value": "setting {position} {item}: no value after '='",
+    "setting_too_long": "setting {position} {item}: the value is {size} characters; at most "
+                        "{high}",
+    "setting_twice": "setting {position} {item}: {key_name} is given twice",
+    "whole_at_least_1": "{item} must be a whole number of at least 1",
+    "set_no_database": "the set {set} has no database {key_name}",
+    "cannot_open_db": "cannot open database {path}: {detail}",
+    "no_question_matches": "no question of {set} matches the tiers/ids chosen",
+    "setting_type": "{key_name}: a setting is text or a number",
+    "ray_not_text": "{item} must be an address text",
+    "ray_address": "{item} must be auto, local, ray://host:10001 or host:6379 (no "
+                   "user:password@)",
     # A run that cannot be resumed (`throughput.resume.ResumeError`).
     "not_a_sweep_config": "the stored configuration is not a sweep's (keys: {keys})",
     "resume_not_throughput": "run {run} is a {kind} run; resume finishes throughput sweeps "

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 import httpx
 
@@ -97,7 +98,8 @@ def parse_user_settings(text_or_items: str | Iterable[str]) -> dict[str, Value]:
     list of pairs (one per repeated `--setting`).
 
     Keys are normalised (`Max-Num-Seqs` -> `max_num_seqs`); values typed: int, float,
-    true/false, else text. Raises ValueError naming the bad item and its position (1-based) for
+    true/false, else text. Raises InputError (a ValueError, field "server settings", with a
+    code) naming the bad item and its position (1-based) for
     a pair without "=", an empty key or value, a key that is not an identifier, a value over
     200 characters, a key given twice, or more than 64 pairs.
     """
@@ -106,27 +108,30 @@ def parse_user_settings(text_or_items: str | Iterable[str]) -> dict[str, Value]:
         items = [t for t in items if t]
     else:
         items = [str(t).strip() for t in text_or_items]
+    from desktop_app.core.parsing import InputError
+
+    field = "server settings"
     if len(items) > MAX_USER_ITEMS:
-        raise ValueError(f"{len(items)} settings given; at most {MAX_USER_ITEMS}")
+        raise InputError(field, code="settings_too_many", n=len(items), high=MAX_USER_ITEMS)
     settings: dict[str, Value] = {}
     for position, item in enumerate(items, 1):
-        where = f"setting {position} {_shown(item)}"
+        where: dict[str, Any] = {"position": position, "item": _shown(item)}
         key, sep, raw = item.partition("=")
         if not sep:
-            raise ValueError(f"{where}: expected KEY=VALUE, e.g. max-num-seqs=2")
+            raise InputError(field, code="setting_no_equals", **where)
         key = key.strip().lower().replace("-", "_")
         raw = raw.strip()
         if not key:
-            raise ValueError(f"{where}: the key before '=' is empty")
+            raise InputError(field, code="setting_empty_key", **where)
         if not _KEY.fullmatch(key):
-            raise ValueError(f"{where}: the key must be letters, digits, '-' or '_'")
+            raise InputError(field, code="setting_bad_key", **where)
         if not raw:
-            raise ValueError(f"{where}: no value after '='")
+            raise InputError(field, code="setting_no_value", **where)
         if len(raw) > MAX_TEXT_CHARS:
-            raise ValueError(f"{where}: the value is {len(raw)} characters; at most "
-                             f"{MAX_TEXT_CHARS}")
+            raise InputError(field, code="setting_too_long", size=len(raw), high=MAX_TEXT_CHARS,
+                             **where)
         if key in settings:
-            raise ValueError(f"{where}: {key} is given twice")
+            raise InputError(field, code="setting_twice", key_name=key, **where)
         value = _typed(raw)
         settings[key] = raw if value is None else value
     return settings
@@ -138,8 +143,8 @@ def user_settings(items: Iterable[str] | None, flag: str = "--setting") -> dict[
 
     try:
         return parse_user_settings(items or [])
-    except ValueError as exc:
-        raise InputError(flag, str(exc)) from None
+    except InputError as exc:  # said under `flag`, its code kept
+        raise InputError(flag, exc.message, code=exc.code, **exc.params) from None
 
 
 def merge_settings(read: ServerSettings | None, user: Mapping[str, Value]

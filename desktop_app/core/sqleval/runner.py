@@ -152,19 +152,21 @@ class EvalConfig:
                             ("epochs", self.epochs), ("max tokens", self.max_tokens)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)
                                       or value < 1):
-                raise InputError(name, f"{value!r} must be a whole number of at least 1")
+                raise InputError(name, code="whole_at_least_1", item=repr(value))
         if (isinstance(self.retries, bool) or not isinstance(self.retries, int)
                 or not 0 <= self.retries <= MAX_RETRIES):
-            raise InputError("retries", f"{self.retries!r} must be a whole number from 0 to "
-                             f"{MAX_RETRIES}")
+            raise InputError("retries", code="whole_from_to", item=repr(self.retries), low=0,
+                             high=MAX_RETRIES)
         for name, value in (("time limit", self.time_limit_s),
                             ("SQL time limit", self.sql_time_limit_s)):
             if value is not None and not (value > 0 and math.isfinite(value)):
-                raise InputError(name, f"{value!r} must be a positive number of seconds")
+                raise InputError(name, code="positive_seconds", item=repr(value))
         if self.language not in ("en", "zh"):
-            raise InputError("language", f"{self.language!r}: choose en or zh")
+            raise InputError("language", code="unknown_choice", items=repr(self.language),
+                             choices="en, zh")
         if self.tool_mode not in ("native", "text"):
-            raise InputError("tool mode", f"{self.tool_mode!r}: choose native or text")
+            raise InputError("tool mode", code="unknown_choice", items=repr(self.tool_mode),
+                             choices="native, text")
         try:
             parse_layered_route(self.layered_route)
         except ValueError as exc:
@@ -287,11 +289,13 @@ class _Sandboxes:
         if key not in self.open:
             path = self.qset.databases.get(key)
             if path is None:
-                raise InputError("questions", f"the set {self.qset.name} has no database {key!r}")
+                raise InputError("questions", code="set_no_database", set=self.qset.name,
+                                 key_name=repr(key))
             try:
                 self.open[key] = self.stack.enter_context(Sandbox(path, time_limit_s=self.limit))
             except (SandboxError, OSError) as exc:
-                raise InputError("questions", f"cannot open database {path}: {exc}") from None
+                raise InputError("questions", code="cannot_open_db", path=path,
+                                 detail=str(exc)) from None
         return self.open[key]
 
     def gold_result(self, q: Question) -> tuple[Gold, ...] | str:
@@ -391,7 +395,7 @@ async def run_eval(config: EvalConfig, store: Store | None = None,
         raise InputError("question ids", "; ".join(
             unusable + ([f"not in {qset.name}: {', '.join(missing)}"] if missing else [])))
     if not questions:
-        raise InputError("tiers", f"no question of {qset.name} matches the tiers/ids chosen")
+        raise InputError("tiers", code="no_question_matches", set=qset.name)
     async with _client(config, client) as http:
         on_progress(EvalProgress("discovering"))
         if info is None:

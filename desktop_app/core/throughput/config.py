@@ -158,7 +158,8 @@ class SweepConfig:
         if not self.endpoint.model:
             raise InputError("model", code="choose_model")
         if self.http_client not in ("lean", "httpx"):
-            raise InputError("HTTP client", f"{self.http_client!r:.40} must be lean or httpx")
+            raise InputError("HTTP client", code="unknown_choice",
+                             items=f"{self.http_client!r:.40}", choices="lean, httpx")
         check_ray_address(self.ray)
         least = 0 if self.ray is not None else 1  # 0 actors: as many as the cluster's CPUs
         if (isinstance(self.workers, bool) or not isinstance(self.workers, int)
@@ -168,7 +169,7 @@ class SweepConfig:
                              high=MAX_WORKERS)
         for key, value in self.server_settings.items():
             if not isinstance(key, str) or not isinstance(value, (str, int, float, bool)):
-                raise InputError("server settings", f"{key!r}: a setting is text or a number")
+                raise InputError("server settings", code="setting_type", key_name=repr(key))
 
 
 def check_ray_address(address: str | None, field_name: str = "ray") -> None:
@@ -177,11 +178,10 @@ def check_ray_address(address: str | None, field_name: str = "ray") -> None:
     if address is None or address in ("auto", "local"):
         return
     if not isinstance(address, str):
-        raise InputError(field_name, f"{address!r:.40} must be an address text")
+        raise InputError(field_name, code="ray_not_text", item=f"{address!r:.40}")
     match = _RAY_ADDRESS.fullmatch(address)
     if match is None or not 1 <= int(match.group(1)) <= 65535:
-        raise InputError(field_name, f"{address!r:.60} must be auto, local, ray://host:10001 or "
-                         "host:6379 (no user:password@)")
+        raise InputError(field_name, code="ray_address", item=f"{address!r:.60}")
 
 
 def _few(values, field_name: str) -> None:
