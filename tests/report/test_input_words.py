@@ -9,6 +9,8 @@ import pytest
 from desktop_app.cli import main
 from desktop_app.core.endpoint.urls import validate_base_url
 from desktop_app.core.parsing import InputError, check_range, parse_float_list, parse_int_list
+from desktop_app.core.endpoint.server_settings import parse_user_settings
+from desktop_app.core.sqleval.runner import EvalConfig
 from desktop_app.core.throughput.config import SweepConfig
 from desktop_app.core.endpoint.types import EndpointConfig
 from desktop_app.report.input_words import FIELDS, WORDS, input_error_text
@@ -78,6 +80,16 @@ CASES = [
                         concurrency=(1,), output_tokens=(32,), workers=0).validate(),
     lambda: SweepConfig(EndpointConfig("http://h", model=""), input_tokens=(512,),
                         concurrency=(1,), output_tokens=(32,)).validate(),
+    lambda: SweepConfig(EndpointConfig("http://h", model="m"), input_tokens=(512,),
+                        concurrency=(1,), output_tokens=(32,), ray="user:pw@host").validate(),
+    # The forms' server settings, typed as KEY=VALUE.
+    lambda: parse_user_settings("max-num-seqs=2, gpu-memory-utilization"),
+    lambda: parse_user_settings("max-num-seqs=2, max_num_seqs=4"),
+    lambda: parse_user_settings("=2"),
+    # The SQL form: a tool mode, a time limit, whole numbers.
+    lambda: EvalConfig(EndpointConfig("http://h", model="m"), tool_mode="json").validate(),
+    lambda: EvalConfig(EndpointConfig("http://h", model="m"), time_limit_s=-1.0).validate(),
+    lambda: EvalConfig(EndpointConfig("http://h", model="m"), epochs=0).validate(),
 ]
 
 
