@@ -99,7 +99,7 @@ WORDS: dict[str, dict[str, str]] = {
         "file_missing": "文件不存在",
         "file_is_directory": "是文件夹，不是文件",
         "file_not_regular": "不是普通文件（{kind}）",
-        "file_too_large": "共 {size:,} 字节，超过{what}的上限 {limit:,} 字节",
+        "file_too_large": "共 {size:,} 字节，超过上限 {limit:,} 字节",
         "file_symlink_loop": "是符号链接的循环",
         "file_unreadable": "无法读取：“{reason}”",
         "file_outside_folder": "指向 {folder} 之外（{target}）；只读取其中的文件",
