@@ -48,12 +48,12 @@ def format_cell_table(rows: Iterable[CellRow], headers: Sequence[str]) -> str:
         s = r.summary
         lines.append((
             str(r.input_tokens), r.load, str(r.output_tokens), f"{s.ok}/{s.count}",
-            _fmt(s.ttft_s and s.ttft_s.p50, ".2f"),
-            _fmt(s.ttft_s and s.ttft_s.p90, ".2f"),
+            _fmt(None if s.ttft_s is None else s.ttft_s.p50, ".2f"),
+            _fmt(None if s.ttft_s is None else s.ttft_s.p90, ".2f"),
             _fmt(_mean(s.prefill_tps), ".0f"),
             "-" if r.prefill_change is None else f"{r.prefill_change * 100:+.0f}%",
             _fmt(_mean(s.decode_tps), ".1f"),
-            _fmt(s.tpot_s and s.tpot_s.mean * 1000, ".1f"),
+            _fmt(None if s.tpot_s is None else s.tpot_s.mean * 1000, ".1f"),
             _fmt(s.output_tps, ".1f"),
             r.note,
         ))

@@ -247,7 +247,7 @@ class Store:
                 notes,
             ),
         )
-        return int(cursor.lastrowid)
+        return _row_id(cursor)
 
     @_locked
     def finish_run(self, run_id: int, status: str, error: str | None = None) -> str:
@@ -402,7 +402,8 @@ class Store:
         ``endpoint`` and ``model`` match exactly (the stored, redacted URL). ``since`` is inclusive
         and ``until`` exclusive, on the creation time; datetimes or ISO-8601 UTC text.
         """
-        where, params = [], []
+        where: list[str] = []
+        params: list[object] = []
         for column, value in (
             ("kind", kind),
             ("status", status),
@@ -465,7 +466,7 @@ class Store:
         """
         row = {"run_id": run_id, **self._cell_fields(fields)}
         cursor = self.db.execute(_TP_CELLS.insert_sql, _TP_CELLS.params(row))
-        return int(cursor.lastrowid)
+        return _row_id(cursor)
 
     @_locked
     def update_cell(self, cell_id: int, **fields: Any) -> None:
@@ -639,3 +640,9 @@ class Store:
             (question_row_id,),
         )
         return _SQL_STEPS.decode(cursor)
+
+
+def _row_id(cursor: sqlite3.Cursor) -> int:
+    """The id an INSERT made (an INSERT always sets one)."""
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
