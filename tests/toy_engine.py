@@ -2,12 +2,11 @@
 answers `/toy/info` with its version and settings, exports `toy:` series, calls its limit on
 requests at once `--slots`, and caches prompts unless a request sends `toy_cache: false`."""
 
-import importlib.util
-import sys
 from contextlib import contextmanager
 from pathlib import Path
 
 from desktop_app.core.engines import unregister
+from tests.module_file import module_from_file
 
 MODULE = '''
 from desktop_app.core.engines import Engine, register
@@ -39,14 +38,8 @@ ENGINE = register(Engine(
 def toy_engine(folder: Path):
     """The module written into `folder`, imported (its import registers the engine), and the
     engine removed afterwards."""
-    path = folder / "toyserve_engine.py"
-    path.write_text(MODULE, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("toyserve_engine", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["toyserve_engine"] = module
-    spec.loader.exec_module(module)
     try:
-        yield module.ENGINE
+        with module_from_file(folder, "toyserve_engine", MODULE) as module:
+            yield module.ENGINE
     finally:
         unregister("toyserve")
-        sys.modules.pop("toyserve_engine", None)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from desktop_app.core.metrics import CellSummary, RequestTiming, summarize_cell
+from desktop_app.core.parsing import CodedError
 from desktop_app.core.simulator.engine import Profile
 from desktop_app.core.simulator.virtual import simulate_closed_loop
 
@@ -60,15 +61,8 @@ _UNBOUNDED_KV = 10_000_000
 NOTE_CODES = ("queue_cap", "no_queue", "vllm_default", "kv_never_reached", "needs_lengths")
 
 
-class FitError(ValueError):
-    """A sweep the model cannot be fitted to; the text says what is missing, its `code` (an
-    InputError code: `report.input_words` words it) and `params` say it for any reader."""
-
-    def __init__(self, code: str, **params) -> None:
-        from desktop_app.core.parsing import INPUT_MESSAGES
-
-        super().__init__(INPUT_MESSAGES[code].format(**params))
-        self.code, self.params = code, params
+class FitError(CodedError, ValueError):
+    """A sweep the model cannot be fitted to; the text says what is missing."""
 
 
 @dataclass(frozen=True)
@@ -200,7 +194,7 @@ def _first_guess(cells: Sequence[MeasuredCell], seqs: int) -> dict[str, float]:
     single = [(c.input_tokens, _median_ttft(c.timings)) for c in cells if c.concurrency == 1]
     single = [(n, t) for n, t in single if t is not None]
     if not single:
-        raise FitError("fit_no_single")
+        raise FitError(code="fit_no_single")
     lengths = sorted({n for n, _ in single})
     x = np.array([n for n, _ in single], float)
     y = np.array([t for _, t in single], float)
@@ -221,7 +215,7 @@ def _first_guess(cells: Sequence[MeasuredCell], seqs: int) -> dict[str, float]:
              if c.concurrency == 1]
     alone = [(ctx, t) for ctx, t in alone if t is not None]
     if not alone:
-        raise FitError("fit_no_decode")
+        raise FitError(code="fit_no_decode")
     if len({ctx for ctx, _ in alone}) > 1:
         xs = np.array([[1.0, ctx] for ctx, _ in alone])
         d0, d2 = np.linalg.lstsq(xs, np.array([t for _, t in alone]), rcond=None)[0]
@@ -273,7 +267,7 @@ def fit_profile(cells: Sequence[MeasuredCell], settings: Mapping | None = None, 
     identify prefill or decode."""
     cells = [c for c in cells if c.concurrency and c.timings]
     if not cells:
-        raise FitError("fit_no_cells")
+        raise FitError(code="fit_no_cells")
     params, seqs, budget, kv = _limits(cells, settings or {}, cap)
     guess = _first_guess(cells, seqs)
     profile = Profile(

@@ -136,6 +136,19 @@ class InputError(ValueError):
         self.params = params
 
 
+class CodedError(Exception):
+    """An error of the core (not about one input field) said by one of INPUT_MESSAGES' codes
+    and its `params`, as an InputError is: its message is the code's English, and the CLI and
+    the window put the code in the reader's language (`report.errors.error_text`). Raised with
+    a `message` and no code, that English sentence is all there is."""
+
+    def __init__(self, message: str = "", *, code: str = "", **params) -> None:
+        if code and not message:
+            message = INPUT_MESSAGES[code].format(**params)
+        super().__init__(message)
+        self.code, self.params = code, params
+
+
 _INT_ITEM = re.compile(r"^(\d+)\s*([kK]?)$")
 _MAX_DIGITS = 18
 _SHOWN_CHARS = 40

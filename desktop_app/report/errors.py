@@ -31,9 +31,9 @@ def error_text(exc: BaseException, lang: str = "en") -> str:
         return store_error_text(exc, lang)
     code, params = getattr(exc, "code", ""), getattr(exc, "params", None)
     if isinstance(code, str) and isinstance(params, dict):
-        from desktop_app.report.input_words import WORDS, _worded
+        from desktop_app.report.input_words import WORDS, worded_params
         from desktop_app.report.strings import lookup
 
         if code in WORDS["en"]:  # an InputError code carried by another error
-            return lookup(WORDS, lang, code, **_worded(params, lang))
+            return lookup(WORDS, lang, code, **worded_params(params, lang))
     return str(exc)

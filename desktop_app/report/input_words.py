@@ -170,7 +170,7 @@ def input_error_text(exc: Exception, lang: str = "en") -> str:
     code = getattr(exc, "code", "")
     if not code or code not in WORDS["en"] or not hasattr(exc, "field"):
         return str(exc)
-    message = lookup(WORDS, lang, code, **_worded(exc.params, lang))
+    message = lookup(WORDS, lang, code, **worded_params(exc.params, lang))
     return lookup(WORDS, lang, "error", field=field_text(exc.field, lang), message=message)
 
 
@@ -181,7 +181,7 @@ KINDS = {"en": {"fifo": "named pipe (FIFO)", "device": "device", "socket": "sock
                 "special": "特殊文件"}}
 
 
-def _worded(params: dict, lang: str) -> dict:
+def worded_params(params: dict, lang: str) -> dict:
     """`params` with the values that are codes of words (a file's kind) in `lang`."""
     kind = params.get("kind")
     if isinstance(kind, str) and kind in KINDS["en"]:

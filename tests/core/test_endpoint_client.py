@@ -320,3 +320,13 @@ async def test_a_read_error_mid_stream_is_a_cut():
 
     res, _ = await run(pieces)
     assert res.error_class == "stream_cut" and "after 1 content chunks" in res.error_message
+
+
+def test_a_streams_timeout_is_worded_with_its_url():
+    from desktop_app.core.endpoint.client import _timeout_message
+
+    config = EndpointConfig("http://gpu-box:8000", connect_timeout_s=3)
+    url = "http://gpu-box:8000/v1/chat/completions"
+    assert _timeout_message(httpx.ConnectTimeout("x"), config, url) == (
+        f"could not connect to {url} within 3 s")
+    assert "read timeout" in _timeout_message(httpx.ReadTimeout("x"), config, url)

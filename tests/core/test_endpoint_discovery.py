@@ -102,12 +102,12 @@ async def test_llamacpp_server():
     assert (info.engine, info.engine_version, info.tokenizer) == ("llamacpp", "b6000-abc123",
                                                                   "llamacpp")
     assert info.has_metrics and info.accepts_ignore_eos and not info.simulated
-    assert any("cache_prompt" in n for n in info.notes)
-    assert any("model 'm' is not in" in n for n in info.notes)
+    assert any("cache_prompt" in str(n) for n in info.notes)
+    assert any("model 'm' is not in" in str(n) for n in info.notes)
     routes[("GET", "/metrics")] = (501, {"error": {"message": "metrics not supported"}})
     async with fake(routes, seen=seen) as client:
         info = await discover(CONFIG, client)
-        assert not info.has_metrics and any("--metrics" in n for n in info.notes)
+        assert not info.has_metrics and any("--metrics" in str(n) for n in info.notes)
         seen.clear()
         assert await count_prompt_tokens(client, CONFIG, info, prompt="Hello world") == 3
         assert json.loads(seen[0].content) == {"content": "Hello world", "add_special": True}
@@ -133,7 +133,7 @@ async def test_llamacpp_python():
         info = await discover(EndpointConfig("http://fake:8080"), client)
         assert (info.engine, info.tokenizer) == ("llamacpp-python", "llamacpp-python")
         assert not info.accepts_ignore_eos and not info.has_metrics
-        assert any("no usage" in n for n in info.notes)
+        assert any("no usage" in str(n) for n in info.notes)
         assert await count_prompt_tokens(client, CONFIG, info, prompt="Hello world") == 4
 
 
@@ -142,7 +142,7 @@ async def test_ollama_tgi_and_sglang():
     info = await discover_fake({("GET", "/v1/models"): models("library", "llama3.2:1b"),
                                 ("GET", "/api/version"): (200, {"version": "0.5.7"})})
     assert (info.engine, info.engine_version, info.tokenizer) == ("ollama", "0.5.7", None)
-    assert not info.accepts_ignore_eos and any("calibrated" in n for n in info.notes)
+    assert not info.accepts_ignore_eos and any("calibrated" in str(n) for n in info.notes)
     info = await discover_fake({
         ("GET", "/v1/models"): models("huggingface", "tgi"),
         ("GET", "/info"): (200, {"model_id": "Qwen/Qwen2.5-7B", "version": "3.0.1"}),
@@ -166,9 +166,9 @@ async def test_an_unknown_server_says_what_was_tried():
     info = await discover_fake(routes, server="CustomProxy/1.0")
     assert (info.engine, info.tokenizer, info.has_metrics) == ("unknown", None, False)
     assert not info.accepts_ignore_eos and info.models == ("m",)
-    tried = next(n for n in info.notes if "not recognised" in n)
+    tried = next(str(n) for n in info.notes if "not recognised" in str(n))
     assert "/version" in tried and "/extras/tokenize" in tried and "CustomProxy" in tried
-    assert any("/metrics answers" in n for n in info.notes)
+    assert any("/metrics answers" in str(n) for n in info.notes)
 
 
 # --- errors a user sees before a sweep ------------------------------------------------------

@@ -26,7 +26,7 @@ def _raised_codes() -> set[str]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             # InputError and the errors that carry its codes (their words are the same).
             if (isinstance(node, ast.Call) and getattr(node.func, "id", "") in (
-                    "InputError", "ExchangeError", "ProfileError", "ResumeError")):
+                    "InputError", "ExchangeError", "ProfileError", "ResumeError", "FitError")):
                 for kw in node.keywords:
                     if kw.arg == "code":
                         value = kw.value
@@ -34,9 +34,6 @@ def _raised_codes() -> set[str]:
                             codes.add(value.value)
                         elif isinstance(value, ast.IfExp):  # code="a" if ... else "b"
                             codes |= {value.body.value, value.orelse.value}
-            if (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "FitError"
-                    and node.args and isinstance(node.args[0], ast.Constant)):
-                codes.add(node.args[0].value)  # FitError("fit_no_cells")
             if (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "coded"
                     and node.args and isinstance(node.args[0], ast.Constant)):
                 codes.add(node.args[0].value)  # QuestionSetError.coded("no_set", ...)

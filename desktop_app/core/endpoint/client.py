@@ -627,7 +627,11 @@ def _nothing_came(exc: httpx.TransportError) -> bool:
 
 
 def _timeout_message(exc: httpx.TimeoutException, config: EndpointConfig, url: str) -> str:
-    return EndpointError(**_timeout_error(exc, config)).args[0]
+    """A timeout in a stream's words (the request's failure message), URL included."""
+    why = _timeout_error(exc, config)
+    if "message" in why:
+        return why["message"]
+    return endpoint_message(why.pop("code"), url, why)
 
 
 def _timeout_error(exc: httpx.TimeoutException, config: EndpointConfig) -> dict:

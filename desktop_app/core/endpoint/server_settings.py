@@ -8,7 +8,7 @@ llama.cpp: `/props` and `/slots`; TGI: `/info`), and `core/engines/_settings.py`
 
 Everything read is hostile: each answer is bounded (`MAX_BODY_BYTES`, `PROBE_TIMEOUT_S`, JSON
 nesting, value types and lengths) and a bad one is skipped with a note code, never raised.
-Keys are vLLM's spellings (`CANONICAL_KEYS`); `ENGINE_SPELLINGS` says how each engine spells
+Keys are vLLM's spellings (`CANONICAL_KEYS`); each engine's `spellings` says how it spells
 them. Anything not exposed is asked of the user (`parse_user_settings`), never guessed;
 `merge_settings` puts both together for the stored run.
 """
@@ -26,30 +26,12 @@ from desktop_app.core.engines._settings import (  # noqa: F401 (this module's AP
     CANONICAL_KEYS, MAX_BODY_BYTES, MAX_JSON_DEPTH, MAX_TEXT_CHARS, PROBE_TIMEOUT_S, Reader,
     ServerSettings, Value, config_info_labels, typed as _typed)
 
-__all__ = ["CANONICAL_KEYS", "ENGINE_SPELLINGS", "ServerSettings", "config_info_labels",
+__all__ = ["CANONICAL_KEYS", "ServerSettings", "config_info_labels",
            "describe_key", "merge_settings", "parse_user_settings", "read_server_settings", "stored_settings",
            "user_settings", "user_settings_from_stored"]
 
 MAX_USER_ITEMS = 64
 USER_PREFIX = "user:"  # a user-typed value the server contradicted, kept beside the server's
-
-
-class _Spellings(Mapping):
-    """engine -> {engine's own name: canonical key}, read from the engine descriptors."""
-
-    def __getitem__(self, engine: str) -> Mapping[str, str]:
-        if not engines.is_known(engine):
-            raise KeyError(engine)
-        return engines.get_engine(engine).spellings
-
-    def __iter__(self):
-        return iter(e.name for e in engines.all_engines() if e.spellings)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
-
-
-ENGINE_SPELLINGS: Mapping[str, Mapping[str, str]] = _Spellings()
 
 
 def describe_key(key: str, engine: str, engine_name: str | None = None) -> str:

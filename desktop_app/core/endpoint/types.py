@@ -72,9 +72,6 @@ class DiscoveryNote:
     def __str__(self) -> str:
         return self.text
 
-    def __contains__(self, part: str) -> bool:
-        return part in self.text
-
 
 @dataclass(frozen=True)
 class EndpointInfo:

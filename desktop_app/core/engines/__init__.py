@@ -14,19 +14,17 @@ The built-in simulator is not an engine of its own: its /version says `simulated
 the engine it stands in for (vLLM unless told), whose descriptor it is then read with; it
 always speaks vLLM's settings and series (`identify`).
 
-The package is read on first use (`pkgutil` over its modules; `_`-named ones are helpers).
+The package is read on first use (`core.registry.ModulesOnce`; `_`-named modules are helpers).
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import re
-import threading
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import TYPE_CHECKING
+
+from desktop_app.core.registry import ModulesOnce
 
 if TYPE_CHECKING:
     import httpx
@@ -109,8 +107,7 @@ class Engine:
 
 _NAME = re.compile(r"[a-z][a-z0-9]*([-_][a-z0-9]+)*")
 _REGISTRY: dict[str, Engine] = {}
-_LOCK = threading.Lock()
-_loaded = False
+_load = ModulesOnce(__name__, __path__).load
 _generation = 0  # bumped by every change, so tables built from the registry know to rebuild
 
 
@@ -136,18 +133,6 @@ def unregister(name: str) -> None:
         _generation += 1
 
 
-def _load() -> None:
-    global _loaded
-    if _loaded:
-        return
-    with _LOCK:
-        if not _loaded:
-            for module in pkgutil.iter_modules(__path__):
-                if not module.name.startswith("_"):
-                    importlib.import_module(f"{__name__}.{module.name}")
-            _loaded = True
-
-
 def generation() -> int:
     """A number that changes whenever an engine is added or removed."""
     _load()
@@ -164,14 +149,11 @@ def engine_names() -> tuple[str, ...]:
     return tuple(e.name for e in all_engines())
 
 
-_GENERIC = Engine(UNKNOWN, "OpenAI-compatible", rank=1_000)
-
-
 def get_engine(name: str | None) -> Engine:
     """The engine called `name`; the generic OpenAI-compatible one for a name no module
     registers (an engine since removed, read from an old run)."""
     _load()
-    return _REGISTRY.get(name or UNKNOWN) or _REGISTRY.get(UNKNOWN) or _GENERIC
+    return _REGISTRY.get(name or UNKNOWN) or _REGISTRY[UNKNOWN]  # openai.py registers it
 
 
 def is_known(name: str | None) -> bool:
@@ -241,7 +223,3 @@ def probe_paths() -> tuple[str, ...]:
 def metric_prefixes() -> tuple[str, ...]:
     """Each engine's series prefix ("vllm:", "tgi_"), in the engines' order."""
     return tuple(dict.fromkeys(e.metric_prefix for e in all_engines() if e.metric_prefix))
-
-
-def spellings(name: str | None) -> Mapping[str, str]:
-    return MappingProxyType(dict(get_engine(name).spellings))

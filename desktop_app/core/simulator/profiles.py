@@ -20,21 +20,12 @@ import tomllib
 from pathlib import Path
 
 from desktop_app import paths
+from desktop_app.core.parsing import CodedError
 from desktop_app.core.simulator.engine import Profile
 
 
-class ProfileError(ValueError):
-    """A profile that cannot be found or loaded; the message is fit to show a user. With a
-    `code` (an InputError code: `report.input_words` words it) and its `params`, the reader's
-    language can say it too."""
-
-    def __init__(self, message: str = "", *, code: str = "", **params) -> None:
-        if code and not message:
-            from desktop_app.core.parsing import INPUT_MESSAGES
-
-            message = INPUT_MESSAGES[code].format(**params)
-        super().__init__(message)
-        self.code, self.params = code, params
+class ProfileError(CodedError, ValueError):
+    """A profile that cannot be found or loaded; the message is fit to show a user."""
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Profile)}

@@ -34,6 +34,7 @@ from desktop_app.core.endpoint.client import make_client
 from desktop_app.core.endpoint.discovery import discover
 from desktop_app.core.endpoint.server_settings import user_settings_from_stored
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo, MetricSample
+from desktop_app.core.parsing import CodedError
 from desktop_app.core.runs import run_info
 from desktop_app.core.store import NotFoundError, Store
 from desktop_app.core.store.tables import RunRecord
@@ -57,18 +58,8 @@ from desktop_app.core.throughput.types import CellResult, CellSpec
 RESUMABLE = ("interrupted", "cancelled", "failed")
 
 
-class ResumeError(Exception):
-    """A run that cannot be resumed; the message says why, in one line, naming the run. With a
-    `code` (an InputError code: `report.input_words` words it) and its `params`, the reader's
-    language can say it too."""
-
-    def __init__(self, message: str = "", *, code: str = "", **params) -> None:
-        if code and not message:
-            from desktop_app.core.parsing import INPUT_MESSAGES
-
-            message = INPUT_MESSAGES[code].format(**params)
-        super().__init__(message)
-        self.code, self.params = code, params
+class ResumeError(CodedError):
+    """A run that cannot be resumed; the message says why, in one line, naming the run."""
 
 
 def sweep_config_from_json(data: dict[str, Any], endpoint: EndpointConfig) -> SweepConfig:

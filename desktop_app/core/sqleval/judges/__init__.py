@@ -12,20 +12,18 @@ judge is one module here that calls `register`, plus its words (docs/ARCHITECTUR
 "Adding a judge"); the CLI's `--judge` choices, the SQL form's boxes, the tables, the exports
 and the comparison read `judge_names()`.
 
-The package is read on first use (`pkgutil` over its modules), so a module is registered
+The package is read on first use (`core.registry.ModulesOnce`), so a module is registered
 however the judges are first asked for.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import re
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from desktop_app.core.registry import ModulesOnce
 from desktop_app.core.sqleval.types import JudgeFinding, Question
 
 if TYPE_CHECKING:
@@ -56,8 +54,7 @@ class Judge:
 
 _NAME = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 _REGISTRY: dict[str, Judge] = {}
-_LOCK = threading.Lock()
-_loaded = False
+_load = ModulesOnce(__name__, __path__).load
 
 
 def register(judge: Judge) -> Judge:
@@ -73,17 +70,6 @@ def register(judge: Judge) -> Judge:
 def unregister(name: str) -> None:
     """Remove a judge (a test's toy judge)."""
     _REGISTRY.pop(name, None)
-
-
-def _load() -> None:
-    global _loaded
-    if _loaded:
-        return
-    with _LOCK:
-        if not _loaded:
-            for module in pkgutil.iter_modules(__path__):
-                importlib.import_module(f"{__name__}.{module.name}")
-            _loaded = True
 
 
 def all_judges() -> tuple[Judge, ...]:
