@@ -338,10 +338,11 @@ def print_sweep(result, json_path: Path | None, lang: str | None = None) -> None
         findings_text,
         suggestion_text,
     )
+    from desktop_app.report.sweep_table_words import table_headers
 
     lang = lang or words_lang(argparse.Namespace())
     w = cell_table_words(lang)
-    print(cells_table(result.cells, w["headers"], lambda code: w.get(code, code)))
+    print(cells_table(result.cells, table_headers(lang), lambda code: w.get(code, code)))
     print()
     print(findings_text(result.findings, lang))
     if json_path:

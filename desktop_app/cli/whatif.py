@@ -79,7 +79,7 @@ def print_profile_whatif(profile_name: str, input_tokens, concurrency, output_to
     simulated, and how requests were sent), the JSON to `json_path` if given; 0."""
     from desktop_app.core.whatif import format_table, whatif_profile
     from desktop_app.report.strings import lookup
-    from desktop_app.report.sweep_table_words import CELL_TABLE
+    from desktop_app.report.sweep_table_words import table_headers
     from desktop_app.report.whatif_words import WORDS
 
     profile, cells, document = whatif_profile(profile_name, input_tokens, concurrency,
@@ -87,7 +87,7 @@ def print_profile_whatif(profile_name: str, input_tokens, concurrency, output_to
     plan = document["requests_method"]
     method = lookup(WORDS, lang, f"method_{plan}", n=document["requests_per_cell"])
     out.write(lookup(WORDS, lang, "simulated", profile=profile.name, method=method))
-    out.write(format_table(cells, CELL_TABLE.get(lang, CELL_TABLE["en"])["headers"]) + "\n")
+    out.write(format_table(cells, table_headers(lang)) + "\n")
     if json_path is not None:
         try:
             json_path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")

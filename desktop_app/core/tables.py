@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from desktop_app.core.metrics import CellSummary
+from desktop_app.core.throughput import figures as cell_figures
 
 
 @dataclass(frozen=True)
@@ -20,17 +21,16 @@ class CellRow:
     note: str = ""  # e.g. "client-bound", "time budget"
 
 
-# The columns, in order; their words are the caller's (report.sweep_table_words.CELL_TABLE).
-COLUMNS = ("input", "load", "output", "ok_n", "ttft_p50", "ttft_p90", "prefill", "vs_c1",
-           "decode", "tpot", "output_tps", "note")
+# The columns around the figures' (`throughput.figures.columns()`); all their words are the
+# caller's (report.sweep_table_words.table_headers).
+LEAD = ("input", "load", "output", "ok_n")
+TRAIL = ("note",)
 
 
-def _fmt(value: float | None, spec: str) -> str:
-    return "-" if value is None else format(value, spec)
-
-
-def _mean(dist) -> float | None:
-    return None if dist is None else dist.mean
+def table_columns() -> tuple[str, ...]:
+    """The table's column keys, in order: the cell's shape and counts, every registered
+    figure's columns, its note."""
+    return LEAD + tuple(c.key for c in cell_figures.columns()) + TRAIL
 
 
 def display_width(text: str) -> int:
@@ -39,25 +39,18 @@ def display_width(text: str) -> int:
 
 
 def format_cell_table(rows: Iterable[CellRow], headers: Sequence[str]) -> str:
-    """An aligned text table, `headers` first (the caller's words, one per COLUMNS); means
-    unless the header says a percentile."""
-    if len(headers) != len(COLUMNS):
-        raise ValueError(f"{len(headers)} headers for {len(COLUMNS)} columns")
+    """An aligned text table, `headers` first (the caller's words, one per `table_columns()`);
+    each figure column as its descriptor formats it."""
+    figure_columns = cell_figures.columns()
+    count = len(LEAD) + len(figure_columns) + len(TRAIL)
+    if len(headers) != count:
+        raise ValueError(f"{len(headers)} headers for {count} columns")
     lines: list[Sequence[str]] = [tuple(headers)]
     for r in rows:
         s = r.summary
-        lines.append((
-            str(r.input_tokens), r.load, str(r.output_tokens), f"{s.ok}/{s.count}",
-            _fmt(None if s.ttft_s is None else s.ttft_s.p50, ".2f"),
-            _fmt(None if s.ttft_s is None else s.ttft_s.p90, ".2f"),
-            _fmt(_mean(s.prefill_tps), ".0f"),
-            "-" if r.prefill_change is None else f"{r.prefill_change * 100:+.0f}%",
-            _fmt(_mean(s.decode_tps), ".1f"),
-            _fmt(None if s.tpot_s is None else s.tpot_s.mean * 1000, ".1f"),
-            _fmt(s.output_tps, ".1f"),
-            r.note,
-        ))
-    widths = [max(display_width(line[i]) for line in lines) for i in range(len(COLUMNS))]
+        lines.append((str(r.input_tokens), r.load, str(r.output_tokens), f"{s.ok}/{s.count}",
+                      *(c.text(r) for c in figure_columns), r.note))
+    widths = [max(display_width(line[i]) for line in lines) for i in range(count)]
     return "\n".join(
         "  ".join(" " * (w - display_width(v)) + v for v, w in zip(line, widths)).rstrip()
         for line in lines

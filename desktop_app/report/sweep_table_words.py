@@ -5,12 +5,15 @@ Simplified Chinese. `diagnosis_words` re-exports them, where the CLI imports the
 
 from __future__ import annotations
 
-__all__ = ["CELL_TABLE", "cell_table_words"]
+from desktop_app.core.tables import LEAD, TRAIL, table_columns
+from desktop_app.report.figure_words import column_header
 
-# The terminal's cell table (core/tables.HEADERS' order) and its notes, and the lines around it.
+__all__ = ["CELL_TABLE", "cell_table_words", "table_headers"]
+
+# The terminal's cell table's first columns (core/tables.LEAD; the figures' are
+# figure_words'), its notes, and the lines around it.
 CELL_TABLE = {
-    "en": {"headers": ("input", "load", "output", "ok/n", "TTFT p50 s", "TTFT p90 s",
-                       "Prefill tok/s", "vs c=1", "Decode tok/s", "TPOT ms", "Output tok/s", ""),
+    "en": {"lead": ("input", "load", "output", "ok/n"),
            "client_bound": "client-bound", "time_budget": "time budget", "cancelled": "cancelled",
            "failed": "failed", "incomplete": "incomplete",
            "stored": "Run {run} stored in {path}", "json": "JSON written to {path}",
@@ -25,8 +28,7 @@ CELL_TABLE = {
                                 "whatif --from-run {run} computes them).",
            "predict_error": "The suggestions carry no predicted effect: the prediction failed "
                             "({error})."},
-    "zh": {"headers": ("输入", "负载", "输出", "成功/总数", "TTFT p50 秒", "TTFT p90 秒",
-                       "Prefill tok/s", "相对 c=1", "Decode tok/s", "TPOT 毫秒", "输出 tok/s", ""),
+    "zh": {"lead": ("输入", "负载", "输出", "成功/总数"),
            "client_bound": "受客户端限制", "time_budget": "时间预算用尽", "cancelled": "已取消",
            "failed": "失败", "incomplete": "不完整",
            "stored": "运行 {run} 已保存到 {path}", "json": "JSON 已写入 {path}",
@@ -42,3 +44,10 @@ CELL_TABLE = {
 def cell_table_words(lang: str = "en") -> dict:
     """The words of `throughput`'s cell table and its lines in `lang`."""
     return CELL_TABLE.get(lang, CELL_TABLE["en"])
+
+
+def table_headers(lang: str = "en") -> list[str]:
+    """The headers of the cell table in `lang`, one per `core.tables.table_columns()`."""
+    lead = dict(zip(LEAD, cell_table_words(lang)["lead"]))
+    return [lead[k] if k in lead else "" if k in TRAIL else column_header(k, lang)
+            for k in table_columns()]

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from desktop_app.core.compare.dimensions import FIGURE_KEYS, DimensionRow, DimValue
+from desktop_app.core.compare.dimensions import DimensionRow, DimValue, figure_keys
+from desktop_app.report.figure_words import figure_name
 from desktop_app.report.strings import judge_name, lookup
 
 __all__ = ["LANGS", "bottleneck_name", "figure_name", "lookup_word", "number", "render_row", "row_label", "scenario_label",
@@ -27,14 +28,6 @@ __all__ = ["LANGS", "bottleneck_name", "figure_name", "lookup_word", "number", "
 LANGS = ("en", "zh")
 
 EN = {
-    "fig_output_tps": "Total output (tok/s, system)",
-    "fig_request_rate": "Requests per second (system)",
-    "fig_goodput": "Goodput (share meeting the targets, system)",
-    "fig_ttft": "TTFT p50 (per user)",
-    "fig_tpot": "TPOT p50 (per user)",
-    "fig_decode": "Decode (mean tok/s per request, per user)",
-    "fig_prefill": "Prefill (mean tok/s per request, per user)",
-    "fig_prefill_change": "Prefill change vs 1 concurrent (per user)",
     "row_cell": "{figure}: {input} tokens in, {output} out, {concurrency} concurrent",
     "row_tally": "{figure}: every cell",
     "row_figure_at": "{figure} at {concurrency} concurrent",
@@ -121,14 +114,6 @@ EN = {
 }
 
 ZH = {
-    "fig_output_tps": "总输出（tok/s，系统）",
-    "fig_request_rate": "每秒请求数（系统）",
-    "fig_goodput": "有效吞吐（满足目标的请求占比，系统）",
-    "fig_ttft": "TTFT 中位数（单用户）",
-    "fig_tpot": "TPOT 中位数（单用户）",
-    "fig_decode": "Decode（单请求平均 tok/s，单用户）",
-    "fig_prefill": "Prefill（单请求平均 tok/s，单用户）",
-    "fig_prefill_change": "相对单并发的 Prefill 变化（单用户）",
     "row_cell": "{figure}：输入 {input} token，输出 {output}，{concurrency} 并发",
     "row_tally": "{figure}：全部单元格",
     "row_figure_at": "{concurrency} 并发 {figure}",
@@ -347,7 +332,7 @@ def row_label(row: DimensionRow, lang: str = "en") -> str:
                   output=p["output_tokens"], concurrency=p["concurrency"])
     if row.scope == "tally":
         return _t(lang, "row_tally", figure=figure_name(row.key, lang))
-    if row.key in FIGURE_KEYS:  # a figure at one load, all cells (a row built by hand)
+    if row.key in figure_keys():  # a figure at one load, all cells (a row built by hand)
         return _t(lang, "row_figure_at", figure=figure_name(row.key, lang),
                   concurrency=row.params.get("concurrency", "?"))
     params = dict(row.params)
@@ -424,9 +409,6 @@ def render_row(row: DimensionRow, runs: Sequence, lang: str = "en") -> str:
 # --------------------------------------------------------------------------- tallies, scenarios
 
 
-def figure_name(key: str, lang: str = "en") -> str:
-    """A compared figure's name, saying whom it serves: "TTFT p50 (per user)"."""
-    return _t(lang, f"fig_{key}")
 
 
 def lookup_word(key: str, lang: str = "en") -> str:

@@ -62,14 +62,6 @@
         <translation>输出</translation>
     </message>
     <message>
-        <source>vs c=1</source>
-        <translation>相对 c=1</translation>
-    </message>
-    <message>
-        <source>Output tok/s</source>
-        <translation>输出 tok/s</translation>
-    </message>
-    <message>
         <source>notes</source>
         <translation>备注</translation>
     </message>
@@ -86,36 +78,12 @@
         <translation>输出长度（token）</translation>
     </message>
     <message>
+        <source>ok/n</source>
+        <translation>成功/总数</translation>
+    </message>
+    <message>
         <source>completed requests / requests sent</source>
         <translation>完成的请求数 / 发出的请求数</translation>
-    </message>
-    <message>
-        <source>median time to first token (seconds)</source>
-        <translation>首 token 时间（TTFT）中位数（秒）</translation>
-    </message>
-    <message>
-        <source>90th percentile time to first token (seconds)</source>
-        <translation>首 token 时间（TTFT）第 90 百分位（秒）</translation>
-    </message>
-    <message>
-        <source>mean prompt tokens / TTFT per request, queueing included</source>
-        <translation>每个请求的提示 token 数 / TTFT 的均值，含排队时间</translation>
-    </message>
-    <message>
-        <source>mean prefill tok/s against the concurrency-1 cell of the same lengths</source>
-        <translation>Prefill tok/s 均值相对于相同长度、并发为 1 的单元的变化</translation>
-    </message>
-    <message>
-        <source>mean (completion tokens - 1) / decode time per request</source>
-        <translation>单请求（生成 token 数 - 1）/ Decode 时间 的均值</translation>
-    </message>
-    <message>
-        <source>mean time per output token after the first (milliseconds)</source>
-        <translation>首个之后每个输出 token 的平均时间（毫秒）</translation>
-    </message>
-    <message>
-        <source>completion tokens of the cell / its wall time</source>
-        <translation>该单元的生成 token 总数 / 实际耗时</translation>
     </message>
     <message>
         <source>client-bound: the benchmarking client was too busy, latencies unreliable</source>

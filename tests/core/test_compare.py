@@ -53,8 +53,8 @@ def cell(n, c, prefill, decode, ttft=None, change=None, spread=0.05, client_boun
     make = (lambda v, m="bootstrap-mean": est(v, spread, method=m)) if estimates else (
         lambda v, m=None: None if v is None else point(v, 8))
     return StoredCell(0, 0, "completed", None, None, result, client_bound=client_bound,
-                      ttft=make(ttft, "bootstrap-median"), prefill=make(prefill),
-                      decode=make(decode))
+                      figures={"ttft": make(ttft, "bootstrap-median"), "prefill": make(prefill),
+                               "decode": make(decode)})
 
 
 def tp_run(run_id, cells, model="m", findings=(), url=URL, **kw):

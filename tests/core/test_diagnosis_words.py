@@ -219,9 +219,10 @@ def test_throughput_and_whatif_print_chinese_with_lang_zh(tmp_path, capsys, monk
 def test_the_sweeps_cell_table_speaks_chinese_and_stays_aligned():
     from desktop_app.core.tables import display_width
     from desktop_app.report.diagnosis_words import CELL_TABLE, cell_table_words
+    from desktop_app.report.sweep_table_words import table_headers
 
     assert set(CELL_TABLE["en"]) == set(CELL_TABLE["zh"])
     w = cell_table_words("zh")
-    assert english_runs(" ".join(w["headers"]) + " " + w["client_bound"]) == []
+    assert english_runs(" ".join(table_headers("zh")) + " " + w["client_bound"]) == []
     # A CJK character takes two columns: the widths count it so.
     assert display_width("输入") == 4 and display_width("input") == 5

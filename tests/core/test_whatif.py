@@ -12,7 +12,7 @@ from desktop_app.core.simulator.profiles import load_profile
 from desktop_app.core.simulator.virtual import simulate_closed_loop, simulate_open_loop
 from desktop_app.cli.whatif import print_profile_whatif
 from desktop_app.core.whatif import format_table, run_whatif, whatif_to_json
-from desktop_app.report.sweep_table_words import CELL_TABLE
+from desktop_app.report.sweep_table_words import table_headers
 
 SMALL = Profile(
     name="small", max_num_seqs=2, max_num_batched_tokens=1024, kv_cache_tokens=50_000,
@@ -95,7 +95,7 @@ def test_bad_numbers_are_value_errors():
 
 def test_table_and_json_say_what_they_are():
     cells = run_whatif(SMALL, [500], [1, 2], [8])
-    table = format_table(cells, CELL_TABLE["en"]["headers"]).splitlines()
+    table = format_table(cells, table_headers("en")).splitlines()
     assert len(table) == 3 and "TTFT p50" in table[0] and "Prefill tok/s" in table[0]
     assert len({len(line) for line in table}) == 1  # aligned
     data = json.loads(json.dumps(whatif_to_json(SMALL, cells)))

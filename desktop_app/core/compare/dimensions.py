@@ -53,6 +53,8 @@ from desktop_app.core.stats import (
     mcnemar_exact,
     wilson,
 )
+from desktop_app.core.throughput import figures as cell_figures
+from desktop_app.core.throughput.figures import Better, CellFigure
 from desktop_app.core.throughput.records import StoredCell
 
 __all__ = ["BOTTLENECK_CODES", "VERDICT_CODES", "DimValue", "RowVerdict",
@@ -79,8 +81,6 @@ VERDICT_CODES = (
     "same_bottleneck", "different_bottlenecks",  # the bottleneck row (informational)
     "fewest_failures",  # the failure-class row (informational)
 )
-
-Better = Literal["higher", "lower"]
 
 
 @dataclass(frozen=True)
@@ -245,40 +245,17 @@ def _decide(values: Sequence[DimValue], better: Better, *, points: bool = False,
 
 
 Shape = tuple[int, int]  # (input tokens, output tokens)
-Audience = Literal["system", "user"]
 
 
-@dataclass(frozen=True)
-class Figure:
-    """A throughput figure the comparison sets side by side, per cell: `key` (the row's),
-    the StoredCell attribute it reads (None: computed, the prefill change), its unit, which way
-    is better, and whom it serves: the "system" (what the server delivers in all) or each
-    "user" (what one request experiences). `lag` says how the client's own lateness moves it
-    (module doc): "time" (a time stamped once per request: TTFT), "rate_of_time" (a rate over
-    such a time: prefill), "per_token" (a gap spread over the tokens: TPOT, decode), or "none"
-    (the cell's wall clock, moved by at most one late stamp in thousands: the system rates)."""
-
-    key: str
-    attr: str | None
-    unit: str
-    better: Better
-    audience: Audience
-    lag: Literal["time", "rate_of_time", "per_token", "none"]
+# The compared figures are `throughput.figures`' registry, read when a comparison is made (a
+# figure registered later is compared too). Their order: what the system delivers first, as
+# GuideLLM's and AIPerf's reports lead with it, then what each user gets.
+def compared_figures() -> tuple[CellFigure, ...]:
+    return tuple(f for f in cell_figures.figures() if f.compared)
 
 
-# The order of the rows: what the system delivers first, as GuideLLM's and AIPerf's reports
-# lead with it, then what each user gets.
-FIGURES = (
-    Figure("output_tps", "output_tps", "tok/s", "higher", "system", "none"),
-    Figure("request_rate", "rps", "req/s", "higher", "system", "none"),
-    Figure("goodput", "goodput", "fraction", "higher", "system", "none"),
-    Figure("ttft", "ttft", "s", "lower", "user", "time"),
-    Figure("tpot", "tpot", "s", "lower", "user", "per_token"),
-    Figure("decode", "decode", "tok/s", "higher", "user", "per_token"),
-    Figure("prefill", "prefill", "tok/s", "higher", "user", "rate_of_time"),
-    Figure("prefill_change", None, "change", "higher", "user", "none"),
-)
-FIGURE_KEYS = tuple(f.key for f in FIGURES)
+def figure_keys() -> tuple[str, ...]:
+    return tuple(f.key for f in compared_figures())
 
 
 def _cells_at(run: ThroughputRun, concurrency: int) -> dict[Shape, StoredCell]:
@@ -298,7 +275,7 @@ def client_lag_s(cell: StoredCell) -> float:
     return max(0.0, load.loop_lag_p99_ms) / 1000.0
 
 
-def _widened(est: Estimate, cell: StoredCell, fig: Figure) -> tuple[Estimate, float]:
+def _widened(est: Estimate, cell: StoredCell, fig: CellFigure) -> tuple[Estimate, float]:
     """`est` with its interval widened by what the client's lateness could move it (the
     value stays as measured: lateness only makes a time look longer, so the interval grows on
     the side of a shorter time, a faster rate), and that bound in the figure's unit."""
@@ -329,25 +306,25 @@ def _widened(est: Estimate, cell: StoredCell, fig: Figure) -> tuple[Estimate, fl
     return Estimate(est.value, low, high, est.n, est.method), bound
 
 
-def _change(cell: StoredCell, one: StoredCell | None) -> Estimate | None:
-    """Prefill change at the cell's concurrency against 1, the cell's own figure (one home),
-    the interval from the two cells' bounds (low = low at c / high at 1 - 1, high = high at c /
-    low at 1 - 1)."""
-    if cell.prefill_change is None or one is None or cell.prefill is None or one.prefill is None:
+def _change(cell: StoredCell, one: StoredCell | None, fig: CellFigure) -> Estimate | None:
+    """A change at the cell's concurrency against 1 of the figure `fig` is relative to
+    (prefill), the cell's own figure (one home), the interval from the two cells' bounds
+    (low = low at c / high at 1 - 1, high = high at c / low at 1 - 1)."""
+    of = fig.relative_to_c1 or ""
+    value = getattr(cell.result, fig.key, None)
+    a, b = cell.figure(of), None if one is None else one.figure(of)
+    if value is None or a is None or b is None:
         return None
-    a, b = cell.prefill, one.prefill
     if a.has_interval and b.has_interval and b.low > 0 and b.high > 0:
-        return Estimate(cell.prefill_change, a.low / b.high - 1, a.high / b.low - 1,
-                        min(a.n, b.n), a.method)
-    return Estimate(cell.prefill_change, cell.prefill_change, cell.prefill_change,
-                    min(a.n, b.n), "none")
+        return Estimate(value, a.low / b.high - 1, a.high / b.low - 1, min(a.n, b.n), a.method)
+    return Estimate(value, value, value, min(a.n, b.n), "none")
 
 
-def _value(run: ThroughputRun, cell: StoredCell, fig: Figure) -> DimValue:
-    if fig.attr is None:
-        est = _change(cell, _cells_at(run, 1).get((cell.input_tokens, cell.output_tokens)))
+def _value(run: ThroughputRun, cell: StoredCell, fig: CellFigure) -> DimValue:
+    if fig.relative_to_c1 is not None:
+        est = _change(cell, _cells_at(run, 1).get((cell.input_tokens, cell.output_tokens)), fig)
     else:
-        est = getattr(cell, fig.attr)
+        est = cell.figure(fig.key)
     if est is None:
         return DimValue()
     wide, bound = _widened(est, cell, fig)
@@ -356,7 +333,7 @@ def _value(run: ThroughputRun, cell: StoredCell, fig: Figure) -> DimValue:
         "lag_bound": bound, "measured": est.to_json(), "requests": cell.requests})
 
 
-def _cell_row(runs: Sequence, fig: Figure, concurrency: int, shape: Shape) -> DimensionRow:
+def _cell_row(runs: Sequence, fig: CellFigure, concurrency: int, shape: Shape) -> DimensionRow:
     vals = []
     for r in runs:
         cell = _cells_at(r, concurrency).get(shape) if isinstance(r, ThroughputRun) else None
@@ -365,13 +342,14 @@ def _cell_row(runs: Sequence, fig: Figure, concurrency: int, shape: Shape) -> Di
     params = {"concurrency": concurrency, "input_tokens": shape[0], "output_tokens": shape[1]}
     # What one request gets among others drifts more between runs than the cell's totals do.
     floor = SHARED_MIN_EFFECT if fig.audience == "user" and concurrency > 1 else MIN_EFFECT
+    assert fig.better is not None  # only compared figures get rows
     return DimensionRow(fig.key, fig.unit, values,
                         _decide(values, fig.better, points=fig.unit == "change",
                                 min_effect=floor), params,
                         fig.better, "throughput", fig.audience, "cell")
 
 
-def _tally_row(runs: Sequence, fig: Figure, cells: Sequence[DimensionRow],
+def _tally_row(runs: Sequence, fig: CellFigure, cells: Sequence[DimensionRow],
                unmatched: Sequence[int]) -> DimensionRow:
     """A figure's cells summed up per concurrency: how many cells each run wins, how many are
     even, how many cannot be decided; never a winner of its own (RowVerdict "info"; the
@@ -418,9 +396,9 @@ def _throughput_rows(runs: Sequence) -> list[DimensionRow]:
             unmatched.append(c)  # the sweeps share no cell at this load: nothing to compare
         shapes[c] = sorted(common)
     rows: list[DimensionRow] = []
-    for fig in FIGURES:
+    for fig in compared_figures():
         cells = [_cell_row(runs, fig, c, s) for c, ss in shapes.items() for s in ss
-                 if not (fig.attr is None and c == 1)]
+                 if not (fig.relative_to_c1 is not None and c == 1)]
         cells = [r for r in cells if any(v.available for v in r.values)]
         if not cells and fig.key == "goodput":
             continue  # no run set targets

@@ -184,7 +184,7 @@ def _throughput_files(store: Store, run: RunInfo, fmt: str, stem: Path,
     requests = tp_export.iter_requests(store, run.id, decode=False)
     return [
         (stem.with_name(stem.name + "-cells.csv"),
-         csv_writer(tp_export.CELL_COLUMNS,
+         csv_writer(tp_export.cell_columns(),
                     (tp_export.cell_row(run.id, c) for c in sweep.cells))),
         (stem.with_name(stem.name + "-requests.csv"),
          csv_writer(tp_export.REQUEST_COLUMNS,

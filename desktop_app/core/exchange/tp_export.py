@@ -14,6 +14,7 @@ from typing import Any
 from desktop_app.core.runs import RunInfo
 from desktop_app.core.stats import Estimate
 from desktop_app.core.store import Store
+from desktop_app.core.throughput import figures as cell_figures
 from desktop_app.core.throughput.export import cell_json
 from desktop_app.core.throughput.records import (
     StoredCell,
@@ -27,14 +28,31 @@ STATS = ("n", "mean", "p50", "p90", "p99", "min", "max")
 CELL_SCALARS = ("wall_s", "output_tps", "effective_prefill_tps", "effective_decode_tps",
                 "prompt_tokens", "completion_tokens", "prefill_change", "decode_change",
                 "goodput", "token_mismatches")
-INTERVAL_COLUMNS = tuple(f"{m}_{b}" for m in ("ttft_p50_s", "prefill_mean_tps", "decode_mean_tps")
-                         for b in ("low", "high"))
-CELL_COLUMNS = (
-    ("run_id", "cell_index", "input_tokens", "output_tokens", "concurrency", "request_rate",
-     "status", "requests", "ok", "failed", "failures_by_class")
-    + tuple(f"{m}_{s}" for m in DISTRIBUTIONS for s in STATS) + CELL_SCALARS
-    + ("client_bound",) + INTERVAL_COLUMNS
-)
+CELL_LEAD = ("run_id", "cell_index", "input_tokens", "output_tokens", "concurrency",
+             "request_rate", "status", "requests", "ok", "failed", "failures_by_class")
+
+
+def _exported() -> tuple[cell_figures.CellFigure, ...]:
+    return tuple(f for f in cell_figures.figures() if f.export and f.estimate is not None)
+
+
+def figure_columns() -> tuple[str, ...]:
+    """The registered figures' columns (`CellFigure.export`): a figure's value where the
+    summary's columns do not carry it, then its interval."""
+    return tuple(c for stem, value, _ in _stems() for c in (
+        ((stem,) if value else ()) + (f"{stem}_low", f"{stem}_high")))
+
+
+def _stems() -> tuple[tuple[str, bool, cell_figures.CellFigure], ...]:
+    return tuple((f.export, f.export_value, f) for f in _exported() if f.export is not None)
+
+
+def cell_columns() -> tuple[str, ...]:
+    """The columns of ``cells.csv``, in order (docs/EXPORTS.md)."""
+    return (CELL_LEAD + tuple(f"{m}_{s}" for m in DISTRIBUTIONS for s in STATS) + CELL_SCALARS
+            + ("client_bound",) + figure_columns())
+
+
 REQUEST_COLUMNS = (
     "run_id", "cell_index", "seq", "warmup", "sent_at", "ttft_s", "e2e_s", "prompt_tokens_target",
     "prompt_tokens", "completion_tokens", "tokens_source", "prefill_tps", "decode_tps", "tpot_s",
@@ -66,15 +84,18 @@ def cell_row(run_id: int, cell: StoredCell) -> dict[str, Any]:
     for key in CELL_SCALARS:
         row[key] = d.get(key, getattr(cell.result, key, None))
     row["client_bound"] = cell.client_bound
-    for name, est in _estimates(cell):
+    for name, value, est in _estimates(cell):
+        if value:
+            row[name] = None if est is None else est.value
         row[f"{name}_low"] = None if est is None or not est.has_interval else est.low
         row[f"{name}_high"] = None if est is None or not est.has_interval else est.high
     return row
 
 
-def _estimates(cell: StoredCell) -> tuple[tuple[str, Estimate | None], ...]:
-    return (("ttft_p50_s", cell.ttft), ("prefill_mean_tps", cell.prefill),
-            ("decode_mean_tps", cell.decode))
+def _estimates(cell: StoredCell) -> tuple[tuple[str, bool, Estimate | None], ...]:
+    """(column stem, whether its value is a column of its own, estimate) of each exported
+    figure."""
+    return tuple((stem, value, cell.figure(f.key)) for stem, value, f in _stems())
 
 
 def request_row(run_id: int, cell_index: int | None, r: dict[str, Any]) -> dict[str, Any]:
@@ -168,7 +189,7 @@ def json_cells(store: Store, sweep: ThroughputRun) -> Iterator[dict[str, Any]]:
         entry.update(started_at=cell.started_at, ended_at=cell.ended_at,
                      status=cell.stored_status,
                      intervals={name: est.to_json() if est is not None else None
-                                for name, est in _estimates(cell)})
+                                for name, _, est in _estimates(cell)})
         vllm = vllm_keys(cell, list(iter_request_rows(store, sweep.info.id, cell.id)))
         del vllm["request_rate"]  # ours: the open-loop rate or null; vLLM writes "inf"
         entry.update(vllm)

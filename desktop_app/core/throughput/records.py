@@ -16,11 +16,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-import math
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -28,11 +27,13 @@ from typing import Any
 from desktop_app.core.endpoint.types import MetricSample
 from desktop_app.core.metrics import CellSummary, Distribution, RequestTiming, request_metrics
 from desktop_app.core.runs import RunInfo, load_label, run_info
-from desktop_app.core.stats import Estimate, bootstrap, point, ratio_estimate, wilson
+from desktop_app.core.stats import Estimate
 from desktop_app.core.store import Store
 from desktop_app.core.store.tables import CellRecord
+from desktop_app.core.throughput import figures as cell_figures
 from desktop_app.core.throughput.checks import unreliable_cells
 from desktop_app.core.throughput.diagnosis import diagnose, with_config_findings
+from desktop_app.core.throughput.figures import CellSample
 from desktop_app.core.throughput.types import CellResult, CellSpec, ClientLoad, Finding
 
 __all__ = ["StoredCell", "ThroughputRun", "cell_result", "finding_to_json", "findings_from_json",
@@ -198,20 +199,15 @@ def findings_from_json(items: Iterable[Any]) -> tuple[Finding, ...]:
 @dataclass(frozen=True)
 class StoredCell:
     """One stored cell: its store ids, the sweep's CellResult, whether its latencies are
-    client-bound, and the figures a comparison sets side by side, with their noise.
-
-    Per user (each request's experience): `ttft` (median TTFT, s), `tpot` (median time per
-    output token, s), `prefill` and `decode` (mean tok/s per request). For the system (the
-    server's whole output): `output_tps` (total output tok/s: completion tokens of completed
-    requests / the cell's wall time), `rps` (completed requests / wall time) and `goodput` (the
-    share of requests meeting the run's TTFT/TPOT targets, when it set any).
-
-    A per-user estimate from stored requests carries a bootstrap interval. The system figures
-    are one measurement of the cell's wall clock; their interval is that of the closed loop's
-    rate by Little's law (sum of tokens, or of requests, over the sum of end-to-end times,
-    bootstrapped over the requests) moved onto the measured value, so it says how much the mix
-    of requests the cell happened to draw could move it. `goodput` has a Wilson interval. A
-    figure an imported file gave without its requests has no interval."""
+    client-bound, and the figures a comparison sets side by side, with their noise: `figures`,
+    every registered figure's estimate by key (`throughput.figures` says how each is computed:
+    a per-user figure from stored requests carries a bootstrap interval, a system figure the
+    interval of the closed loop's rate by Little's law moved onto its measured value, goodput a
+    Wilson interval, and a figure an imported file gave without its requests none). The
+    properties name the built-in ones: per user `ttft` (median TTFT, s), `tpot` (median time per
+    output token, s), `prefill` and `decode` (mean tok/s per request); for the system
+    `output_tps` (completion tokens of completed requests / wall time), `rps` (completed
+    requests / wall time) and `goodput` (the share meeting the run's targets, when it set any)."""
 
     id: int
     index: int
@@ -222,13 +218,39 @@ class StoredCell:
     counts_known: bool = True  # the stored summary gave its request count (imports may not)
     ok_known: bool = True  # ... and how many completed
     client_bound: bool = False
-    ttft: Estimate | None = None
-    prefill: Estimate | None = None
-    decode: Estimate | None = None
-    tpot: Estimate | None = None
-    output_tps: Estimate | None = None
-    rps: Estimate | None = None
-    goodput: Estimate | None = None
+    # Every registered figure's estimate (`throughput.figures`), by key.
+    figures: Mapping[str, Estimate | None] = field(default_factory=dict)
+
+    def figure(self, key: str) -> Estimate | None:
+        return self.figures.get(key)
+
+    @property
+    def ttft(self) -> Estimate | None:
+        return self.figures.get("ttft")
+
+    @property
+    def prefill(self) -> Estimate | None:
+        return self.figures.get("prefill")
+
+    @property
+    def decode(self) -> Estimate | None:
+        return self.figures.get("decode")
+
+    @property
+    def tpot(self) -> Estimate | None:
+        return self.figures.get("tpot")
+
+    @property
+    def output_tps(self) -> Estimate | None:
+        return self.figures.get("output_tps")
+
+    @property
+    def rps(self) -> Estimate | None:
+        return self.figures.get("request_rate")
+
+    @property
+    def goodput(self) -> Estimate | None:
+        return self.figures.get("goodput")
 
     @property
     def spec(self) -> CellSpec:
@@ -329,59 +351,15 @@ class ThroughputRun:
         return tuple(c for c in self.cells if c.concurrency is not None and c.summary.count)
 
 
-def _estimate(values: list[float], statistic: str, summary_value: float | None, n: int
-              ) -> Estimate | None:
-    if values:
-        return bootstrap(values, statistic)  # type: ignore[arg-type]
-    return None if summary_value is None else point(summary_value, max(n, 1))
-
-
 def _stored_cell(record: CellRecord, result: CellResult, client_bound: bool) -> StoredCell:
     ok = [t for t in result.timings if t.ok]
-    per = [request_metrics(t) for t in ok]
-    s = result.summary
     d = record.summary if isinstance(record.summary, dict) else {}
-    ttft_p50 = s.ttft_s.p50 if s.ttft_s is not None and s.ttft_s.p50 is not None else (
-        s.ttft_s.mean if s.ttft_s is not None else None)
     return StoredCell(
         record.id, record.cell_index, record.status, record.started_at, record.ended_at, result,
         counts_known=_int_or_none(d.get("count")) is not None,
         ok_known=_int_or_none(d.get("ok")) is not None, client_bound=client_bound,
-        ttft=_estimate([m.ttft_s for m in per if m.ttft_s is not None], "median", ttft_p50, s.ok),
-        prefill=_estimate([m.prefill_tps for m in per if m.prefill_tps is not None], "mean",
-                          s.prefill_tps.mean if s.prefill_tps else None, s.ok),
-        decode=_estimate([m.decode_tps for m in per if m.decode_tps is not None], "mean",
-                         s.decode_tps.mean if s.decode_tps else None, s.ok),
-        tpot=_estimate([m.tpot_s for m in per if m.tpot_s is not None], "median",
-                       s.tpot_s.p50 if s.tpot_s else None, s.ok),
-        output_tps=_rate(s.output_tps, ok, per, tokens=True),
-        rps=_rate(s.ok / s.wall_s if s.wall_s and s.ok else None, ok, per, tokens=False),
-        goodput=_goodput(result))
-
-
-def _rate(measured: float | None, ok: list, per: list, *, tokens: bool
-          ) -> Estimate | None:
-    """A system figure (class doc): the measured value with the relative interval of
-    sum(tokens or 1) / sum(e2e) over the completed requests `ok` (their metrics `per`)."""
-    if measured is None or not math.isfinite(measured) or measured < 0:
-        return None
-    pairs = [(t.completion_tokens if tokens else 1.0, m.e2e_s) for t, m in zip(ok, per)
-             if m.e2e_s is not None and m.e2e_s > 0]
-    ratio = ratio_estimate([a for a, _ in pairs], [b for _, b in pairs]) if pairs else None
-    if ratio is None or not ratio.has_interval or ratio.value <= 0 or not math.isfinite(
-            ratio.high):
-        return point(measured, max(len(pairs), 1))
-    return Estimate(measured, measured * ratio.low / ratio.value,
-                    measured * ratio.high / ratio.value, ratio.n, ratio.method)
-
-
-def _goodput(result: CellResult) -> Estimate | None:
-    share, n = result.goodput, result.summary.count
-    if share is None or not math.isfinite(share) or not 0 <= share <= 1 or n <= 0:
-        return None
-    if not result.timings:  # an imported share without its requests
-        return point(share, n)
-    return wilson(round(share * n), n)
+        figures=cell_figures.estimates(
+            CellSample(result, ok, [request_metrics(t) for t in ok])))
 
 
 _REQUEST_SELECT = (

@@ -15,47 +15,29 @@ from PySide6.QtCore import (
     Qt,
 )
 
-from desktop_app.core.metrics import Distribution
+from desktop_app.core.throughput import figures as cell_figures
 from desktop_app.core.throughput.types import CellResult
 from desktop_app.gui.i18n import report_language, translate
+from desktop_app.report.figure_words import column_header, column_tip
 from desktop_app.report.words_common import load_text
 
 _Index = QModelIndex | QPersistentModelIndex
 
 _C = "CellTableModel"  # the translation context of the headers (lupdate wants it spelled out)
-COLUMNS = (QT_TRANSLATE_NOOP("CellTableModel", "input"),
-           QT_TRANSLATE_NOOP("CellTableModel", "load"),
-           QT_TRANSLATE_NOOP("CellTableModel", "output"), "ok/n", "TTFT p50 s", "TTFT p90 s",
-           "Prefill tok/s", QT_TRANSLATE_NOOP("CellTableModel", "vs c=1"), "Decode tok/s",
-           "TPOT ms", QT_TRANSLATE_NOOP("CellTableModel", "Output tok/s"),
-           QT_TRANSLATE_NOOP("CellTableModel", "notes"))
-_TIPS = (
-    QT_TRANSLATE_NOOP("CellTableModel", "prompt length (tokens)"),
-    QT_TRANSLATE_NOOP("CellTableModel",
-                      "requests in flight (concurrency) or arrival rate (requests/s)"),
-    QT_TRANSLATE_NOOP("CellTableModel", "output length (tokens)"),
-    QT_TRANSLATE_NOOP("CellTableModel", "completed requests / requests sent"),
-    QT_TRANSLATE_NOOP("CellTableModel", "median time to first token (seconds)"),
-    QT_TRANSLATE_NOOP("CellTableModel", "90th percentile time to first token (seconds)"),
-    QT_TRANSLATE_NOOP("CellTableModel",
-                      "mean prompt tokens / TTFT per request, queueing included"),
-    QT_TRANSLATE_NOOP("CellTableModel",
-                      "mean prefill tok/s against the concurrency-1 cell of the same lengths"),
-    QT_TRANSLATE_NOOP("CellTableModel", "mean (completion tokens - 1) / decode time per request"),
-    QT_TRANSLATE_NOOP("CellTableModel",
-                      "mean time per output token after the first (milliseconds)"),
-    QT_TRANSLATE_NOOP("CellTableModel", "completion tokens of the cell / its wall time"),
-    QT_TRANSLATE_NOOP("CellTableModel",
-                      "client-bound: the benchmarking client was too busy, latencies unreliable"),
-)
-
-
-def _fmt(value: float | None, spec: str) -> str:
-    return "-" if value is None else format(value, spec)
-
-
-def _mean(dist: Distribution | None) -> float | None:
-    return None if dist is None else dist.mean
+# The columns around the figures' (`core.throughput.figures`, their words `report.figure_words`).
+_LEAD = ((QT_TRANSLATE_NOOP("CellTableModel", "input"),
+          QT_TRANSLATE_NOOP("CellTableModel", "prompt length (tokens)")),
+         (QT_TRANSLATE_NOOP("CellTableModel", "load"),
+          QT_TRANSLATE_NOOP("CellTableModel",
+                            "requests in flight (concurrency) or arrival rate (requests/s)")),
+         (QT_TRANSLATE_NOOP("CellTableModel", "output"),
+          QT_TRANSLATE_NOOP("CellTableModel", "output length (tokens)")),
+         (QT_TRANSLATE_NOOP("CellTableModel", "ok/n"),
+          QT_TRANSLATE_NOOP("CellTableModel", "completed requests / requests sent")))
+_NOTES = (QT_TRANSLATE_NOOP("CellTableModel", "notes"),
+          QT_TRANSLATE_NOOP("CellTableModel",
+                            "client-bound: the benchmarking client was too busy, latencies "
+                            "unreliable"))
 
 
 class CellTableModel(QAbstractTableModel):
@@ -65,6 +47,7 @@ class CellTableModel(QAbstractTableModel):
         super().__init__(parent)
         self._cells: list[CellResult] = []
         self._unreliable: set[int] = set()
+        self._columns = cell_figures.columns()  # what is registered when the table is made
 
     # ---- content
 
@@ -94,16 +77,25 @@ class CellTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._cells)
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802, B008 - Qt override
-        return 0 if parent.isValid() else len(COLUMNS)
+        return 0 if parent.isValid() else len(_LEAD) + len(self._columns) + 1
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 - Qt override
                    role: int = Qt.ItemDataRole.DisplayRole):
         if orientation != Qt.Orientation.Horizontal:
             return None
+        lead, figure = section - len(_LEAD), section - len(_LEAD) - len(self._columns)
         if role == Qt.ItemDataRole.DisplayRole:
-            return translate(_C, COLUMNS[section])
+            if lead < 0:
+                return translate(_C, _LEAD[section][0])
+            if figure < 0:
+                return column_header(self._columns[lead].key, report_language())
+            return translate(_C, _NOTES[0])
         if role == Qt.ItemDataRole.ToolTipRole:
-            return translate(_C, _TIPS[section])
+            if lead < 0:
+                return translate(_C, _LEAD[section][1])
+            if figure < 0:
+                return column_tip(self._columns[lead].key, report_language()) or None
+            return translate(_C, _NOTES[1])
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
@@ -112,11 +104,12 @@ class CellTableModel(QAbstractTableModel):
         row, col = index.row(), index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return self._text(row, col)
+        last = len(_LEAD) + len(self._columns)
         if role == Qt.ItemDataRole.TextAlignmentRole:
-            if col == len(COLUMNS) - 1:
+            if col == last:
                 return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ToolTipRole and col == len(COLUMNS) - 1:
+        if role == Qt.ItemDataRole.ToolTipRole and col == last:
             return self._failures(row) or None
         return None
 
@@ -154,19 +147,6 @@ class CellTableModel(QAbstractTableModel):
                 return str(spec.output_tokens)
             case 3:
                 return f"{s.ok}/{s.count}"
-            case 4:
-                return _fmt(s.ttft_s and s.ttft_s.p50, ".3f")
-            case 5:
-                return _fmt(s.ttft_s and s.ttft_s.p90, ".3f")
-            case 6:
-                return _fmt(_mean(s.prefill_tps), ".0f")
-            case 7:
-                return "-" if cell.prefill_change is None else f"{cell.prefill_change * 100:+.0f}%"
-            case 8:
-                return _fmt(_mean(s.decode_tps), ".1f")
-            case 9:
-                return _fmt(s.tpot_s and s.tpot_s.mean * 1000, ".1f")
-            case 10:
-                return _fmt(s.output_tps, ".1f")
-            case _:
-                return self._notes(row)
+        if col - len(_LEAD) < len(self._columns):
+            return self._columns[col - len(_LEAD)].text(cell)
+        return self._notes(row)
