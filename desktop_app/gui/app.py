@@ -186,7 +186,7 @@ def run_app(simulator_profile: str = "fast", screenshots: Path | None = None,
         if screenshots is not None:
             from desktop_app.gui.screenshots import save_screenshots
 
-            return loop.run_until_complete(save_screenshots(app, screenshots, results_db,
+            return loop.run_until_complete(save_screenshots(app, screenshots, build_window, results_db,
                                                             size=screenshot_size))
         window, shell = build_window(app, simulator_profile, eager=False)
         # The window lives as long as the app: like the modules (EventLoop), out of the

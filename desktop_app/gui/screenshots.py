@@ -202,12 +202,12 @@ async def _grab_pages(app: QApplication, window: MainWindow, out_dir: Path,
     return saved
 
 
-async def save_screenshots(app: QApplication, out_dir: Path,
+async def save_screenshots(app: QApplication, out_dir: Path, build_window: Callable,
                            results_db: Path | None = None,
                            size: tuple[int, int] | None = None) -> int:
     """Fill the pages with runs on the simulator and save one PNG per page into `out_dir`;
-    prints the paths. Returns the exit status (1, with a line on stderr, when a step failed)."""
-    from desktop_app.gui.app import build_window  # app imports this module lazily
+    prints the paths. Returns the exit status (1, with a line on stderr, when a step failed).
+    `build_window` is `gui.app`'s (passed in: app imports this module, not the reverse)."""
 
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request otherwise
 

@@ -66,6 +66,10 @@ CHECK_SUGGESTION_CODES = ("calibrate_prompts", "split_client_load", "separate_cl
 # its diagnosis) has them replaced by `config_findings` when the run is read back.
 CONFIG_FINDING_CODES = ("ray_clocks_uncertain",)
 CLOCKS_KEY = "ray_clocks"  # in the run's stored configuration (ray_pool.save_clocks writes it)
+# How ray_pool measures a worker's clock, and what the check of its record allows (here, below
+# ray_pool, so the two modules make no circle).
+ROUND_TRIPS = 8  # per actor and measurement; the shortest bounds the offset best
+CLOCK_TOLERANCE_NS = 1_000_000  # beyond 1 ms the run's timeline is not good to the millisecond
 CHECK_PART_CODES = (*(f"hint_{c}" for c in FAILURE_HINT_CLASSES),
                     *(f"hint_{c}_{e}" for c, e in sorted(engine_hints())),
                     "resent_llamacpp", "resent_cell",
@@ -322,7 +326,6 @@ def ray_clocks_uncertain(config: Mapping | None) -> Finding | None:
     if not isinstance(sessions, list):
         return None
     # Only for a run on Ray: the pool's module brings the worker processes' with it.
-    from desktop_app.core.throughput.ray_pool import CLOCK_TOLERANCE_NS, ROUND_TRIPS
     total = beyond = 0
     hosts: set[str] = set()
     hosts_beyond: set[str] = set()

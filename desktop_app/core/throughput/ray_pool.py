@@ -40,7 +40,7 @@ from desktop_app.core.endpoint.types import EndpointConfig, StreamResult
 from desktop_app.core.parsing import InputError
 # The key of the clocks in the run's stored configuration (a list, one entry per session),
 # defined where the diagnosis reads it.
-from desktop_app.core.throughput.checks import CLOCKS_KEY
+from desktop_app.core.throughput.checks import CLOCK_TOLERANCE_NS, CLOCKS_KEY, ROUND_TRIPS
 from desktop_app.core.throughput.types import ClientLoad
 from desktop_app.core.throughput.workers import (
     START_TIMEOUT_S,
@@ -59,8 +59,6 @@ __all__ = ["CLOCKS_KEY", "ClockOffset", "RayPool", "default_actors", "estimate_o
 log = logging.getLogger(__name__)
 
 INSTALL = "pip install 'throughline[ray]'"
-ROUND_TRIPS = 8  # per actor and measurement; the shortest bounds the offset best
-CLOCK_TOLERANCE_NS = 1_000_000  # beyond 1 ms the run's timeline is not good to the millisecond
 POLL_WAIT_S = 0.2  # an actor answers a poll at once when it has results, else after this
 MAX_ACTORS = 256  # as config.MAX_WORKERS
 

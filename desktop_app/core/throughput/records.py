@@ -34,7 +34,13 @@ from desktop_app.core.throughput import figures as cell_figures
 from desktop_app.core.throughput.checks import unreliable_cells
 from desktop_app.core.throughput.diagnosis import diagnose, with_config_findings
 from desktop_app.core.throughput.figures import CellSample
-from desktop_app.core.throughput.types import CellResult, CellSpec, ClientLoad, Finding
+from desktop_app.core.throughput.types import (
+    CellResult,
+    CellSpec,
+    ClientLoad,
+    Finding,
+    RequestRecord,
+)
 
 __all__ = ["StoredCell", "ThroughputRun", "cell_result", "finding_to_json", "findings_from_json",
            "iter_request_rows", "load_sweep", "request_ids", "request_record",
@@ -143,7 +149,6 @@ def timing_from_row(row: dict, origin: float, chunks: bool = True) -> RequestTim
 
 def request_record(cell_index: int, row: dict):
     """A stored request row as the sweep's RequestRecord (what resume carries forward)."""
-    from desktop_app.core.throughput.sweep import RequestRecord  # the sweep imports this module
 
     return RequestRecord(
         cell_index, row["seq"], row["response_id"], row["prompt_tokens_target"],

@@ -81,6 +81,32 @@ class CellResult:
 
 
 @dataclass(frozen=True)
+class RequestRecord:
+    """One measured request as the JSON export and the run browser list it (seconds, tokens)."""
+
+    cell: int
+    index: int
+    response_id: str | None
+    prompt_tokens_target: int
+    prompt_tokens: int | None
+    completion_tokens: int
+    tokens_source: str
+    ttft_s: float | None
+    e2e_s: float | None
+    error: str | None
+    error_message: str | None = None
+    status_code: int | None = None
+    finish_reason: str | None = None
+    flags: tuple[str, ...] = ()  # plausibility codes (StreamResult.flags)
+    # Time to the first answer token (content or a tool call; reasoning excluded), seconds from
+    # the send, and the chunks that carried reasoning only. `ttft_s` counts any token, reasoning
+    # included: the two differ only for a reasoning model. Stored since schema v3; None / 0 for
+    # requests stored before it.
+    ttft_answer_s: float | None = None
+    reasoning_chunks: int = 0
+
+
+@dataclass(frozen=True)
 class Finding:
     """One diagnosis finding: a code and the values its words quote, with the numbers behind it.
 
