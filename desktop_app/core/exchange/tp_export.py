@@ -32,10 +32,6 @@ CELL_LEAD = ("run_id", "cell_index", "input_tokens", "output_tokens", "concurren
              "request_rate", "status", "requests", "ok", "failed", "failures_by_class")
 
 
-def _exported() -> tuple[cell_figures.CellFigure, ...]:
-    return tuple(f for f in cell_figures.figures() if f.export and f.estimate is not None)
-
-
 def figure_columns() -> tuple[str, ...]:
     """The registered figures' columns (`CellFigure.export`): a figure's value where the
     summary's columns do not carry it, then its interval."""
@@ -44,7 +40,9 @@ def figure_columns() -> tuple[str, ...]:
 
 
 def _stems() -> tuple[tuple[str, bool, cell_figures.CellFigure], ...]:
-    return tuple((f.export, f.export_value, f) for f in _exported() if f.export is not None)
+    """(column stem, whether its value is a column of its own, figure) of each exported one."""
+    return tuple((f.export, f.export_value, f) for f in cell_figures.figures()
+                 if f.export is not None and f.estimate is not None)
 
 
 def cell_columns() -> tuple[str, ...]:
@@ -93,8 +91,7 @@ def cell_row(run_id: int, cell: StoredCell) -> dict[str, Any]:
 
 
 def _estimates(cell: StoredCell) -> tuple[tuple[str, bool, Estimate | None], ...]:
-    """(column stem, whether its value is a column of its own, estimate) of each exported
-    figure."""
+    """`_stems()` with the cell's estimate of each figure."""
     return tuple((stem, value, cell.figure(f.key)) for stem, value, f in _stems())
 
 
