@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from desktop_app.core.sqleval import explain, golds, judge
-from desktop_app.core.sqleval.export import finding_json, headline_json
+from desktop_app.core.sqleval.export import finding_json, headline_json, headline_line
 from desktop_app.core.sqleval.golds import judge_answer
 from desktop_app.core.sqleval.judge import counterfactual
 from desktop_app.core.sqleval.records import question_from_row
@@ -268,9 +268,12 @@ def test_new_verdicts_store_values_and_read_back_the_same(sales):
 
 
 def test_the_headline_has_a_language_free_form_for_plain_exports():
-    assert str(Headline(("strict",), ("tolerant", "full"))) == (
+    # Passing judges named before a failing one still come in the judges' order.
+    assert headline_line(Headline(("full",), ("tolerant", "strict"))) == (
+        "strict PASS, tolerant PASS, full FAIL")
+    assert headline_line(Headline(("strict",), ("tolerant", "full"))) == (
         "strict FAIL, tolerant PASS, full PASS")
-    assert str(Headline(stored_text="fails every judge: x")) == "fails every judge: x"
+    assert headline_line(Headline(stored_text="fails every judge: x")) == "fails every judge: x"
     assert ZH.headline(Headline(("strict", "tolerant", "full"))) == "所有判定均未通过：未记录发现"
     assert ENGLISH.headline(Headline()) == ZH.headline(Headline()) == ""  # never judged
 

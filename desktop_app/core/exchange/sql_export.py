@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from desktop_app.core.sqleval.export import headline_line
 from desktop_app.core.sqleval.records import SqlRun, StoredQuestion, compared_judges, step_rows
 from desktop_app.core.sqleval.judges import judge_names
 from desktop_app.core.store import Store
@@ -35,8 +36,8 @@ STEP_COLUMNS = (
 
 def _line(question: StoredQuestion, words) -> str:
     """The line across judges: in words when given, else its compact language-free form."""
-    return words.headline(question.counterfactual) if words is not None else str(
-        question.counterfactual)
+    return (words.headline(question.counterfactual) if words is not None
+            else headline_line(question.counterfactual))
 
 
 def question_row(run_id: int, row: dict[str, Any], question: StoredQuestion,

@@ -34,13 +34,9 @@ which `records` keeps as `stored_text`.
 from __future__ import annotations
 
 import dataclasses
-import statistics
-from collections import Counter
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from desktop_app.core.sqleval.types import (
-    TIERS,
     AgentStep,
     Headline,
     JudgeFinding,
@@ -49,119 +45,29 @@ from desktop_app.core.sqleval.types import (
     Verdict,
 )
 from desktop_app.core.redact import redact_document
-from desktop_app.core.runs import pass_count
+from desktop_app.core.sqleval.judges import in_judge_order
 from desktop_app.core.store import utc_now_iso
 
-if TYPE_CHECKING:
-    from desktop_app.core.sqleval.runner import EvalResult, ItemResult
+# The summaries live with the results they summarise; named here too for the export's readers.
+from desktop_app.core.sqleval.results import (
+    EpochSpread,
+    EvalResult,
+    ItemResult,
+    JudgeSummary,
+    TierStats,
+    explained,
+    passed,
+    summarize,
+)
 
 __all__ = ["JSON_FORMAT_VERSION", "RESULT_ROWS", "EpochSpread", "FindingWords",
            "JudgeSummary", "TierStats", "eval_to_json", "explained", "failure_class",
-           "headline_json", "passed", "path_summary", "summarize",
+           "headline_json", "headline_line", "passed", "path_summary", "summarize",
            "finding_json", "question_from_snapshot", "question_snapshot", "result_json",
            "step_row", "verdict_json", "verdicts_json"]
 
 JSON_FORMAT_VERSION = 1
 RESULT_ROWS = 20  # rows of the final result kept in the store and the export
-
-
-# --------------------------------------------------------------------------- summaries
-
-
-@dataclass(frozen=True)
-class JudgeSummary:
-    """One judge over the run: `by_tier` maps a tier to (passed, total). Epochs are pooled."""
-
-    judge: str
-    passed: int
-    total: int
-    by_tier: dict[str, tuple[int, int]]
-
-
-@dataclass(frozen=True)
-class TierStats:
-    """Effort per tier: means per question (and epoch) of steps and tokens."""
-
-    tier: str
-    questions: int
-    mean_steps: float
-    mean_prompt_tokens: float
-    mean_completion_tokens: float
-    mean_seconds: float
-
-
-@dataclass(frozen=True)
-class EpochSpread:
-    """A judge's pass rate (0..1) in each epoch, their mean, population std, min and max."""
-
-    judge: str
-    rates: tuple[float, ...]
-    mean: float
-    std: float
-    min: float
-    max: float
-
-
-def summarize(items: list[ItemResult], judges: tuple[str, ...]
-              ) -> tuple[dict[str, JudgeSummary], dict[str, TierStats], dict[str, EpochSpread]]:
-    """Per judge: passed/total and by tier; per tier: mean effort; per judge across epochs
-    (when there are several): the pass rate's mean and spread."""
-    summary = {}
-    for judge in judges:
-        by_tier: dict[str, tuple[int, int]] = {}
-        for tier in TIERS:
-            tier_items = [i for i in items if i.outcome.tier == tier]
-            if tier_items:
-                count = pass_count(outcome(i, judge) for i in tier_items)
-                if count.judged:
-                    by_tier[tier] = (count.passed, count.judged)
-        count = pass_count(outcome(i, judge) for i in items)
-        summary[judge] = JudgeSummary(judge, count.passed, count.judged, by_tier)
-    tiers: dict[str, TierStats] = {}
-    for tier in TIERS:
-        group = [i for i in items if i.outcome.tier == tier]
-        if group:
-            tiers[tier] = TierStats(
-                tier, len(group), statistics.fmean(i.steps for i in group),
-                statistics.fmean(i.outcome.prompt_tokens for i in group),
-                statistics.fmean(i.outcome.completion_tokens for i in group),
-                statistics.fmean(i.outcome.seconds for i in group))
-    epochs = sorted({i.outcome.epoch for i in items})
-    spread = {}
-    if len(epochs) > 1:
-        for judge in judges:
-            rates = []
-            for epoch in epochs:
-                rate = pass_count(outcome(i, judge) for i in items
-                                  if i.outcome.epoch == epoch).rate
-                if rate is not None:
-                    rates.append(rate)
-            if not rates:
-                continue
-            spread[judge] = EpochSpread(judge, tuple(rates), statistics.fmean(rates),
-                                        statistics.pstdev(rates), min(rates), max(rates))
-    return summary, tiers, spread
-
-
-def explained(items) -> Counter:
-    """How many answers each explanation code (`missing_round`, `alias_differs`,
-    `window_frame`) was found in, each answer counted once per code: the seeds' "15 answers
-    omitted ROUND(x, 2)". Takes ItemResults or stored questions (both carry `findings`)."""
-    return Counter(code for item in items for code in {f.code for f in item.findings})
-
-
-def outcome(item: ItemResult, judge: str) -> bool | None:
-    """Whether `judge` passed this item; None when it did not judge it (a judge the question
-    cannot take, an unfinished question): not judged is never counted as failed, as
-    `core.runs.pass_count` counts it for every view."""
-    verdict = item.outcome.verdicts.get(judge)
-    return None if verdict is None else bool(verdict.passed)
-
-
-def passed(item: ItemResult, judge: str) -> bool:
-    """Whether `judge` passed this item (False when it was not judged)."""
-    return bool(outcome(item, judge))
-
 
 
 # --------------------------------------------------------------------------- stored shapes
@@ -203,6 +109,19 @@ def finding_json(f: JudgeFinding, words: FindingWords | None = None) -> dict:
         data["message"] = message
     data["cells"] = [list(c) for c in f.cells]
     return data
+
+
+def headline_line(h: Headline) -> str:
+    """The line across judges in a compact, language-free form for plain-text exports
+    ("strict FAIL, tolerant PASS, full PASS: rounding_only"), the judges in their order; the
+    stored English line of an old verdict as it was. Readers render
+    `report/judge_words.headline_text`."""
+    if h.stored_text:
+        return h.stored_text
+    outcome = {**{j: "FAIL" for j in h.failing}, **{j: "PASS" for j in h.passing}}
+    marks = [f"{j} {outcome[j]}" for j in in_judge_order(outcome)]
+    reason = f": {h.reason.code}" if h.reason is not None else ""
+    return ", ".join(marks) + reason
 
 
 def headline_json(h: Headline, words: FindingWords | None = None) -> dict | str:
@@ -299,14 +218,14 @@ def step_row(run_id: int, question_row_id: int, step: AgentStep) -> dict:
 
 def item_json(item: ItemResult, words: FindingWords | None = None) -> dict:
     """One question in one epoch, as exported (findings and the line in `words`' language;
-    without words, the line is `str(Headline)`'s compact form)."""
+    without words, the line is `headline_line`'s compact form)."""
     o = item.outcome
     line = item.counterfactual
     return {
         "id": o.question_id, "tier": o.tier, "epoch": o.epoch,
         "verdicts": {j: verdict_json(v, words) for j, v in o.verdicts.items()},
         "findings": [finding_json(f, words) for f in item.findings],
-        "counterfactual": words.headline(line) if words is not None else str(line),
+        "counterfactual": words.headline(line) if words is not None else headline_line(line),
         "headline": headline_json(line, words),
         "steps": item.steps, "prompt_tokens": o.prompt_tokens,
         "completion_tokens": o.completion_tokens, "seconds": round(o.seconds, 3),

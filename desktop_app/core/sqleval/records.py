@@ -20,17 +20,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_app.core.runs import PassCount, RunInfo, pass_count, run_info
-from desktop_app.core.sqleval.export import (
+from desktop_app.core.sqleval.export import question_from_snapshot
+from desktop_app.core.sqleval.judge import counterfactual
+from desktop_app.core.sqleval.judges import default_judges, get_judge, judge_names
+from desktop_app.core.sqleval.results import (
     EpochSpread,
+    ItemResult,
     JudgeSummary,
     TierStats,
     explained,
-    question_from_snapshot,
     summarize,
 )
-from desktop_app.core.sqleval.judge import counterfactual
-from desktop_app.core.sqleval.judges import default_judges, get_judge, judge_names
-from desktop_app.core.sqleval.runner import ItemResult
 from desktop_app.core.sqleval.types import (
     Headline,
     JudgeFinding,

@@ -38,33 +38,35 @@ from desktop_app.core.endpoint.server_settings import stored_settings
 from desktop_app.core.runs import is_simulated
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo
 from desktop_app.core.parsing import InputError
-from desktop_app.core.redact import redact_url
 from desktop_app.core.runs import default_name
-from desktop_app.core.sqleval.agent import MAX_RETRIES, run_layered, run_question
+from desktop_app.core.sqleval.agent import run_layered, run_question
 from desktop_app.core.sqleval.explain import explain_sql
+from desktop_app.core.sqleval.config import EvalConfig
 from desktop_app.core.sqleval.export import (
-    EpochSpread,
-    JudgeSummary,
-    TierStats,
     failure_class,
-    passed,
     question_from_snapshot,
     result_json,
     step_row,
-    summarize,
     verdicts_json,
 )
 from desktop_app.core.sqleval.golds import Gold, GoldError, gold_answers, judge_answer
 from desktop_app.core.sqleval.judge import counterfactual
 from desktop_app.core.sqleval.judges import default_judges, judge_names
 from desktop_app.core.sqleval.questions import QuestionSetError, load_question_set
+# The run's types live in config and results (one home); named here too for its callers.
+from desktop_app.core.sqleval.records import question_rows
+from desktop_app.core.sqleval.results import (
+    EpochSpread,
+    EvalResult,
+    ItemResult,
+    JudgeSummary,
+    TierStats,
+    passed,
+    summarize,
+)
 from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
-from desktop_app.core.sqleval.strategies import parse_layered_route
 from desktop_app.core.sqleval.types import (
-    STRATEGIES,
-    TIERS,
     AgentStep,
-    Headline,
     JudgeFinding,
     Question,
     QuestionOutcome,
@@ -79,163 +81,6 @@ __all__ = ["EvalConfig", "EvalProgress", "EvalResult", "EpochSpread", "ItemResul
            "JudgeSummary", "TierStats", "rejudge", "run_eval", "summarize"]
 
 log = logging.getLogger(__name__)
-
-
-# --------------------------------------------------------------------------- configuration
-
-
-@dataclass(frozen=True)
-class EvalConfig:
-    """What a user asks an evaluation to do, validated before anything is sent.
-
-    `questions` is a bundled set's name or a set folder's path. Empty `tiers` / `question_ids`
-    mean all. `judges` are the judges summarised (all three are always computed and stored);
-    `ignore_names` makes the full judge ignore column names. Left None, both follow the set
-    (`for_set`): every judge of Throughline's own with names compared, except on a set whose
-    questions do not name their columns (`asks_columns = false`), where only full, names
-    ignored, means anything; on a set imported from a benchmark, its official rule beside them
-    (`judges.default_judges`).
-    `tolerance` is the numeric tolerance of the tolerant and full judges. Budgets per question:
-    `max_steps` model calls, `max_tokens` prompt + completion tokens summed over the steps (None:
-    no limit), `time_limit_s` seconds of wall time (None: no limit); `sql_time_limit_s` bounds
-    each query in the sandbox. `concurrency` questions run at once; every question runs
-    `epochs` times. `tool_mode` is "native" or "text"; `language` "en" or "zh". `retries` is
-    how many times a model call that failed transiently (no answer, 408, 429, 5xx) is tried
-    again, after an exponential backoff that waits at least the server's Retry-After; 0 (the
-    default) keeps every endpoint fault visible where it happened. `layered_route` (used with
-    the layered strategy): "validate" (the tool loop only when the fast answer fails the
-    harness's checks), "tier:hard,medium" (those tiers go straight to the loop) or
-    "always-loop".
-    """
-
-    endpoint: EndpointConfig
-    questions: str = "sales-25"
-    tiers: tuple[str, ...] = ()
-    question_ids: tuple[str, ...] = ()
-    judges: tuple[str, ...] | None = None
-    tolerance: float = 1e-6
-    ignore_names: bool | None = None
-    strategies: tuple[str, ...] = ()
-    max_steps: int = 20
-    max_tokens: int | None = None
-    time_limit_s: float | None = 600.0
-    sql_time_limit_s: float = 5.0
-    concurrency: int = 1
-    epochs: int = 1
-    language: str = "en"
-    tool_mode: str = "native"
-    temperature: float = 0.0
-    name: str = ""
-    retries: int = 0
-    layered_route: str = "validate"
-    notes: str = ""  # the user's note, stored as the run's notes
-    # Server settings the user typed (`parse_user_settings`), recorded with the run beside what
-    # the server reports (`merge_settings`).
-    server_settings: dict = field(default_factory=dict)
-
-    def validate(self) -> None:
-        """Raise InputError naming the first bad field."""
-        if not str(self.questions).strip():
-            raise InputError("questions", code="name_a_set")
-        for name, values, known in (("tiers", self.tiers, TIERS),
-                                    ("judges", self.judges or (), judge_names()),
-                                    ("strategies", self.strategies, STRATEGIES)):
-            bad = [v for v in values if v not in known]
-            if bad:
-                raise InputError(name, code="unknown_choice", items=", ".join(map(repr, bad)),
-                                 choices=", ".join(known))
-        if self.judges is not None and not self.judges:
-            raise InputError("judges", code="at_least_one_judge")
-        if not (self.tolerance >= 0 and math.isfinite(self.tolerance)):
-            raise InputError("tolerance", code="not_negative_number", item=repr(self.tolerance))
-        for name, value in (("max steps", self.max_steps), ("concurrency", self.concurrency),
-                            ("epochs", self.epochs), ("max tokens", self.max_tokens)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                      or value < 1):
-                raise InputError(name, code="whole_at_least_1", item=repr(value))
-        if (isinstance(self.retries, bool) or not isinstance(self.retries, int)
-                or not 0 <= self.retries <= MAX_RETRIES):
-            raise InputError("retries", code="whole_from_to", item=repr(self.retries), low=0,
-                             high=MAX_RETRIES)
-        for name, value in (("time limit", self.time_limit_s),
-                            ("SQL time limit", self.sql_time_limit_s)):
-            if value is not None and not (value > 0 and math.isfinite(value)):
-                raise InputError(name, code="positive_seconds", item=repr(value))
-        if self.language not in ("en", "zh"):
-            raise InputError("language", code="unknown_choice", items=repr(self.language),
-                             choices="en, zh")
-        if self.tool_mode not in ("native", "text"):
-            raise InputError("tool mode", code="unknown_choice", items=repr(self.tool_mode),
-                             choices="native, text")
-        try:
-            parse_layered_route(self.layered_route)
-        except ValueError as exc:
-            raise InputError("layered route", str(exc)) from None
-
-    def for_set(self, qset: QuestionSet) -> EvalConfig:
-        """The config with the judges and `ignore_names` left to the set filled in."""
-        names = qset.asks_columns
-        judges = self.judges if self.judges is not None else default_judges(
-            names, qset.benchmark)
-        ignore = self.ignore_names if self.ignore_names is not None else not names
-        return dataclasses.replace(self, judges=tuple(judges), ignore_names=bool(ignore))
-
-    def to_json(self) -> dict:
-        """The config as stored with the run: everything but the API key."""
-        data = dataclasses.asdict(self)
-        data["endpoint"].pop("api_key", None)
-        data["endpoint"]["base_url"] = redact_url(self.endpoint.base_url)
-        return data
-
-
-# --------------------------------------------------------------------------- results
-
-
-@dataclass(frozen=True)
-class ItemResult:
-    """One question in one epoch: the outcome, plus what the export and the GUI show beside it.
-
-    `findings` are sqlglot's explanations of the final SQL (missing ROUND, alias differs, window
-    frame); `steps` is the number of model calls (also set when re-judging, where `outcome.steps`
-    is empty); `row_id` is the stored row, if stored.
-    """
-
-    outcome: QuestionOutcome
-    counterfactual: Headline  # the line across judges, as values (report/judge_words)
-    findings: tuple[JudgeFinding, ...] = ()
-    steps: int = 0
-    row_id: int | None = None
-
-
-@dataclass
-class EvalResult:
-    """What an evaluation (or a re-judge) produced; `status` is completed or cancelled."""
-
-    run_id: int | None
-    set_name: str
-    model: str
-    judges: tuple[str, ...]
-    tolerance: float
-    items: list[ItemResult] = field(default_factory=list)
-    skipped: list[SkippedQuestion] = field(default_factory=list)
-    config: EvalConfig | None = None  # None for a re-judge
-    info: EndpointInfo | None = None
-    status: str = "completed"
-    simulated: bool = False
-    rejudged: bool = False
-    summary: dict[str, JudgeSummary] = field(default_factory=dict)
-    tiers: dict[str, TierStats] = field(default_factory=dict)
-    epochs: dict[str, EpochSpread] = field(default_factory=dict)  # only with several epochs
-
-    @property
-    def outcomes(self) -> list[QuestionOutcome]:
-        """Every question's outcome, in the order they finished."""
-        return [item.outcome for item in self.items]
-
-    def finalize(self) -> EvalResult:
-        """Fill `summary`, `tiers` and `epochs` from `items`; returns self."""
-        self.summary, self.tiers, self.epochs = summarize(self.items, self.judges)
-        return self
 
 
 @dataclass(frozen=True)
@@ -605,7 +450,6 @@ async def rejudge(store: Store, run_id: int, *, modes: tuple[str, ...] | None = 
     where = stored.get("set_path") or stored.get("questions") or "sales-25"
     qset = await asyncio.to_thread(_load_set, where, sets_dir, cache_dir, check_gold=False)
     modes = default_judges(qset.asks_columns, qset.benchmark) if modes is None else modes
-    from desktop_app.core.sqleval.records import question_rows  # records import this module
 
     rows = await asyncio.to_thread(question_rows, store, run_id)
     by_id = {q.id: q for q in qset.questions}

@@ -171,7 +171,8 @@ class Headline:
     the judges' order) and `reason`, the first finding of the most lenient failing judge (None
     when every judge passed or it recorded none). Words: `report/judge_words.py`
     ("fails strict, passes tolerant and full: only rounding differs in avg_price").
-    `stored_text` is the English line a verdict stored before headlines were values."""
+    `stored_text` is the English line a verdict stored before headlines were values;
+    `export.headline_line` is the compact form plain-text exports write."""
 
     failing: tuple[str, ...] = ()
     passing: tuple[str, ...] = ()
@@ -184,18 +185,6 @@ class Headline:
         if not self.failing:
             return "passes_all"
         return "fails_some" if self.passing else "fails_all"
-
-    def __str__(self) -> str:
-        """A compact, language-free form for plain-text exports ("strict FAIL, tolerant PASS,
-        full PASS: rounding_only"); readers render `report/judge_words.headline_text`."""
-        if self.stored_text:
-            return self.stored_text
-        from desktop_app.core.sqleval.judges import in_judge_order  # judges/ imports this
-
-        outcome = {**{j: "FAIL" for j in self.failing}, **{j: "PASS" for j in self.passing}}
-        marks = [f"{j} {outcome[j]}" for j in in_judge_order(outcome)]
-        reason = f": {self.reason.code}" if self.reason is not None else ""
-        return ", ".join(marks) + reason
 
 
 @dataclass(frozen=True)
