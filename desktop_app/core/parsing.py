@@ -7,6 +7,7 @@ command line and the forms can show it as is.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 import re
 
 
@@ -112,10 +113,80 @@ INPUT_MESSAGES: dict[str, str] = {
     "json_truncated": "line {line}: ends before the JSON is complete (truncated?)",
     "json_invalid": "line {line}: not valid JSON: {detail}",
     "not_sql_run": "run {run} is a {kind} run, not a SQL evaluation",
+    # A results file an import cannot read (`exchange`; {tools} names the tools it reads).
+    "import_not_json_or_csv": "line 1 is neither JSON nor AIPerf's CSV ({first}); not a result "
+                              "file of {tools} that this Throughline knows",
+    "import_json_lines_unknown": "{n} JSON lines, not all vllm bench serve results or AIPerf "
+                                 "records; not a result file of {tools} that this Throughline "
+                                 "knows",
+    "import_json_keys_unknown": "JSON with {keys}; not a result file of {tools} that this "
+                                "Throughline knows",
+    "import_json_empty": "an empty JSON object; not a result file of {tools} that this "
+                         "Throughline knows",
+    "json_list": "list", "json_text": "string", "json_null": "null", "json_bool": "true or false",
+    "json_number": "number",
+    "import_json_kind": "a JSON {kind}; not a result file of {tools} that this Throughline "
+                        "knows",
+    "import_wrong_value": "looks like a {label} result but holds a value it should not "
+                          "({detail})",
+    "import_own_export": "is a Throughline export (its runs are already in a Throughline "
+                         "store); import reads other tools' results",
+    "import_newer_aiperf": "written by AIPerf {tool_version} with export schema {version}; this "
+                           "Throughline reads AIPerf export schema {known}.x. Upgrade "
+                           "Throughline to import it.",
+    "import_newer_guidellm": "written by GuideLLM {tool_version} with report schema version "
+                             "{version}; this Throughline reads GuideLLM report version "
+                             "{known}. Upgrade Throughline to import it.",
+    "import_aiperf_bad_version": "AIPerf schema_version {version} is not a version",
+    "import_not_time_unit": "{tag}: unit {unit} is not a time unit",
+    "import_not_rate_unit": "{tag}: unit {unit} is not tokens/sec",
+    "import_aiperf_no_metrics": "an AIPerf export without any of its metrics ({tags})",
+    "import_csv_not_number": "line {line}: {name}: {key} {cell} is not a number",
+    "import_aiperf_csv_no_metrics": "an AIPerf-style CSV without any AIPerf metric rows",
+    "import_aiperf_no_requests": "AIPerf records with no profiling-phase request",
+    "import_guidellm_no_metrics": "a GuideLLM benchmark without 'metrics'",
+    "import_guidellm_no_benchmarks": "a GuideLLM report with no benchmarks",
+    "import_not_number": "{key} should be a number, not {value}",
+    "import_list_length": "{key} should list {n} requests like 'ttfts'",
+    "import_not_vllm_result": "result {number} is not a vllm bench serve result (no 'completed' "
+                              "and 'mean_ttft_ms')",
+    "import_implausible": "{place}: {key} is {value}, {why}; the file is damaged or not what it "
+                          "claims, and nothing was imported",
+    # Its parts (`Phrase`s of import_implausible).
+    "place_result": "result {result}",
+    "place_request": "result {result}, request {request}",
+    "why_not_finite": "not a finite number",
+    "why_negative": "negative",
+    "why_beyond": "more than {high:g}, which no benchmark measures",
+    "why_too_many_tokens": "more than the {high:,} tokens any request has",
+    "tools_or": "{first} or {last}",
+    # An export that cannot be written (`exchange.export`, `exchange.atomic`).
+    "export_format": "{item} is not one of {choices}",
+    "export_kind": "run {run} is a {kind} run; only throughput and SQL runs can be exported",
+    "export_cannot_read": "cannot read run {run} from {path}: {detail}",
+    "out_is_file": "{path} is a file, not a folder",
+    "out_cannot_create": "cannot create {path}: {error}",
+    "out_not_writable": "{path} is not writable",
     # Already in the reader's words (an endpoint's error put in words by the CLI): the field
     # is still named in their language.
     "said": "{text}",
 }
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A part of a message said by its own code and params (where in a file, why a value was
+    refused), given as a param of the message: its English is INPUT_MESSAGES' as the message's
+    is, and `report.input_words` words it in the reader's language with the rest."""
+
+    code: str
+    params: dict = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return INPUT_MESSAGES[self.code].format(**self.params)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
 
 
 class InputError(ValueError):

@@ -8,7 +8,7 @@ know) keeps its English message: `input_error_text` never loses what the core sa
 
 from __future__ import annotations
 
-from desktop_app.core.parsing import INPUT_MESSAGES
+from desktop_app.core.parsing import INPUT_MESSAGES, Phrase
 from desktop_app.report.cli_words import ERRORS as CLI_ERRORS
 from desktop_app.report.strings import lookup
 
@@ -110,6 +110,52 @@ WORDS: dict[str, dict[str, str]] = {
         "json_truncated": "第 {line} 行：JSON 未结束就到了文件末尾（文件被截断？）",
         "json_invalid": "第 {line} 行：不是有效的 JSON：“{detail}”",
         "not_sql_run": "运行 {run} 的类型是 {kind}，不是 SQL 评测",
+        "import_not_json_or_csv": "第 1 行既不是 JSON 也不是 AIPerf 的 CSV（{first}）；不是本 "
+                                  "Throughline 认识的工具（{tools}）的结果文件",
+        "import_json_lines_unknown": "{n} 行 JSON，并非都是 vllm bench serve 结果或 AIPerf 记录；"
+                                     "不是本 Throughline 认识的工具（{tools}）的结果文件",
+        "import_json_keys_unknown": "含有 {keys} 的 JSON；不是本 Throughline 认识的工具（{tools}）"
+                                    "的结果文件",
+        "import_json_empty": "空的 JSON 对象；不是本 Throughline 认识的工具（{tools}）的结果文件",
+        "json_list": "数组", "json_text": "字符串", "json_null": "null", "json_bool": "布尔值",
+        "json_number": "数字",
+        "import_json_kind": "JSON {kind}；不是本 Throughline 认识的工具（{tools}）的结果文件",
+        "import_wrong_value": "看起来是 {label} 的结果，但含有不应出现的值（{detail}）",
+        "import_own_export": "是 Throughline 的导出文件（其运行已在某个 Throughline 结果库中）；"
+                             "导入只读取其他工具的结果",
+        "import_newer_aiperf": "由 AIPerf {tool_version} 以导出格式 {version} 写出；本 Throughline "
+                               "读取 AIPerf 导出格式 {known}.x。请升级 Throughline 后再导入。",
+        "import_newer_guidellm": "由 GuideLLM {tool_version} 以报告格式版本 {version} 写出；本 "
+                                 "Throughline 读取 GuideLLM 报告版本 {known}。请升级 Throughline "
+                                 "后再导入。",
+        "import_aiperf_bad_version": "AIPerf 的 schema_version {version} 不是版本号",
+        "import_not_time_unit": "{tag}：单位 {unit} 不是时间单位",
+        "import_not_rate_unit": "{tag}：单位 {unit} 不是 tokens/sec",
+        "import_aiperf_no_metrics": "AIPerf 导出文件中没有任何指标（{tags}）",
+        "import_csv_not_number": "第 {line} 行：{name}：{key} {cell} 不是数字",
+        "import_aiperf_csv_no_metrics": "AIPerf 格式的 CSV 中没有任何 AIPerf 指标行",
+        "import_aiperf_no_requests": "AIPerf 记录中没有正式测量阶段的请求",
+        "import_guidellm_no_metrics": "GuideLLM 基准中没有 'metrics'",
+        "import_guidellm_no_benchmarks": "GuideLLM 报告中没有任何基准",
+        "import_not_number": "{key} 应为数字，而不是 {value}",
+        "import_list_length": "{key} 应像 'ttfts' 一样列出 {n} 个请求",
+        "import_not_vllm_result": "第 {number} 个结果不是 vllm bench serve 的结果（没有 'completed' "
+                                  "和 'mean_ttft_ms'）",
+        "import_implausible": "{place}：{key} 为 {value}，{why}；文件已损坏或与其声称的不符，"
+                              "未导入任何内容",
+        "place_result": "第 {result} 个结果",
+        "place_request": "第 {result} 个结果的第 {request} 个请求",
+        "why_not_finite": "不是有限数",
+        "why_negative": "为负数",
+        "why_beyond": "超过 {high:g}，任何基准都测不到",
+        "why_too_many_tokens": "超过任何请求都不会有的 {high:,} 个 token",
+        "tools_or": "{first} 或 {last}",
+        "export_format": "{item} 不是 {choices} 之一",
+        "export_kind": "运行 {run} 是 {kind} 运行；只能导出吞吐量运行和 SQL 运行",
+        "export_cannot_read": "无法从 {path} 读取运行 {run}：{detail}",
+        "out_is_file": "{path} 是文件，不是文件夹",
+        "out_cannot_create": "无法创建 {path}：{error}",
+        "out_not_writable": "{path} 不可写入",
         **{f"cli_{k}": v for k, v in CLI_ERRORS["zh"].items()},
     },
 }
@@ -182,8 +228,13 @@ KINDS = {"en": {"fifo": "named pipe (FIFO)", "device": "device", "socket": "sock
 
 
 def worded_params(params: dict, lang: str) -> dict:
-    """`params` with the values that are codes of words (a file's kind) in `lang`."""
+    """`params` with the values that are codes of words in `lang`: a file's kind, and a
+    `Phrase` (a part of the message said by its own code)."""
+    out = dict(params)
     kind = params.get("kind")
     if isinstance(kind, str) and kind in KINDS["en"]:
-        return {**params, "kind": KINDS.get(lang, KINDS["en"])[kind]}
-    return params
+        out["kind"] = KINDS.get(lang, KINDS["en"])[kind]
+    for key, value in params.items():
+        if isinstance(value, Phrase):
+            out[key] = lookup(WORDS, lang, value.code, **worded_params(value.params, lang))
+    return out

@@ -10,6 +10,8 @@ import pytest
 from desktop_app.cli import main
 from desktop_app.core.exchange import ExchangeError, export_run, import_file
 from desktop_app.core.store import Store
+from desktop_app.report.input_words import input_error_text
+from tests.lang_check import english_runs
 from desktop_app.core.throughput.types import CellSpec
 
 DATA = Path(__file__).parent / "data" / "imports"
@@ -253,6 +255,10 @@ def test_bad_files_are_refused_with_their_name_and_leave_the_store_empty(store, 
     appended = (DATA / "vllm_bench_serve_append.jsonl").read_text(encoding="utf-8")
     wrong = _load("vllm_bench_serve_detailed.json")
     wrong["ttfts"][2] = "fast"
+    negative = _load("vllm_bench_serve.json")
+    negative["mean_ttft_ms"] = -5
+    minutes = _load("profile_export_aiperf.json")
+    minutes["time_to_first_token"]["unit"] = "furlongs"
     cases = [
         (_write(tmp_path, "new.json", json.dumps(aiperf)),
          r"new\.json: written by AIPerf 0\.9\.1 with export schema 2\.0; this Throughline "
@@ -281,10 +287,19 @@ def test_bad_files_are_refused_with_their_name_and_leave_the_store_empty(store, 
         (tmp_path / "missing.json", r"missing\.json: no such file"),
         (_write(tmp_path, "ours.json", '{"format": "throughline-run-export", "cells": []}'),
          r"ours\.json: is a Throughline export"),
+        (_write(tmp_path, "negative.json", json.dumps(negative)),
+         r"negative\.json: result 1: ttft_s mean is -0\.005, negative; the file is damaged"),
+        (_write(tmp_path, "unit.json", json.dumps(minutes)),
+         r"unit\.json: time_to_first_token: unit 'furlongs' is not a time unit"),
     ]
     for path, message in cases:
-        with pytest.raises(ExchangeError, match=message):
+        with pytest.raises(ExchangeError, match=message) as caught:
             import_file(store, path)
+        # The same refusal in Chinese: the file named first, no English sentence left but
+        # Python's own words about the value (the wrong.json case).
+        zh = input_error_text(caught.value, "zh")
+        assert zh.startswith(f"{path}："), zh
+        assert english_runs(zh, allowed=("could not convert string to float",)) == [], zh
     assert store.list_runs() == []
 
 

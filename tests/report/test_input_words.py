@@ -19,6 +19,17 @@ from tests.lang_check import english_runs
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _assigned_strings(path: Path, name: str) -> set[str]:
+    """The strings a module assigns to `name` (in a chain of conditional expressions)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == name
+                                                for t in node.targets):
+            found |= {c.value for c in ast.walk(node.value)
+                      if isinstance(c, ast.Constant) and isinstance(c.value, str)}
+    return found
+
+
 def _raised_codes() -> set[str]:
     """Every `code=` given to an InputError anywhere in the product's source."""
     codes = set()
@@ -26,7 +37,8 @@ def _raised_codes() -> set[str]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             # InputError and the errors that carry its codes (their words are the same).
             if (isinstance(node, ast.Call) and getattr(node.func, "id", "") in (
-                    "InputError", "ExchangeError", "ProfileError", "ResumeError", "FitError")):
+                    "InputError", "ExchangeError", "ProfileError", "ResumeError", "FitError",
+                    "_unknown")):  # exchange/detect.py's ExchangeError for an unknown file
                 for kw in node.keywords:
                     if kw.arg == "code":
                         value = kw.value
@@ -34,6 +46,13 @@ def _raised_codes() -> set[str]:
                             codes.add(value.value)
                         elif isinstance(value, ast.IfExp):  # code="a" if ... else "b"
                             codes |= {value.body.value, value.orelse.value}
+            # A part of a message said by its own code: Phrase("why_negative", ...).
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Phrase" \
+                    and node.args:
+                if isinstance(node.args[0], ast.Constant):
+                    codes.add(node.args[0].value)
+                elif isinstance(node.args[0], ast.Name):  # Phrase(kind), kind = "a" if ...
+                    codes |= _assigned_strings(path, node.args[0].id)
             if (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "coded"
                     and node.args and isinstance(node.args[0], ast.Constant)):
                 codes.add(node.args[0].value)  # QuestionSetError.coded("no_set", ...)

@@ -38,13 +38,14 @@ def check_out_dir(out_dir: Path) -> Path:
     """Create ``out_dir`` if needed and check it can be written; ExchangeError on ``--out``."""
     out_dir = Path(out_dir).expanduser()
     if out_dir.exists() and not out_dir.is_dir():
-        raise ExchangeError("--out", f"{out_dir} is a file, not a folder")
+        raise ExchangeError("--out", code="out_is_file", path=out_dir)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ExchangeError("--out", f"cannot create {out_dir}: {exc.strerror or exc}") from None
+        raise ExchangeError("--out", code="out_cannot_create", path=out_dir,
+                            error=exc.strerror or exc) from None
     if not os.access(out_dir, os.W_OK | os.X_OK):
-        raise ExchangeError("--out", f"{out_dir} is not writable")
+        raise ExchangeError("--out", code="out_not_writable", path=out_dir)
     return out_dir
 
 
@@ -94,8 +95,8 @@ def write_all(files: Sequence[tuple[Path, Writer]]) -> list[Path]:
         for temp, _ in temps:
             _remove(temp)
         if isinstance(exc, OSError):
-            raise ExchangeError("--out", f"cannot write {current}: {exc.strerror or exc}") \
-                from None
+            raise ExchangeError("--out", code="cannot_write", path=current,
+                                error=exc.strerror or exc) from None
         raise
     for aside, _ in kept:
         _remove(aside)

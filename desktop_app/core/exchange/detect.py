@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from desktop_app.core.exchange.errors import ExchangeError, parse_json, parse_json_lines, read_text
+from desktop_app.core.parsing import Phrase
 from desktop_app.core.exchange.export import EXPORT_FORMAT
 from desktop_app.core.exchange.importers import aiperf, aiperf_records, guidellm, vllm
 from desktop_app.core.exchange.importers.common import ImportedRun, check_plausible
@@ -19,9 +20,9 @@ from desktop_app.core.exchange.importers.common import ImportedRun, check_plausi
 TOOLS = ("vllm bench serve", "AIPerf", "GuideLLM")
 
 
-def _unknown(path: Path, what: str) -> ExchangeError:
-    return ExchangeError(str(path), f"{what}; not a result file of {', '.join(TOOLS[:-1])} or "
-                         f"{TOOLS[-1]} that this Throughline knows")
+def _unknown(path: Path, *, code: str, **params) -> ExchangeError:
+    tools = Phrase("tools_or", {"first": ", ".join(TOOLS[:-1]), "last": TOOLS[-1]})
+    return ExchangeError(str(path), code=code, tools=tools, **params)
 
 
 def detect_and_read(path: Path) -> ImportedRun:
@@ -44,8 +45,8 @@ def detect_and_read(path: Path) -> ImportedRun:
     except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as exc:
         # A file of the right shape with a value of the wrong type (a string where a number
         # belongs): one line, not a traceback.
-        raise ExchangeError(str(path), f"looks like a {label} result but holds a value it "
-                            f"should not ({type(exc).__name__}: {exc})") from None
+        raise ExchangeError(str(path), code="import_wrong_value", label=label,
+                            detail=f"{type(exc).__name__}: {exc}") from None
 
 
 def _reader(path: Path, text: str) -> tuple[str, Callable[[], ImportedRun]]:
@@ -56,7 +57,7 @@ def _reader(path: Path, text: str) -> tuple[str, Callable[[], ImportedRun]]:
         if aiperf.looks_like_csv(stripped):
             return aiperf.LABEL, lambda: aiperf.read_csv(stripped, where)
         first = stripped.split("\n", 1)[0][:60]
-        raise _unknown(path, f"line 1 is neither JSON nor AIPerf's CSV ({first!r})")
+        raise _unknown(path, code="import_not_json_or_csv", first=repr(first))
     lines = [line for line in stripped.split("\n") if line.strip()]  # not splitlines: U+2028
     # JSON lines: a complete object on the first line and every line opening one (a cut last
     # line is then reported as cut, not as "extra data" after the first object).
@@ -67,12 +68,10 @@ def _reader(path: Path, text: str) -> tuple[str, Callable[[], ImportedRun]]:
             return vllm.LABEL, lambda: vllm.read(docs, where)
         if all(aiperf_records.looks_like(d) for d in docs):
             return aiperf.LABEL, lambda: aiperf_records.read(docs, path)
-        raise _unknown(path, f"{len(docs)} JSON lines, not all vllm bench serve results or "
-                       "AIPerf records")
+        raise _unknown(path, code="import_json_lines_unknown", n=len(docs))
     doc = parse_json(path, text)
     if isinstance(doc, dict) and doc.get("format") == EXPORT_FORMAT:
-        raise ExchangeError(where, "is a Throughline export (its runs are already in a "
-                            "Throughline store); import reads other tools' results")
+        raise ExchangeError(where, code="import_own_export")
     if guidellm.looks_like(doc):
         return guidellm.LABEL, lambda: guidellm.read(doc, where)
     if aiperf.looks_like(doc):
@@ -83,9 +82,12 @@ def _reader(path: Path, text: str) -> tuple[str, Callable[[], ImportedRun]]:
         return aiperf.LABEL, lambda: aiperf_records.read([doc], path)
     if isinstance(doc, list) and doc and all(vllm.looks_like(d) for d in doc):
         return vllm.LABEL, lambda: vllm.read(doc, where)
-    if isinstance(doc, dict):
+    if isinstance(doc, dict) and doc:
         keys = ", ".join(k if k.isprintable() else repr(k) for k in sorted(doc)[:6])
-        what = f"JSON with {keys}" if doc else "an empty JSON object"
-    else:
-        what = f"a JSON {type(doc).__name__}"
-    raise _unknown(path, what)
+        raise _unknown(path, code="import_json_keys_unknown", keys=keys)
+    if isinstance(doc, dict):
+        raise _unknown(path, code="import_json_empty")
+    kind = ("json_list" if isinstance(doc, list) else "json_text" if isinstance(doc, str)
+            else "json_null" if doc is None else "json_bool" if isinstance(doc, bool)
+            else "json_number")
+    raise _unknown(path, code="import_json_kind", kind=Phrase(kind))

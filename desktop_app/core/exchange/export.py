@@ -122,8 +122,7 @@ def get_run(store: Store, run_id: int) -> RunInfo:
     except NotFoundError:
         raise ExchangeError("--run", code="no_run", run=run_id, path=store.path) from None
     if run.kind not in KINDS:
-        raise ExchangeError("--run", f"run {run_id} is a {run.kind!r} run; only throughput "
-                            "and SQL runs can be exported")
+        raise ExchangeError("--run", code="export_kind", run=run_id, kind=repr(run.kind))
     return run
 
 
@@ -138,7 +137,8 @@ def export_run(store: Store, run_id: int, fmt: str, out_dir: Path,
     thread (the GUI should call it through ``asyncio.to_thread``).
     """
     if fmt not in FORMATS:
-        raise ExchangeError("--format", f"{fmt!r} is not one of {', '.join(FORMATS)}")
+        raise ExchangeError("--format", code="export_format", item=repr(fmt),
+                            choices=", ".join(FORMATS))
     run = get_run(store, run_id)
     created = not Path(out_dir).expanduser().exists()
     out_dir = check_out_dir(Path(out_dir))
@@ -154,8 +154,8 @@ def export_run(store: Store, run_id: int, fmt: str, out_dir: Path,
             with contextlib.suppress(OSError):
                 out_dir.rmdir()
         if isinstance(exc, sqlite3.Error):
-            raise ExchangeError("--run", f"cannot read run {run.id} from {store.path}: "
-                                f"{exc}") from None
+            raise ExchangeError("--run", code="export_cannot_read", run=run.id,
+                                path=store.path, detail=str(exc)) from None
         raise
 
 

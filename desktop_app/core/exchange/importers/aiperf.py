@@ -61,11 +61,12 @@ def check_version(doc: dict, where: str) -> None:
     try:
         major = int(str(version).split(".")[0])
     except ValueError:
-        raise ExchangeError(where, f"AIPerf schema_version {version!r} is not a version") from None
+        raise ExchangeError(where, code="import_aiperf_bad_version",
+                            version=repr(version)) from None
     if major > SCHEMA_MAJOR:
-        raise ExchangeError(where, f"written by AIPerf {doc.get('aiperf_version', '(unknown)')} "
-                            f"with export schema {version}; this Throughline reads AIPerf export "
-                            f"schema {SCHEMA_MAJOR}.x. Upgrade Throughline to import it.")
+        raise ExchangeError(where, code="import_newer_aiperf",
+                            tool_version=str(doc.get("aiperf_version", "?")), version=version,
+                            known=SCHEMA_MAJOR)
 
 
 _KEY_FLAG = re.compile(r"(--api-key|--api_key)(\s+|=)(\"[^\"]*\"|'[^']*'|\S+)")
@@ -83,7 +84,7 @@ def _time(metrics: dict, tag: str, where: str):
         return None
     unit = str(m.get("unit", "")).lower()
     if unit not in _TIME_UNITS:
-        raise ExchangeError(where, f"{tag}: unit {m.get('unit')!r} is not a time unit")
+        raise ExchangeError(where, code="import_not_time_unit", tag=tag, unit=repr(m.get("unit")))
     return dist(mean=m.get("avg"), p50=m.get("p50"), p90=m.get("p90"), p99=m.get("p99"),
                 min=m.get("min"), max=m.get("max"), scale=_TIME_UNITS[unit])
 
@@ -121,7 +122,7 @@ def _cell(metrics: dict, where: str, config: dict) -> ImportedCell:
     for tag in ("output_token_throughput_per_user", "prefill_throughput_per_user"):
         unit = (metrics.get(tag) or {}).get("unit") if isinstance(metrics.get(tag), dict) else None
         if unit is not None and unit not in _RATE_UNITS:
-            raise ExchangeError(where, f"{tag}: unit {unit!r} is not tokens/sec")
+            raise ExchangeError(where, code="import_not_rate_unit", tag=tag, unit=repr(unit))
     total_in, total_out = _value(metrics, "total_isl"), _value(metrics, "total_osl")
     s = summary(
         count=None if ok is None else int(ok + errors), ok=None if ok is None else int(ok),
@@ -148,8 +149,7 @@ def read_json(doc: dict, where: str) -> ImportedRun:
     """The run in a ``profile_export_aiperf.json`` object."""
     check_version(doc, where)
     if not any(isinstance(doc.get(t), dict) for t in KNOWN_TAGS):
-        raise ExchangeError(where, "an AIPerf export without any of its metrics "
-                            f"({', '.join(KNOWN_TAGS)})")
+        raise ExchangeError(where, code="import_aiperf_no_metrics", tags=", ".join(KNOWN_TAGS))
     config = doc.get("input_config") if isinstance(doc.get("input_config"), dict) else {}
     endpoint = config.get("endpoint") or {}
     models = endpoint.get("model_names") or []
@@ -194,11 +194,11 @@ def read_csv(text: str, where: str) -> ImportedRun:
                 try:
                     entry[key] = float(cell)
                 except ValueError:
-                    raise ExchangeError(where, f"line {number}: {row[0]}: {key} {cell!r} is "
-                                        "not a number") from None
+                    raise ExchangeError(where, code="import_csv_not_number", line=number,
+                                        name=row[0], key=key, cell=repr(cell)) from None
         metrics[tag] = entry
     if not any(t in metrics for t in KNOWN_TAGS):
-        raise ExchangeError(where, "an AIPerf-style CSV without any AIPerf metric rows")
+        raise ExchangeError(where, code="import_aiperf_csv_no_metrics")
     return ImportedRun(SOURCE, LABEL, None, None, [_cell(metrics, where, {})],
                        {"format": "csv", "note": "AIPerf's CSV has no configuration: model, "
                         "endpoint and load are unknown"})

@@ -47,7 +47,7 @@ def _value(metrics: dict, tag: str, where: str, unit_scale: bool = True):
         return m["value"]
     unit = str(m.get("unit", "ms")).lower()
     if unit not in _MS:
-        raise ExchangeError(where, f"{tag}: unit {m.get('unit')!r} is not a time unit")
+        raise ExchangeError(where, code="import_not_time_unit", tag=tag, unit=repr(m.get("unit")))
     if isinstance(m["value"], list):
         return [float(v) * _MS[unit] for v in m["value"]]
     return float(m["value"]) * _MS[unit]
@@ -110,7 +110,7 @@ def read(docs: list[dict], path: Path) -> ImportedRun:
         row["warmup"] = int(warmup)
         rows.append(row)
     if not acc.count:
-        raise ExchangeError(where, "AIPerf records with no profiling-phase request")
+        raise ExchangeError(where, code="import_aiperf_no_requests")
     s = summary_from_timings(acc, None, dict(acc.failures))
     config, details = _summary_config(path)
     endpoint = config.get("endpoint") or {}

@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop_app.core.parsing import Phrase
 from desktop_app.core.metrics import (
     CellAccumulator,
     RequestMetrics,
@@ -157,18 +158,18 @@ def _bound(key: str) -> float:
     return MAX_IMPORTED_COUNT
 
 
-def _impossible(key: str, value: Any) -> str | None:
+def _impossible(key: str, value: Any) -> Phrase | None:
     """Why ``value`` (under ``key``) cannot have been measured, or None when it can."""
     if value is None or isinstance(value, (bool, str)):
         return None
     if not isinstance(value, (int, float)):
         return None
     if isinstance(value, float) and not math.isfinite(value):
-        return "not a finite number"
+        return Phrase("why_not_finite")
     if value < 0:
-        return "negative"
+        return Phrase("why_negative")
     if value > _bound(key):
-        return f"more than {_bound(key):g}, which no benchmark measures"
+        return Phrase("why_beyond", {"high": _bound(key)})
     return None
 
 
@@ -179,12 +180,15 @@ def check_plausible(run: ImportedRun, where: str) -> None:
     from desktop_app.core.endpoint.limits import MAX_PLAUSIBLE_TOKENS
     from desktop_app.core.exchange.errors import ExchangeError
 
-    def refuse(what: str, key: str, value: Any, why: str) -> None:
-        raise ExchangeError(where, f"{what}: {key} is {value!r:.40}, {why}; the file is "
-                            "damaged or not what it claims, and nothing was imported")
+    def refuse(place: Phrase, key: str, value: Any, why: Phrase) -> None:
+        raise ExchangeError(where, code="import_implausible", place=place, key=key,
+                            value=f"{value!r:.40}", why=why)
 
     for number, cell in enumerate(run.cells, 1):
-        what = f"result {number}"
+        what = Phrase("place_result", {"result": number})
+
+        def request(row: dict, number: int = number) -> Phrase:
+            return Phrase("place_request", {"result": number, "request": row.get("seq", 0) + 1})
         for key in ("input_tokens", "output_tokens", "concurrency", "request_rate"):
             why = _impossible(key, getattr(cell, key))
             if why:
@@ -194,13 +198,12 @@ def check_plausible(run: ImportedRun, where: str) -> None:
             for key in ("prompt_tokens", "completion_tokens"):
                 v = row.get(key)
                 if isinstance(v, int) and not 0 <= v <= MAX_PLAUSIBLE_TOKENS:
-                    refuse(f"{what}, request {row.get('seq', 0) + 1}", key, v,
-                           "negative" if v < 0 else
-                           f"more than the {MAX_PLAUSIBLE_TOKENS:,} tokens any request has")
+                    refuse(request(row), key, v, Phrase("why_negative") if v < 0 else
+                           Phrase("why_too_many_tokens", {"high": MAX_PLAUSIBLE_TOKENS}))
             for key in ("ttft_s", "e2e_s", "tpot_s", "sent_at", "prefill_tps", "decode_tps"):
                 why = _impossible(key, row.get(key))
                 if why:
-                    refuse(f"{what}, request {row.get('seq', 0) + 1}", key, row.get(key), why)
+                    refuse(request(row), key, row.get(key), why)
         for key, value in cell.summary.items():
             stats = value.items() if isinstance(value, dict) else [(None, value)]
             for stat, v in stats:

@@ -47,11 +47,9 @@ def check_version(doc: dict, where: str) -> None:
     if version is None:
         return
     if not isinstance(version, int) or version > REPORT_VERSION:
-        tool = meta.get("guidellm_version", "(unknown)")
-        raise ExchangeError(where, f"written by GuideLLM {tool}"
-                            f" with report schema version {version}; this Throughline reads "
-                            f"GuideLLM report version {REPORT_VERSION}. Upgrade Throughline to "
-                            "import it.")
+        tool = meta.get("guidellm_version", "?")
+        raise ExchangeError(where, code="import_newer_guidellm", tool_version=str(tool),
+                            version=version, known=REPORT_VERSION)
 
 
 def _status(metric: Any, status: str = "successful") -> dict | None:
@@ -124,7 +122,7 @@ def _requests(bench: dict) -> list[dict[str, Any]]:
 def _cell(bench: dict, where: str) -> ImportedCell:
     metrics = bench.get("metrics")
     if not isinstance(metrics, dict):
-        raise ExchangeError(where, "a GuideLLM benchmark without 'metrics'")
+        raise ExchangeError(where, code="import_guidellm_no_metrics")
     # 0.4+ keeps the counts in metrics; 0.2/0.3 beside them.
     totals = metrics.get("request_totals") or bench.get("request_totals") or {}
     ok = totals.get("successful")
@@ -155,7 +153,7 @@ def read(doc: dict, where: str) -> ImportedRun:
     check_version(doc, where)
     benches = [b for b in doc["benchmarks"] if isinstance(b, dict)]
     if not benches:
-        raise ExchangeError(where, "a GuideLLM report with no benchmarks")
+        raise ExchangeError(where, code="import_guidellm_no_benchmarks")
     cells = [_cell(b, f"{where}: benchmark {i}") for i, b in enumerate(benches)]
     args = doc.get("args") if isinstance(doc.get("args"), dict) else {}
     meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}

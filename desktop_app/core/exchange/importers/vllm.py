@@ -52,7 +52,7 @@ def _number(doc: dict, key: str, where: str) -> float | None:
     value = doc.get(key)
     if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
         if value is not None:
-            raise ExchangeError(where, f"{key!r} should be a number, not {value!r}")
+            raise ExchangeError(where, code="import_not_number", key=repr(key), value=repr(value))
         return None
     return float(value)
 
@@ -62,7 +62,7 @@ def _detailed(doc: dict, where: str) -> tuple[dict[str, Any], list[dict[str, Any
     lists = {k: doc.get(k) for k in (*PER_REQUEST, "start_times", "errors")}
     for key, values in lists.items():
         if values is not None and (not isinstance(values, list) or len(values) != n):
-            raise ExchangeError(where, f"{key!r} should list {n} requests like 'ttfts'")
+            raise ExchangeError(where, code="import_list_length", key=repr(key), n=n)
     starts = lists["start_times"]
     if starts is not None and any(t is None for t in starts):
         starts = None  # e.g. a Throughline export of imported requests: no send times
@@ -139,8 +139,7 @@ def read(docs: list[Any], where: str) -> ImportedRun:
     cells = []
     for number, doc in enumerate(docs, 1):
         if not looks_like(doc):
-            raise ExchangeError(where, f"result {number} is not a vllm bench serve result "
-                                "(no 'completed' and 'mean_ttft_ms')")
+            raise ExchangeError(where, code="import_not_vllm_result", number=number)
         cells.append(_cell(doc, where))
     first = docs[0]
     details = {k: first.get(k) for k in ("date", "backend", "label", "tokenizer_id",
