@@ -90,15 +90,18 @@ def _load(name: str, *, check_gold: bool):
         raise InputError("SET", code="said", text=error_text(exc, lang)) from None
 
 
-def _named(exc: Exception, file: Path) -> InputError:
-    """The import's error, named by what it is about: a flag the message starts with, else the
-    file (once: the core's message may start with the file's path already)."""
-    text = str(exc)
-    head, sep, rest = text.partition(": ")
-    # The core names a line as "path:line": that is the file, named once too.
-    if sep and (head.startswith("--") or head == str(file) or head.startswith(f"{file}:")):
-        return InputError(head, rest)
-    return InputError(str(file), text)
+def _named(exc: Exception, file: Path, lang: str) -> InputError:
+    """The import's error in `lang`, named by what it is about: a flag the message starts
+    with, else the file (once: the core's message may start with the file's path already)."""
+    from desktop_app.report.errors import error_text
+
+    text = error_text(exc, lang)
+    for colon in (": ", "："):
+        head, sep, rest = text.partition(colon)
+        # The core names a line as "path:line": that is the file, named once too.
+        if sep and (head.startswith("--") or head == str(file) or head.startswith(f"{file}:")):
+            return InputError(head, code="said", text=rest)
+    return InputError(str(file), code="said", text=text)
 
 
 def _import(args: argparse.Namespace, lang: str) -> int:
@@ -137,9 +140,9 @@ def _import(args: argparse.Namespace, lang: str) -> int:
             print(file=sys.stderr)
     except NothingImported as exc:
         _print_notes(exc.report, lang, sys.stderr)
-        raise _named(exc, args.file) from None
+        raise _named(exc, args.file, lang) from None
     except QuestionSetError as exc:
-        raise _named(exc, args.file) from None
+        raise _named(exc, args.file, lang) from None
     print(_w(lang, "imported", n=report.imported, fmt=FORMAT_NAMES[report.format],
              file=args.file.name, name=report.name, out=report.out_dir))
     print(_w(lang, "databases", names=", ".join(report.databases)))

@@ -160,6 +160,27 @@ INPUT_MESSAGES: dict[str, str] = {
     "why_beyond": "more than {high:g}, which no benchmark measures",
     "why_too_many_tokens": "more than the {high:,} tokens any request has",
     "tools_or": "{first} or {last}",
+    # A question set an import cannot read (`sqleval.importers`).
+    "qs_not_spider2": "{source}:1: not a Spider2-lite record (no instance_id); name the format "
+                      "with --format",
+    "qs_not_json": "{source}: not JSON; name the format with --format",
+    "qs_unknown_format": "{source}: cannot tell the format (expected a Spider or BIRD list, a "
+                         "Spider2-lite JSONL or a defog CSV); name it with --format",
+    "qs_format": "--format: {item} is not one of {choices}",
+    "qs_out_not_empty": "--out: {path} already exists and is not an empty folder; choose "
+                        "another --out or remove it first",
+    "qs_not_utf8": "{path}: not UTF-8 (byte offset {offset})",
+    "qs_json_invalid": "{source}:{line}: not valid JSON: {detail}",
+    "qs_json_too_deep": "{source}: not valid JSON: nested too deeply",
+    "qs_not_a_list": "{source}: expected a JSON list of questions",
+    "qs_missing_columns": "{source}:1: missing column(s): {columns}",
+    "qs_no_db_name": "{source}: no row has db_name {db_name}",
+    "qs_bad_name": "--name: {item} is not a set name: use up to 100 letters, digits, '.', '_' "
+                   "and '-', not starting with '.' or '-'",
+    "qs_need_db_dir": "--db-dir: needed for {format} (the folder holding <db>/<db>.sqlite or "
+                      "<db>.sqlite)",
+    "qs_no_db_dir": "--db-dir: no such folder: {path}",
+    "qs_nothing_imported": "{source}: no question could be imported ({n} records skipped)",
     # An export that cannot be written (`exchange.export`, `exchange.atomic`).
     "export_format": "{item} is not one of {choices}",
     "export_kind": "run {run} is a {kind} run; only throughput and SQL runs can be exported",

@@ -34,7 +34,6 @@ LEFT = {
     "simulator/virtual.py": 5,
     "sqleval/agent.py": 3,
     "sqleval/golds.py": 4,
-    "sqleval/importers.py": 12,
     "sqleval/judge.py": 1,
     "sqleval/judges/__init__.py": 1,
     "sqleval/questions.py": 3,

@@ -37,7 +37,7 @@ def _raised_codes() -> set[str]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             # InputError and the errors that carry its codes (their words are the same).
             if (isinstance(node, ast.Call) and getattr(node.func, "id", "") in (
-                    "InputError", "ExchangeError", "ProfileError", "ResumeError", "FitError",
+                    "InputError", "ExchangeError", "ProfileError", "ResumeError", "FitError", "NothingImported",
                     "_unknown")):  # exchange/detect.py's ExchangeError for an unknown file
                 for kw in node.keywords:
                     if kw.arg == "code":
@@ -151,3 +151,23 @@ def test_the_cli_says_a_bad_flag_in_the_language_asked(capsys, monkeypatch, tmp_
     monkeypatch.setenv("THROUGHLINE_LANG", "fr")
     assert main(["sql", "--db", str(tmp_path / "none.db"), "--time-limit", "nan", "SELECT 1"]) == 2
     assert capsys.readouterr().err.strip()
+
+
+@pytest.mark.parametrize("name, content, args, expected", [
+    ("notes.json", "not json at all", [], "不是 JSON"),
+    ("odd.json", '[{"x": 1}]', [], "无法判断格式"),
+    ("dev.json", '{"question": "q"}', ["--format", "spider"], "应为题目的 JSON 列表"),
+    ("dev.json", '[{"question": "q", "query": "SELECT 1", "db_id": "d"}]',
+     ["--format", "spider"], "--db-dir：Spider 需要它"),
+    ("dev.json", "[]", ["--format", "spider", "--name", "../x"], "--name：'../x' 不是题集名"),
+])
+def test_a_refused_question_import_is_said_in_chinese(capsys, monkeypatch, tmp_path, name,
+                                                      content, args, expected):
+    monkeypatch.setenv("THROUGHLINE_LANG", "zh")
+    source = tmp_path / name
+    source.write_text(content, encoding="utf-8")
+    assert main(["questions", "import", str(source), "--out", str(tmp_path / "set"),
+                 *args]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert expected in err, err
+    assert english_runs(err) == [], err

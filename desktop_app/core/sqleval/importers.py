@@ -107,9 +107,11 @@ class ImportReport:
 class NothingImported(QuestionSetError):
     """No record could be imported; `report.skipped` says why for each."""
 
-    def __init__(self, report: ImportReport, message: str) -> None:
-        super().__init__(message)
-        self.report = report
+    def __init__(self, report: ImportReport, *, code: str, **params) -> None:
+        from desktop_app.core.parsing import INPUT_MESSAGES
+
+        super().__init__(INPUT_MESSAGES[code].format(**params))
+        self.report, self.code, self.params = report, code, params
 
 
 @dataclass
@@ -146,19 +148,17 @@ def detect_format(source: Path) -> str:
             record = None
         if isinstance(record, dict) and "instance_id" in record:
             return "spider2-lite"
-        raise QuestionSetError(f"{source}:1: not a Spider2-lite record (no instance_id); "
-                               "name the format with --format")
+        raise QuestionSetError.coded("qs_not_spider2", source=source)
     try:
         records = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
-        raise QuestionSetError(f"{source}: not JSON; name the format with --format") from None
+        raise QuestionSetError.coded("qs_not_json", source=source) from None
     first = records[0] if isinstance(records, list) and records else None
     if isinstance(first, dict) and ("SQL" in first or "evidence" in first):
         return "bird"
     if isinstance(first, dict) and "query" in first:
         return "spider"
-    raise QuestionSetError(f"{source}: cannot tell the format (expected a Spider or BIRD list, "
-                           "a Spider2-lite JSONL or a defog CSV); name it with --format")
+    raise QuestionSetError.coded("qs_unknown_format", source=source)
 
 
 def import_questions(
@@ -178,11 +178,11 @@ def import_questions(
         check_set_name(name)
     fmt = detect_format(source) if format == "auto" else format
     if fmt not in FORMATS:
-        raise QuestionSetError(f"--format: {format!r} is not one of auto, {', '.join(FORMATS)}")
+        raise QuestionSetError.coded("qs_format", item=repr(format),
+                                     choices=", ".join(("auto", *FORMATS)))
     out_dir = Path(out_dir)
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
-        raise QuestionSetError(f"--out: {out_dir} already exists and is not an empty folder; "
-                               "choose another --out or remove it first")
+        raise QuestionSetError.coded("qs_out_not_empty", path=out_dir)
     name = name or default_name(source, fmt, db_name)
     report = ImportReport(out_dir, name, fmt)
     if fmt in ("spider", "bird"):
@@ -196,8 +196,8 @@ def import_questions(
     databases = _find_databases(records, db_dir, fmt, report)
     rows = _run_golds(records, databases, name, report, on_progress)
     if not rows:
-        raise NothingImported(report, f"{source}: no question could be imported "
-                              f"({len(report.skipped)} records skipped)")
+        raise NothingImported(report, code="qs_nothing_imported", source=source,
+                              n=len(report.skipped))
     _write_set(out_dir, name, fmt, databases, rows)
     report.imported = len(rows)
     report.databases = sorted({r["database"] for r in rows})
@@ -211,7 +211,7 @@ def _read_text(path: Path) -> str:
     try:
         return read_bounded(path, MAX_SOURCE_BYTES, what="an import").decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise QuestionSetError(f"{path}: not UTF-8 (byte offset {exc.start})") from None
+        raise QuestionSetError.coded("qs_not_utf8", path=path, offset=exc.start) from None
     except LocalFileError as exc:
         raise QuestionSetError(f"{path}: {exc}") from None
 
@@ -224,11 +224,12 @@ def _read_spider(source: Path, fmt: str) -> list[_Record]:
     try:
         records = json.loads(_read_text(source))
     except json.JSONDecodeError as exc:
-        raise QuestionSetError(f"{source}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+        raise QuestionSetError.coded("qs_json_invalid", source=source, line=exc.lineno,
+                                     detail=exc.msg) from None
     except RecursionError:
-        raise QuestionSetError(f"{source}: not valid JSON: nested too deeply") from None
+        raise QuestionSetError.coded("qs_json_too_deep", source=source) from None
     if not isinstance(records, list):
-        raise QuestionSetError(f"{source}: expected a JSON list of questions")
+        raise QuestionSetError.coded("qs_not_a_list", source=source)
     out = []
     for index, record in enumerate(records, start=1):  # counted as a reader counts them
         where = f"{source.name}: record {index}"
@@ -379,7 +380,8 @@ def _read_defog(source: Path, db_name: str | None, report: ImportReport) -> list
         header = set(reader.fieldnames or ())
         missing = {"question", "query", "db_name"} - header
         if missing:
-            raise QuestionSetError(f"{source}:1: missing column(s): {', '.join(sorted(missing))}")
+            raise QuestionSetError.coded("qs_missing_columns", source=source,
+                                             columns=", ".join(sorted(missing)))
         out = []
         for number, record in enumerate(reader, start=1):
             where = f"{source.name}:{reader.line_num}"
@@ -396,7 +398,7 @@ def _read_defog(source: Path, db_name: str | None, report: ImportReport) -> list
     except csv.Error as exc:
         raise QuestionSetError(f"{source}:{reader.line_num}: {exc}") from None
     if db_name and not out:
-        raise QuestionSetError(f"{source}: no row has db_name {db_name!r}")
+        raise QuestionSetError.coded("qs_no_db_name", source=source, db_name=repr(db_name))
     return out
 
 
@@ -433,8 +435,7 @@ def check_set_name(name: str) -> None:
     """QuestionSetError naming --name unless `name` is one folder's name of letters, digits,
     '.', '_' and '-' (a name becomes the set's folder: "../../x" would write outside it)."""
     if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,99}", name or ""):
-        raise QuestionSetError(f"--name: {name[:100]!r} is not a set name: use up to 100 "
-                               "letters, digits, '.', '_' and '-', not starting with '.' or '-'")
+        raise QuestionSetError.coded("qs_bad_name", item=repr(name[:100]))
 
 
 def default_name(source: Path, fmt: str, db_name: str | None) -> str:
@@ -460,13 +461,12 @@ def _db_file(db_dir: Path, db: str) -> Path | None:
 def _find_databases(records: list[_Record], db_dir: Path | None, fmt: str,
                     report: ImportReport) -> dict[str, Path]:
     if db_dir is None:
-        raise QuestionSetError(f"--db-dir: needed for {FORMAT_NAMES[fmt]} (the folder holding "
-                               "<db>/<db>.sqlite or <db>.sqlite)")
+        raise QuestionSetError.coded("qs_need_db_dir", format=FORMAT_NAMES[fmt])
     db_dir = Path(db_dir).expanduser()
     if db_dir.is_file():  # one SQLite file for every record (defog's single database)
         return {r.db: db_dir.resolve() for r in records if r.db}
     if not db_dir.is_dir():
-        raise QuestionSetError(f"--db-dir: no such folder: {db_dir}")
+        raise QuestionSetError.coded("qs_no_db_dir", path=db_dir)
     found = {}
     for db in sorted({r.db for r in records if r.db}):
         path = _db_file(db_dir, db)

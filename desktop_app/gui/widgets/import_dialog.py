@@ -40,6 +40,7 @@ from desktop_app.core.sqleval.importers import (
 from desktop_app.core.sqleval.questions import QuestionSetError
 from desktop_app.gui.i18n import report_language
 from desktop_app.report.question_words import note_text
+from desktop_app.report.errors import error_text
 
 log = logging.getLogger(__name__)
 
@@ -158,12 +159,13 @@ class ImportQuestionsDialog(QDialog):
             report = await asyncio.to_thread(work)
         except NothingImported as exc:
             self.report.setPlainText("\n".join(
-                [self.tr("Nothing was imported:\n{error}").format(error=exc)]
+                [self.tr("Nothing was imported:\n{error}").format(
+                    error=error_text(exc, report_language()))]
                 + self._notes(exc.report)))
             return
         except QuestionSetError as exc:
             self.report.setPlainText(self.tr("Nothing was imported:\n{error}").format(
-                error=exc))
+                error=error_text(exc, report_language())))
             return
         except Exception as exc:  # noqa: BLE001 - shown, logged, the dialog stays usable
             log.exception("importing %s", source)
