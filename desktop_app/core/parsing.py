@@ -161,11 +161,13 @@ INPUT_MESSAGES: dict[str, str] = {
     "why_too_many_tokens": "more than the {high:,} tokens any request has",
     "tools_or": "{first} or {last}",
     # A question set an import cannot read (`sqleval.importers`).
+    # {format_flag} and {db_flag} name where the reader gives the format and the databases:
+    # the CLI's flags, the import dialog's fields.
     "qs_not_spider2": "{source}:1: not a Spider2-lite record (no instance_id); name the format "
-                      "with --format",
-    "qs_not_json": "{source}: not JSON; name the format with --format",
+                      "with {format_flag}",
+    "qs_not_json": "{source}: not JSON; name the format with {format_flag}",
     "qs_unknown_format": "{source}: cannot tell the format (expected a Spider or BIRD list, a "
-                         "Spider2-lite JSONL or a defog CSV); name it with --format",
+                         "Spider2-lite JSONL or a defog CSV); name it with {format_flag}",
     "qs_format": "--format: {item} is not one of {choices}",
     "qs_out_not_empty": "--out: {path} already exists and is not an empty folder; choose "
                         "another --out or remove it first",
@@ -177,9 +179,9 @@ INPUT_MESSAGES: dict[str, str] = {
     "qs_no_db_name": "{source}: no row has db_name {db_name}",
     "qs_bad_name": "--name: {item} is not a set name: use up to 100 letters, digits, '.', '_' "
                    "and '-', not starting with '.' or '-'",
-    "qs_need_db_dir": "--db-dir: needed for {format} (the folder holding <db>/<db>.sqlite or "
+    "qs_need_db_dir": "{db_flag}: needed for {format} (the folder holding <db>/<db>.sqlite or "
                       "<db>.sqlite)",
-    "qs_no_db_dir": "--db-dir: no such folder: {path}",
+    "qs_no_db_dir": "{db_flag}: no such folder: {path}",
     "qs_nothing_imported": "{source}: no question could be imported ({n} records skipped)",
     # An export that cannot be written (`exchange.export`, `exchange.atomic`).
     "export_format": "{item} is not one of {choices}",

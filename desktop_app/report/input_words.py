@@ -150,11 +150,11 @@ WORDS: dict[str, dict[str, str]] = {
         "why_beyond": "超过 {high:g}，任何基准都测不到",
         "why_too_many_tokens": "超过任何请求都不会有的 {high:,} 个 token",
         "tools_or": "{first} 或 {last}",
-        "qs_not_spider2": "{source}:1：不是 Spider2-lite 记录（没有 instance_id）；请用 --format "
-                          "指明格式",
-        "qs_not_json": "{source}：不是 JSON；请用 --format 指明格式",
+        "qs_not_spider2": "{source}:1：不是 Spider2-lite 记录（没有 instance_id）；请用 "
+                          "{format_flag} 指明格式",
+        "qs_not_json": "{source}：不是 JSON；请用 {format_flag} 指明格式",
         "qs_unknown_format": "{source}：无法判断格式（应为 Spider 或 BIRD 的列表、Spider2-lite 的 "
-                             "JSONL 或 defog 的 CSV）；请用 --format 指明",
+                             "JSONL 或 defog 的 CSV）；请用 {format_flag} 指明",
         "qs_format": "--format：{item} 不是 {choices} 之一",
         "qs_out_not_empty": "--out：{path} 已存在且不是空文件夹；请换一个 --out 或先删除它",
         "qs_not_utf8": "{path}：不是 UTF-8 文本（字节偏移 {offset}）",
@@ -165,8 +165,8 @@ WORDS: dict[str, dict[str, str]] = {
         "qs_no_db_name": "{source}：没有哪一行的 db_name 是 {db_name}",
         "qs_bad_name": "--name：{item} 不是题集名：最多 100 个字母、数字、'.'、'_' 和 '-'，"
                        "且不以 '.' 或 '-' 开头",
-        "qs_need_db_dir": "--db-dir：{format} 需要它（存放 <db>/<db>.sqlite 或 <db>.sqlite 的文件夹）",
-        "qs_no_db_dir": "--db-dir：没有这个文件夹：{path}",
+        "qs_need_db_dir": "{db_flag}：{format} 需要它（存放 <db>/<db>.sqlite 或 <db>.sqlite 的文件夹）",
+        "qs_no_db_dir": "{db_flag}：没有这个文件夹：{path}",
         "qs_nothing_imported": "{source}：没有可导入的题目（跳过了 {n} 条记录）",
         "export_format": "{item} 不是 {choices} 之一",
         "export_kind": "运行 {run} 是 {kind} 运行；只能导出吞吐量运行和 SQL 运行",

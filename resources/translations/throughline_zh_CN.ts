@@ -616,6 +616,10 @@
         <translation>其他数据库的 {n} 行未导入。</translation>
     </message>
     <message>
+        <source>the Format field</source>
+        <translation>“格式”一栏</translation>
+    </message>
+    <message>
         <source>Skipped {n} records:</source>
         <translation>跳过 {n} 条记录：</translation>
     </message>

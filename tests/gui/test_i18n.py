@@ -309,3 +309,21 @@ def test_the_comparison_chart_and_the_judge_note_have_no_english_in_chinese(qtbo
         text = "".join(translation.itertext())
         if "strict" in source and "tolerant" in source and "{" not in source:
             assert not re.search(r"\b(strict|tolerant|full)\b", text), (context, text)
+
+
+def test_the_import_dialog_says_a_refused_file_in_chinese(qtbot, qt_loop, chinese_locale,
+                                                          tmp_path):
+    """The core's refusal of a question file reached the Chinese dialog in English."""
+    from desktop_app.gui.widgets.import_dialog import ImportQuestionsDialog
+    from tests.lang_check import english_runs
+
+    source = tmp_path / "notes.json"
+    source.write_text("not json at all", encoding="utf-8")
+    dialog = ImportQuestionsDialog(sets_dir=tmp_path / "sets")
+    qtbot.addWidget(dialog)
+    dialog.source_edit.setText(str(source))
+    dialog._on_import_clicked()
+    qtbot.waitUntil(lambda: dialog.task.done(), timeout=10_000)
+    text = dialog.report.toPlainText()
+    assert "不是 JSON；请用 “格式”一栏 指明格式" in text, text  # its field, not the flag
+    assert english_runs(text) == [], text

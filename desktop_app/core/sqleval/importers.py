@@ -148,17 +148,17 @@ def detect_format(source: Path) -> str:
             record = None
         if isinstance(record, dict) and "instance_id" in record:
             return "spider2-lite"
-        raise QuestionSetError.coded("qs_not_spider2", source=source)
+        raise QuestionSetError.coded("qs_not_spider2", source=source, format_flag="--format")
     try:
         records = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
-        raise QuestionSetError.coded("qs_not_json", source=source) from None
+        raise QuestionSetError.coded("qs_not_json", source=source, format_flag="--format") from None
     first = records[0] if isinstance(records, list) and records else None
     if isinstance(first, dict) and ("SQL" in first or "evidence" in first):
         return "bird"
     if isinstance(first, dict) and "query" in first:
         return "spider"
-    raise QuestionSetError.coded("qs_unknown_format", source=source)
+    raise QuestionSetError.coded("qs_unknown_format", source=source, format_flag="--format")
 
 
 def import_questions(
@@ -461,12 +461,13 @@ def _db_file(db_dir: Path, db: str) -> Path | None:
 def _find_databases(records: list[_Record], db_dir: Path | None, fmt: str,
                     report: ImportReport) -> dict[str, Path]:
     if db_dir is None:
-        raise QuestionSetError.coded("qs_need_db_dir", format=FORMAT_NAMES[fmt])
+        raise QuestionSetError.coded("qs_need_db_dir", db_flag="--db-dir",
+                                     format=FORMAT_NAMES[fmt])
     db_dir = Path(db_dir).expanduser()
     if db_dir.is_file():  # one SQLite file for every record (defog's single database)
         return {r.db: db_dir.resolve() for r in records if r.db}
     if not db_dir.is_dir():
-        raise QuestionSetError.coded("qs_no_db_dir", path=db_dir)
+        raise QuestionSetError.coded("qs_no_db_dir", db_flag="--db-dir", path=db_dir)
     found = {}
     for db in sorted({r.db for r in records if r.db}):
         path = _db_file(db_dir, db)

@@ -160,12 +160,12 @@ class ImportQuestionsDialog(QDialog):
         except NothingImported as exc:
             self.report.setPlainText("\n".join(
                 [self.tr("Nothing was imported:\n{error}").format(
-                    error=error_text(exc, report_language()))]
+                    error=self._refusal(exc))]
                 + self._notes(exc.report)))
             return
         except QuestionSetError as exc:
             self.report.setPlainText(self.tr("Nothing was imported:\n{error}").format(
-                error=error_text(exc, report_language())))
+                error=self._refusal(exc)))
             return
         except Exception as exc:  # noqa: BLE001 - shown, logged, the dialog stays usable
             log.exception("importing %s", source)
@@ -191,6 +191,16 @@ class ImportQuestionsDialog(QDialog):
                              "runs of this set are judged by full, column names ignored."))
         self.report.setPlainText("\n".join(lines))
         self.imported.emit(str(report.out_dir))
+
+    def _refusal(self, exc: Exception) -> str:
+        """The core's refusal in the UI's language, naming this dialog's fields where the
+        command line's would name its flags."""
+        params = getattr(exc, "params", None)
+        if isinstance(params, dict):
+            fields = {"format_flag": self.tr("the Format field"),
+                      "db_flag": self.tr("Databases")}
+            exc.params = {**params, **{k: v for k, v in fields.items() if k in params}}
+        return error_text(exc, report_language())
 
     def _notes(self, report) -> list[str]:
         """The records skipped and the warnings, in the UI's language."""
