@@ -44,7 +44,7 @@ from desktop_app.core.throughput.types import (
 
 __all__ = ["StoredCell", "ThroughputRun", "cell_result", "finding_to_json", "findings_from_json",
            "iter_request_rows", "load_sweep", "request_ids", "request_record",
-           "request_rows_by_id", "sample_from_row", "sample_rows", "save_diagnosis",
+           "requests_by_id", "StoredRequest", "sample_from_row", "sample_rows", "samples", "save_diagnosis",
            "summary_from_json", "sweep_from", "timing_from_row"]
 
 FINISHED_CELL = ("completed", "time_budget")
@@ -404,13 +404,47 @@ def iter_request_rows(store: Store, run_id: int, cell_id: int | None = None, *,
 def request_ids(store: Store, run_id: int, cell_id: int | None = None,
                 errors_only: bool = False) -> list[int]:
     """Ids of a run's stored requests in sweep order (cheap: from an index), for a browser
-    that reads its visible rows lazily with :func:`request_rows_by_id`."""
+    that reads its visible rows lazily with :func:`requests_by_id`."""
     return store.request_ids(run_id, cell_id, errors_only)
 
 
-def request_rows_by_id(store: Store, ids: Sequence[int]) -> list[dict[str, Any]]:
-    """The stored request rows with these ids, in that order (columns: docs/EXPORTS.md)."""
-    return store.requests_by_id(ids)
+@dataclass(frozen=True)
+class StoredRequest:
+    """One stored request as a run browser lists it (seconds, tokens, tokens per second; None
+    where the request has no such figure; columns: docs/EXPORTS.md). `id` is its row's, so a
+    browser can hold ids and read the rows in view."""
+
+    id: int
+    cell_id: int | None = None
+    seq: int | None = None
+    warmup: bool = False
+    ttft_s: float | None = None
+    e2e_s: float | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    prefill_tps: float | None = None
+    decode_tps: float | None = None
+    tpot_s: float | None = None
+    finish_reason: str | None = None
+    status_code: int | None = None
+    error_class: str | None = None
+    error_message: str | None = None
+    response_id: str | None = None
+
+
+_REQUEST_FIELDS = tuple(f.name for f in dataclasses.fields(StoredRequest))
+
+
+def requests_by_id(store: Store, ids: Sequence[int]) -> list[StoredRequest]:
+    """The stored requests with these ids, in that order (an id no longer stored is left out)."""
+    return [StoredRequest(**{**{k: row.get(k) for k in _REQUEST_FIELDS},
+                             "warmup": bool(row.get("warmup"))})
+            for row in store.requests_by_id(ids)]
+
+
+def samples(store: Store, run_id: int) -> list[MetricSample]:
+    """A run's /metrics timeline, in the order stored (``t_s`` since the run started)."""
+    return [sample_from_row(r) for r in store.metric_samples(run_id)]
 
 
 def sample_rows(store: Store, run_id: int) -> list[dict[str, Any]]:

@@ -36,8 +36,7 @@ from desktop_app.core.throughput.jobs import resume_job, sweep_job
 from desktop_app.core.throughput.records import (
     ThroughputRun,
     load_sweep,
-    sample_from_row,
-    sample_rows,
+    samples,
 )
 from desktop_app.core.throughput.sweep import SweepProgress
 from desktop_app.core.throughput.types import CellResult, CellSpec
@@ -403,10 +402,10 @@ class ThroughputController(QObject):
             await asyncio.sleep(SAMPLE_POLL_S)
             if self.run_id is None:
                 continue  # the sweep's progress names its run once it is stored
-            rows = await asyncio.to_thread(sample_rows, store, self.run_id)
-            if len(rows) > seen:
-                self.samples_received.emit([sample_from_row(r) for r in rows[seen:]])
-                seen = len(rows)
+            stored = await asyncio.to_thread(samples, store, self.run_id)
+            if len(stored) > seen:
+                self.samples_received.emit(stored[seen:])
+                seen = len(stored)
 
 
 

@@ -2,7 +2,7 @@
 
 Anki's pattern for big result tables: the model holds only the ordered ids (from
 `Store.request_ids`, read from an index, cheap even for 100,000 requests) and reads the rows in
-view through a `fetch(ids) -> rows` callable (`Store.requests_by_id`) one page of PAGE_SIZE at a
+view through a `fetch(ids) -> requests` callable (`throughput.records.requests_by_id`) one page of PAGE_SIZE at a
 time, keeping the last CACHE_PAGES pages. A page read is a few milliseconds, so it happens on
 demand inside `data()`, the way Anki does; nothing reads the whole run.
 """
@@ -22,14 +22,14 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QColor
 
-from desktop_app.core.throughput.records import StoredCell
+from desktop_app.core.throughput.records import StoredCell, StoredRequest
 from desktop_app.gui.i18n import report_language, translate
 from desktop_app.report.words_common import load_text
 
 _Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()
 
-Fetch = Callable[[Sequence[int]], list[dict[str, Any]]]
+Fetch = Callable[[Sequence[int]], list[StoredRequest]]
 
 
 def _num(value: Any, spec: str, scale: float = 1.0) -> str:
@@ -49,28 +49,26 @@ def _warmup() -> str:
     return translate("RequestsTableModel", "warm-up")
 
 
-# (header, how a stored row becomes text); times shown in ms, rates in tokens/s. Headers are
-# translated where shown (context "RequestsTableModel").
-COLUMNS: tuple[tuple[str, Callable[[dict, StoredCell | None], str]], ...] = (
+# (header, how a stored request becomes text); times shown in ms, rates in tokens/s. Headers
+# are translated where shown (context "RequestsTableModel").
+COLUMNS: tuple[tuple[str, Callable[[StoredRequest, StoredCell | None], str]], ...] = (
     (QT_TRANSLATE_NOOP("RequestsTableModel", "cell (in / load / out)"),
-     lambda r, c: _cell_text(c) if c else str(r.get("cell_id") or "")),
+     lambda r, c: _cell_text(c) if c else str(r.cell_id or "")),
     (QT_TRANSLATE_NOOP("RequestsTableModel", "seq"),
-     lambda r, c: _warmup() if r.get("warmup") else _num(r.get("seq"), "d")),
-    ("TTFT ms", lambda r, c: _num(r.get("ttft_s"), ".1f", 1000)),
-    ("E2E ms", lambda r, c: _num(r.get("e2e_s"), ".0f", 1000)),
+     lambda r, c: _warmup() if r.warmup else _num(r.seq, "d")),
+    ("TTFT ms", lambda r, c: _num(r.ttft_s, ".1f", 1000)),
+    ("E2E ms", lambda r, c: _num(r.e2e_s, ".0f", 1000)),
     (QT_TRANSLATE_NOOP("RequestsTableModel", "prompt tok"),
-     lambda r, c: _num(r.get("prompt_tokens"), "d")),
+     lambda r, c: _num(r.prompt_tokens, "d")),
     (QT_TRANSLATE_NOOP("RequestsTableModel", "compl. tok"),
-     lambda r, c: _num(r.get("completion_tokens"), "d")),
-    ("Prefill tok/s", lambda r, c: _num(r.get("prefill_tps"), ".0f")),
-    ("Decode tok/s", lambda r, c: _num(r.get("decode_tps"), ".1f")),
-    ("TPOT ms", lambda r, c: _num(r.get("tpot_s"), ".2f", 1000)),
-    (QT_TRANSLATE_NOOP("RequestsTableModel", "finish"),
-     lambda r, c: r.get("finish_reason") or ""),
-    ("HTTP", lambda r, c: _num(r.get("status_code"), "d")),
-    (QT_TRANSLATE_NOOP("RequestsTableModel", "error"), lambda r, c: r.get("error_class") or ""),
-    (QT_TRANSLATE_NOOP("RequestsTableModel", "response id"),
-     lambda r, c: r.get("response_id") or ""),
+     lambda r, c: _num(r.completion_tokens, "d")),
+    ("Prefill tok/s", lambda r, c: _num(r.prefill_tps, ".0f")),
+    ("Decode tok/s", lambda r, c: _num(r.decode_tps, ".1f")),
+    ("TPOT ms", lambda r, c: _num(r.tpot_s, ".2f", 1000)),
+    (QT_TRANSLATE_NOOP("RequestsTableModel", "finish"), lambda r, c: r.finish_reason or ""),
+    ("HTTP", lambda r, c: _num(r.status_code, "d")),
+    (QT_TRANSLATE_NOOP("RequestsTableModel", "error"), lambda r, c: r.error_class or ""),
+    (QT_TRANSLATE_NOOP("RequestsTableModel", "response id"), lambda r, c: r.response_id or ""),
 )
 _LEFT = {0, 9, 11, 12}
 ERROR_BG = QColor("#f6d3d0")
@@ -87,7 +85,7 @@ class RequestsTableModel(QAbstractTableModel):
         self._ids: list[int] = []
         self._fetch: Fetch | None = None
         self._cells: Mapping[int, StoredCell] = {}
-        self._pages: OrderedDict[int, list[dict[str, Any]]] = OrderedDict()
+        self._pages: OrderedDict[int, list[StoredRequest]] = OrderedDict()
         self.pages_read = 0  # how many page reads happened (tests and the status line)
 
     def set_requests(self, ids: Sequence[int], fetch: Fetch | None,
@@ -104,7 +102,7 @@ class RequestsTableModel(QAbstractTableModel):
     def clear(self) -> None:
         self.set_requests([], None)
 
-    def row(self, row: int) -> dict[str, Any] | None:
+    def row(self, row: int) -> StoredRequest | None:
         """The stored request at `row` (reading its page if needed), or None if it is gone."""
         if not 0 <= row < len(self._ids):
             return None
@@ -112,16 +110,16 @@ class RequestsTableModel(QAbstractTableModel):
         page = self._page(number)
         return page[offset] if offset < len(page) else None
 
-    def _page(self, number: int) -> list[dict[str, Any]]:
+    def _page(self, number: int) -> list[StoredRequest]:
         page = self._pages.get(number)
         if page is not None:
             self._pages.move_to_end(number)
             return page
         ids = self._ids[number * self.PAGE_SIZE:(number + 1) * self.PAGE_SIZE]
         rows = self._fetch(ids) if self._fetch else []
-        by_id = {r["id"]: r for r in rows}
+        by_id = {r.id: r for r in rows}
         # A deleted row leaves a gap rather than shifting every row below it.
-        page = [by_id.get(i, {"id": i}) for i in ids]
+        page = [by_id.get(i, StoredRequest(i)) for i in ids]
         self.pages_read += 1
         self._pages[number] = page
         while len(self._pages) > self.CACHE_PAGES:
@@ -156,7 +154,8 @@ class RequestsTableModel(QAbstractTableModel):
         if request is None:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[index.column()][1](request, self._cells.get(request.get("cell_id")))
+            cell = None if request.cell_id is None else self._cells.get(request.cell_id)
+            return COLUMNS[index.column()][1](request, cell)
         if role == Qt.ItemDataRole.BackgroundRole:
-            return ERROR_BG if request.get("error_class") else None
-        return request.get("error_message") or None
+            return ERROR_BG if request.error_class else None
+        return request.error_message or None

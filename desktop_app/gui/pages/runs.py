@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 from desktop_app.core.compare import Comparison
 from desktop_app.core.runs import RunInfo
 from desktop_app.core.store import RUN_STATUSES, Store
-from desktop_app.core.throughput.records import request_rows_by_id
+from desktop_app.core.throughput.records import requests_by_id
 from desktop_app.core.throughput.resume import RESUMABLE
 from desktop_app.gui.context import AppContext
 from desktop_app.gui.controllers.runs import RequestsView, RunFilters, RunsController
@@ -98,7 +98,7 @@ class RequestBrowser(QWidget):
 
     def show_requests(self, view: RequestsView, store: Store | None) -> None:
         fetch = (None if store is None
-                 else lambda ids: request_rows_by_id(store, ids))  # read lazily, a page at a time
+                 else lambda ids: requests_by_id(store, ids))  # read lazily, a page at a time
         self.model.set_requests(view.ids, fetch, view.cells)
         text = (self.tr("{run}: {count} failed requests (warm-ups included), in sweep order")
                 if view.errors_only else
