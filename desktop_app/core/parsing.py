@@ -183,6 +183,18 @@ INPUT_MESSAGES: dict[str, str] = {
                       "<db>.sqlite)",
     "qs_no_db_dir": "{db_flag}: no such folder: {path}",
     "qs_nothing_imported": "{source}: no question could be imported ({n} records skipped)",
+    # A sweep file (`throughput --config FILE`) that cannot be read.
+    "sweep_not_utf8": "not UTF-8 text",
+    "toml_syntax": "{detail}",
+    "sweep_too_deep": "nested too deeply to be a sweep file",
+    "sweep_api_key": "API keys do not go in files; use --api-key-env",
+    "sweep_unknown_key": "unknown key (known: {known})",
+    "sweep_key_type": "must be {kind}, got {value}",
+    "kind_text": "a string", "kind_api": '"chat" or "completions"',
+    "kind_http_client": '"lean" or "httpx"',
+    "kind_whole_list": 'a whole number, a list of them or a text like "512,4k"',
+    "kind_number_list": "a number or a list of numbers", "kind_whole": "a whole number",
+    "kind_number": "a number", "kind_bool": "true or false",
     # An export that cannot be written (`exchange.export`, `exchange.atomic`).
     "export_format": "{item} is not one of {choices}",
     "export_kind": "run {run} is a {kind} run; only throughput and SQL runs can be exported",

@@ -46,7 +46,7 @@ LEFT = {
     "store/tables.py": 1,
     "store/writer.py": 4,
     "tables.py": 1,
-    "throughput/config.py": 4,
+    "throughput/config.py": 1,
     "throughput/prompts.py": 10,
     "throughput/ray_pool.py": 8,
     # A developer registering a figure wrongly (like an engine), never a user.

@@ -8,7 +8,7 @@ import pytest
 
 from desktop_app.cli import main
 from desktop_app.core.endpoint.urls import validate_base_url
-from desktop_app.core.parsing import InputError, check_range, parse_float_list, parse_int_list
+from desktop_app.core.parsing import INPUT_MESSAGES, InputError, check_range, parse_float_list, parse_int_list
 from desktop_app.core.endpoint.server_settings import parse_user_settings
 from desktop_app.core.sqleval.runner import EvalConfig
 from desktop_app.core.throughput.config import SweepConfig
@@ -19,15 +19,12 @@ from tests.lang_check import english_runs
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _assigned_strings(path: Path, name: str) -> set[str]:
-    """The strings a module assigns to `name` (in a chain of conditional expressions)."""
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == name
-                                                for t in node.targets):
-            found |= {c.value for c in ast.walk(node.value)
-                      if isinstance(c, ast.Constant) and isinstance(c.value, str)}
-    return found
+def _module_codes(path: Path) -> set[str]:
+    """The strings of a module that are codes: where it passes a code held in a variable
+    (`Phrase(kind)`, the kind looked up in a table), the codes it can hold are among them."""
+    return {c.value for c in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(c, ast.Constant) and isinstance(c.value, str)
+            and c.value in INPUT_MESSAGES}
 
 
 def _raised_codes() -> set[str]:
@@ -51,8 +48,8 @@ def _raised_codes() -> set[str]:
                     and node.args:
                 if isinstance(node.args[0], ast.Constant):
                     codes.add(node.args[0].value)
-                elif isinstance(node.args[0], ast.Name):  # Phrase(kind), kind = "a" if ...
-                    codes |= _assigned_strings(path, node.args[0].id)
+                else:  # Phrase(kind): a code held in a variable
+                    codes |= _module_codes(path)
             if (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "coded"
                     and node.args and isinstance(node.args[0], ast.Constant)):
                 codes.add(node.args[0].value)  # QuestionSetError.coded("no_set", ...)
@@ -171,3 +168,24 @@ def test_a_refused_question_import_is_said_in_chinese(capsys, monkeypatch, tmp_p
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert expected in err, err
     assert english_runs(err) == [], err
+
+
+@pytest.mark.parametrize("content, expected", [
+    ('api_key = "sk-1"\n', "API 密钥不能写在文件里；请用 --api-key-env"),
+    ('speed = 3\n', "未知的键（可用："),
+    ('concurrency = true\n', '应为整数、整数列表或 "512,4k" 这样的文本，实际是 True'),
+    ('warmup = "two"\n', "应为整数，实际是 'two'"),
+    ('concurrency = [1,\n', "TOML 语法错误："),
+])
+def test_a_refused_sweep_file_is_said_in_chinese(capsys, monkeypatch, tmp_path, content,
+                                                 expected):
+    monkeypatch.setenv("THROUGHLINE_LANG", "zh")
+    monkeypatch.setenv("THROUGHLINE_DB", str(tmp_path / "r.db"))
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text(content, encoding="utf-8")
+    assert main(["throughput", "--simulator", "fast", "--config", str(sweep)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert expected in err, err
+    said = err.split("（可用：")[0]  # the keys a sweep file knows are names, not words
+    if "TOML" not in err:  # tomllib's own description of a syntax error stays as it said it
+        assert english_runs(said) == [], err

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from desktop_app.core.endpoint.types import EndpointConfig
 from desktop_app.core.files import LocalFileError, read_bounded
-from desktop_app.core.parsing import InputError
+from desktop_app.core.parsing import InputError, Phrase
 from desktop_app.core.redact import redact_url
 from desktop_app.core.throughput.types import CellSpec
 
@@ -221,21 +221,23 @@ def load_sweep_toml(path: Path) -> dict:
         raw = tomllib.loads(read_bounded(path, MAX_SWEEP_FILE_BYTES, what="a sweep file")
                             .decode("utf-8"))
     except LocalFileError as exc:
-        raise InputError(str(path), str(exc)) from None
+        raise InputError(str(path), exc.text, code=f"file_{exc.code}", **exc.values) from None
     except UnicodeDecodeError:
-        raise InputError(str(path), "not UTF-8 text") from None
+        raise InputError(str(path), code="sweep_not_utf8") from None
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(str(path), str(exc)) from None
+        raise InputError(str(path), code="toml_syntax", detail=str(exc)) from None
     except RecursionError:  # [[[[...]]]] a thousand deep: tomllib recurses per level
-        raise InputError(str(path), "nested too deeply to be a sweep file") from None
+        raise InputError(str(path), code="sweep_too_deep") from None
     for key, value in raw.items():
         if "key" in key.lower() and key not in _TOML_KEYS:
-            raise InputError(f"{path}: {key}", "API keys do not go in files; use --api-key-env")
+            raise InputError(f"{path}: {key}", code="sweep_api_key")
         if key not in _TOML_KEYS:
-            raise InputError(f"{path}: {key}", f"unknown key (known: {', '.join(sorted(_TOML_KEYS))})")
+            raise InputError(f"{path}: {key}", code="sweep_unknown_key",
+                             known=", ".join(sorted(_TOML_KEYS)))
         kind, ok = _TOML_TYPES.get(key, ("", None))
         if ok is not None and not ok(value):
-            raise InputError(f"{path}: {key}", f"must be {kind}, got {value!r:.60}")
+            raise InputError(f"{path}: {key}", code="sweep_key_type", kind=Phrase(kind),
+                             value=f"{value!r:.60}")
     return raw
 
 
@@ -247,23 +249,24 @@ def _is_list_of(check):
     return lambda v: check(v) or (isinstance(v, list) and bool(v) and all(check(x) for x in v))
 
 
-# What each key of a sweep file holds (the values themselves are checked with the flags').
+# What each key of a sweep file holds, by the code of its words (the values themselves are
+# checked with the flags').
 _TOML_TYPES = {
     **dict.fromkeys(("base_url", "model", "name", "ray"),
-                    ("a string", lambda v: isinstance(v, str))),
-    "api": ('"chat" or "completions"', lambda v: v in ("chat", "completions")),
-    "http_client": ('"lean" or "httpx"', lambda v: v in ("lean", "httpx")),
+                    ("kind_text", lambda v: isinstance(v, str))),
+    "api": ("kind_api", lambda v: v in ("chat", "completions")),
+    "http_client": ("kind_http_client", lambda v: v in ("lean", "httpx")),
     **dict.fromkeys(("input_tokens", "output_tokens", "concurrency"), (
-        'a whole number, a list of them or a text like "512,4k"',
+        "kind_whole_list",
         _is_list_of(lambda x: isinstance(x, str) or isinstance(x, int)
                     and not isinstance(x, bool)))),
-    "request_rates": ("a number or a list of numbers",
+    "request_rates": ("kind_number_list",
                       _is_list_of(lambda x: _is_number(x) or isinstance(x, str))),
     **dict.fromkeys(("requests_per_cell", "warmup", "seed", "workers"), (
-        "a whole number", lambda v: isinstance(v, int) and not isinstance(v, bool))),
+        "kind_whole", lambda v: isinstance(v, int) and not isinstance(v, bool))),
     **dict.fromkeys(("cell_time_budget_s", "metrics_interval_s", "ttft_target_s",
                      "tpot_target_s", "temperature", "connect_timeout_s", "first_byte_timeout_s",
-                     "total_timeout_s"), ("a number", _is_number)),
+                     "total_timeout_s"), ("kind_number", _is_number)),
     **dict.fromkeys(("unique_prompts", "scrape_metrics", "ignore_eos", "verify_tls"), (
-        "true or false", lambda v: isinstance(v, bool))),
+        "kind_bool", lambda v: isinstance(v, bool))),
 }
