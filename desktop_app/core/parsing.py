@@ -195,6 +195,39 @@ INPUT_MESSAGES: dict[str, str] = {
     "kind_whole_list": 'a whole number, a list of them or a text like "512,4k"',
     "kind_number_list": "a number or a list of numbers", "kind_whole": "a whole number",
     "kind_number": "a number", "kind_bool": "true or false",
+    # A prompt of the asked length that cannot be built (`throughput.prompts.PromptError`).
+    "prompt_salt_range": "Request index {index} is out of range for salts (0..{high}).",
+    "prompt_at_least_1": "A prompt length must be at least 1 token (got {target}).",
+    "prompt_no_fit": "A prompt of {target} tokens does not fit: the server's context is {limit} "
+                     "tokens, prompt plus at least one output token.",
+    "prompt_too_short": "A prompt of {target} tokens is too short: {what} alone take {base} "
+                        "tokens on this server.",
+    "what_salt": "the per-request salt", "what_server_adds": "what the server adds",
+    "what_salt_chat": "the per-request salt and the chat template",
+    "what_server_adds_chat": "what the server adds and the chat template",
+    "prompt_shortest": "A prompt of {target} tokens is too short for this server: the shortest "
+                       "one it can build here counts {shortest} tokens.",
+    "prompt_not_within": "Could not build a prompt of {target} tokens within 1 %: the closest "
+                         "was {tokens} tokens.",
+    "prompt_no_token_list": "Could not build a prompt of {target} tokens: the tokenizer's "
+                            "answer has no token list.",
+    "prompt_no_usage": "Could not build a prompt of {target} tokens: the server's answer has no "
+                       "usage.prompt_tokens to calibrate with.",
+    "prompt_ask_failed": "Could not build a prompt of {target} tokens: {what} at {url} failed "
+                         "({detail}).",
+    "prompt_ask_http": "Could not build a prompt of {target} tokens: {what} at {url} answered "
+                       "HTTP {status}: {body}",
+    "prompt_ask_too_deep": "Could not build a prompt of {target} tokens: {what} at {url} "
+                           "answered JSON nested deeper than {limit} levels.",
+    "prompt_ask_not_json": "Could not build a prompt of {target} tokens: {what} at {url} did "
+                           "not answer JSON.",
+    "prompt_ask_shape": "Could not build a prompt of {target} tokens: {what} at {url} answered "
+                        "an unexpected shape.",
+    "prompt_impossible_count": "Could not build a prompt of {target} tokens: {what} answered an "
+                               "impossible token count ({count}).",
+    "asker_tokenizer": "the tokenizer", "asker_calibration": "a calibration request",
+    "exceeds_context": "{input} + {output} output tokens exceed the server's context of {limit} "
+                       "tokens",
     # An export that cannot be written (`exchange.export`, `exchange.atomic`).
     "export_format": "{item} is not one of {choices}",
     "export_kind": "run {run} is a {kind} run; only throughput and SQL runs can be exported",

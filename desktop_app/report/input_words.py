@@ -150,6 +150,33 @@ WORDS: dict[str, dict[str, str]] = {
         "why_beyond": "超过 {high:g}，任何基准都测不到",
         "why_too_many_tokens": "超过任何请求都不会有的 {high:,} 个 token",
         "tools_or": "{first} 或 {last}",
+        "prompt_salt_range": "请求序号 {index} 超出了盐值范围（0..{high}）。",
+        "prompt_at_least_1": "提示长度至少为 1 个 token（给出的是 {target}）。",
+        "prompt_no_fit": "{target} 个 token 的提示放不下：服务器的上下文是 {limit} 个 token，"
+                         "要容纳提示和至少一个输出 token。",
+        "prompt_too_short": "{target} 个 token 的提示太短：在这台服务器上仅{what}就占 {base} 个 "
+                            "token。",
+        "what_salt": "每个请求的盐值", "what_server_adds": "服务器附加的内容",
+        "what_salt_chat": "每个请求的盐值和对话模板",
+        "what_server_adds_chat": "服务器附加的内容和对话模板",
+        "prompt_shortest": "{target} 个 token 的提示对这台服务器太短：这里能构造的最短提示有 "
+                           "{shortest} 个 token。",
+        "prompt_not_within": "无法在 1 % 误差内构造 {target} 个 token 的提示：最接近的是 "
+                             "{tokens} 个 token。",
+        "prompt_no_token_list": "无法构造 {target} 个 token 的提示：分词器的回答里没有 token 列表。",
+        "prompt_no_usage": "无法构造 {target} 个 token 的提示：服务器的回答里没有可用于校准的 "
+                           "usage.prompt_tokens。",
+        "prompt_ask_failed": "无法构造 {target} 个 token 的提示：{url} 上的{what}失败（{detail}）。",
+        "prompt_ask_http": "无法构造 {target} 个 token 的提示：{url} 上的{what}返回 HTTP "
+                           "{status}：{body}",
+        "prompt_ask_too_deep": "无法构造 {target} 个 token 的提示：{url} 上的{what}返回的 JSON "
+                               "嵌套超过 {limit} 层。",
+        "prompt_ask_not_json": "无法构造 {target} 个 token 的提示：{url} 上的{what}没有返回 JSON。",
+        "prompt_ask_shape": "无法构造 {target} 个 token 的提示：{url} 上的{what}返回了意外的结构。",
+        "prompt_impossible_count": "无法构造 {target} 个 token 的提示：{what}返回了不可能的 token "
+                                   "数（{count}）。",
+        "asker_tokenizer": "分词器", "asker_calibration": "校准请求",
+        "exceeds_context": "{input} + {output} 个输出 token 超出了服务器 {limit} 个 token 的上下文",
         "sweep_not_utf8": "不是 UTF-8 文本",
         "toml_syntax": "TOML 语法错误：{detail}",
         "sweep_too_deep": "嵌套过深，不像是测试配置文件",

@@ -47,12 +47,11 @@ LEFT = {
     "store/writer.py": 4,
     "tables.py": 1,
     "throughput/config.py": 1,
-    "throughput/prompts.py": 10,
     "throughput/ray_pool.py": 8,
     # A developer registering a figure wrongly (like an engine), never a user.
     "throughput/figures.py": 2,
     "throughput/servermetrics.py": 1,
-    "throughput/sweep.py": 2,
+    "throughput/sweep.py": 1,
     "throughput/workers.py": 1,
     "whatif.py": 4,
 }

@@ -189,3 +189,19 @@ def test_a_refused_sweep_file_is_said_in_chinese(capsys, monkeypatch, tmp_path, 
     said = err.split("（可用：")[0]  # the keys a sweep file knows are names, not words
     if "TOML" not in err:  # tomllib's own description of a syntax error stays as it said it
         assert english_runs(said) == [], err
+
+
+def test_a_prompt_that_cannot_be_built_reads_in_chinese_and_never_shows_the_password():
+    from desktop_app.core.parsing import Phrase
+    from desktop_app.core.throughput.prompts import PromptError
+
+    exc = PromptError("prompt_ask_http", target=512, what=Phrase("asker_tokenizer"),
+                      url="http://user:hunter2@gpu-box:8000/tokenize", status=500,
+                      body="boom")
+    assert "hunter2" not in str(exc) and "HTTP 500" in str(exc)
+    # The sweep names the field the length came from (throughput/sweep.py).
+    refused = InputError("input tokens", code=exc.code, **exc.params)
+    assert input_error_text(refused, "en") == str(refused)
+    zh = input_error_text(refused, "zh")
+    assert "分词器" in zh and "hunter2" not in zh, zh
+    assert english_runs(zh) == [], zh

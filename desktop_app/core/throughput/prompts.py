@@ -41,6 +41,7 @@ import httpx
 from desktop_app.core.endpoint import limits
 from desktop_app.core.endpoint.limits import JSONTooDeep, clean_text, loads_limited
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo
+from desktop_app.core.parsing import CodedError, Phrase
 from desktop_app.core.redact import redact_text
 
 log = logging.getLogger(__name__)
@@ -96,8 +97,7 @@ class _SaltMaker:
     def salt(self, index: int) -> str:
         """The salt of request `index` (0 <= index < SALT_SPACE)."""
         if not 0 <= index < SALT_SPACE:
-            raise PromptError(
-                f"Request index {index} is out of range for salts (0..{SALT_SPACE - 1}).")
+            raise PromptError("prompt_salt_range", index=index, high=SALT_SPACE - 1)
         v = len(_SALT_WORDS)
         d = [(index // v**j + self._offsets[j]) % v for j in range(_DIGITS)]
         return _salt_text((d[0], self._run[0], d[1], self._run[1], d[2], d[3], d[4]))
@@ -142,8 +142,15 @@ class _Filler:
         return self._joined[: self._ends[n]] if n else ""
 
 
-class PromptError(Exception):
-    """A prompt that cannot be built; the message names the length and is fit to show a user."""
+class PromptError(CodedError):
+    """A prompt that cannot be built, said by a code (`core.parsing.INPUT_MESSAGES`) naming
+    the length. What the server said goes in as params, redacted and made printable first:
+    a URL or an answer can carry a password."""
+
+    def __init__(self, code: str, **params) -> None:
+        params = {k: redact_text(clean_text(v)) if isinstance(v, str) else v
+                  for k, v in params.items()}
+        super().__init__(code=code, **params)
 
 
 @dataclass(frozen=True)
@@ -259,7 +266,7 @@ class PromptFactory:
         if target in self._bodies:
             return self._bodies[target]
         if target < 1:
-            raise PromptError(f"A prompt length must be at least 1 token (got {target}).")
+            raise PromptError("prompt_at_least_1", target=target)
         await self._setup(target)
         lock = self._locks.setdefault(target, asyncio.Lock())
         async with lock:  # concurrent callers of one length build it once
@@ -285,15 +292,13 @@ class PromptFactory:
 
     def _check_limits(self, target: int) -> None:
         if self.max_model_len is not None and target + 1 > self.max_model_len:
-            raise PromptError(
-                f"A prompt of {target} tokens does not fit: the server's context is "
-                f"{self.max_model_len} tokens, prompt plus at least one output token.")
+            raise PromptError("prompt_no_fit", target=target, limit=self.max_model_len)
         if target < math.ceil(self._base - tolerance(target)):
-            what = "the per-request salt" if self.unique else "what the server adds"
-            if self._config.api == "chat":
-                what += " and the chat template"
-            raise PromptError(f"A prompt of {target} tokens is too short: {what} alone take "
-                              f"{math.ceil(self._base)} tokens on this server.")
+            chat = self._config.api == "chat"
+            what = (("what_salt_chat" if chat else "what_salt") if self.unique
+                    else ("what_server_adds_chat" if chat else "what_server_adds"))
+            raise PromptError("prompt_too_short", target=target, what=Phrase(what),
+                              base=math.ceil(self._base))
 
     async def _fit(self, target: int, prefix: str, hint_words: int | None = None,
                    ) -> tuple[str, int, int]:
@@ -330,9 +335,7 @@ class PromptFactory:
             n = min(max(n, lo[0] + 1 if lo else 0), hi[0] - 1 if hi else n)
             n = min(n, _MAX_WORDS_PER_TOKEN * target + 64)  # bounded memory, whatever counts say
         if lo is None:
-            raise PromptError(
-                f"A prompt of {target} tokens is too short for this server: the shortest one "
-                f"it can build here counts {hi[1] if hi else '?'} tokens.")
+            raise PromptError("prompt_shortest", target=target, shortest=hi[1] if hi else "?")
         content, tokens = _join(prefix, stream.text(lo[0])), lo[1]
         pieces = list(_PAD_PIECES)
         while tokens < target - aim and budget > 0 and pieces:
@@ -344,9 +347,7 @@ class PromptFactory:
             else:
                 pieces.pop(0)  # this piece merges or splits here: try another
         if abs(tokens - target) > tolerance(target):
-            raise PromptError(
-                f"Could not build a prompt of {target} tokens within 1 %: the closest was "
-                f"{tokens} tokens.")
+            raise PromptError("prompt_not_within", target=target, tokens=tokens)
         return content, tokens, lo[0]
 
     async def _setup(self, target: int) -> None:
@@ -405,24 +406,23 @@ class PromptFactory:
                 body["messages"] = [{"role": "user", "content": content}]
             else:
                 body["prompt"] = content
-            data = await self._post(f"{root}/tokenize", body, "the tokenizer", target)
+            data = await self._post(f"{root}/tokenize", body, "asker_tokenizer", target)
             if isinstance(data.get("max_model_len"), int):
                 self.max_model_len = data["max_model_len"]
             count = data.get("count")
             if not isinstance(count, int):
                 tokens = data.get("tokens")
                 count = len(tokens) if isinstance(tokens, list) else 0
-            return _plausible_count(count, target, "the tokenizer")
+            return _plausible_count(count, target, "asker_tokenizer")
         if kind == "llamacpp":
-            data = await self._post(f"{root}/tokenize", {"content": content}, "the tokenizer",
+            data = await self._post(f"{root}/tokenize", {"content": content}, "asker_tokenizer",
                                     target)
         else:
             data = await self._post(f"{root}/extras/tokenize", {"input": content},
-                                    "the tokenizer", target)
+                                    "asker_tokenizer", target)
         tokens = data.get("tokens")
         if not isinstance(tokens, list):
-            raise PromptError(f"Could not build a prompt of {target} tokens: the tokenizer's "
-                              f"answer has no token list.")
+            raise PromptError("prompt_no_token_list", target=target)
         return len(tokens) + self._overhead
 
     async def _usage(self, content: str, target: int) -> int:
@@ -435,12 +435,11 @@ class PromptFactory:
         else:
             url = f"{self._config.v1_url}/completions"
             body["prompt"] = content
-        data = await self._post(url, body, "a calibration request", target)
+        data = await self._post(url, body, "asker_calibration", target)
         usage = data.get("usage") or {}
         if not isinstance(usage.get("prompt_tokens"), int):
-            raise PromptError(f"Could not build a prompt of {target} tokens: the server's answer "
-                              f"has no usage.prompt_tokens to calibrate with.")
-        return _plausible_count(usage["prompt_tokens"], target, "the calibration request")
+            raise PromptError("prompt_no_usage", target=target)
+        return _plausible_count(usage["prompt_tokens"], target, "asker_calibration")
 
     async def _post(self, url: str, body: dict, what: str, target: int) -> dict:
         try:
@@ -453,32 +452,29 @@ class PromptFactory:
                 response = await self._client.post(url, json=body, headers=self._headers,
                                                    timeout=self._timeout)
         except httpx.HTTPError as exc:
-            raise PromptError(redact_text(
-                f"Could not build a prompt of {target} tokens: {what} at {url} "
-                f"failed ({type(exc).__name__}: {exc}).")) from exc
+            raise PromptError("prompt_ask_failed", target=target, what=Phrase(what), url=url,
+                              detail=f"{type(exc).__name__}: {exc}") from exc
         if response.status_code != 200:
-            raise PromptError(redact_text(clean_text(
-                f"Could not build a prompt of {target} tokens: {what} at {url} "
-                f"answered HTTP {response.status_code}: {response.text[:200]}")))
+            raise PromptError("prompt_ask_http", target=target, what=Phrase(what), url=url,
+                              status=response.status_code, body=response.text[:200])
         try:
             data = loads_limited(response.content)
         except JSONTooDeep as exc:
-            raise PromptError(redact_text(f"Could not build a prompt of {target} tokens: {what} "
-                                          f"at {url} answered {exc}.")) from None
+            raise PromptError("prompt_ask_too_deep", target=target, what=Phrase(what), url=url,
+                              limit=exc.limit) from None
         except ValueError as exc:
-            raise PromptError(redact_text(f"Could not build a prompt of {target} tokens: {what} "
-                                          f"at {url} did not answer JSON.")) from exc
+            raise PromptError("prompt_ask_not_json", target=target, what=Phrase(what),
+                              url=url) from exc
         if not isinstance(data, dict):
-            raise PromptError(f"Could not build a prompt of {target} tokens: {what} at {url} "
-                              f"answered an unexpected shape.")
+            raise PromptError("prompt_ask_shape", target=target, what=Phrase(what), url=url)
         return data
 
 
 def _plausible_count(count: int, target: int, what: str) -> int:
     """A token count a prompt can rest on; PromptError for a negative or absurd one."""
     if isinstance(count, bool) or not 0 <= count <= limits.MAX_PLAUSIBLE_TOKENS:
-        raise PromptError(f"Could not build a prompt of {target} tokens: {what} answered an "
-                          f"impossible token count ({count!r:.30}).")
+        raise PromptError("prompt_impossible_count", target=target, what=Phrase(what),
+                          count=f"{count!r:.30}")
     return count
 
 

@@ -379,12 +379,12 @@ async def _prepare_prompts(run: _Run, client, info: EndpointInfo, specs: list[Ce
     try:
         await prompts.prepare(sorted({s.input_tokens for s in specs}))
     except PromptError as exc:
-        raise InputError("input tokens", str(exc)) from None
+        raise InputError("input tokens", code=exc.code, **exc.params) from None
     limit = prompts.max_model_len
     for spec in specs:
         if limit and spec.input_tokens + spec.output_tokens > limit:
-            raise InputError("input tokens", f"{spec.input_tokens} + {spec.output_tokens} output "
-                             f"tokens exceed the server's context of {limit} tokens")
+            raise InputError("input tokens", code="exceeds_context", input=spec.input_tokens,
+                             output=spec.output_tokens, limit=limit)
     return prompts
 
 
