@@ -1,8 +1,8 @@
-"""A SQL evaluation's summaries and its JSON (documented in docs/SQL-EVAL.md); the per-tier
-table's words are `report/judge_words.tier_table`'s.
+"""A SQL evaluation's JSON (documented in docs/SQL-EVAL.md); the per-tier table's words are
+`report/judge_words.tier_table`'s. The summaries it writes (`summarize`: pass counts per judge
+and tier, effort per tier, the spread across epochs) live in `results.py`, named here too.
 
-`summarize` turns the items of a run into pass counts per judge and tier, effort per tier and the
-spread across epochs. Also the JSON shapes a run stores per question and per step (`runner` writes them with these
+The JSON shapes a run stores per question and per step (`runner` writes them with these
 functions, the export and the GUI read the same shapes), so there is one definition of each.
 
 `eval_to_json(result)` fields: `format_version`, `run_id`, `set`, `model`, `judges`,
