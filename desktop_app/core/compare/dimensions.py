@@ -38,7 +38,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
-from typing import Literal
+from typing import Any, Literal
 
 from desktop_app.core.compare.load import SqlRun, ThroughputRun
 from desktop_app.core.sqleval.records import compared_judges
@@ -56,6 +56,9 @@ from desktop_app.core.stats import (
 from desktop_app.core.throughput import figures as cell_figures
 from desktop_app.core.throughput.figures import Better, CellFigure
 from desktop_app.core.throughput.records import StoredCell
+
+Status = Literal["win", "tie", "n/a", "info"]
+DiffKind = Literal["relative", "points"]
 
 __all__ = ["BOTTLENECK_CODES", "VERDICT_CODES", "DimValue", "RowVerdict",
            "DimensionRow", "dimension_rows", "run_label", "wilson"]
@@ -130,7 +133,7 @@ class RowVerdict:
     "bootstrap-median", "mcnemar-exact", "wilson" or "none". `diff` is relative (0.1 = 10 %
     better) for `diff_kind` "relative", percentage points as a fraction for "points"."""
 
-    status: Literal["win", "tie", "n/a", "info"]
+    status: Status
     code: str
     params: dict = field(default_factory=dict, hash=False)
     winner: int | None = None
@@ -139,7 +142,7 @@ class RowVerdict:
     significant: bool = False
     method: str = "none"
     diff: float | None = None
-    diff_kind: Literal["relative", "points"] = "relative"
+    diff_kind: DiffKind = "relative"
     better: Better | None = None
 
 
@@ -188,41 +191,46 @@ def _decide(values: Sequence[DimValue], better: Better, *, points: bool = False,
     interval rule: (significant, winner index or None, method, params); `min_effect` is the
     smallest difference two runs of one server do not reach (stats.MIN_EFFECT, or
     SHARED_MIN_EFFECT for a per-request figure under concurrency)."""
-    kind = "points" if points else "relative"
-    have = [(i, v) for i, v in enumerate(values) if v.value is not None]
+    kind: DiffKind = "points" if points else "relative"
+    have = [(i, v, v.value) for i, v in enumerate(values) if v.value is not None]
     if not have:
         return RowVerdict("n/a", "none", better=better, diff_kind=kind)
     if len(have) == 1:
         return RowVerdict("n/a", "only_one", {"run": have[0][0]}, better=better, diff_kind=kind)
-    if any(v.detail.get("lengths_differ") for _, v in have):
+    if any(v.detail.get("lengths_differ") for _, v, _x in have):
         return RowVerdict("n/a", "not_comparable_lengths", better=better, diff_kind=kind)
-    bound = [i for i, v in have if v.client_bound]
-    ranked = sorted(have, key=lambda iv: iv[1].value, reverse=better == "higher")
-    (w, best), (r, second) = ranked[0], ranked[1]
+    bound = [i for i, v, _x in have if v.client_bound]
+    ranked = sorted(have, key=lambda ivx: ivx[2], reverse=better == "higher")
+    (w, best, hi), (r, second, lo) = ranked[0], ranked[1]
+    diff: float | None
     if points:
-        diff = best.value - second.value if better == "higher" else second.value - best.value
-    elif second.value:
-        diff = (best.value / second.value - 1 if better == "higher"
-                else 1 - best.value / second.value)
+        diff = hi - lo if better == "higher" else lo - hi
+    elif lo:
+        diff = hi / lo - 1 if better == "higher" else 1 - hi / lo
     else:
         diff = None
-    params = {"best": best.value, "second": second.value, "diff": diff, "diff_kind": kind,
+    params: dict[str, Any] = {"best": hi, "second": lo, "diff": diff, "diff_kind": kind,
               "better": better, "client_bound": bound}
-    common = dict(runner_up=r, leader=w, diff=diff, diff_kind=kind, better=better)
+
+    def verdict(status: Status, code: str, *, leader: int = w, runner_up: int = r,
+                winner: int | None = None, method: str = "none") -> RowVerdict:
+        return RowVerdict(status, code, params, winner=winner, runner_up=runner_up,
+                          leader=leader, significant=winner is not None, method=method,
+                          diff=params["diff"], diff_kind=kind, better=better)
+
     if pair_test is not None:
         significant, winner, method, extra = pair_test(w, r)
         params.update(extra)
         if significant:
             if winner == r:  # runs judged on partly different questions: the pairs decide
-                params.update(best=second.value, second=best.value,
-                              diff=None if diff is None else -diff)
-                common.update(leader=r, runner_up=w, diff=params["diff"])
-            return RowVerdict("win", "win", params, winner=winner, significant=True,
-                              method=method, **common)
-        return RowVerdict("tie", "within_noise", params, method=method, **common)
+                params.update(best=lo, second=hi, diff=None if diff is None else -diff)
+                return verdict("win", "win", leader=r, runner_up=w, winner=winner,
+                               method=method)
+            return verdict("win", "win", winner=winner, method=method)
+        return verdict("tie", "within_noise", method=method)
     a, b = best.estimate, second.estimate
     if a is None or b is None or not (a.has_interval and b.has_interval):
-        return RowVerdict("n/a", "no_interval", params, **common)
+        return verdict("n/a", "no_interval")
     method = a.method if a.method == b.method else "none"
     lag = max(best.detail.get("lag_bound") or 0.0, second.detail.get("lag_bound") or 0.0)
     if not differ(a, b) and lag > 0 and differ(*(Estimate(**v.detail["measured"])
@@ -230,15 +238,14 @@ def _decide(values: Sequence[DimValue], better: Better, *, points: bool = False,
         # Apart on the requests alone; the client's own lateness could close the gap.
         params.update(lag_bound=lag, client_lag_s=max(best.detail.get("client_lag_s", 0.0),
                                                       second.detail.get("client_lag_s", 0.0)))
-        return RowVerdict("tie", "within_client_lag", params, method=method, **common)
+        return verdict("tie", "within_client_lag", method=method)
     if differ(a, b):
         if diff is not None and abs(diff) < min_effect:
             # Real within each run, but smaller than two runs of one server drift apart.
             params["min_effect"] = min_effect
-            return RowVerdict("tie", "below_min_effect", params, method=method, **common)
-        return RowVerdict("win", "win", params, winner=w, significant=True, method=method,
-                          **common)
-    return RowVerdict("tie", "within_noise", params, method=method, **common)
+            return verdict("tie", "below_min_effect", method=method)
+        return verdict("win", "win", winner=w, method=method)
+    return verdict("tie", "within_noise", method=method)
 
 
 # --------------------------------------------------------------------------- throughput rows
@@ -354,7 +361,7 @@ def _tally_row(runs: Sequence, fig: CellFigure, cells: Sequence[DimensionRow],
     """A figure's cells summed up per concurrency: how many cells each run wins, how many are
     even, how many cannot be decided; never a winner of its own (RowVerdict "info"; the
     scenarios in `compare.scenarios` weigh the cells)."""
-    levels = []
+    levels: list[dict[str, Any]] = []
     for c in sorted({r.params["concurrency"] for r in cells} | set(unmatched)):
         at = [r for r in cells if r.params["concurrency"] == c]
         wins: dict[int, int] = {}
@@ -377,7 +384,7 @@ def _tally_row(runs: Sequence, fig: CellFigure, cells: Sequence[DimensionRow],
 def _concurrencies(tps: Sequence[ThroughputRun]) -> list[int]:
     counts: dict[int, int] = {}
     for r in tps:
-        for c in {c.concurrency for c in r.closed_loop_cells}:
+        for c in {c.concurrency for c in r.closed_loop_cells if c.concurrency is not None}:
             counts[c] = counts.get(c, 0) + 1
     need = 2 if len(tps) > 1 else 1
     return sorted(c for c, n in counts.items() if n >= need)
@@ -482,7 +489,7 @@ def _pass_row(runs: Sequence, judge: str, tier: str | None) -> DimensionRow:
         if count is None or not count.judged:
             vals.append(DimValue())
             continue
-        detail = {"passed": count.passed, "total": count.judged, "unfinished": count.unfinished,
+        detail: dict[str, Any] = {"passed": count.passed, "total": count.judged, "unfinished": count.unfinished,
                   "client_bound": False}
         if tier is not None and judge == "strict" and "tolerant" in r.judges:
             tol = r.pass_count("tolerant", tier)
@@ -493,6 +500,7 @@ def _pass_row(runs: Sequence, judge: str, tier: str | None) -> DimensionRow:
             detail["epochs"] = {"rates": list(spread.rates), "mean": spread.mean,
                                 "std": spread.std, "min": spread.min, "max": spread.max}
         est = wilson(count.passed, count.judged)
+        assert est is not None  # count.judged > 0
         vals.append(DimValue(est.value, est, detail=detail))
     values = tuple(vals)
     verdict = _decide(values, "higher", points=True, pair_test=_mcnemar(runs, judge, tier))
@@ -502,7 +510,7 @@ def _pass_row(runs: Sequence, judge: str, tier: str | None) -> DimensionRow:
 
 
 def _effort_row(runs: Sequence, key: str, tier: str, unit: str,
-                of: Callable[[object], float]) -> DimensionRow:
+                of: Callable[[Any], float]) -> DimensionRow:
     vals = []
     for r in runs:
         qs = [q for q in r.judged if q.tier == tier] if isinstance(r, SqlRun) else []
@@ -510,7 +518,7 @@ def _effort_row(runs: Sequence, key: str, tier: str, unit: str,
         if est is None:
             vals.append(DimValue())
             continue
-        detail = {"questions": len(qs), "client_bound": False}
+        detail: dict[str, Any] = {"questions": len(qs), "client_bound": False}
         if key == "tier_tokens":
             detail.update(prompt=fmean(q.prompt_tokens for q in qs),
                           completion=fmean(q.completion_tokens for q in qs))

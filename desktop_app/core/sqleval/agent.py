@@ -360,7 +360,8 @@ def _usage(data: dict) -> tuple[int | None, int | None, list[str], list[str]]:
     MAX_PLAUSIBLE_TOKENS is None and quoted in `impossible`; one missing, null, NaN or not an
     integer is None and named in `missing`. Either way the caller counts its own estimate, so
     a server's null can no more switch the token budget off than a negative count can."""
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    raw = data.get("usage")
+    usage: dict = raw if isinstance(raw, dict) else {}
     counts: list[int | None] = []
     impossible: list[str] = []
     missing: list[str] = []
@@ -399,7 +400,8 @@ def _normalise_calls(reply: dict, step: int) -> list[dict]:
     for i, call in enumerate(raw or []):
         if not isinstance(call, dict):
             continue
-        fn = call.get("function") if isinstance(call.get("function"), dict) else {}
+        raw_fn = call.get("function")
+        fn: dict = raw_fn if isinstance(raw_fn, dict) else {}
         args = fn.get("arguments")
         if not isinstance(args, str):
             try:
@@ -491,200 +493,266 @@ async def run_question(
     tokenizer (None: there is none): a step whose reply came without the server's usage (cut,
     or a server that sends none) counts its prompt by it rather than by the high estimate.
     """
-    loop = _Loop(time_limit_s, max_tokens, context_tokens)
     schema = ""
     if tool_mode == "text":
         schema = await asyncio.to_thread(database_schema, sandbox)
-    messages: list[dict] = [
+    session = _Session(client, config, question, sandbox, strategies=strategies,
+                       tool_mode=tool_mode, on_step=on_step, temperature=temperature,
+                       retries=retries, sleep=sleep, count_prompt=count_prompt,
+                       loop=_Loop(time_limit_s, max_tokens, context_tokens),
+                       time_limit_s=time_limit_s)
+    session.messages = [
         {"role": "system", "content": prompts.system_prompt(
             question, strategies, tool_mode=tool_mode, database_note=database_note,
             schema=schema)},
         {"role": "user", "content": prompts.user_message(question, strategies, language=language,
                                                          glossary=glossary)},
     ]
-    tools = TOOLS if tool_mode == "native" else None
-    steps: list[AgentStep] = []
-    final_sql: str | None = None
+    for index in range(max_steps):
+        stop = await session.step(index, last=index + 1 >= max_steps)
+        if stop is not None:
+            return session.steps, stop, session.final_sql
+    return session.steps, "step_budget", session.final_sql
 
-    def record(step: AgentStep) -> None:
+
+def _joined(*notes: str | None) -> str:
+    """The notes a step carries, in order, "; " between them ("" for none)."""
+    return "; ".join(n for n in notes if n)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Counted:
+    """A reply's tokens as they are counted: the server's usage where it is plausible, else the
+    server's tokenizer or the client's estimate; `note` says which when it is not the usage."""
+
+    prompt: int
+    completion: int
+    note: str | None
+
+
+class _Session:
+    """One question's conversation (run_question): the messages, the steps recorded so far,
+    the final SQL and the loop's budgets; `step` makes one model call and runs what it asked."""
+
+    def __init__(self, client: httpx.AsyncClient, config: EndpointConfig, question: Question,
+                 sandbox, *, strategies: Collection[str], tool_mode: str,
+                 on_step: StepCallback | None, temperature: float, retries: int,
+                 sleep: Callable[[float], Awaitable[object]],
+                 count_prompt: PromptCounter | None, loop: _Loop,
+                 time_limit_s: float | None) -> None:
+        self.client, self.config, self.question, self.sandbox = client, config, question, sandbox
+        self.strategies, self.tool_mode, self.on_step = strategies, tool_mode, on_step
+        self.temperature, self.retries, self.sleep = temperature, retries, sleep
+        self.count_prompt, self.loop, self.time_limit_s = count_prompt, loop, time_limit_s
+        self.tools = TOOLS if tool_mode == "native" else None
+        self.messages: list[dict] = []
+        self.steps: list[AgentStep] = []
+        self.final_sql: str | None = None
+
+    def record(self, step: AgentStep) -> None:
         if step.error and len(step.error) > MAX_STEP_ERROR_CHARS:
             step = dataclasses.replace(step, error=step.error[:MAX_STEP_ERROR_CHARS] + " ...")
-        steps.append(step)
-        loop.tokens += step.prompt_tokens + step.completion_tokens
-        loop.sent = step.request_messages
-        if on_step is not None:
-            on_step(step)
+        self.steps.append(step)
+        self.loop.tokens += step.prompt_tokens + step.completion_tokens
+        self.loop.sent = step.request_messages
+        if self.on_step is not None:
+            self.on_step(step)
 
-    for index in range(max_steps):
+    async def step(self, index: int, *, last: bool) -> str | None:
+        """One model call and the tools it asks for; the stop reason, or None to go on (`last`:
+        no step follows this one, so a nudge would never be sent)."""
+        loop = self.loop
         spent = _budget_spent(loop)
         if spent is not None:
-            return steps, spent, final_sql
-        prompt_est = _step_prompt_estimate(loop, messages, tools)
+            return spent
+        prompt_est = _step_prompt_estimate(loop, self.messages, self.tools)
         reply_tokens, why = _reply_room(loop, prompt_est)
         if reply_tokens is None:
             if why:  # the context is full: say so in a step of its own (nothing was sent)
-                record(AgentStep(index, loop.sent, (), {}, error=why))
-            return steps, "token_budget", final_sql
-        body: dict = {"model": config.model, "messages": messages, "temperature": temperature,
-                      "max_tokens": reply_tokens}
-        if tools is not None:
-            body["tools"] = tools
-            body["tool_choice"] = "auto"
-        new = tuple(messages[loop.sent:])
-        sent = len(messages)
+                self.record(AgentStep(index, loop.sent, (), {}, error=why))
+            return "token_budget"
+        new = tuple(self.messages[loop.sent:])
+        sent = len(self.messages)
         t0 = time.perf_counter()
         try:
-            streamed = await _call(client, config, body, loop, retries, sleep)
+            streamed = await _call(self.client, self.config, self._body(reply_tokens), loop,
+                                   self.retries, self.sleep)
             data = _as_completion(streamed)
         except _Cut as cut:
             latency = time.perf_counter() - t0
-            why = (f"no reply within the time budget of {time_limit_s:g} s" if cut.budget
+            why = (f"no reply within the time budget of {self.time_limit_s:g} s" if cut.budget
                    else str(cut))
             tokenized = None
             if cut.partial is None or cut.partial.prompt_tokens is None:
-                tokenized = await _server_count(count_prompt, messages, tools)
-            record(_cut_step(index, sent, new, cut.partial, prompt_est, latency, why,
-                             _retry_note(loop), tokenized))
-            return steps, "time_budget" if cut.budget else "endpoint_error", final_sql
+                tokenized = await _server_count(self.count_prompt, self.messages, self.tools)
+            self.record(_cut_step(index, sent, new, cut.partial, prompt_est, latency, why,
+                                  _retry_note(loop), tokenized))
+            return "time_budget" if cut.budget else "endpoint_error"
         except asyncio.CancelledError:
             # The run was stopped: what this reply streamed reaches the store before it ends.
-            record(_cut_step(index, sent, new, loop.partial, prompt_est,
-                             time.perf_counter() - t0, "cancelled while the reply streamed"))
+            self.record(_cut_step(index, sent, new, loop.partial, prompt_est,
+                                  time.perf_counter() - t0, "cancelled while the reply streamed"))
             raise
         latency = time.perf_counter() - t0
-        prompt_tokens, completion_tokens, impossible, missing = _usage(data)
         choices = data.get("choices")
         choice = choices[0] if isinstance(choices, list) and choices else None
         reply = choice.get("message") if isinstance(choice, dict) else None
-        usage_note = None
-        counted = prompt_tokens is not None  # the prompt as the server counted it
-        if impossible or missing:
-            usage_note = (f"impossible usage from the server ({', '.join(impossible)}): the "
-                          "client's estimate is counted instead" if impossible else
-                          f"no usage from the server ({', '.join(missing)}): the client's "
-                          "estimate is counted")
-            if prompt_tokens is None:
-                tokenized = await _server_count(count_prompt, messages, tools)
-                prompt_tokens = prompt_est if tokenized is None else tokenized
-                if tokenized is not None and not impossible:
-                    usage_note = (f"no usage from the server ({', '.join(missing)}): the "
-                                  "prompt as the server's tokenizer counts it, the reply "
-                                  "estimated")
-            if completion_tokens is None:
-                # A stream's chunks carry a token each at least; a whole reply is estimated.
-                completion_tokens = (streamed.completion_tokens if streamed.whole is None
-                                     else min(reply_tokens, estimate_tokens(json.dumps(
-                                         reply, ensure_ascii=False, default=str))
-                                         if isinstance(reply, dict) else 0))
-        # Without a prompt count from the server, the next step is estimated whole.
-        loop.last_usage = (prompt_tokens, completion_tokens) if counted else None
-        if not isinstance(reply, dict):
-            record(AgentStep(index, sent, new, data, prompt_tokens=prompt_tokens,
-                             completion_tokens=completion_tokens, latency_s=latency,
-                             error="; ".join(n for n in ("the reply has no choices[0].message",
-                                                         usage_note) if n)))
-            return steps, "endpoint_error", final_sql
+        counted = await self._count(data, streamed, reply, prompt_est, reply_tokens)
+        used = counted.prompt + counted.completion
+
+        def recorded(message: dict, calls: tuple[ToolCallRecord, ...], error: str,
+                     finish: str | None = None) -> None:
+            self.record(AgentStep(index, sent, new, message, calls, counted.prompt,
+                                  counted.completion, latency, error or None, finish))
+
+        if not isinstance(reply, dict) or not isinstance(choice, dict):
+            recorded(data, (), _joined("the reply has no choices[0].message", counted.note))
+            return "endpoint_error"
         finish = choice.get("finish_reason")
         finish = clean_text(finish)[:40] if isinstance(finish, str) else None
         try:
             content = content_text(reply.get("content"))
-            calls = _normalise_calls(reply, index) if tool_mode == "native" else []
+            calls = _normalise_calls(reply, index) if self.tool_mode == "native" else []
         except MalformedReply as exc:
-            record(AgentStep(index, sent, new, reply, (), prompt_tokens, completion_tokens,
-                             latency, "; ".join(n for n in (str(exc), usage_note) if n), finish))
-            return steps, "endpoint_error", final_sql
-        messages.append(_history_message(reply, calls))
-        records: list[ToolCallRecord] = []
-        outcomes: list[ToolOutcome] = []
-        stop: str | None = None
-        step_error: str | None = None
+            recorded(reply, (), _joined(str(exc), counted.note), finish)
+            return "endpoint_error"
+        self.messages.append(_history_message(reply, calls))
         retry_note = _retry_note(loop)
-        nudge_note: str | None = None
         prose_note: str | None = None
+        records: list[ToolCallRecord] = []
         if calls:
-            for done, call in enumerate(calls):
-                remaining = loop.remaining_s()
-                if remaining is not None and remaining <= 0:
-                    stop = "time_budget"
-                    step_error = (f"stopped: the time budget of {time_limit_s:g} s ran out after "
-                                  f"{done} of the reply's {len(calls)} tool calls")
-                    break
-                fn = call["function"]
-                outcome: ToolOutcome = await asyncio.to_thread(
-                    execute_tool, sandbox, fn["name"], fn["arguments"], call_id=call["id"],
-                    time_limit_s=_query_limit(sandbox, remaining))
-                outcomes.append(outcome)
-                rec, text = outcome.record, outcome.record.result
-                if outcome.submitted_sql is not None:
-                    final_sql = outcome.submitted_sql
-                    feedback = await _validate(question, strategies, sandbox, final_sql, loop,
-                                               tool_mode)
-                    if feedback is None:
-                        records.append(rec)
-                        stop = "submitted"
-                        break
-                    text = feedback
-                    rec = ToolCallRecord(rec.call_id, rec.name, rec.arguments, text, False,
-                                         "validate-retry: answer sent back once")
-                records.append(rec)
-                messages.append({"role": "tool", "tool_call_id": call["id"], "content": text})
-            bad = _misbehaviour(loop, calls, outcomes) if stop is None else None
-            # A budget this step used up is the harder stop, and is the one reported.
-            if bad is not None and _budget_spent(loop, prompt_tokens + completion_tokens) is None:
-                stop, step_error = bad
+            stop, step_error = await self._run_tools(calls, records, used)
         else:
-            loop.last_calls, loop.same_calls = None, 0
-            loop.streaks = dict.fromkeys(loop.streaks, 0)
-            sql = first_sql_block(content)
-            if sql is not None:
-                final_sql = sql
-                if tool_mode == "native":
-                    # A real model does this (SmolLM2 did): said, so the Inspector shows why
-                    # a run with tools offered ended without a submit_answer call.
-                    prose_note = ("answered in prose with a ```sql block and no tool call: the "
-                                  "block is taken as the final answer")
-                feedback = await _validate(question, strategies, sandbox, sql, loop, tool_mode)
+            stop, step_error, prose_note, nudge_note = await self._without_calls(content, finish)
+            if nudge_note is not None:
+                step_error = self._nudge_said(nudge_note, sent, used, last)
+        recorded(reply, tuple(records), _joined(prose_note, step_error, counted.note,
+                                                retry_note), finish)
+        return stop if stop is not None else _budget_spent(loop)
+
+    def _body(self, reply_tokens: int) -> dict:
+        body: dict = {"model": self.config.model, "messages": self.messages,
+                      "temperature": self.temperature, "max_tokens": reply_tokens}
+        if self.tools is not None:
+            body["tools"] = self.tools
+            body["tool_choice"] = "auto"
+        return body
+
+    async def _count(self, data: dict, streamed: StreamResult, reply, prompt_est: int,
+                     reply_tokens: int) -> _Counted:
+        """The reply's tokens (`_Counted`); keeps the server's prompt count for the next step's
+        estimate, or forgets it when the server sent none (the next step is estimated whole)."""
+        prompt_tokens, completion_tokens, impossible, missing = _usage(data)
+        server_counted = prompt_tokens is not None
+        note = None
+        if impossible or missing:
+            note = (f"impossible usage from the server ({', '.join(impossible)}): the "
+                    "client's estimate is counted instead" if impossible else
+                    f"no usage from the server ({', '.join(missing)}): the client's "
+                    "estimate is counted")
+        if prompt_tokens is None:
+            tokenized = await _server_count(self.count_prompt, self.messages, self.tools)
+            prompt_tokens = prompt_est if tokenized is None else tokenized
+            if tokenized is not None and not impossible:
+                note = (f"no usage from the server ({', '.join(missing)}): the prompt as "
+                        "the server's tokenizer counts it, the reply estimated")
+        if completion_tokens is None:
+            # A stream's chunks carry a token each at least; a whole reply is estimated.
+            completion_tokens = (streamed.completion_tokens if streamed.whole is None
+                                 else min(reply_tokens, estimate_tokens(json.dumps(
+                                     reply, ensure_ascii=False, default=str))
+                                     if isinstance(reply, dict) else 0))
+        self.loop.last_usage = (prompt_tokens, completion_tokens) if server_counted else None
+        return _Counted(prompt_tokens, completion_tokens, note)
+
+    async def _run_tools(self, calls: list[dict], records: list[ToolCallRecord],
+                         used: int) -> tuple[str | None, str | None]:
+        """Run the reply's tool calls in order into `records` (an accepted answer ends them);
+        (stop reason or None, the step's error or None). `used`: this step's tokens."""
+        loop, sandbox = self.loop, self.sandbox
+        outcomes: list[ToolOutcome] = []
+        for done, call in enumerate(calls):
+            remaining = loop.remaining_s()
+            if remaining is not None and remaining <= 0:
+                return "time_budget", (f"stopped: the time budget of {self.time_limit_s:g} s "
+                                       f"ran out after {done} of the reply's {len(calls)} "
+                                       "tool calls")
+            fn = call["function"]
+            outcome: ToolOutcome = await asyncio.to_thread(
+                execute_tool, sandbox, fn["name"], fn["arguments"], call_id=call["id"],
+                time_limit_s=_query_limit(sandbox, remaining))
+            outcomes.append(outcome)
+            rec, text = outcome.record, outcome.record.result
+            if outcome.submitted_sql is not None:
+                self.final_sql = outcome.submitted_sql
+                feedback = await self._validate(outcome.submitted_sql)
                 if feedback is None:
-                    stop = "submitted"
-                else:
-                    messages.append({"role": "user", "content": feedback})
-            elif loop.nudged:
-                stop = "output_budget" if finish == "length" else "no_answer"
-                step_error = ("stopped: the reply hit max_tokens again with no tool call and no "
-                              "answer" if finish == "length" else
-                              f"stopped: no tool call and no answer again (finish_reason {finish})")
-            else:
-                loop.nudged = True
-                nudge_note = (f"no tool call and no answer (finish_reason {finish})"
-                              if finish != "length" else
-                              "the reply hit max_tokens with no answer")
-                messages.append({"role": "user", "content": prompts.NUDGE_NATIVE
-                                 if tool_mode == "native" else prompts.NUDGE_TEXT})
-        if nudge_note is not None:
-            # "nudged once" only when the nudge will really be sent: the next call is made.
-            ending = _budget_spent(loop, prompt_tokens + completion_tokens)
-            if ending is None and index + 1 >= max_steps:
-                ending = "step_budget"
-            if ending is None:
-                pending = loop.tokens + prompt_tokens + completion_tokens
-                saved = (loop.tokens, loop.sent)
-                loop.tokens, loop.sent = pending, sent
-                room, _ = _reply_room(loop, _step_prompt_estimate(loop, messages, tools))
-                loop.tokens, loop.sent = saved
-                ending = "token_budget" if room is None else None
-            step_error = (f"{nudge_note}; nudged once" if ending is None else
-                          f"{nudge_note}; not nudged: the question ends here ({ending})")
-        step_error = "; ".join(n for n in (prose_note, step_error, usage_note, retry_note)
-                               if n) or None
-        record(AgentStep(index, sent, new, reply, tuple(records), prompt_tokens,
-                         completion_tokens, latency, step_error, finish))
-        if stop is None:
-            stop = _budget_spent(loop)
-        if stop is not None:
-            return steps, stop, final_sql
-    return steps, "step_budget", final_sql
+                    records.append(rec)
+                    return "submitted", None
+                text = feedback
+                rec = ToolCallRecord(rec.call_id, rec.name, rec.arguments, text, False,
+                                     "validate-retry: answer sent back once")
+            records.append(rec)
+            self.messages.append({"role": "tool", "tool_call_id": call["id"], "content": text})
+        bad = _misbehaviour(loop, calls, outcomes)
+        # A budget this step used up is the harder stop, and is the one reported.
+        if bad is not None and _budget_spent(loop, used) is None:
+            return bad
+        return None, None
 
+    async def _without_calls(self, content: str | None, finish: str | None
+                             ) -> tuple[str | None, str | None, str | None, str | None]:
+        """A reply with no tool call: a ```sql block is the answer, else the model is nudged
+        once. (stop reason, step error, note on a prose answer, note on the nudge)."""
+        loop = self.loop
+        loop.last_calls, loop.same_calls = None, 0
+        loop.streaks = dict.fromkeys(loop.streaks, 0)
+        sql = first_sql_block(content)
+        if sql is not None:
+            self.final_sql = sql
+            prose_note = None
+            if self.tool_mode == "native":
+                # A real model does this (SmolLM2 did): said, so the Inspector shows why
+                # a run with tools offered ended without a submit_answer call.
+                prose_note = ("answered in prose with a ```sql block and no tool call: the "
+                              "block is taken as the final answer")
+            feedback = await self._validate(sql)
+            if feedback is None:
+                return "submitted", None, prose_note, None
+            self.messages.append({"role": "user", "content": feedback})
+            return None, None, prose_note, None
+        if loop.nudged:
+            if finish == "length":
+                return ("output_budget", "stopped: the reply hit max_tokens again with no tool "
+                        "call and no answer", None, None)
+            return ("no_answer", f"stopped: no tool call and no answer again (finish_reason "
+                    f"{finish})", None, None)
+        loop.nudged = True
+        self.messages.append({"role": "user", "content": prompts.NUDGE_NATIVE
+                              if self.tool_mode == "native" else prompts.NUDGE_TEXT})
+        return None, None, None, (f"no tool call and no answer (finish_reason {finish})"
+                                  if finish != "length" else
+                                  "the reply hit max_tokens with no answer")
 
+    def _nudge_said(self, nudge_note: str, sent: int, used: int, last: bool) -> str:
+        """The nudge's note: "nudged once" only when the nudge will really be sent (the next
+        call is made), else the budget that ends the question first."""
+        loop = self.loop
+        ending = _budget_spent(loop, used)
+        if ending is None and last:
+            ending = "step_budget"
+        if ending is None:
+            saved = (loop.tokens, loop.sent)
+            loop.tokens, loop.sent = loop.tokens + used, sent
+            room, _ = _reply_room(loop, _step_prompt_estimate(loop, self.messages, self.tools))
+            loop.tokens, loop.sent = saved
+            ending = "token_budget" if room is None else None
+        return (f"{nudge_note}; nudged once" if ending is None else
+                f"{nudge_note}; not nudged: the question ends here ({ending})")
+
+    async def _validate(self, sql: str) -> str | None:
+        return await _validate(self.question, self.strategies, self.sandbox, sql, self.loop,
+                               self.tool_mode)
 def _budget_spent(loop: _Loop, pending_tokens: int = 0) -> str | None:
     """The budget that is used up (counting `pending_tokens` not yet recorded), or None."""
     if loop.max_tokens is not None and loop.tokens + pending_tokens >= loop.max_tokens:

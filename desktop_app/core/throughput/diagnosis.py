@@ -45,7 +45,7 @@ from desktop_app.core.throughput.checks import (
     token_mismatch as _token_mismatch,
     unreliable_cells as unreliable_cells,  # re-exported: the views read it from here
 )
-from desktop_app.core.throughput.types import CellResult, Finding
+from desktop_app.core.throughput.types import CellResult, Finding, Severity
 
 # --- thresholds -------------------------------------------------------------------------
 # A server-side level counts as reached only if held this share of a cell's wall time: two
@@ -253,12 +253,28 @@ def _finite(x: float | None) -> bool:
 def _gauges(s) -> bool:
     """Whether a scrape has usable running and waiting gauges (finite: a stored run from before
     the scraper dropped impossible values may hold inf or NaN)."""
-    return (_finite(s.running) and _finite(s.waiting)
-            and abs(s.running) < 1e12 and abs(s.waiting) < 1e12)
+    return _gauge_pair(s) is not None
+
+
+def _gauge_pair(s) -> tuple[float, float] | None:
+    """(running, waiting) of a scrape whose gauges are usable (`_gauges`), else None."""
+    r, w = s.running, s.waiting
+    if r is None or w is None or not (_finite(r) and _finite(w)):
+        return None
+    return (r, w) if abs(r) < 1e12 and abs(w) < 1e12 else None
+
+
+def _gauge_pairs(samples: Iterable) -> list[tuple[float, float]]:
+    return [p for s in samples if (p := _gauge_pair(s)) is not None]
+
+
+def _finite_values(samples: Iterable, name: str) -> list[float]:
+    """The finite values of one sample field (None, inf and NaN dropped)."""
+    return [v for s in samples if _finite(v := getattr(s, name))]
 
 
 def _kv_peak(cells: Sequence[CellResult]) -> float | None:
-    vals = [s.kv_cache_usage for c in cells for s in c.samples if _finite(s.kv_cache_usage)]
+    vals = _finite_values((s for c in cells for s in c.samples), "kv_cache_usage")
     return max(vals) if vals else None
 
 
@@ -266,35 +282,36 @@ def _kv_peak(cells: Sequence[CellResult]) -> float | None:
 
 def _cap_from_metrics(cells: Sequence[CellResult]) -> tuple[int, int, list[int]] | None:
     """(cap, most waiting, indices of the cells that queued) from the running/waiting gauges."""
-    samples = [s for c in cells for s in c.samples if _gauges(s)]
+    samples = _gauge_pairs(s for c in cells for s in c.samples)
     if not samples:
         return None
-    cap = int(round(max(s.running for s in samples)))
-    queued, most_waiting = [], 0
+    cap = int(round(max(running for running, _ in samples)))
+    queued: list[int] = []
+    most_waiting = 0
     for i, c in enumerate(cells):
-        ss = [s for s in c.samples if _gauges(s)]
-        at_cap = [s for s in ss if round(s.running) >= cap and s.waiting > 0]
-        plateau = [s for s in ss if round(s.running) == cap]
+        ss = _gauge_pairs(c.samples)
+        at_cap = [(r, w) for r, w in ss if round(r) >= cap and w > 0]
+        plateau = [r for r, _ in ss if round(r) == cap]
         client_above = c.spec.concurrency is not None and c.spec.concurrency > cap
         if ss and (len(at_cap) >= max(1, QUEUED_SAMPLE_SHARE * len(ss))
                    or (client_above and at_cap
                        and len(plateau) >= PLATEAU_SAMPLE_SHARE * len(ss))):
             queued.append(i)
-            most_waiting = max(most_waiting, int(round(max(s.waiting for s in at_cap))))
+            most_waiting = max(most_waiting, int(round(max(w for _, w in at_cap))))
     return (cap, most_waiting, queued) if queued and cap > 0 else None
 
 
 def _cap_from_timeline(cells: Sequence[CellResult]) -> tuple[int, int, list[int]] | None:
     """The same from the client's timeline: how many requests were decoding at once."""
-    per_cell = []
+    per_cell: list[tuple[int, dict[int, float], float] | None] = []
     for c in cells:
         span = _span(c)
-        ok = [t for t in c.timings
+        ok = [(t.first_token_s, t.last_token_s) for t in c.timings
               if t.ok and t.first_token_s is not None and t.last_token_s is not None]
         if span <= 0 or not ok:
             per_cell.append(None)
             continue
-        times = _level_times((t.first_token_s, t.last_token_s) for t in ok)
+        times = _level_times(ok)
         per_cell.append((_robust_max(times, span), times, span))
     cap = max((p[0] for p in per_cell if p), default=0)
     if cap <= 0:
@@ -371,8 +388,8 @@ def _cap_evidence(cells: Sequence[CellResult], queued: list[int], cap: int) -> d
     """What a cap finding rests on: the scrapes of the queued cells (how many, over how many
     seconds, how many showed the cap reached with requests waiting) and their requests."""
     ss = [s for i in queued for s in cells[i].samples if _gauges(s)]
-    at_cap = [s for s in ss if round(s.running) >= cap and s.waiting > 0]
-    times = [s.t_s for s in ss if _finite(s.t_s)]
+    at_cap = [(r, w) for r, w in _gauge_pairs(ss) if round(r) >= cap and w > 0]
+    times = _finite_values(ss, "t_s")
     return {"scrapes": len(ss), "queue_scrapes": len(at_cap),
             "seconds": _r(max(times) - min(times)) if len(times) > 1 else 0.0,
             "requests": sum(cells[i].summary.count for i in queued)}
@@ -458,17 +475,19 @@ def _concurrency_cap(cells, engine, settings, kv_peak) -> Finding | None:
 def _preemptions_by_cell(cells: Sequence[CellResult]) -> dict[int, int]:
     """Preemption counter delta per cell: the cell's highest value minus the last value scraped
     before it (any cell's), so preemptions between two cells' scrapes are not lost."""
-    series = sorted((s.t_s, s.preemptions)
-                    for c in cells for s in c.samples if _finite(s.preemptions))
+    def counts(samples) -> list[tuple[float, float]]:
+        return [(s.t_s, v) for s in samples if _finite(v := s.preemptions)]
+
+    series = sorted(counts(s for c in cells for s in c.samples))
     out = {}
     for i, c in enumerate(cells):
-        mine = [s for s in c.samples if _finite(s.preemptions)]
+        mine = counts(c.samples)
         if not mine:
             continue
-        first = min(s.t_s for s in mine)
+        first = min(t for t, _ in mine)
         before = [v for t, v in series if t < first]
-        start = before[-1] if before else min(s.preemptions for s in mine)
-        delta = max(s.preemptions for s in mine) - start
+        start = before[-1] if before else min(v for _, v in mine)
+        delta = max(v for _, v in mine) - start
         if delta > 0:  # a negative delta is a counter reset (server restart)
             out[i] = int(round(delta))
     return out
@@ -489,7 +508,7 @@ def _kv_pressure(cells, engine, settings, kv_peak) -> Finding | None:
     evidence = {"kv_cache_peak": _r(kv_peak), "metric": engines.series(engine, "kv_cache_usage"),
                 "preemptions_by_cell": {str(i): n for i, n in preempted.items()},
                 "preemptions": sum(preempted.values())}
-    severity = "problem" if preempted else "warning"
+    severity: Severity = "problem" if preempted else "warning"
     return Finding("kv_cache_pressure", severity, evidence=evidence, params=params,
                    suggestion_code="kv_relief")
 
@@ -500,9 +519,13 @@ def _length_findings(cells: Sequence[CellResult]) -> list[Finding]:
     solo = [c for c in cells if c.spec.concurrency == 1]
     lengths = sorted({c.spec.input_tokens for c in solo})
     at = {n: [c for c in solo if c.spec.input_tokens == n] for n in lengths}
-    prefill = {n: _cell_mean(at[n], "prefill_tps") for n in lengths}
-    ttft = {n: _cell_mean(at[n], "ttft_s") for n in lengths}
-    lengths = [n for n in lengths if prefill[n] is not None and ttft[n] is not None]
+    prefill: dict[int, float] = {}
+    ttft: dict[int, float] = {}
+    for n in lengths:
+        p, t = _cell_mean(at[n], "prefill_tps"), _cell_mean(at[n], "ttft_s")
+        if p is not None and t is not None:
+            prefill[n], ttft[n] = p, t
+    lengths = [n for n in lengths if n in prefill]
     out = []
     if len(lengths) >= 2:
         # From the peak, not the shortest: a fixed per-request cost (tokenizer, template) makes
@@ -575,7 +598,7 @@ def _decode_slows(cells, cap, engine: str = "vllm") -> Finding | None:
     evidence = {"decode_tps": {f"{inp}/{out}": {str(c): _r(v, 1) for c, (v, _) in row.items()}
                                for (inp, out), row in table.items()},
                 "worst_change": _r(worst)}
-    severity = "warning" if worst <= -DECODE_DROP_WARN else "info"
+    severity: Severity = "warning" if worst <= -DECODE_DROP_WARN else "info"
     return Finding("decode_slows_with_batch", severity, evidence=evidence, params=params,
                    suggestion_code="fewer_at_once")
 
@@ -598,7 +621,7 @@ def _prefill_drop(cells, cap, engine: str = "vllm") -> Finding | None:
               "worst_concurrency": worst[2],
               "capped": cap is not None and cap.severity == "problem",
               "budget_knob": engines.knob(engine, "budget")}
-    severity = "warning" if min(means.values()) <= -PREFILL_DROP_WARN else "info"
+    severity: Severity = "warning" if min(means.values()) <= -PREFILL_DROP_WARN else "info"
     evidence = {"mean_change_by_concurrency": {str(c): _r(m) for c, m in means.items()},
                 "worst": {"change": _r(worst[0]), "input_tokens": worst[1],
                           "concurrency": worst[2]},

@@ -35,6 +35,7 @@ import socket
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from desktop_app.core.endpoint.types import EndpointConfig, StreamResult
 from desktop_app.core.parsing import InputError
@@ -111,7 +112,7 @@ def on_local_clock(res: StreamResult, offset_ns: int) -> StreamResult:
     this process's clock."""
     if not offset_ns:
         return res
-    moved = {}
+    moved: dict[str, Any] = {}
     for name in _STAMP_FIELDS:
         value = getattr(res, name)
         if isinstance(value, tuple):
@@ -156,10 +157,11 @@ class StreamActor:
         self.endpoint = endpoint
         self.http_client = http_client
         self.stack = contextlib.AsyncExitStack()
-        self.client = self.stream = None
+        self.client: Any = None  # opened by ready(), on the actor's own event loop
+        self.stream: Any = None
         self.task: asyncio.Task | None = None
         self.batch: list = []
-        self.wake: asyncio.Event | None = None
+        self.wake = asyncio.Event()
 
     async def ready(self) -> dict:
         """Open the client; where this actor runs."""
@@ -175,30 +177,33 @@ class StreamActor:
     async def start_share(self, share: Share) -> None:
         """Start streaming `share` (its deadline on this host's clock); `take` collects."""
         self.batch = []
-        self.wake = asyncio.Event()
+        wake = self.wake = asyncio.Event()
 
         def emit(batch: list) -> None:
             self.batch.extend(batch)
-            self.wake.set()
+            wake.set()
 
-        self.task = asyncio.create_task(run_share(self.client, self.stream, self.endpoint,
-                                                  share, emit))
-        self.task.add_done_callback(lambda _task: self.wake.set())
+        task = self.task = asyncio.create_task(run_share(self.client, self.stream,
+                                                         self.endpoint, share, emit))
+        task.add_done_callback(lambda _task: wake.set())
 
     async def take(self, wait_s: float) -> tuple[list, tuple | None]:
         """(finished results, None) while the share runs, waiting up to `wait_s` for some;
         (the last results, ("done", sent, ClientLoad) or ("error", text)) once it ended."""
-        if not self.batch and not self.task.done():
+        task = self.task
+        if task is None:
+            raise RuntimeError("take() before start_share()")
+        if not self.batch and not task.done():
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), wait_s)
         self.wake.clear()
         batch, self.batch = self.batch, []
-        if not self.task.done():
+        if not task.done():
             return batch, None
-        exc = self.task.exception()
+        exc = task.exception()
         if exc is not None:
             return batch, ("error", f"{type(exc).__name__}: {exc}")
-        sent, load = self.task.result()
+        sent, load = task.result()
         return batch, ("done", sent, load)
 
 
@@ -228,7 +233,7 @@ class RayPool:
         self.loads: list[ClientLoad | None] = []  # the last cell's, per actor
         self.measured: list[list[ClockOffset]] = []  # every measurement, each per actor
         self.end: list[ClockOffset] | None = None
-        self._ray = None
+        self._ray: Any = None  # the ray module, imported by start()
         self._owns_ray = False
         self._killed = False
 
@@ -355,7 +360,7 @@ class RayPool:
                 end_error = f"{type(exc).__name__}: {str(exc):.300}"
                 log.info("Ray actors' clocks at the end not measured: %s", end_error)
         ms = _ms
-        actors = []
+        actors: list[dict[str, Any]] = []
         for i, host in enumerate(self.hosts):
             series = [m[i] for m in self.measured]
             start, last = series[0], series[-1]

@@ -10,6 +10,9 @@ from desktop_app.core.metrics import CellSummary, RequestTiming
 from desktop_app.core.runs import load_label
 
 
+Severity = Literal["info", "warning", "problem"]
+
+
 @dataclass(frozen=True)
 class CellSpec:
     """The shape of one cell. Closed loop: `concurrency` requests in flight, `requests` in all.
@@ -120,7 +123,7 @@ class Finding:
     """
 
     code: str
-    severity: Literal["info", "warning", "problem"]
+    severity: Severity
     message: str = ""
     evidence: dict = field(default_factory=dict)
     suggestion: str | None = None
