@@ -376,3 +376,16 @@ def number_or_text(text: str) -> int | float | str:
     except ValueError:
         return text
     return number if math.isfinite(number) else text
+
+
+def dict_at(data: dict, key: str) -> dict:
+    """`data[key]` when it is an object, else {}: a file or a server's JSON holds whatever it
+    holds, and a reader that walks it goes on from an empty object."""
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def list_at(data: dict, key: str) -> list:
+    """`data[key]` when it is a list, else [] (as `dict_at`)."""
+    value = data.get(key)
+    return value if isinstance(value, list) else []

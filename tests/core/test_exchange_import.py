@@ -134,6 +134,17 @@ def test_aiperf_csv_agrees_with_its_json_to_the_csv_rounding(store):
     assert CellSpec(1024, 128, 0).label == "1024 in / 128 out / load unknown"
 
 
+def test_aiperf_csv_metric_name_broken_over_lines_reads_as_one(store, tmp_path):
+    # A spreadsheet saves a wrapped cell as a quoted value with a line break in it; before, the
+    # name failed to parse and the whole file was refused with a TypeError.
+    text = (DATA / "profile_export_aiperf.csv").read_text(encoding="utf-8")
+    wrapped = text.replace("Time to First Token (ms),", '"Time to\nFirst  Token (ms)",', 1)
+    assert wrapped != text
+    plain = store.cells(import_file(store, DATA / "profile_export_aiperf.csv"))[0].summary
+    broken = store.cells(import_file(store, _write(tmp_path, "w.csv", wrapped)))[0].summary
+    assert broken["ttft_s"] == plain["ttft_s"]
+
+
 def test_aiperf_prefill_per_user_is_our_prefill_rate(store, tmp_path):
     doc = _load("profile_export_aiperf.json")
     doc["prefill_throughput_per_user"] = {"unit": "tokens/sec/user", "avg": 2483.3,

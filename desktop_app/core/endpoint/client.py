@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 from http import HTTPStatus
+from typing import Literal
 
 import httpx
 
@@ -47,6 +48,7 @@ from desktop_app.core.endpoint.limits import (
 )
 from desktop_app.core.endpoint.sse import SSEParser
 from desktop_app.core.endpoint.types import EndpointConfig, StreamResult
+from desktop_app.core.parsing import dict_at
 from desktop_app.core.redact import redact_text, redact_url, remember_secret, remember_url_secrets
 
 __all__ = ["EndpointError", "complete", "error_message", "make_client", "status_text",
@@ -346,7 +348,7 @@ class _Stream:
                 if len(self.calls) >= _limits.MAX_STREAM_CALLS:
                     continue
                 call = self.calls[i] = [None, "", []]
-            fn = d.get("function") if isinstance(d.get("function"), dict) else {}
+            fn = dict_at(d, "function")
             if isinstance(d.get("id"), str) and call[0] is None:
                 call[0] = d["id"][:200]
             for key, slot in (("name", 1), ("arguments", 2)):
@@ -408,6 +410,7 @@ class _Stream:
             self.fail("no_content", "the stream completed without any content (no chunk carried "
                       "text, reasoning or a tool call: choices null, missing or empty)")
             self.flag("no_content")
+        source: Literal["usage", "client"]
         if isinstance(completion, int):
             source = "usage"
             if (self.error_class is None and streamed
@@ -533,6 +536,7 @@ async def stream_request(client: httpx.AsyncClient, config: EndpointConfig, body
                     # out another connection closed the same way (several replies ended at
                     # once), each dropped as it fails, so a few tries reach a live or new one.
                     st.flag("resent")
+            assert response is not None  # the loop breaks with one or raises
             st.first_byte_ns = time.perf_counter_ns()
             st.status_code = response.status_code
             if not response.is_success:

@@ -62,6 +62,7 @@ from desktop_app.core.endpoint import limits as _limits
 from desktop_app.core.endpoint.client import EndpointError, stream_request
 from desktop_app.core.endpoint.limits import clean_text
 from desktop_app.core.endpoint.types import EndpointConfig, StreamResult
+from desktop_app.core.parsing import dict_at
 from desktop_app.core.sqleval import strategies as prompts
 from desktop_app.core.sqleval.sandbox import SandboxError
 from desktop_app.core.sqleval.tools import TOOLS, ToolOutcome, clip, execute_tool
@@ -360,8 +361,7 @@ def _usage(data: dict) -> tuple[int | None, int | None, list[str], list[str]]:
     MAX_PLAUSIBLE_TOKENS is None and quoted in `impossible`; one missing, null, NaN or not an
     integer is None and named in `missing`. Either way the caller counts its own estimate, so
     a server's null can no more switch the token budget off than a negative count can."""
-    raw = data.get("usage")
-    usage: dict = raw if isinstance(raw, dict) else {}
+    usage = dict_at(data, "usage")
     counts: list[int | None] = []
     impossible: list[str] = []
     missing: list[str] = []
@@ -400,8 +400,7 @@ def _normalise_calls(reply: dict, step: int) -> list[dict]:
     for i, call in enumerate(raw or []):
         if not isinstance(call, dict):
             continue
-        raw_fn = call.get("function")
-        fn: dict = raw_fn if isinstance(raw_fn, dict) else {}
+        fn = dict_at(call, "function")
         args = fn.get("arguments")
         if not isinstance(args, str):
             try:

@@ -17,8 +17,9 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
+from desktop_app.core.parsing import dict_at, list_at
 from desktop_app.core.runs import PassCount, RunInfo, pass_count, run_info
 from desktop_app.core.sqleval.export import question_from_snapshot
 from desktop_app.core.sqleval.judge import counterfactual
@@ -36,6 +37,7 @@ from desktop_app.core.sqleval.types import (
     JudgeFinding,
     Question,
     QuestionOutcome,
+    Tier,
     Verdict,
 )
 from desktop_app.core.store import Store
@@ -158,7 +160,9 @@ class StoredQuestion:
     def item(self) -> ItemResult:
         """The question as the runner's ItemResult (for summaries and the JSON shapes)."""
         outcome = QuestionOutcome(
-            self.question_id, self.tier, self.epoch, (), self.stop_reason, self.final_sql or None,
+            # A stored tier is the writer's own (one of TIERS); it is kept as it reads.
+            self.question_id, cast(Tier, self.tier), self.epoch, (), self.stop_reason,
+            self.final_sql or None,
             None, self.result.get("error") if self.result else None, dict(self.verdicts),
             self.prompt_tokens, self.completion_tokens, self.seconds)
         return ItemResult(outcome, self.counterfactual, self.findings, self.step_count,
@@ -265,8 +269,8 @@ def _text(value: Any) -> str:
 
 def step_from_row(row: dict) -> StoredStep:
     """A stored `sql_steps` row (shape in `sqleval.export.step_row`) as a StoredStep."""
-    reply = row.get("reply_json") if isinstance(row.get("reply_json"), dict) else {}
-    args = row.get("tool_args_json") if isinstance(row.get("tool_args_json"), list) else []
+    reply = dict_at(row, "reply_json")
+    args = list_at(row, "tool_args_json")
     results = row.get("tool_result_json")
     results = [r for r in results if isinstance(r, dict)] if isinstance(results, list) else []
     by_id = {r.get("id"): r for r in results}
@@ -276,8 +280,8 @@ def step_from_row(row: dict) -> StoredStep:
         calls.append(StoredToolCall(str(arg.get("name") or "?"), _text(arg.get("arguments")),
                                     _text(res.get("result")), bool(res.get("truncated")),
                                     res.get("error")))
-    request = row.get("request_json") if isinstance(row.get("request_json"), dict) else {}
-    new = request.get("new") if isinstance(request.get("new"), list) else []
+    request = dict_at(row, "request_json")
+    new = list_at(request, "new")
     notes = tuple(_text(m.get("content")) for m in new
                   if isinstance(m, dict) and m.get("role") == "user"
                   and (row.get("step_index") or 0) > 0)
@@ -297,12 +301,12 @@ def question_from_row(row: dict, steps: Iterable[dict] = ()) -> StoredQuestion:
     StoredQuestion."""
     stored = row.get("verdicts_json") or {}
     stored = stored if isinstance(stored, dict) else {}
-    q = stored.get("question") if isinstance(stored.get("question"), dict) else {}
+    q = dict_at(stored, "question")
     step_tokens = tuple(StepTokens(s.get("prompt_tokens") or 0, s.get("completion_tokens") or 0,
                                    s.get("latency_s") or 0.0) for s in steps)
     result = row.get("result_json")
     verdicts = verdicts_from_stored(stored)
-    layered = stored.get("layered") if isinstance(stored.get("layered"), dict) else {}
+    layered = dict_at(stored, "layered")
     return StoredQuestion(
         row_id=row["id"], question_id=str(row["question_id"]), tier=row.get("tier") or "hard",
         epoch=row.get("epoch") or 0, status=row.get("status") or "",

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -35,10 +36,9 @@ from desktop_app.core import engines
 from desktop_app.core.endpoint.client import make_client
 from desktop_app.core.endpoint.discovery import choose_model, count_chat_tokens, discover
 from desktop_app.core.endpoint.server_settings import stored_settings
-from desktop_app.core.runs import is_simulated
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo
 from desktop_app.core.parsing import InputError
-from desktop_app.core.runs import default_name
+from desktop_app.core.runs import default_name, is_simulated
 from desktop_app.core.sqleval.agent import run_layered, run_question
 from desktop_app.core.sqleval.explain import explain_sql
 from desktop_app.core.sqleval.config import EvalConfig
@@ -67,6 +67,7 @@ from desktop_app.core.sqleval.results import (
 from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError
 from desktop_app.core.sqleval.types import (
     AgentStep,
+    Headline,
     JudgeFinding,
     Question,
     QuestionOutcome,
@@ -168,7 +169,7 @@ def _run_sql(sandbox: Sandbox, sql: str | None) -> tuple[QueryResult | None, str
 def _judge(question: Question, golds: tuple[Gold, ...], final_sql: str | None,
            result: QueryResult | None, error: str | None, stop_reason: str, tolerance: float,
            ignore_names: bool, sandbox: Sandbox, judges: tuple[str, ...] = ()
-           ) -> tuple[dict[str, Verdict], str, tuple[JudgeFinding, ...]]:
+           ) -> tuple[dict[str, Verdict], Headline, tuple[JudgeFinding, ...]]:
     """The verdicts of Throughline's own judges (all of them, stored whichever the run
     summarises) and of the other `judges` the run summarises (a benchmark's rule), the
     counterfactual line, and sqlglot's explanation (blocking)."""
@@ -202,6 +203,10 @@ class _Run:
         self.t0 = time.monotonic()
         self.total = total
         self.done = 0
+        # run_eval fitted the config to its set (EvalConfig.for_set): both are filled in.
+        assert config.judges is not None and config.ignore_names is not None
+        self.judges: tuple[str, ...] = config.judges
+        self.ignore_names: bool = config.ignore_names
         self.passed = {j: 0 for j in config.judges}
 
     def progress(self, phase: str, **kw) -> None:
@@ -247,7 +252,7 @@ async def run_eval(config: EvalConfig, store: Store | None = None,
             info = await discover(config.endpoint, http)
         config = dataclasses.replace(config, endpoint=choose_model(config.endpoint, info))
         simulated = info.simulated or is_simulated(None, config.endpoint.model)
-        result = EvalResult(None, qset.name, config.endpoint.model, config.judges,
+        result = EvalResult(None, qset.name, config.endpoint.model, config.judges or (),
                             config.tolerance, skipped=list(qset.skipped), config=config,
                             info=info, simulated=simulated)
         boxes = _Sandboxes(qset, config.sql_time_limit_s)
@@ -257,7 +262,7 @@ async def run_eval(config: EvalConfig, store: Store | None = None,
             questions = await asyncio.to_thread(_gold_results, boxes, questions, result)
             run.total = len(questions) * config.epochs
             if store is not None:
-                identity = dict(
+                identity: dict[str, Any] = dict(
                     endpoint_url=config.endpoint.base_url, model=config.endpoint.model,
                     engine=engines.run_label(info.engine, info.simulated),
                     config={**config.to_json(), "set_name": qset.name,
@@ -369,7 +374,7 @@ async def _run_one(run: _Run, http: httpx.AsyncClient, q: Question, epoch: int) 
 
     def on_step(step: AgentStep) -> None:
         steps.append(step)
-        if row_id is not None:
+        if writer is not None and run_id is not None and row_id is not None:
             writer.add_sql_step(step_row(run_id, row_id, step))
         run.progress("running", question_id=q.id, epoch=epoch, step=step)
 
@@ -391,7 +396,7 @@ async def _run_one(run: _Run, http: httpx.AsyncClient, q: Question, epoch: int) 
         else:
             _, stop, final_sql = await run_question(http, config.endpoint, q, sandbox, **common)
     except asyncio.CancelledError:
-        if row_id is not None:
+        if writer is not None and row_id is not None:
             writer.update_sql_question(row_id, {
                 "status": "cancelled", "stop_reason": "cancelled", "steps": len(steps),
                 "prompt_tokens": sum(s.prompt_tokens for s in steps),
@@ -400,19 +405,21 @@ async def _run_one(run: _Run, http: httpx.AsyncClient, q: Question, epoch: int) 
         raise
     seconds = time.monotonic() - t0
     gold = run.boxes.gold_result(q)
+    assert not isinstance(gold, str)  # _gold_results kept the questions whose gold ran
     result, error = await asyncio.to_thread(_run_sql, sandbox, final_sql)
     verdicts, line, findings = await asyncio.to_thread(
-        _judge, q, gold, final_sql, result, error, stop, config.tolerance, config.ignore_names,
-        sandbox, config.judges or ())
+        _judge, q, gold, final_sql, result, error, stop, config.tolerance, run.ignore_names,
+        sandbox, run.judges)
     outcome = QuestionOutcome(
         q.id, q.tier, epoch, tuple(steps), stop, final_sql, result, error, verdicts,
         sum(s.prompt_tokens for s in steps), sum(s.completion_tokens for s in steps), seconds,
         run.result.simulated, route.path if route else None, route.reason if route else None)
     item = ItemResult(outcome, line, findings, len(steps), row_id)
-    if row_id is not None:
+    if writer is not None and row_id is not None:
         writer.update_sql_question(row_id, {
-            "status": "completed", "stop_reason": stop, "failure_class": failure_class(verdicts, config.judges),
-            "verdicts_json": verdicts_json(item, q, config.tolerance, config.ignore_names, False),
+            "status": "completed", "stop_reason": stop,
+            "failure_class": failure_class(verdicts, run.judges),
+            "verdicts_json": verdicts_json(item, q, config.tolerance, run.ignore_names, False),
             "steps": len(steps), "prompt_tokens": outcome.prompt_tokens,
             "completion_tokens": outcome.completion_tokens, "seconds": seconds,
             "final_sql": final_sql, "result_json": result_json(result, error),

@@ -22,7 +22,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from desktop_app.core.endpoint.types import MetricSample
 from desktop_app.core.metrics import CellSummary, Distribution, RequestTiming, request_metrics
@@ -37,9 +37,11 @@ from desktop_app.core.throughput.figures import CellSample
 from desktop_app.core.throughput.types import (
     CellResult,
     CellSpec,
+    CellStatus,
     ClientLoad,
     Finding,
     RequestRecord,
+    Severity,
 )
 
 __all__ = ["StoredCell", "ThroughputRun", "cell_result", "finding_to_json", "findings_from_json",
@@ -61,7 +63,8 @@ def _distribution(d: Any) -> Distribution | None:
     one without a mean is none at all."""
     if not isinstance(d, dict) or d.get("mean") is None:
         return None
-    return Distribution(**{k: d.get(k) for k in _DIST_STATS})
+    stats: dict[str, Any] = {k: d.get(k) for k in _DIST_STATS}
+    return Distribution(**stats)
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -75,11 +78,12 @@ def summary_from_json(d: dict | None) -> CellSummary:
     """
     d = d if isinstance(d, dict) else {}
     failures = d.get("failures_by_class")
+    figures: dict[str, Any] = {m: _distribution(d.get(m)) for m in _DISTRIBUTIONS}
+    figures.update((k, d.get(k)) for k in _SCALARS)
     return CellSummary(
         count=_int_or_none(d.get("count")) or 0, ok=_int_or_none(d.get("ok")) or 0,
         failures_by_class=dict(failures) if isinstance(failures, dict) else {},
-        **{m: _distribution(d.get(m)) for m in _DISTRIBUTIONS},
-        **{k: d.get(k) for k in _SCALARS},
+        **figures,
         prompt_tokens=_int_or_none(d.get("prompt_tokens")) or 0,
         completion_tokens=_int_or_none(d.get("completion_tokens")) or 0)
 
@@ -103,7 +107,8 @@ def cell_result(record: CellRecord, timings: Sequence[RequestTiming] = (),
     (empty when not read); `origin` (epoch seconds) puts its start and end on the run's clock.
     A cell the sweep never finished (pending, or left running) reads as cancelled."""
     d = record.summary if isinstance(record.summary, dict) else {}
-    status = record.status if record.status in FINISHED_CELL else "cancelled"
+    status = cast(CellStatus, record.status if record.status in FINISHED_CELL
+                  else "cancelled")
     started, ended = _epoch(record.started_at), _epoch(record.ended_at)
     base = origin if origin is not None else 0.0
     return CellResult(
@@ -131,7 +136,8 @@ def timing_from_row(row: dict, origin: float, chunks: bool = True) -> RequestTim
     """A stored request on the run's clock (seconds since `origin`, epoch seconds), with its
     chunk times rebuilt from the stored gaps (`chunks=False` skips them: a view of 100k
     requests needs no per-chunk times, and they are most of the memory)."""
-    sent = (row.get("sent_at") if row.get("sent_at") is not None else origin) - origin
+    sent_at = row.get("sent_at")
+    sent = (origin if sent_at is None else sent_at) - origin
     ttft, e2e = row.get("ttft_s"), row.get("e2e_s")
     first = None if ttft is None else sent + ttft
     last = None if e2e is None else sent + e2e
@@ -186,8 +192,8 @@ def findings_from_json(items: Iterable[Any]) -> tuple[Finding, ...]:
     out = []
     for f in items or ():
         if isinstance(f, dict) and f.get("code"):
-            severity = f.get("severity") if f.get("severity") in ("info", "warning",
-                                                                 "problem") else "info"
+            severity = cast(Severity, f.get("severity") if f.get("severity") in (
+                "info", "warning", "problem") else "info")
             evidence, params = f.get("evidence"), f.get("params")
             suggestion, code = f.get("suggestion"), f.get("suggestion_code")
             out.append(Finding(str(f["code"]), severity, str(f.get("message") or ""),

@@ -11,6 +11,7 @@ from desktop_app.core.runs import load_label
 
 
 Severity = Literal["info", "warning", "problem"]
+CellStatus = Literal["completed", "cancelled", "time_budget"]
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ class CellResult:
     token_mismatches: int = 0
     started_s: float = 0.0
     ended_s: float = 0.0
-    status: Literal["completed", "cancelled", "time_budget"] = "completed"
+    status: CellStatus = "completed"
     # Requests whose numbers could not be true, by plausibility code (negative_usage,
     # absurd_usage, usage_mismatch, no_content: `endpoint.client.PLAUSIBILITY_FLAGS`).
     implausible: dict[str, int] = field(default_factory=dict)

@@ -23,6 +23,7 @@ import re
 from typing import Any
 
 from desktop_app.core.exchange.errors import ExchangeError
+from desktop_app.core.parsing import dict_at
 from desktop_app.core.redact import redact_text
 from desktop_app.core.exchange.importers.common import ImportedCell, ImportedRun, dist, summary
 
@@ -150,7 +151,7 @@ def read_json(doc: dict, where: str) -> ImportedRun:
     check_version(doc, where)
     if not any(isinstance(doc.get(t), dict) for t in KNOWN_TAGS):
         raise ExchangeError(where, code="import_aiperf_no_metrics", tags=", ".join(KNOWN_TAGS))
-    config = doc.get("input_config") if isinstance(doc.get("input_config"), dict) else {}
+    config = dict_at(doc, "input_config")
     endpoint = config.get("endpoint") or {}
     models = endpoint.get("model_names") or []
     url = endpoint.get("url") or (endpoint.get("urls") or [None])[0]
@@ -184,7 +185,10 @@ def read_csv(text: str, where: str) -> ImportedRun:
             continue
         if header is None:
             continue  # e.g. the GPU telemetry table, whose header starts "Endpoint"
-        match = _NAME.match(row[0].strip())
+        # A quoted cell may hold line breaks: the name reads with its whitespace as one space.
+        match = _NAME.fullmatch(" ".join(row[0].split()))
+        if match is None:
+            continue
         tag = re.sub(r"[^a-z0-9]+", "_", match["name"].lower()).strip("_")
         tag = _CSV_TAGS.get(tag, tag)
         entry: dict[str, Any] = {"unit": match["unit"] or ""}

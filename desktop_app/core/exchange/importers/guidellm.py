@@ -24,6 +24,7 @@ from typing import Any
 
 from desktop_app.core.exchange.errors import ExchangeError
 from desktop_app.core.exchange.importers.common import ImportedCell, ImportedRun, dist, summary
+from desktop_app.core.parsing import dict_at
 
 SOURCE, LABEL = "guidellm", "GuideLLM"
 REPORT_VERSION = 1
@@ -42,7 +43,7 @@ def looks_like(doc: Any) -> bool:
 
 def check_version(doc: dict, where: str) -> None:
     """Refuse a report schema newer than this reader knows, naming the GuideLLM version."""
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    meta = dict_at(doc, "metadata")
     version = meta.get("version")
     if version is None:
         return
@@ -82,7 +83,7 @@ def _fixed(metrics: dict, key: str) -> int | None:
 
 
 def _load(bench: dict) -> tuple[int | None, float | None, str | None]:
-    config = bench.get("config") if isinstance(bench.get("config"), dict) else {}
+    config = dict_at(bench, "config")
     strategy = config.get("strategy") or (bench.get("args") or {}).get("strategy") or {}
     kind = strategy.get("type_")
     if kind == "synchronous":
@@ -97,8 +98,8 @@ def _load(bench: dict) -> tuple[int | None, float | None, str | None]:
 
 
 def _requests(bench: dict) -> list[dict[str, Any]]:
-    groups = bench.get("requests") if isinstance(bench.get("requests"), dict) else {}
-    rows = []
+    groups = dict_at(bench, "requests")
+    rows: list[dict[str, Any]] = []
     for status in ("successful", "errored", "incomplete"):
         for r in groups.get(status) or []:
             if not isinstance(r, dict):
@@ -155,8 +156,8 @@ def read(doc: dict, where: str) -> ImportedRun:
     if not benches:
         raise ExchangeError(where, code="import_guidellm_no_benchmarks")
     cells = [_cell(b, f"{where}: benchmark {i}") for i, b in enumerate(benches)]
-    args = doc.get("args") if isinstance(doc.get("args"), dict) else {}
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    args = dict_at(doc, "args")
+    meta = dict_at(doc, "metadata")
     model = args.get("model")
     details = {k: meta.get(k) for k in ("version", "guidellm_version") if meta.get(k) is not None}
     details["strategies"] = [_load(b)[2] for b in benches]
