@@ -13,11 +13,12 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from desktop_app.core.endpoint.client import PLAUSIBILITY_FLAGS
-from desktop_app.core.throughput.types import CellResult, CellSpec, Finding
+from desktop_app.core.throughput.types import CellResult, CellSpec, Finding, Severity
 
 # The client's own event loop: a 10 ms timer late by this much stamps tokens late (a 99th
 # percentile of 5 ms is already a sizeable share of a 20-40 ms inter-token gap) ...
@@ -146,9 +147,11 @@ def client_bound(cells: Sequence[CellResult]) -> Finding | None:
     bad = sorted(unreliable_cells(cells))
     if not bad:
         return None
-    parts, evidence = [], {}
+    parts, evidence, cpu = [], {}, []
     for i in bad:
         c, load = cells[i], cells[i].client_load
+        assert load is not None  # a cell is unreliable by its client load only
+        cpu.append(load.cpu_percent)
         itl = c.summary.itl_s.p50 if c.summary.itl_s is not None else None
         parts.append({"cell": cell_params(c.spec), "reason": _client_lag_reason(c),
                       "loop_lag_max_ms": float(load.loop_lag_max_ms),
@@ -159,7 +162,7 @@ def client_bound(cells: Sequence[CellResult]) -> Finding | None:
         evidence[str(i)] = {"loop_lag_p99_ms": _r(load.loop_lag_p99_ms, 1),
                             "loop_lag_max_ms": _r(load.loop_lag_max_ms, 1),
                             "cpu_percent": _r(load.cpu_percent, 1), "itl_p50_s": _r(itl, 4)}
-    busy_self = max(cells[i].client_load.cpu_percent for i in bad) >= CLIENT_CPU_PERCENT * 0.6
+    busy_self = max(cpu) >= CLIENT_CPU_PERCENT * 0.6
     # A late loop with little CPU of our own: other processes took the CPU (often the server
     # itself, when it runs on the same machine).
     params = {"cells": parts, "other_processes": not busy_self}
@@ -190,7 +193,7 @@ def failures(cells: Sequence[CellResult], engine: str | None = None) -> Finding 
     evidence = {"failed": n_failed, "requests": total, "share": _r(share),
                 "by_class": dict(sorted(by_class.items())),
                 "by_cell": {str(i): dict(c.summary.failures_by_class) for i, c in failed}}
-    severity = "problem" if share >= FAILURE_PROBLEM_SHARE else "warning"
+    severity: Severity = "problem" if share >= FAILURE_PROBLEM_SHARE else "warning"
     return Finding("failures", severity, evidence=evidence, params=params,
                    suggestion_code="failure_hints" if hints else None)
 
@@ -202,7 +205,9 @@ def goodput(cells: Sequence[CellResult]) -> Finding | None:
             rows[(c.spec.input_tokens, c.spec.output_tokens)][c.spec.concurrency].append(c.goodput)
     if not rows:
         return None
-    parts, evidence, none_ok = [], {}, False
+    parts: list[dict[str, Any]] = []
+    evidence: dict[str, Any] = {}
+    none_ok = False
     for (inp, out), by_c in sorted(rows.items()):
         means = {c: float(np.mean(v)) for c, v in sorted(by_c.items())}
         good = [c for c, g in means.items() if g >= GOODPUT_TARGET]
@@ -212,7 +217,7 @@ def goodput(cells: Sequence[CellResult]) -> Finding | None:
                           "goodput": means[best]})
         else:
             none_ok = True
-            top = max(means, key=means.get)
+            top = max(means, key=lambda c: means[c])
             parts.append({"input_tokens": inp, "best_concurrency": None,
                           "top_concurrency": top, "goodput": means[top]})
             best = None
@@ -277,7 +282,8 @@ def concurrency_not_kept(cells: Sequence[CellResult]) -> Finding | None:
     parts, evidence = [], {}
     for i, c in enumerate(cells):
         held = mean_in_flight(c)
-        if (held is None or held[0] >= CONCURRENCY_KEPT_SHARE * c.spec.concurrency
+        if (held is None or c.spec.concurrency is None  # open loop: mean_in_flight is None
+                or held[0] >= CONCURRENCY_KEPT_SHARE * c.spec.concurrency
                 or held[2] < CONCURRENCY_REFILL_DELAY_S):
             continue
         parts.append({"cell": cell_params(c.spec), "mean_in_flight": held[0],

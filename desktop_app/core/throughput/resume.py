@@ -84,7 +84,7 @@ def sweep_config_from_json(data: dict[str, Any], endpoint: EndpointConfig) -> Sw
     ep_fields = {f.name for f in dataclasses.fields(EndpointConfig)} - {"base_url", "api_key",
                                                                           "verify_tls"}
     kept_ep = {k: v for k, v in stored_ep.items() if k in ep_fields and v is not None}
-    values = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
     return SweepConfig(endpoint=dataclasses.replace(endpoint, **kept_ep), **values)
 
 

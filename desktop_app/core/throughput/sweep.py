@@ -27,7 +27,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, overload
 
 from desktop_app.core import engines
 from desktop_app.core.endpoint.client import make_client, stream_request
@@ -44,7 +44,13 @@ from desktop_app.core.store import RunWriter, Store, StoreError, utc_now_iso
 from desktop_app.core.throughput.config import SweepConfig
 from desktop_app.core.throughput.loops import ClientLoadMonitor, closed_loop, open_loop
 from desktop_app.core.throughput.prompts import PromptError, PromptFactory, check_prompt_tokens
-from desktop_app.core.throughput.types import CellResult, CellSpec, Finding, RequestRecord
+from desktop_app.core.throughput.types import (
+    CellResult,
+    CellSpec,
+    CellStatus,
+    Finding,
+    RequestRecord,
+)
 
 if TYPE_CHECKING:
     from desktop_app.core.throughput.ray_pool import RayPool
@@ -146,6 +152,12 @@ class _Run:
         # A resumed run's clock includes the time it lay dead; run_done counts only what this
         # process has done, so the pace is measured from now.
         self.pace_ns = now_ns
+
+    @overload
+    def seconds(self, ns: int) -> float: ...
+
+    @overload
+    def seconds(self, ns: int | None) -> float | None: ...
 
     def seconds(self, ns: int | None) -> float | None:
         return None if ns is None else (ns - self.t0_ns) / 1e9
@@ -307,10 +319,11 @@ async def run_sweep(
             result.requests.extend(resume.requests)
             result.samples.extend(resume.samples)
             result.usage_expected = resume.usage_expected
+            assert store is not None  # a resumed run is a stored one (resume_sweep)
             run.writer = store.writer()
         elif store is not None:
             run.restart_clock()  # the run's clock starts as it is stored (its started_at)
-            identity = dict(endpoint_url=config.endpoint.base_url, model=config.endpoint.model,
+            identity: dict[str, Any] = dict(endpoint_url=config.endpoint.base_url, model=config.endpoint.model,
                             engine=engines.run_label(info.engine, info.simulated),
                             config={**config.to_json(), **stored_settings(
                                 info.server_settings, config.server_settings)})
@@ -433,10 +446,11 @@ async def _execute(run: _Run, client, info: EndpointInfo, specs: list[CellSpec],
     from desktop_app.core.throughput.records import save_diagnosis
 
     result.findings = diagnose(result.cells, info, server_settings=settings or None)
-    if run.store is not None:
-        for i, cell in enumerate(result.cells):
-            await asyncio.to_thread(run.store.update_cell, cell_ids[i],
-                                    summary_json=cell_summary_json(cell))
+    if run.store is not None and result.run_id is not None:
+        for cell, cell_id in zip(result.cells, cell_ids):
+            if cell_id is not None:  # every cell has one when the run is stored
+                await asyncio.to_thread(run.store.update_cell, cell_id,
+                                        summary_json=cell_summary_json(cell))
         # Kept with the run: reopening it shows these findings, not a rebuild.
         await asyncio.to_thread(save_diagnosis, run.store, result.run_id, result.findings)
 
@@ -463,14 +477,70 @@ async def _warm_up(run: _Run, client, info, prompts, spec: CellSpec, result: Swe
     return saw_usage
 
 
+class _CellTally:
+    """What one cell has measured so far: its requests' timings, the server's samples and the
+    counts the cell reports. `record` and `on_sample` are the stream's and the scraper's
+    callbacks; each stores what it is given as it comes."""
+
+    def __init__(self, run: _Run, index: int, spec: CellSpec, cell_id: int | None,
+                 result: SweepResult) -> None:
+        self.run, self.index, self.spec, self.cell_id, self.result = (
+            run, index, spec, cell_id, result)
+        self.timings: list[RequestTiming] = []
+        self.samples: list[MetricSample] = []
+        self.mismatches = 0
+        self.resent = 0
+        self.implausible: dict[str, int] = {}
+
+    def progress(self, latest: RequestTiming | None) -> None:
+        run, spec = self.run, self.spec
+        run.on_progress(SweepProgress(
+            "running", cell_index=self.index, cells_total=len(run.config.cells()), cell=spec,
+            done=len(self.timings), total=spec.requests, run_done=run.run_done,
+            run_total=run.run_total, elapsed_s=run.elapsed(), eta_s=run.eta(), latest=latest,
+            run_id=self.result.run_id))
+
+    def record(self, i: int, res: StreamResult) -> None:
+        run, spec, result = self.run, self.spec, self.result
+        res = held_to_prompt(res, spec.input_tokens)
+        timing = to_timing(run, spec.input_tokens, res, result.usage_expected)
+        self.timings.append(timing)
+        for code in res.flags:
+            if code == "resent":
+                self.resent += 1
+            else:
+                self.implausible[code] = self.implausible.get(code, 0) + 1
+        if not check_prompt_tokens(spec.input_tokens, res.prompt_tokens):
+            self.mismatches += 1
+        run.run_done += 1
+        metrics = request_metrics(timing)
+        result.requests.append(RequestRecord(
+            self.index, i, res.response_id, spec.input_tokens, res.prompt_tokens,
+            res.completion_tokens, res.tokens_source, metrics.ttft_s, metrics.e2e_s,
+            timing.error_class, res.error_message, res.status_code, res.finish_reason,
+            res.flags, _answer_s(res), res.reasoning_chunks))
+        if run.writer is not None and result.run_id is not None:
+            run.writer.add_request(_store_row(run, result.run_id, self.cell_id, i, False,
+                                              spec.input_tokens, res, timing))
+        self.progress(timing)
+
+    def on_sample(self, sample: MetricSample) -> None:
+        self.samples.append(sample)
+        self.result.samples.append(sample)
+        writer, run_id = self.run.writer, self.result.run_id
+        if writer is not None and run_id is not None:
+            writer.add_metric_sample({
+                "run_id": run_id, "cell_id": self.cell_id, "t_s": sample.t_s,
+                "running": sample.running, "waiting": sample.waiting,
+                "kv_cache_usage": sample.kv_cache_usage, "preemptions": sample.preemptions,
+                "raw_json": sample.raw,
+            })
+
+
 async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec,
                     cell_id: int | None, result: SweepResult) -> CellResult:
     config = run.config
-    timings: list[RequestTiming] = []
-    samples: list[MetricSample] = []
-    mismatches = 0
-    resent = 0
-    implausible: dict[str, int] = {}
+    tally = _CellTally(run, index, spec, cell_id, result)
     # Every prompt of the cell is built (and counted, where this server's salts do not all
     # count the same) before its first request: no request waits on the tokenizer.
     bodies: list[dict | None] = []
@@ -485,78 +555,20 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
     if run.store is not None:
         await asyncio.to_thread(run.store.update_cell, cell_id, status="running",
                                 started_at=_iso_now())
-
-    def progress(latest: RequestTiming | None) -> None:
-        run.on_progress(SweepProgress(
-            "running", cell_index=index, cells_total=len(config.cells()), cell=spec,
-            done=len(timings), total=spec.requests, run_done=run.run_done,
-            run_total=run.run_total, elapsed_s=run.elapsed(), eta_s=run.eta(), latest=latest,
-            run_id=result.run_id))
-
-    async def send(i: int) -> None:
-        body, bodies[i] = bodies[i], None
-        record(i, await run.stream(client, body, deadline=deadline))
-
-    def record(i: int, res: StreamResult) -> None:
-        nonlocal mismatches, resent
-        res = held_to_prompt(res, spec.input_tokens)
-        timing = to_timing(run, spec.input_tokens, res, result.usage_expected)
-        timings.append(timing)
-        for code in res.flags:
-            if code == "resent":
-                resent += 1
-            else:
-                implausible[code] = implausible.get(code, 0) + 1
-        if not check_prompt_tokens(spec.input_tokens, res.prompt_tokens):
-            mismatches += 1
-        run.run_done += 1
-        metrics = request_metrics(timing)
-        result.requests.append(RequestRecord(
-            index, i, res.response_id, spec.input_tokens, res.prompt_tokens,
-            res.completion_tokens, res.tokens_source, metrics.ttft_s, metrics.e2e_s,
-            timing.error_class, res.error_message, res.status_code, res.finish_reason,
-            res.flags, _answer_s(res), res.reasoning_chunks))
-        if run.writer is not None and result.run_id is not None:
-            run.writer.add_request(_store_row(run, result.run_id, cell_id, i, False,
-                                              spec.input_tokens, res, timing))
-        progress(timing)
-
-    def on_sample(sample: MetricSample) -> None:
-        samples.append(sample)
-        result.samples.append(sample)
-        if run.writer is not None and result.run_id is not None:
-            run.writer.add_metric_sample({
-                "run_id": result.run_id, "cell_id": cell_id, "t_s": sample.t_s,
-                "running": sample.running, "waiting": sample.waiting,
-                "kv_cache_usage": sample.kv_cache_usage, "preemptions": sample.preemptions,
-                "raw_json": sample.raw,
-            })
-
     scraper_task = None
     if config.scrape_metrics and info.has_metrics:
         from desktop_app.core.throughput.servermetrics import MetricsScraper  # /metrics only
 
         scraper = MetricsScraper(client, config.endpoint, interval_s=config.metrics_interval_s,
                                  t0=run.t0_ns / 1e9)
-        scraper_task = asyncio.create_task(scraper.run(on_sample))
+        scraper_task = asyncio.create_task(scraper.run(tally.on_sample))
     monitor = ClientLoadMonitor()
     monitor.start()
-    progress(None)
-    status = "completed"
+    tally.progress(None)
+    status: CellStatus = "completed"
     cell_error: str | None = None
     try:
-        if run.pool is not None:
-            items = list(enumerate(bodies))
-            bodies.clear()
-            sent = await run.pool.run_cell(items, concurrency=spec.concurrency,
-                                           rate_per_s=spec.request_rate, seed=config.seed + index,
-                                           deadline=deadline, on_result=record)
-        elif spec.concurrency is not None:
-            sent = await closed_loop(send, concurrency=spec.concurrency, requests=spec.requests,
-                                     deadline=deadline)
-        else:
-            sent = await open_loop(send, rate_per_s=spec.request_rate, requests=spec.requests,
-                                   seed=config.seed + index, deadline=deadline)
+        sent = await _send_cell(run, client, bodies, index, spec, deadline, tally.record)
         if sent < spec.requests or (deadline is not None and time.perf_counter() >= deadline):
             status = "time_budget"  # requests left unsent, or cut in flight at the budget
     except asyncio.CancelledError:
@@ -580,13 +592,40 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
         if run.store is not None:
             await asyncio.to_thread(run.store.update_cell, cell_id, status=status,
                                     ended_at=_iso_now(), error=cell_error)
-    summary = summarize_cell(timings)
+    timings = tally.timings
     return CellResult(
-        spec=spec, summary=summary, timings=tuple(timings), samples=tuple(samples),
-        client_load=load, goodput=_goodput(config, timings), token_mismatches=mismatches,
-        started_s=started, ended_s=run.elapsed(), status=status,
-        implausible=dict(sorted(implausible.items())), resent=resent,
+        spec=spec, summary=summarize_cell(timings), timings=tuple(timings),
+        samples=tuple(tally.samples), client_load=load, goodput=_goodput(config, timings),
+        token_mismatches=tally.mismatches, started_s=started, ended_s=run.elapsed(),
+        status=status, implausible=dict(sorted(tally.implausible.items())),
+        resent=tally.resent,
     )
+
+
+async def _send_cell(run: _Run, client, bodies: list[dict | None], index: int, spec: CellSpec,
+                     deadline: float | None, record: Callable[[int, StreamResult], None]
+                     ) -> int:
+    """Send the cell's requests (closed loop, open loop, or through the worker pool), each
+    result to `record` as it ends; how many were sent. A body is dropped once sent."""
+    seed = run.config.seed + index
+    if run.pool is not None:
+        items = list(enumerate(bodies))
+        bodies.clear()
+        return await run.pool.run_cell(items, concurrency=spec.concurrency,
+                                       rate_per_s=spec.request_rate, seed=seed,
+                                       deadline=deadline, on_result=record)
+
+    async def send(i: int) -> None:
+        body, bodies[i] = bodies[i], None
+        assert body is not None  # each index is sent once
+        record(i, await run.stream(client, body, deadline=deadline))
+
+    if spec.concurrency is not None:
+        return await closed_loop(send, concurrency=spec.concurrency, requests=spec.requests,
+                                 deadline=deadline)
+    assert spec.request_rate is not None  # a cell is closed- or open-loop (CellSpec)
+    return await open_loop(send, rate_per_s=spec.request_rate, requests=spec.requests,
+                           seed=seed, deadline=deadline)
 
 
 def _goodput(config: SweepConfig, timings: list[RequestTiming]) -> float | None:

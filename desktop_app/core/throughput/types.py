@@ -11,7 +11,7 @@ from desktop_app.core.runs import load_label
 
 
 Severity = Literal["info", "warning", "problem"]
-CellStatus = Literal["completed", "cancelled", "time_budget"]
+CellStatus = Literal["completed", "cancelled", "time_budget", "failed"]
 
 
 @dataclass(frozen=True)

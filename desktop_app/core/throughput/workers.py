@@ -100,8 +100,9 @@ def plan_shares(items: list, workers: int, *, concurrency: int | None,
     """
     if concurrency is not None:
         used = min(workers, concurrency, max(1, len(items)))
-        conc: list[int | None] = list(split(concurrency, used))
-        counts = [round(len(items) * c / concurrency) for c in conc]
+        per_worker = list(split(concurrency, used))
+        conc: list[int | None] = list(per_worker)
+        counts = [round(len(items) * c / concurrency) for c in per_worker]
     else:
         used = min(workers, max(1, len(items)))
         conc = [None] * used
@@ -176,11 +177,13 @@ class WorkerPool:
         loop = asyncio.get_running_loop()
         active = self.workers[:len(shares)]
         try:
+            futures = []
             for w, share in zip(active, shares):
                 w.done = loop.create_future()
+                futures.append(w.done)
                 loop.add_reader(w.conn.fileno(), self._readable, w, on_result)
                 w.conn.send(("cell", share))
-            outcomes = await asyncio.gather(*(w.done for w in active))
+            outcomes = await asyncio.gather(*futures)
         except BaseException:
             self.kill()
             raise
@@ -199,7 +202,7 @@ class WorkerPool:
                     for index, res in msg[1]:
                         on_result(index, res)
                 elif msg[0] == "done":
-                    if not w.done.done():
+                    if w.done is not None and not w.done.done():
                         w.done.set_result((msg[1], msg[2]))
                     return
                 elif msg[0] == "error":
@@ -330,6 +333,7 @@ async def run_share(client, stream, endpoint: EndpointConfig, share: Share,
             sent = await closed_loop(send, concurrency=share.concurrency, requests=len(items),
                                      deadline=share.deadline)
         else:
+            assert share.rate_per_s is not None  # plan_shares gives an open loop its rate
             sent = await open_loop(send, rate_per_s=share.rate_per_s, requests=len(items),
                                    seed=share.seed, deadline=share.deadline)
     finally:
