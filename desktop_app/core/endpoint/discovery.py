@@ -30,6 +30,7 @@ from desktop_app.core.endpoint.server_settings import ServerSettings, read_serve
 from desktop_app.core.endpoint.types import (DiscoveryNote, EndpointConfig, EndpointInfo,
                                              TokenizerKind)
 from desktop_app.core.endpoint.urls import validate_base_url
+from desktop_app.core.parsing import InputError
 from desktop_app.core.redact import redact_url
 
 __all__ = ["EndpointError", "count_chat_tokens", "count_prompt_tokens", "discover",
@@ -67,10 +68,10 @@ async def discover(config: EndpointConfig, client: httpx.AsyncClient | None = No
     try:
         validate_base_url(config.base_url)
     except ValueError as exc:
-        code = getattr(exc, "code", "")
-        if code:  # the InputError's own code: its words name the field as the form does
+        if isinstance(exc, InputError) and exc.code:
+            # the InputError's own code: its words name the field as the form does
             params = {("typed_url" if k == "url" else k): v for k, v in exc.params.items()}
-            raise EndpointError(code="url:" + code, url=config.base_url, field=exc.field,
+            raise EndpointError(code="url:" + exc.code, url=config.base_url, field=exc.field,
                                 **params) from None
         raise EndpointError(str(exc), url=config.base_url) from None
     try:
@@ -371,8 +372,6 @@ def choose_model(config: EndpointConfig, info: EndpointInfo, *, field: str = "mo
     """`config` with its model settled before anything runs: its own, else the endpoint's first
     listed model. Raises InputError (naming `field`) when there is none, or when the model is
     not served by an engine that would refuse it."""
-    from desktop_app.core.parsing import InputError
-
     model = config.model
     if not model:
         if not info.models:

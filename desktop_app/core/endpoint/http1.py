@@ -19,6 +19,7 @@ import select
 import ssl
 import time
 import urllib.parse
+from typing import cast
 
 import httpx
 
@@ -32,7 +33,7 @@ from desktop_app.core.endpoint.client import (
     status_text,
     web_page_words,
 )
-from desktop_app.core.endpoint.lean_events import ByteSSEParser, LeanStream
+from desktop_app.core.endpoint.lean_events import ByteEvents, ByteSSEParser, LeanStream
 from desktop_app.core.endpoint.limits import ResponseLimitError, _Decoder
 from desktop_app.core.endpoint.types import EndpointConfig
 from desktop_app.core.redact import remember_secret, remember_url_secrets
@@ -75,7 +76,8 @@ class _Conn(asyncio.Protocol):
         ex = self.exchange
         if ex is None:  # bytes on an idle connection: it cannot be reused
             self.closed = True
-            self.transport.abort()
+            if self.transport is not None:
+                self.transport.abort()
             return
         ex.feed(data, now)
 
@@ -126,7 +128,8 @@ class _Exchange:
         self.sink = "sse"  # "sse", or "body" (an error / JSON answer, read to a cap)
         self.body: list[bytes] = []
         self.body_len = 0
-        self.parser = ByteSSEParser()
+        # Its events are bytes (ByteSSEParser), said once here rather than per read.
+        self.parser = cast(ByteEvents, ByteSSEParser())
         self.on_bytes = st.on_bytes
         self.read_timeout_s = read_timeout_s
         # A drip never falls silent: besides silence, the headers must be whole within the read
@@ -236,9 +239,10 @@ class _Exchange:
         self.got_bytes = True
         try:
             if self.state == _HEAD:
-                data = self._read_head(data, now)
-                if data is None or self.state != _BODY:
+                rest = self._read_head(data, now)
+                if rest is None or self.state != _BODY:
                     return
+                data = rest
             if self.mode == "chunked":
                 self._chunked(data, now)
             elif self.mode == "length":
@@ -453,7 +457,7 @@ class _Exchange:
             return
         body = b"".join(self.body)[:_limits.MAX_ERROR_BODY_BYTES]
         if self.sink == "body":
-            st.fail("http_status", f"HTTP {status_text(st.status_code)} from {self.url}: "
+            st.fail("http_status", f"HTTP {status_text(st.status_code or 0)} from {self.url}: "
                     f"{error_text(body)}")
         elif self.sink == "html":
             st.fail("malformed_stream", web_page_words(self.url))
@@ -573,7 +577,8 @@ class LeanClient:
         """Keep `conn` for the next request (or close it when enough are idle)."""
         conn.exchange = None
         if self._closed or conn.closed or len(self._idle) >= self._max_idle:
-            conn.transport.close()
+            if conn.transport is not None:
+                conn.transport.close()
             return
         conn.idle_since = time.monotonic()
         self._idle.append(conn)
@@ -595,7 +600,7 @@ class LeanClient:
 
 def _readable(conn: _Conn) -> bool:
     """Whether an idle connection's socket has something to read (its close, or stray bytes)."""
-    sock = conn.transport.get_extra_info("socket")
+    sock = conn.transport.get_extra_info("socket") if conn.transport is not None else None
     if sock is None:
         return False
     try:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Protocol
 
 from desktop_app.core.endpoint import limits as _limits
 from desktop_app.core.endpoint.client import _Stream
@@ -25,6 +26,14 @@ __all__ = ["ByteSSEParser", "LeanStream"]
 # backslash or control character (then it is one JSON string with no escapes).
 _UNSAFE = re.compile(rb'["\\\x00-\x1f]')
 _LEARN_TRIES = 4  # content events parsed twice while looking for a template, at most
+
+
+class ByteEvents(Protocol):
+    """A `ByteSSEParser` as its reader sees it: SSEParser's calls, each event's data bytes."""
+
+    def feed(self, chunk: bytes) -> list[bytes]: ...
+
+    def close(self) -> list[bytes]: ...
 
 
 class ByteSSEParser(SSEParser):

@@ -49,6 +49,7 @@ import re
 import time
 import zlib
 from collections.abc import AsyncIterator
+from typing import cast
 
 import httpx
 
@@ -325,7 +326,7 @@ class _LimitedStream(httpx.AsyncByteStream):
                     raise ExchangeDeadline(
                         f"the server sent its answer for {self._within_s:g} s without finishing "
                         f"it ({mib(self._total)} in; {self._url})", phase="body",
-                        seconds=self._within_s) from None
+                        seconds=self._within_s or 0.0) from None
                 for piece in self._through([raw]):
                     yield piece
         for i, dec in enumerate(self._decoders):
@@ -395,15 +396,16 @@ class LimitedTransport(httpx.AsyncBaseTransport):
             headers = httpx.Headers([(k, v) for k, v in response.headers.multi_items()
                                      if k.lower() not in ("content-encoding", "content-length")])
         other = [e for e in encodings if e not in _DECODED]
+        inner = cast(httpx.AsyncByteStream, response.stream)  # an async transport's answer
         if other:
             error = UnsupportedEncoding(
                 f"UnsupportedEncoding: {url} answered in Content-Encoding "
                 f"{', '.join(encodings)[:80]}, which was not asked for (gzip, deflate only); "
                 "the body was not read", encoding=other[0][:40])
             return httpx.Response(response.status_code, headers=headers,
-                                  stream=_RefusedStream(response.stream, error),
+                                  stream=_RefusedStream(inner, error),
                                   extensions=response.extensions)
-        stream = _LimitedStream(response.stream, decoders, limit, kind, url,
+        stream = _LimitedStream(inner, decoders, limit, kind, url,
                                 within_s if kind != "stream" else None)
         return httpx.Response(response.status_code, headers=headers, stream=stream,
                               extensions=response.extensions)

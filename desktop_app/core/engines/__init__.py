@@ -29,6 +29,7 @@ from desktop_app.core.registry import ModulesOnce
 if TYPE_CHECKING:
     import httpx
 
+    from desktop_app.core.endpoint.types import TokenizerKind
     from desktop_app.core.engines._settings import Reader
 
 # What a finding or a suggestion can name (`Engine.knobs`).
@@ -38,7 +39,7 @@ KNOB_ROLES = ("cap", "budget", "kv_memory", "context")
 SERIES_ROLES = ("running", "waiting", "kv_cache_usage", "preemptions", "queue_time_sum",
                 "queue_time_count")
 SAMPLE_FIELDS = SERIES_ROLES[:4]
-TOKENIZER_KINDS = ("vllm", "llamacpp", "llamacpp-python")  # core.endpoint.types.TokenizerKind
+TOKENIZER_KINDS: tuple[TokenizerKind, ...] = ("vllm", "llamacpp", "llamacpp-python")
 UNKNOWN = "unknown"
 
 
@@ -90,7 +91,7 @@ class Engine:
     version: Callable[[Probe], object] = _no_version
     by_tokenizer: Callable[[Probe, str], bool] | None = None
     probes: tuple[str, ...] = ()
-    tokenizers: tuple[str, ...] | None = None
+    tokenizers: tuple[TokenizerKind, ...] | None = None
     accepts_ignore_eos: bool = False
     refuses_unknown_model: bool = False
     metric_prefix: str = ""
