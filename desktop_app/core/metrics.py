@@ -145,18 +145,18 @@ def distribution(values: Iterable[float]) -> Distribution | None:
 
 def union_length_s(intervals: Iterable[tuple[float, float]]) -> float:
     """Measure (seconds) of the union of closed intervals; empty or reversed ones count 0."""
+    spans = sorted((a, b) for a, b in intervals if b > a)
+    if not spans:
+        return 0.0
     total = 0.0
-    cur_start = cur_end = None
-    for start, end in sorted((a, b) for a, b in intervals if b > a):
-        if cur_end is None or start > cur_end:
-            if cur_end is not None:
-                total += cur_end - cur_start
+    cur_start, cur_end = spans[0]
+    for start, end in spans[1:]:
+        if start > cur_end:
+            total += cur_end - cur_start
             cur_start, cur_end = start, end
         else:
             cur_end = max(cur_end, end)
-    if cur_end is not None:
-        total += cur_end - cur_start
-    return total
+    return total + (cur_end - cur_start)
 
 
 @dataclass(frozen=True)
@@ -221,7 +221,7 @@ class CellAccumulator:
             self._last_token = t.last_token_s if self._last_token is None else max(
                 self._last_token, t.last_token_s)
         m = request_metrics(t)
-        if not t.ok:
+        if t.error_class is not None:  # not t.ok
             self.failures[t.error_class] += 1
             return m
         self.ok += 1
@@ -243,7 +243,7 @@ class CellAccumulator:
     def summary(self, wall_s: float | None = None) -> CellSummary:
         """The cell's summary. `wall_s` (seconds) defaults to the span from the first send to
         the last token of any request."""
-        if wall_s is None and self._last_token is not None:
+        if wall_s is None and self._last_token is not None and self._first_sent is not None:
             wall_s = self._last_token - self._first_sent
         prefill_span = union_length_s(self._prefill)
         decode_span = union_length_s(self._decode)

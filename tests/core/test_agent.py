@@ -141,6 +141,19 @@ async def test_unknown_tools_and_invalid_json_are_errors_the_model_sees(sandbox)
 
 
 @pytest.mark.asyncio
+async def test_tool_arguments_nested_past_python_recursion_are_an_error_the_model_sees(sandbox):
+    # Within the 100,000-character cap on arguments, 20,000 brackets deep: json.loads raised
+    # RecursionError (not a ValueError), which ended the whole question with a traceback.
+    deep = '{"sql": ' + "[" * 20_000 + "]" * 20_000 + "}"
+    model = Model(reply(None, [call("run_sql", deep, "a")]),
+                  reply(None, [call("submit_answer", {"sql": GOLD})]))
+    steps, stop, final = await model.run(sandbox)
+    assert stop == "submitted" and final == GOLD
+    (record,) = steps[0].tool_calls
+    assert "not valid JSON" in record.error and "nested" in record.error
+
+
+@pytest.mark.asyncio
 async def test_a_model_looping_on_the_same_call_stops_before_the_step_budget(sandbox):
     model = Model(reply(None, [call("run_sql", {"sql": "SELECT 1"})]))
     steps, stop, final_sql = await model.run(sandbox, max_steps=5)

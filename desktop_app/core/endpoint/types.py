@@ -8,13 +8,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from desktop_app.core.engines import TokenizerKind  # which /tokenize shape, if any
+
 if TYPE_CHECKING:  # the settings reader pulls in httpx, which the app's start-up defers
     from desktop_app.core.endpoint.server_settings import ServerSettings
 
 Api = Literal["chat", "completions"]
 # An engine's name: a code core/engines registers ("vllm", "llamacpp", ...; "unknown").
 Engine = str
-TokenizerKind = Literal["vllm", "llamacpp", "llamacpp-python"]  # which /tokenize shape, if any
 
 # Classes of failed requests, as counted per cell and shown to users.
 ERROR_CLASSES = (

@@ -22,14 +22,13 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from desktop_app.core.registry import ModulesOnce
 
 if TYPE_CHECKING:
     import httpx
 
-    from desktop_app.core.endpoint.types import TokenizerKind
     from desktop_app.core.engines._settings import Reader
 
 # What a finding or a suggestion can name (`Engine.knobs`).
@@ -39,6 +38,8 @@ KNOB_ROLES = ("cap", "budget", "kv_memory", "context")
 SERIES_ROLES = ("running", "waiting", "kv_cache_usage", "preemptions", "queue_time_sum",
                 "queue_time_count")
 SAMPLE_FIELDS = SERIES_ROLES[:4]
+# The /tokenize shapes discovery knows how to call (`Engine.tokenizers`).
+TokenizerKind = Literal["vllm", "llamacpp", "llamacpp-python"]
 TOKENIZER_KINDS: tuple[TokenizerKind, ...] = ("vllm", "llamacpp", "llamacpp-python")
 UNKNOWN = "unknown"
 

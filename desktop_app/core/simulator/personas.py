@@ -422,7 +422,7 @@ class SqlPersona:
     questions it recognises.
     """
 
-    def __init__(self, style: str, book: QuestionBook) -> None:
+    def __init__(self, style: str, book: QuestionBook | Shelf) -> None:
         if style not in ("careful", "seed-reference"):
             raise ValueError(f"unknown persona style {style!r}")
         self.style = style
@@ -588,8 +588,8 @@ def _first_user_text(messages: list[dict]) -> str:
 def _offered_tools(body: dict) -> set[str]:
     if body.get("tool_choice") == "none":
         return set()
-    return {(t.get("function") or {}).get("name") for t in body.get("tools") or []
-            if isinstance(t, dict)}
+    return {name for t in body.get("tools") or [] if isinstance(t, dict)
+            and isinstance(name := (t.get("function") or {}).get("name"), str)}
 
 
 def _submitted_sql(message: dict) -> str | None:

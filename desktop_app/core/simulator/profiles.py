@@ -18,6 +18,7 @@ import math
 import re
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from desktop_app import paths
 from desktop_app.core.parsing import CodedError
@@ -95,7 +96,7 @@ def parse_profile(data: bytes, path: Path) -> Profile:
         shown = key if key.isidentifier() else repr(key)  # a quoted key may hold a newline
         return ProfileError(f"{where}: {shown}: {why}")
 
-    values: dict[str, object] = {"name": path.stem}
+    values: dict[str, Any] = {"name": path.stem}
     for key, value in raw.items():
         if key not in _FIELDS:
             raise fail(key, f"unknown key (known: {', '.join(sorted(_FIELDS))})")

@@ -231,7 +231,7 @@ class _Protocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        inner = self.app
+        inner = self.app  # type: ignore[has-type]  # the base is chosen at run time
 
         async def app(scope, receive, send):
             scope[faultlib.TRANSPORT_KEY] = self.transport

@@ -126,7 +126,8 @@ class SimResponse(Response):
         if fault == "bad_tool_json":  # the last argument piece becomes "]": never valid JSON
             last = max(i for i, t in enumerate(script.tokens) if isinstance(t, tuple)
                        and t[1] is not None)
-            script.tokens[last] = (script.tokens[last][0], "]")
+            call_index = script.tokens[last][0]  # a tuple: the search above kept only those
+            script.tokens[last] = (int(call_index), "]")
         self.server_closed = False  # the server ended the exchange (done, or a fault)
 
     async def __call__(self, scope, receive, send) -> None:

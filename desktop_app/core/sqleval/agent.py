@@ -351,7 +351,7 @@ def _misbehaviour(loop: _Loop, calls: list[dict], outcomes: list[ToolOutcome]
 def _canonical(arguments: str) -> str:
     """Arguments as compared for repeats: key order and spacing do not make a new call."""
     try:
-        return json.dumps(json.loads(arguments), sort_keys=True)
+        return json.dumps(_limits.loads_limited(arguments), sort_keys=True)
     except ValueError:
         return arguments
 

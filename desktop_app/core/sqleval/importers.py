@@ -45,6 +45,7 @@ from desktop_app.core.files import LocalFileError, inside, read_bounded
 from desktop_app.core.sqleval.golds import GoldError, degenerate, read_gold_csv
 from desktop_app.core.sqleval.questions import QUESTIONS_FILE, SET_FILE, QuestionSetError
 from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError, split_statements
+from desktop_app.core.sqleval.types import QueryResult
 
 FORMATS = ("spider", "bird", "spider2-lite", "defog")
 FORMAT_NAMES = {"spider": "Spider", "bird": "BIRD", "spider2-lite": "Spider2-lite",
@@ -153,10 +154,10 @@ def detect_format(source: Path) -> str:
         records = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
         raise QuestionSetError.coded("qs_not_json", source=source, format_flag="--format") from None
-    first = records[0] if isinstance(records, list) and records else None
-    if isinstance(first, dict) and ("SQL" in first or "evidence" in first):
+    head = records[0] if isinstance(records, list) and records else None
+    if isinstance(head, dict) and ("SQL" in head or "evidence" in head):
         return "bird"
-    if isinstance(first, dict) and "query" in first:
+    if isinstance(head, dict) and "query" in head:
         return "spider"
     raise QuestionSetError.coded("qs_unknown_format", source=source, format_flag="--format")
 
@@ -499,8 +500,9 @@ def _run_golds(records: list[_Record], databases: dict[str, Path], name: str,
 
 def _one(record: _Record, databases: dict[str, Path], boxes: dict[str, Sandbox], name: str,
          number: int, report: ImportReport, taken: set[str]) -> dict | None:
-    def skip(code: str, **params) -> None:
+    def skip(code: str, **params) -> dict | None:  # None: the record is not imported
         report.skipped.append(ImportNote(record.where, code, params))
+        return None
 
     missing = [k for k, v in (("question", record.question), ("database", record.db)) if not v]
     if record.problem:
@@ -522,7 +524,9 @@ def _one(record: _Record, databases: dict[str, Path], boxes: dict[str, Sandbox],
     while qid in taken:  # two records naming the same question_id: the later one apart
         n += 1
         qid = f"{base}-{n}"
-    sqls, results, errors = [], [], []
+    sqls: list[str] = []
+    results: list[tuple[tuple, QueryResult]] = []
+    errors: list[str] = []
     for sql in record.sqls:
         ran = _run_gold(box, sql, record.dialect)
         if isinstance(ran, str):

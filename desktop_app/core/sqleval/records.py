@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from desktop_app.core.endpoint.limits import loads_limited
 from desktop_app.core.parsing import dict_at, list_at
 from desktop_app.core.runs import PassCount, RunInfo, pass_count, run_info
 from desktop_app.core.sqleval.export import question_from_snapshot
@@ -72,7 +73,7 @@ class StoredToolCall:
     def sql(self) -> str | None:
         """The `sql` argument of run_sql / submit_answer, when the arguments hold one."""
         try:
-            args = json.loads(self.arguments) if self.arguments else {}
+            args = loads_limited(self.arguments) if self.arguments else {}
         except (TypeError, ValueError):
             return None
         sql = args.get("sql") if isinstance(args, dict) else None

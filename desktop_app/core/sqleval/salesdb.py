@@ -166,14 +166,14 @@ def _write(file: Path, rng: random.Random) -> None:
             # sqlite-utils writes the schema; executemany is ten times faster than insert_all.
             # A None in the first row is one of the nullable integer keys (promotion_id, ...).
             types = {k: int if v is None else type(v) for k, v in rows[0].items()}
-            db[name].create(types, pk=pk, foreign_keys=fks)
+            db.table(name).create(types, pk=pk, foreign_keys=fks)
             conn.executemany(
                 f"INSERT INTO [{name}] ({', '.join(types)}) VALUES ({', '.join('?' * len(types))})",
                 [tuple(row.values()) for row in rows])
         for table, column in (("customers", "region_id"), ("products", "category_id"),
                               ("orders", "customer_id"), ("orders", "order_date"),
                               ("order_items", "order_id"), ("order_items", "product_id")):
-            db[table].create_index([column])
+            db.table(table).create_index([column])
         conn.commit()
         conn.execute("VACUUM")
     finally:
@@ -184,7 +184,9 @@ def _generate(rng: random.Random) -> dict[str, tuple[list[dict], str, list]]:
     """Every table's rows, in insertion order: name -> (rows, primary key, foreign keys)."""
     regions = [{"region_id": i, "region_code": code, "region_name": name}
                for i, (name, code, _w) in enumerate(REGIONS, 1)]
-    categories, products, price_2023 = [], [], {}
+    categories: list[dict] = []
+    products: list[dict] = []
+    price_2023: dict[int, float] = {}
     for cat_id, (cat, (factor, items)) in enumerate(CATEGORIES.items(), 1):
         categories.append({"category_id": cat_id, "category_name": cat})
         for name, price in items:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from desktop_app.core.endpoint.limits import clean_text
+from desktop_app.core.endpoint.limits import MAX_JSON_DEPTH, JSONTooDeep, clean_text, loads_limited
 from desktop_app.core.sqleval.sandbox import SandboxError, format_result_for_model
 from desktop_app.core.sqleval.types import ToolCallRecord
 
@@ -77,8 +77,11 @@ def _arguments(arguments_json: str | dict | None) -> tuple[dict | None, str | No
     if arguments_json is None or not str(arguments_json).strip():
         return {}, None
     try:
-        value = json.loads(arguments_json)
-    except ValueError as exc:
+        value = loads_limited(arguments_json)
+    except JSONTooDeep:
+        # json.loads would recurse once per level: a model's [[[[...]]]] must not end the run.
+        return None, f"the arguments are not valid JSON (nested deeper than {MAX_JSON_DEPTH} levels)"
+    except json.JSONDecodeError as exc:
         return None, f"the arguments are not valid JSON ({exc.msg} at character {exc.pos})"
     if not isinstance(value, dict):
         return None, "the arguments must be a JSON object"
@@ -110,7 +113,9 @@ def execute_tool(sandbox, name: str, arguments_json: str | dict | None, *,
         return ToolOutcome(ToolCallRecord(call_id, name, raw, text, truncated or cut, error),
                            submitted, problem)
 
-    def failed(why: str, problem: str | None = None) -> ToolOutcome:
+    def failed(why: str | None, problem: str | None = None) -> ToolOutcome:
+        # `why` is None only where a helper's (value, why) pair could not say it was set.
+        why = why or "invalid arguments"
         return done(f"Error: {why}", error=why, problem=problem)
 
     if name not in TOOL_NAMES:
