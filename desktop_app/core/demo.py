@@ -64,10 +64,11 @@ async def run_demo(store: Store, *, sets_dir: Path, cache_dir: Path,
                 input_tokens=INPUT_TOKENS,
                 concurrency=CONCURRENCY, output_tokens=OUTPUT_TOKENS,
                 name=f"demo: {profile} server")
-            result = await run_sweep(config, store)
+            swept = await run_sweep(config, store)
             # The suggestions carry their predicted effect, as after `throughline throughput`.
-            await asyncio.to_thread(annotate_sweep, result, store)
-            sweeps[profile] = result.run_id
+            await asyncio.to_thread(annotate_sweep, swept, store)
+            assert swept.run_id is not None  # run with a store: it is stored
+            sweeps[profile] = swept.run_id
 
         jobs = [(SERVERS[0], simulators[0].url, persona) for persona in PERSONAS]
         jobs.append((SERVERS[1], simulators[1].url, CAPPED_PERSONA))
@@ -79,8 +80,9 @@ async def run_demo(store: Store, *, sets_dir: Path, cache_dir: Path,
                    for profile, url, persona in jobs]
         results = await asyncio.gather(*(run_eval(c, store, sets_dir=sets_dir, cache_dir=cache_dir)
                                          for c in configs))
-        for (profile, _, persona), result in zip(jobs, results, strict=True):
-            sql[(profile, persona)] = result.run_id
+        for (profile, _, persona), evaluated in zip(jobs, results, strict=True):
+            assert evaluated.run_id is not None  # run with a store: it is stored
+            sql[(profile, persona)] = evaluated.run_id
     finally:
         for sim in simulators:
             sim.stop()

@@ -27,6 +27,7 @@ import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -176,8 +177,9 @@ def _limits(cells: Sequence[MeasuredCell], settings: Mapping, cap: int | None
         params.append(FitParam("max_num_batched_tokens", budget, "assumed",
                                "not reported by the server: vLLM's default", "vllm_default"))
     kv = _setting(settings, "kv_cache_tokens")
-    if kv is None and _setting(settings, "num_gpu_blocks") and _setting(settings, "block_size"):
-        kv = _setting(settings, "num_gpu_blocks") * _setting(settings, "block_size")
+    blocks, block_size = _setting(settings, "num_gpu_blocks"), _setting(settings, "block_size")
+    if kv is None and blocks and block_size:
+        kv = blocks * block_size
     if kv is not None:
         params.append(FitParam("kv_cache_tokens", kv, "server"))
     else:
@@ -190,9 +192,9 @@ def _limits(cells: Sequence[MeasuredCell], settings: Mapping, cap: int | None
     return params, seqs, budget, kv
 
 
-def _first_guess(cells: Sequence[MeasuredCell], seqs: int) -> dict[str, float]:
-    single = [(c.input_tokens, _median_ttft(c.timings)) for c in cells if c.concurrency == 1]
-    single = [(n, t) for n, t in single if t is not None]
+def _first_guess(cells: Sequence[MeasuredCell], seqs: int) -> dict[str, Any]:
+    single = [(c.input_tokens, t) for c in cells
+              if c.concurrency == 1 and (t := _median_ttft(c.timings)) is not None]
     if not single:
         raise FitError(code="fit_no_single")
     lengths = sorted({n for n, _ in single})
@@ -211,9 +213,8 @@ def _first_guess(cells: Sequence[MeasuredCell], seqs: int) -> dict[str, float]:
     guess["prefill_tokens_per_s"] = 1.0 / b
     guess["preprocess_s"] = max(float(a), 0.0)
     # Decode alone (concurrency 1: no other request's prefill interleaves): TPOT = d0 + d2 ctx.
-    alone = [(c.input_tokens + c.output_tokens / 2, _mean_tpot(c.timings)) for c in cells
-             if c.concurrency == 1]
-    alone = [(ctx, t) for ctx, t in alone if t is not None]
+    alone = [(c.input_tokens + c.output_tokens / 2, t) for c in cells
+             if c.concurrency == 1 and (t := _mean_tpot(c.timings)) is not None]
     if not alone:
         raise FitError(code="fit_no_decode")
     if len({ctx for ctx, _ in alone}) > 1:
@@ -363,7 +364,7 @@ def parse_changes(items: Sequence[str]) -> dict[str, float]:
 
 def changed(profile: Profile, changes: Mapping[str, float]) -> Profile:
     """`profile` with `changes` (as `parse_changes` gives them) applied."""
-    updates = {}
+    updates: dict[str, Any] = {}
     if "max_num_seqs" in changes:
         updates["max_num_seqs"] = int(changes["max_num_seqs"])
     if "max_num_batched_tokens" in changes:

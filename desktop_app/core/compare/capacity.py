@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from statistics import fmean
-from typing import Literal
+from typing import Literal, cast
 
 from desktop_app.core.compare.load import SqlRun, StoredCell, ThroughputRun
 from desktop_app.core.sqleval.types import TIERS
@@ -87,13 +87,16 @@ class Capacity:
         return next((p for p in self.points if p.concurrency == concurrency), None)
 
 
+Criterion = Literal["users_dont_wait", "answers_usable", "usable_per_hour"]
+
+
 @dataclass(frozen=True)
 class CriterionVerdict:
     """Which configuration wins for one success criterion: "users_dont_wait" (lowest seconds per
     task at the lowest measured concurrency), "answers_usable" (highest strict pass rate) or
     "usable_per_hour" (most strict-correct answers per hour at the best concurrency)."""
 
-    criterion: Literal["users_dont_wait", "answers_usable", "usable_per_hour"]
+    criterion: Criterion
     winner: int | None  # index into the capacities; None when none has the figure or they are even
     figures: tuple[float | None, ...]  # one per configuration, in the criterion's unit
     text: str
@@ -174,8 +177,9 @@ def _point(tp: ThroughputRun, sql: SqlRun, conc: int) -> CapacityPoint:
     for c in tp.closed_loop_cells:  # the first output length of each prompt length
         if c.concurrency == conc:
             cells.setdefault(c.input_tokens, c)
-    pre = sorted(n for n, c in cells.items() if c.prefill_tps)
-    dec = sorted(n for n, c in cells.items() if c.decode_tps)
+    prefill = {n: r for n, c in cells.items() if (r := c.prefill_tps)}
+    decode = {n: r for n, c in cells.items() if (r := c.decode_tps)}
+    pre, dec = sorted(prefill), sorted(decode)
     questions = [q for q in sql.questions if q.steps]
     if not questions:
         return CapacityPoint(conc, None, None, reason="the SQL run stored no steps",
@@ -193,9 +197,9 @@ def _point(tp: ThroughputRun, sql: SqlRun, conc: int) -> CapacityPoint:
     for q in questions:
         t = 0.0
         for s in q.steps:
-            t += s.prompt_tokens / cells[_nearest(pre, s.prompt_tokens)].prefill_tps
+            t += s.prompt_tokens / prefill[_nearest(pre, s.prompt_tokens)]
             if s.completion_tokens > 1:
-                t += (s.completion_tokens - 1) / cells[_nearest(dec, s.prompt_tokens)].decode_tps
+                t += (s.completion_tokens - 1) / decode[_nearest(dec, s.prompt_tokens)]
             total += s.prompt_tokens
             if not lo <= s.prompt_tokens <= hi:
                 outside += s.prompt_tokens
@@ -272,5 +276,5 @@ def capacity_verdicts(caps: list[Capacity]) -> list[CriterionVerdict]:
             rest = "; ".join(f"{caps[i].label} {say(f)}" for i, f in enumerate(figures)
                              if f is not None and i != w)
             text = f"{caps[w].label} wins with {say(figures[w])} (vs {rest})"
-        out.append(CriterionVerdict(criterion, w, tuple(figures), text))
+        out.append(CriterionVerdict(cast(Criterion, criterion), w, tuple(figures), text))
     return out

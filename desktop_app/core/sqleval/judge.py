@@ -45,6 +45,7 @@ import math
 from collections import Counter
 from functools import lru_cache
 from operator import itemgetter
+from typing import Any
 
 from desktop_app.core.sqleval import judges as registry
 from desktop_app.core.sqleval.rounding import _round_column, sqlite_round
@@ -371,7 +372,8 @@ def _value_finding(diffs: list, total: int, columns, plan: dict[int, int]) -> Ju
 def _positional(gold_rows, actual_rows, plan, tol, strict, *, limit=None, skip=None):
     """Differing cells row by row: (the first MAX_CELLS diffs, the total count). `skip(r)` says
     row r is known equal (the rounded rows matched), so only differing rows cost Python time."""
-    diffs, total = [], 0
+    diffs: list[tuple[int, int, Any, Any, str]] = []
+    total = 0
     for r, (g_row, a_row) in enumerate(zip(gold_rows, actual_rows)):
         if limit is not None and r >= limit:
             break

@@ -277,7 +277,8 @@ def _orders(rng, customers, activity, products, promotions, price_2023):
     signups = [c["signup_date"] for c in customers]  # sorted
     cum_activity = list(itertools.accumulate(activity))
     live_by_day = _live_promotions(promotions)
-    orders, items = [], []
+    orders: list[dict] = []
+    items: list[dict] = []
     for year, months in MONTHLY_ORDERS.items():
         for month, count in enumerate(months, 1):
             first = dt.date(year, month, 1)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Self
 
 from desktop_app.core.redact import known_secrets, redact_known
 
@@ -35,12 +35,12 @@ def _blank(params: Any) -> Any:
 class RedactingCursor(sqlite3.Cursor):
     """A cursor whose bound parameters are redacted (`_blank`)."""
 
-    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+    def execute(self, sql: str, parameters: Any = (), /) -> Self:
         if known_secrets():
             parameters = _blank(parameters)
         return super().execute(sql, parameters)
 
-    def executemany(self, sql: str, seq_of_parameters: Iterable[Any], /) -> sqlite3.Cursor:
+    def executemany(self, sql: str, seq_of_parameters: Iterable[Any], /) -> Self:
         if known_secrets():
             seq_of_parameters = map(_blank, seq_of_parameters)
         return super().executemany(sql, seq_of_parameters)
@@ -51,7 +51,8 @@ class RedactingConnection(sqlite3.Connection):
     cursors it hands out redact their parameters. (`executescript` takes no parameters; the
     store builds no SQL text from values.)"""
 
-    def cursor(self, factory: type[sqlite3.Cursor] = RedactingCursor) -> sqlite3.Cursor:
+    # Typed loosely: sqlite3's own signature is a pair of overloads on the factory's type.
+    def cursor(self, factory: Any = RedactingCursor) -> Any:
         return super().cursor(factory)
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
