@@ -18,6 +18,7 @@ INPUT_MESSAGES: dict[str, str] = {
     "empty_float_list": "give at least one value, e.g. 0.5,1,2",
     "empty": "give at least one value",
     "one_value": "give one value",
+    "give_values": "give one or more values",
     "not_whole": "{item} is not a whole number (examples: 512, 2048, 4k)",
     "too_large": "{item} is too large",
     "below_min": "{item} is below the minimum of {low}",

@@ -77,17 +77,20 @@ def run_whatif(
     request the profile cannot hold. Deterministic: same arguments, same figures.
     """
     if requests_per_cell is not None and requests_per_client is not None:
-        raise ValueError("give requests_per_cell or requests_per_client, not both")
+        raise InputError("requests", code="one_value")
     for name, values in (("input tokens", input_tokens), ("concurrency", concurrency),
                          ("output tokens", output_tokens)):
-        if not values or any(v < 1 for v in values):
-            raise ValueError(f"{name}: need one or more positive integers, got {values!r}")
+        if not values:
+            raise InputError(name, code="give_values")
+        bad = next((v for v in values if v < 1), None)
+        if bad is not None:
+            raise InputError(name, code="whole_at_least_1", item=repr(bad))
     for name, value in (("requests per cell", requests_per_cell),
                         ("requests per client", requests_per_client)):
         if value is not None and value < 1:
-            raise ValueError(f"{name} must be at least 1, got {value}")
+            raise InputError(name, code="whole_at_least_1", item=repr(value))
     if warmup < 0:
-        raise ValueError(f"warm-up must not be negative, got {warmup}")
+        raise InputError("warm-up", code="negative", item=repr(warmup))
 
     cells: list[WhatifCell] = []
     for n_in in input_tokens:

@@ -53,7 +53,6 @@ LEFT = {
     "throughput/servermetrics.py": 1,
     "throughput/sweep.py": 1,
     "throughput/workers.py": 1,
-    "whatif.py": 4,
 }
 
 

@@ -170,3 +170,19 @@ def test_whatif_prints_chinese_with_throughline_lang(tmp_path, capsys, monkeypat
     assert document["requests_method"] == "wave" and document["requests_per_cell"] is None
     assert main(["whatif", "--profile", "fast", "--requests", "many"]) == 2
     assert "--requests：'many' 不是 'wave'、'sweep' 或数字" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("kwargs", "field", "zh"), [
+    ({"concurrency": [4, 0]}, "concurrency", "0 必须是不小于 1 的整数"),
+    ({"input_tokens": []}, "input tokens", "请给出一个或多个值"),
+    ({"warmup": -1}, "warm-up", "-1 不能为负数"),
+])
+def test_a_bad_plan_names_its_field_in_the_readers_language(kwargs, field, zh):
+    from desktop_app.core.parsing import InputError
+    from desktop_app.report.input_words import input_error_text
+
+    plan = {"input_tokens": [512], "concurrency": [1], "output_tokens": [32], **kwargs}
+    with pytest.raises(InputError) as caught:
+        run_whatif(load_profile("fast"), **plan)
+    assert caught.value.field == field
+    assert zh in input_error_text(caught.value, "zh")
