@@ -48,7 +48,7 @@ clean:
 # Load (issue #7) on its own: 2,000 requests at concurrency 128 against the simulator, ~25 s
 # (make test runs it too); the figures (memory per 1,000 requests) come from bench/load_c128.py.
 test-load: setup
-	$(PY) -m pytest -q -m load tests/core/test_load.py
+	$(PY) -m pytest -q -m load tests/core/throughput/test_load.py
 
 # Re-resolve pyproject.toml's ranges in a throwaway venv and pin the result in
 # packaging/constraints.txt; then `make test` and commit the file only if it passes.

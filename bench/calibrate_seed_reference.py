@@ -3,7 +3,7 @@
     .venv/bin/python bench/calibrate_seed_reference.py            # the table for the profile
     .venv/bin/python bench/calibrate_seed_reference.py --search   # grid over the free knobs
 
-The checks are the ones in tests/core/test_calibration.py (one source of truth). The search
+The checks are the ones in tests/core/throughput/test_calibration.py (one source of truth). The search
 fixes the three 1-concurrent prefill TTFTs (2k, 4k, 32k) exactly by solving for
 `preprocess_s`, `prefill_tokens_per_s` and `prefill_ctx_slowdown_tokens`, and the 1-concurrent
 decode at 2k (28.7 tok/s) and 32k by solving for `decode_base_s` and `decode_per_ctx_token_s`;
@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from desktop_app.core.simulator.engine import Profile  # noqa: E402
 from desktop_app.core.simulator.profiles import load_profile  # noqa: E402
 from desktop_app.core.whatif import run_whatif  # noqa: E402
-from tests.core.test_calibration import CONCURRENCY, INPUTS, OUTPUT, reference_checks  # noqa: E402
+from tests.core.throughput.test_calibration import CONCURRENCY, INPUTS, OUTPUT, reference_checks  # noqa: E402
 
 TTFT_1C = {2048: 2048 / 688, 4096: 4096 / 757, 32768: 51.5}  # seconds, from the seed report
 

@@ -16,7 +16,7 @@ every request stored through the RunWriter into a fresh results file). It report
     .venv/bin/python bench/load_c128.py
     .venv/bin/python bench/load_c128.py --requests 4000 --profile fast --json load.json
 
-Nothing is asserted here; tests/core/test_load.py checks the pass/fail part (`make test-load`).
+Nothing is asserted here; tests/core/throughput/test_load.py checks the pass/fail part (`make test-load`).
 """
 
 from __future__ import annotations

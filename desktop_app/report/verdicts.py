@@ -10,7 +10,7 @@ compare``:
 * `value_text(row, value, lang)`: one run's figure with its interval, e.g.
   "812 tok/s [790 – 830]", marked when it rests on a client-bound cell.
 
-Every code of `VERDICT_CODES` has words in both languages (tests/core/test_compare_noise.py
+Every code of `VERDICT_CODES` has words in both languages (tests/core/compare/test_compare_noise.py
 checks the Chinese has no untranslated English).
 """
 

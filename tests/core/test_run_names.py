@@ -12,8 +12,8 @@ from desktop_app.core.sqleval.runner import EvalConfig, run_eval
 from desktop_app.core.store import Store
 from desktop_app.core.throughput.config import SweepConfig
 from desktop_app.core.throughput.sweep import run_sweep
-from tests.core.test_compare_strategies import Scripted
-from tests.core.test_sqleval_runner import question_set  # noqa: F401
+from tests.core.compare.test_compare_strategies import Scripted
+from tests.core.sqleval.test_sqleval_runner import question_set  # noqa: F401
 
 BASE = "m 512 tokens c=1,4"
 

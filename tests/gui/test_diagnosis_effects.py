@@ -6,8 +6,8 @@ from PySide6.QtCore import Qt
 from desktop_app.core.throughput.diagnosis import diagnose
 from desktop_app.gui.widgets.diagnosis import DiagnosisView
 from desktop_app.report.diagnosis_words import effect_text, findings_text, suggestion_parts
-from tests.core.test_diagnosis import sweep, vllm_info
-from tests.core.test_effects import fast_capped_findings
+from tests.core.throughput.test_diagnosis import sweep, vllm_info
+from tests.core.throughput.test_effects import fast_capped_findings
 from tests.lang_check import english_runs
 
 

@@ -90,7 +90,7 @@ def test_a_run_with_a_note_is_copied_by_its_name_without_the_pencil(qapp):
     import dataclasses
 
     from desktop_app.gui.models.runs import RunsTableModel
-    from tests.core.test_compare import info
+    from tests.core.compare.test_compare import info
 
     run = dataclasses.replace(info(4, "throughput", name="capped sweep 1"), notes="max 2")
     model = RunsTableModel()

@@ -344,7 +344,7 @@ def test_the_page_opens_on_an_empty_store(qt_loop, qtbot, tmp_path):
 def test_the_comparison_says_first_what_differs_between_the_runs(qtbot):
     from desktop_app.core.compare import Comparison, dimension_rows, settings_differ
     from desktop_app.gui.widgets.comparison import ComparisonView
-    from tests.core.test_compare import cell, tp_run
+    from tests.core.compare.test_compare import cell, tp_run
 
     fast = tp_run(1, [cell(1000, 1, 600.0, 30.0)], name="fast",
                   settings={"max_num_seqs": 16, "gpu_memory_utilization": 0.9})

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 from desktop_app.report.diagnosis_words import suggestion_parts
 from desktop_app.report.sections import diagnosis
-from tests.core.test_effects import fast_capped_findings
+from tests.core.throughput.test_effects import fast_capped_findings
 from tests.lang_check import english_runs
 
 

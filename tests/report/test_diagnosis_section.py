@@ -9,7 +9,7 @@ from desktop_app.core.throughput.records import findings_from_json
 from desktop_app.report.diagnosis_words import finding_text, suggestion_text
 from desktop_app.report.sections import diagnosis
 from desktop_app.report.strings import text
-from tests.core.test_diagnosis import diagnose, sweep, vllm_info
+from tests.core.throughput.test_diagnosis import diagnose, sweep, vllm_info
 from tests.lang_check import english_runs
 
 

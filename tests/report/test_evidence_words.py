@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 from desktop_app.report.evidence_words import EVIDENCE_KEYS, evidence_rows, key_text
-from tests.core.test_diagnosis import diagnose, sweep, vllm_info
+from tests.core.throughput.test_diagnosis import diagnose, sweep, vllm_info
 from tests.lang_check import english_runs
 
 _CORE = Path(__file__).resolve().parents[2] / "desktop_app" / "core" / "throughput"

@@ -11,7 +11,7 @@ from desktop_app.core.store import Store
 from desktop_app.core.throughput.ray_pool import save_clocks
 from desktop_app.core.throughput.records import load_sweep, save_diagnosis
 from desktop_app.report.diagnosis_words import finding_text, suggestion_text
-from tests.core.test_ray_clocks_finding import BEYOND
+from tests.core.throughput.test_ray_clocks_finding import BEYOND
 from tests.lang_check import english_runs
 
 

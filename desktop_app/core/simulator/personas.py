@@ -35,7 +35,7 @@ How a persona answers one request (it is stateless: everything comes from the me
   the real harness (whose tool schemas the simulator counts as prompt, like vLLM) that is about
   2.0k prompt + 0.2k completion tokens a trivial/easy question and 55.5k for h01, the seeds'
   2.2k + 0.2k and 55.5k: the reasoning sentences and the exploration's sample rows are sized
-  for it (tests/core/test_personas.py checks it).
+  for it (tests/core/simulator/test_personas.py checks it).
 * Retry: called again after it submitted (the harness's validate-retry sent feedback as the
   submit's tool result or as a user message), `sim/careful` resubmits the gold SQL and
   `sim/seed-reference` puts back the ROUND on every required column the feedback names (all

@@ -11,7 +11,7 @@ add up to Poisson arrivals of R). The bodies are built (and their prompts counte
 parent before the cell starts, so no worker waits on a tokenizer.
 
 Clock: workers stamp with `time.perf_counter_ns()`, which on Linux is CLOCK_MONOTONIC, one
-clock for every process on the host (tests/core/test_workers.py checks it), so their stamps go
+clock for every process on the host (tests/core/throughput/test_workers.py checks it), so their stamps go
 on the run's clock unchanged; the cell's deadline is a `time.perf_counter()` value for the
 same reason. Results come back as they finish (batched every `FLUSH_S`); the parent records
 them (the store's writer stays in the parent). Each worker measures its own loop lag and CPU

@@ -13,7 +13,7 @@ own condition columns).
 The CSV round trip is emulated here without pandas (`_frame`): a column whose every value
 reads as an integer is integers (floats when one is missing), one whose values read as
 numbers is floats, true/false text is booleans, anything else is text; pandas' missing
-markers ("", "NA", "NULL", "nan", "None", ...) are missing. tests/core/test_official_judges.py
+markers ("", "NA", "NULL", "nan", "None", ...) are missing. tests/core/sqleval/test_official_judges.py
 checks this judge against the evaluator's own function, run with pandas, on every pair of its
 fixtures.
 """

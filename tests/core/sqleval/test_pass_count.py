@@ -3,7 +3,7 @@ not judge (one the judge cannot take, as an imported set without column names fo
 a failure, in the JSON export's summary as in every view's count."""
 
 from desktop_app.core.sqleval.export import summarize
-from tests.core.test_compare import question, sql_run
+from tests.core.compare.test_compare import question, sql_run
 
 
 def test_a_judge_that_did_not_judge_a_question_does_not_count_it_as_failed():

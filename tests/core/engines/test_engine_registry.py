@@ -20,7 +20,7 @@ from desktop_app.core.throughput.diagnosis import diagnose
 from desktop_app.core.throughput.servermetrics import parse_metrics
 from desktop_app.core.throughput.sweep import request_body
 from desktop_app.report.diagnosis_words import finding_text, suggestion_text
-from tests.core.test_diagnosis import by_code, sweep, vllm_info
+from tests.core.throughput.test_diagnosis import by_code, sweep, vllm_info
 from tests.toy_engine import toy_engine
 
 METRICS = ("# HELP toy:active_slots Requests being decoded.\n"

@@ -19,7 +19,7 @@ from desktop_app.core.endpoint.types import EndpointConfig
 from desktop_app.core.sqleval.runner import EvalConfig, run_eval
 from desktop_app.core.store import Store
 from desktop_app.report.strategy_section import strategies, strategy_json, strategy_text
-from tests.core.test_sqleval_runner import ANSWERS, QUESTIONS, question_set  # noqa: F401
+from tests.core.sqleval.test_sqleval_runner import ANSWERS, QUESTIONS, question_set  # noqa: F401
 
 
 class Scripted:

@@ -32,7 +32,7 @@ from desktop_app.report.diagnosis_words import (
     suggestion_parts,
     suggestion_text,
 )
-from tests.core.test_diagnosis import by_code, sweep, vllm_info
+from tests.core.throughput.test_diagnosis import by_code, sweep, vllm_info
 from tests.lang_check import english_runs
 
 LENGTHS = (2048, 8192, 32768)

@@ -29,8 +29,8 @@ from desktop_app.core.sqleval.runner import EvalConfig, run_eval
 from desktop_app.core.store import Store
 from desktop_app.core.throughput.config import SweepConfig
 from desktop_app.core.throughput.sweep import run_sweep
-from tests.core.test_agent import CONFIG, QUESTION, call, reply
-from tests.core.test_agent import sandbox  # noqa: F401  (fixture)
+from tests.core.sqleval.test_agent import CONFIG, QUESTION, call, reply
+from tests.core.sqleval.test_agent import sandbox  # noqa: F401  (fixture)
 
 READ_TIMEOUT_S = 2.0  # a stalled stream ends as a client timeout after this long (2 s: a
 # loaded machine can pause a healthy stream for a second, which must not count as a stall)

@@ -171,7 +171,7 @@ async def test_without_ray_installed_the_sweep_says_how_to_install_it(sim, tmp_p
 @pytest.fixture(scope="module")
 def local_ray():
     ray = pytest.importorskip("ray")
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     # The actors import this module (SkewedActor) and the app from the source tree.
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
              runtime_env={"env_vars": {"PYTHONPATH": str(root)}})

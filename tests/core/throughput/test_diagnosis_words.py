@@ -28,12 +28,12 @@ from desktop_app.report.diagnosis_words import (
 )
 from desktop_app.report.effect_words import EFFECT_WORDS
 from desktop_app.report.words_common import SHARED_WORDS
-from tests.core.test_diagnosis import sweep, vllm_info
+from tests.core.throughput.test_diagnosis import sweep, vllm_info
 from tests.lang_check import english_runs
 
 
 def _real_findings() -> list[Finding]:
-    """Findings of the fixtures tests/core/test_diagnosis.py uses, between them every code."""
+    """Findings of the fixtures tests/core/throughput/test_diagnosis.py uses, between them every code."""
     out = []
     cells = sweep("seed-reference", (512, 1024), (1, 2, 4, 6), metrics_cap=2, kv=0.91)
     out += diagnose(cells, vllm_info(), server_settings={"max-num-seqs": 2,
@@ -83,7 +83,7 @@ def _real_findings() -> list[Finding]:
     out += diagnose([dataclasses.replace(c, goodput=g)
                      for c, g in zip(cells, (1.0, 0.95, 0.6, 0.5, 0.4, 0.3))])
     # Ray actors' clocks beyond the tolerance, and only the end's measurement failed.
-    from tests.core.test_ray_clocks_finding import BEYOND, _actor, _record
+    from tests.core.throughput.test_ray_clocks_finding import BEYOND, _actor, _record
     out += diagnose([], run_config=BEYOND)
     out += diagnose([], run_config={"ray_clocks": [_record([_actor("gpu-a", 0.2, 0.1)],
                                                            end_failed=True)]})

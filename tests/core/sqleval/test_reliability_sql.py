@@ -1,4 +1,4 @@
-"""Hostile SQL through the sandbox: what tests/core/test_sandbox.py's battery does not cover.
+"""Hostile SQL through the sandbox: what tests/core/sqleval/test_sandbox.py's battery does not cover.
 
 Every statement here must be refused (SqlRefused), stopped (SqlTimeout) or rejected by SQLite
 (SqlError) with a one-line reason, and the database file and its folder must be byte-identical
@@ -18,7 +18,7 @@ from desktop_app import paths
 from desktop_app.core.sqleval.questions import load_question_set
 from desktop_app.core.sqleval.sandbox import Sandbox, SandboxError, SqlRefused, SqlTimeout
 from desktop_app.core.sqleval.tools import execute_tool
-from tests.core.test_sandbox import HOSTILE, make_db
+from tests.core.sqleval.test_sandbox import HOSTILE, make_db
 
 MB = 1_000_000
 

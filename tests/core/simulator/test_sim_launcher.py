@@ -74,7 +74,7 @@ def test_simulator_exits_when_its_parent_is_killed():
         print(sim.pid, flush=True)
         threading.Event().wait()  # until killed
     """)
-    root = str(Path(__file__).resolve().parents[2])
+    root = str(Path(__file__).resolve().parents[3])
     env = dict(os.environ)
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     parent = subprocess.Popen([sys.executable, "-c", parent_code], stdout=subprocess.PIPE,

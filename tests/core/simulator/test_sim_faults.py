@@ -12,7 +12,7 @@ from desktop_app.core.simulator.faults import FaultPicker, FaultSpecError, parse
 from desktop_app.core.simulator.profiles import load_profile
 from desktop_app.core.simulator.server import serve_in_thread
 from tests.core.sim_helpers import CHAT, chat_body, classify, read_sse
-from tests.core.test_sim_server import TOOLS
+from tests.core.simulator.test_sim_server import TOOLS
 
 
 def test_parse_spec():

@@ -19,7 +19,7 @@ from desktop_app.core.store import Store
 from desktop_app.report.judge_words import tier_table
 # The same tiny set and scripted answers as the runner's tests: t01 right; h01 without its
 # ROUND, which the harness's rounding check catches (avg 7.6665 for north).
-from tests.core.test_sqleval_runner import ANSWERS, QUESTIONS, question_set  # noqa: F401
+from tests.core.sqleval.test_sqleval_runner import ANSWERS, QUESTIONS, question_set  # noqa: F401
 
 
 class Endpoint:

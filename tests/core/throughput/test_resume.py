@@ -302,3 +302,16 @@ def test_a_cancelled_resume_can_be_resumed_again(fast_sim, tmp_path):
         assert result.status == "completed"
         assert [c.summary["count"] for c in store.cells(run_id)] == [6, 6]
         assert len(store.requests(run_id, store.cells(run_id)[-1].id)) == 6
+
+
+def test_a_resumed_runs_eta_counts_only_this_process_time():
+    from desktop_app.core.throughput.sweep import _Run
+
+    config = SweepConfig(EndpointConfig("http://x", model="m"), input_tokens=(128,),
+                         concurrency=(1,), output_tokens=(8,), requests_per_cell=10, warmup=0)
+    run = _Run(config, None, None)
+    run.restart_clock(time.time() - 3600)  # the run started an hour ago, then was killed
+    assert run.elapsed() > 3599  # cells stay on the run's own clock
+    run.run_done = 1
+    eta = run.eta()
+    assert eta is not None and eta < 60  # not 9 hours: 1 of 10 done in a moment

@@ -21,7 +21,7 @@ from desktop_app.core.throughput.records import (
     save_diagnosis,
 )
 from desktop_app.report.diagnosis_words import finding_text, findings_text, suggestion_text
-from tests.core.test_diagnosis import by_code, codes, sweep
+from tests.core.throughput.test_diagnosis import by_code, codes, sweep
 from tests.lang_check import english_runs
 
 

@@ -28,7 +28,7 @@ from desktop_app.core.throughput.config import SweepConfig
 from desktop_app.core.throughput.sweep import run_sweep
 from desktop_app.core.throughput.types import ClientLoad
 from desktop_app.report.verdicts import render_row, row_label, value_text
-from tests.core.test_compare import by_key, cell, question, sql_run, tp_run
+from tests.core.compare.test_compare import by_key, cell, question, sql_run, tp_run
 
 SIM_MODEL = "sim/llama-sim-8b"
 

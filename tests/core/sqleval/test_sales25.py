@@ -23,7 +23,7 @@ from sqlglot import exp
 
 from desktop_app.core.sqleval.salesdb import build_sales_db
 
-SET_DIR = Path(__file__).resolve().parents[2] / "questions" / "sales-25"
+SET_DIR = Path(__file__).resolve().parents[3] / "questions" / "sales-25"
 SETTINGS = tomllib.loads((SET_DIR / "set.toml").read_text(encoding="utf-8"))
 SEED = SETTINGS["databases"]["sales"]["seed"]
 QUESTIONS = [json.loads(line) for line in

@@ -18,7 +18,7 @@ from desktop_app.core.store import Store
 from desktop_app.core.throughput.config import SweepConfig
 from desktop_app.core.throughput.diagnosis import unreliable_cells
 from desktop_app.core.throughput.sweep import run_sweep
-from tests.core.test_sqleval_runner import _run, question_set  # noqa: F401 - a fixture
+from tests.core.sqleval.test_sqleval_runner import _run, question_set  # noqa: F401 - a fixture
 from tests.lang_check import english_runs
 
 

@@ -264,7 +264,7 @@ def test_cli_bad_databases_exit_2(tmp_path, capsys):
     assert "no-such-set:sales is neither a database file nor SET:KEY" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(not (Path(__file__).resolve().parents[2] / "questions" / "sales-25"
+@pytest.mark.skipif(not (Path(__file__).resolve().parents[3] / "questions" / "sales-25"
                          / "set.toml").exists(), reason="questions/sales-25 is not there yet")
 def test_cli_resolves_a_question_set_database(capsys):
     assert run_cli(["sql", "--db", "sales-25:sales", "SELECT count(*) AS n FROM customers"]) == 0

@@ -330,3 +330,12 @@ def test_a_streams_timeout_is_worded_with_its_url():
     assert _timeout_message(httpx.ConnectTimeout("x"), config, url) == (
         f"could not connect to {url} within 3 s")
     assert "read timeout" in _timeout_message(httpx.ReadTimeout("x"), config, url)
+
+
+def test_a_retry_after_of_inf_or_nan_is_ignored_not_waited_for():
+    from desktop_app.core.endpoint.client import _retry_after_s
+
+    assert _retry_after_s("7") == 7.0
+    assert _retry_after_s("-3") == 0.0
+    assert _retry_after_s("inf") is None
+    assert _retry_after_s("nan") is None

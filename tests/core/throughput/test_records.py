@@ -18,7 +18,7 @@ from desktop_app.core.stats import bootstrap, differ, mcnemar_exact, point
 from desktop_app.core.store import Store
 from desktop_app.core.throughput.records import load_sweep
 
-IMPORTS = Path(__file__).parent / "data" / "imports"
+IMPORTS = Path(__file__).resolve().parents[1] / "data" / "imports"
 
 
 # --------------------------------------------------------------------------- statistics

@@ -24,7 +24,7 @@ from desktop_app.core.store import (
 from desktop_app.core.store import schema as store_schema
 from desktop_app.core.store import writer as store_writer
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _good(path: Path) -> Path:

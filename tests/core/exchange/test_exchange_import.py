@@ -14,7 +14,7 @@ from desktop_app.report.input_words import input_error_text
 from tests.lang_check import english_runs
 from desktop_app.core.throughput.types import CellSpec
 
-DATA = Path(__file__).parent / "data" / "imports"
+DATA = Path(__file__).resolve().parents[1] / "data" / "imports"
 
 
 @pytest.fixture
