@@ -24,6 +24,8 @@ import os
 import stat
 from pathlib import Path
 
+from desktop_app.core.parsing import Phrase
+
 _WORDS = {
     "missing": "no such file",
     "is_directory": "is a folder, not a file",
@@ -50,6 +52,11 @@ class LocalFileError(OSError):
 
     def __str__(self) -> str:
         return self.text
+
+    def phrase(self) -> Phrase:
+        """What is wrong, as a part of a caller's message (`file_<code>` in INPUT_MESSAGES),
+        which the reader's language words with the rest."""
+        return Phrase(f"file_{self.code}", dict(self.values))
 
 
 KIND_WORDS = {"fifo": "named pipe (FIFO)", "device": "device", "socket": "socket",

@@ -166,6 +166,7 @@ INPUT_MESSAGES: dict[str, str] = {
     # the CLI's flags, the import dialog's fields.
     "qs_not_spider2": "{source}:1: not a Spider2-lite record (no instance_id); name the format "
                       "with {format_flag}",
+    "qs_file": "{path}: {problem}",
     "qs_not_json": "{source}: not JSON; name the format with {format_flag}",
     "qs_unknown_format": "{source}: cannot tell the format (expected a Spider or BIRD list, a "
                          "Spider2-lite JSONL or a defog CSV); name it with {format_flag}",

@@ -98,6 +98,7 @@ WORDS: dict[str, dict[str, str]] = {
         "fit_no_decode": "并发 1 下没有生成两个及以上 token 的请求：无法拟合 Decode",
         "fit_no_cells": "扫描中没有包含请求的闭环单元",
         "file_missing": "文件不存在",
+        "qs_file": "{path}：{problem}",
         "file_is_directory": "是文件夹，不是文件",
         "file_not_regular": "不是普通文件（{kind}）",
         "file_too_large": "共 {size:,} 字节，超过上限 {limit:,} 字节",

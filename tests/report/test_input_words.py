@@ -170,6 +170,20 @@ def test_a_refused_question_import_is_said_in_chinese(capsys, monkeypatch, tmp_p
     assert english_runs(err) == [], err
 
 
+@pytest.mark.parametrize("make, expected", [
+    (lambda d: d / "missing.json", "missing.json：文件不存在"),
+    (lambda d: d, "：是文件夹，不是文件"),
+])
+def test_a_question_source_that_is_no_file_is_said_in_chinese(capsys, monkeypatch, tmp_path,
+                                                              make, expected):
+    monkeypatch.setenv("THROUGHLINE_LANG", "zh")
+    source = make(tmp_path)
+    assert main(["questions", "import", str(source), "--out", str(tmp_path / "set")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert expected in err, err
+    assert english_runs(err) == [], err
+
+
 @pytest.mark.parametrize("content, expected", [
     ('api_key = "sk-1"\n', "API 密钥不能写在文件里；请用 --api-key-env"),
     ('speed = 3\n', "未知的键（可用："),

@@ -214,7 +214,7 @@ def _read_text(path: Path) -> str:
     except UnicodeDecodeError as exc:
         raise QuestionSetError.coded("qs_not_utf8", path=path, offset=exc.start) from None
     except LocalFileError as exc:
-        raise QuestionSetError(f"{path}: {exc}") from None
+        raise QuestionSetError.coded("qs_file", path=path, problem=exc.phrase()) from None
 
 
 def _text(value) -> str:

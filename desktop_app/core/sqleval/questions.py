@@ -143,7 +143,7 @@ def _decode(path: Path) -> str:
     try:
         data = read_bounded(path, MAX_SET_FILE_BYTES, what="a question set's file")
     except LocalFileError as exc:
-        raise QuestionSetError(f"{path}: {exc}") from None
+        raise QuestionSetError.coded("qs_file", path=path, problem=exc.phrase()) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
