@@ -33,6 +33,8 @@ INPUT_MESSAGES: dict[str, str] = {
     "positive_seconds": "{item} must be a positive number of seconds",
     "negative": "{item} must not be negative",
     "choose_model": "choose a model (the endpoint's /v1/models lists them)",
+    "no_models_listed": "the endpoint lists no models; name one",
+    "model_not_served": "{item} is not served by {url}; it serves: {models}",
     "too_many_values": "{n:,} values: at most {high:,}",
     "seconds_at_most": "{item} must be a positive number of seconds (at most {high:g})",
     "out_of_bounds": "{item} is out of range ({low:,} to {high:,})",

@@ -20,7 +20,6 @@ _SENTENCE = re.compile(r"[A-Za-z][a-z]+(?:[ ,]+[A-Za-z][a-z]+){2,}")
 
 LEFT = {
     "endpoint/client.py": 1,
-    "endpoint/discovery.py": 2,
     "endpoint/http1.py": 10,
     "endpoint/limits.py": 5,
     "engines/__init__.py": 1,

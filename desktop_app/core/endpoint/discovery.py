@@ -375,9 +375,11 @@ def choose_model(config: EndpointConfig, info: EndpointInfo, *, field: str = "mo
     model = config.model
     if not model:
         if not info.models:
-            raise InputError(field, "the endpoint lists no models; name one")
+            raise InputError(field, code="no_models_listed")
         return dataclasses.replace(config, model=info.models[0])
     if info.models and model not in info.models and engines.get_engine(info.engine).refuses_unknown_model:
-        raise InputError(field, f"{model!r} is not served by {config.v1_url}; "
-                         f"it serves: {', '.join(info.models)}")
+        raise InputError(field, code="model_not_served", item=repr(model)[:200],
+                         url=redact_url(config.v1_url),
+                         models=", ".join(info.models[:20]) + (" ..." if len(info.models) > 20
+                                                               else ""))
     return config

@@ -214,3 +214,34 @@ def test_validate_base_url_accepts_and_trims():
     assert validate_base_url(" http://127.0.0.1:8000/v1/ ") == "http://127.0.0.1:8000/v1"
     assert validate_base_url("https://api.example.com") == "https://api.example.com"
     assert validate_base_url("http://[::1]:8000") == "http://[::1]:8000"
+
+
+@pytest.mark.parametrize(("model", "models", "en", "zh"), [
+    ("", (), "the endpoint lists no models; name one", "该端点未列出任何模型；请指定一个"),
+    ("llama-3-70b", ("qwen-7b", "qwen-14b"),
+     "'llama-3-70b' is not served by http://gpu:8000/v1; it serves: qwen-7b, qwen-14b",
+     "http://gpu:8000/v1 不提供 'llama-3-70b'；它提供的是：qwen-7b, qwen-14b"),
+])
+def test_a_model_the_endpoint_cannot_run_is_refused_in_the_readers_language(model, models, en,
+                                                                           zh):
+    import dataclasses
+
+    from desktop_app.core.endpoint.discovery import choose_model
+    from desktop_app.core.endpoint.types import EndpointInfo
+    from desktop_app.core.parsing import InputError
+    from desktop_app.report.input_words import input_error_text
+    from tests.lang_check import english_runs
+
+    info = EndpointInfo(models=models, engine="vllm", engine_version="0.6", tokenizer="vllm",
+                        has_metrics=True, simulated=False, accepts_ignore_eos=True,
+                        latency_s=0.01)
+    config = EndpointConfig("http://user:pw@gpu:8000", model=model)
+    with pytest.raises(InputError) as caught:
+        choose_model(config, info)
+    assert caught.value.field == "model" and "pw" not in str(caught.value)
+    assert str(caught.value) == f"model: {en}"
+    said = input_error_text(caught.value, "zh")
+    assert zh in said and english_runs(said, allowed=models + (model,)) == []
+    if models:  # one it serves goes through as it was named
+        served = dataclasses.replace(config, model=models[1])
+        assert choose_model(served, info) == served
