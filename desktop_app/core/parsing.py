@@ -33,6 +33,9 @@ INPUT_MESSAGES: dict[str, str] = {
     "positive_seconds": "{item} must be a positive number of seconds",
     "negative": "{item} must not be negative",
     "choose_model": "choose a model (the endpoint's /v1/models lists them)",
+    "route_tiers": "{item}: name tiers after tier: from {tiers} (e.g. tier:hard,medium)",
+    "route_unknown": "{item}: choose validate, always-loop or tier:<tiers> (e.g. "
+                     "tier:hard,medium)",
     "no_models_listed": "the endpoint lists no models; name one",
     "model_not_served": "{item} is not served by {url}; it serves: {models}",
     "too_many_values": "{n:,} values: at most {high:,}",

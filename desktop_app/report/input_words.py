@@ -27,6 +27,8 @@ WORDS: dict[str, dict[str, str]] = {
         "empty_float_list": "请至少给出一个值，例如 0.5,1,2",
         "empty": "请至少给出一个值",
         "one_value": "请只给出一个值",
+        "route_tiers": "{item}：tier: 后请写难度，可选 {tiers}（例如 tier:hard,medium）",
+        "route_unknown": "{item}：请选择 validate、always-loop 或 tier:<难度>（例如 tier:hard,medium）",
         "no_models_listed": "该端点未列出任何模型；请指定一个",
         "model_not_served": "{url} 不提供 {item}；它提供的是：{models}",
         "give_values": "请给出一个或多个值",

@@ -104,10 +104,7 @@ class EvalConfig:
         if self.tool_mode not in ("native", "text"):
             raise InputError("tool mode", code="unknown_choice", items=repr(self.tool_mode),
                              choices="native, text")
-        try:
-            parse_layered_route(self.layered_route)
-        except ValueError as exc:
-            raise InputError("layered route", str(exc)) from None
+        parse_layered_route(self.layered_route)
 
     def for_set(self, qset: QuestionSet) -> EvalConfig:
         """The config with the judges and `ignore_names` left to the set filled in."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
+from desktop_app.core.parsing import InputError
 from desktop_app.core.sqleval.types import LAYERED_ROUTES, STRATEGIES, TIERS, Question, QueryResult
 
 __all__ = ["LOOP_STRATEGIES", "NUDGE_NATIVE", "NUDGE_TEXT", "check_submission",
@@ -174,7 +175,7 @@ def retry_feedback(problems: list[str], *, tool_mode: str = "native") -> str:
 
 def parse_layered_route(route: str) -> tuple[str, tuple[str, ...]]:
     """("validate", ()), ("always-loop", ()) or ("tier", tiers) for a `--layered-route` value
-    ("validate", "always-loop", "tier:hard,medium"); ValueError (a message for the user) else."""
+    ("validate", "always-loop", "tier:hard,medium"); InputError("layered route", code) else."""
     text = (route or "").strip()
     if text in LAYERED_ROUTES:
         return text, ()
@@ -183,10 +184,9 @@ def parse_layered_route(route: str) -> tuple[str, tuple[str, ...]]:
         bad = [t for t in tiers if t not in TIERS]
         if tiers and not bad:
             return "tier", tiers
-        raise ValueError(f"{text!r}: name tiers after tier: from {', '.join(TIERS)} "
-                         "(e.g. tier:hard,medium)")
-    raise ValueError(f"{text!r}: choose validate, always-loop or tier:<tiers> "
-                     "(e.g. tier:hard,medium)")
+        raise InputError("layered route", code="route_tiers", item=repr(text)[:80],
+                         tiers=", ".join(TIERS))
+    raise InputError("layered route", code="route_unknown", item=repr(text)[:80])
 
 
 def structured_reason(question: Question, route: str) -> str | None:

@@ -229,3 +229,19 @@ def test_cli_layered_run_on_the_simulator_says_which_path_answered(tmp_path, cap
     assert "validation failed" in next(i for i in data["items"] if i["id"] == "h01"
                                        )["route_reason"]
     assert "layered: fast path settled 1 of 2" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("route", "zh"), [
+    ("tier:impossible", "'tier:impossible'：tier: 后请写难度，可选 trivial, easy, medium, hard"),
+    ("fastest", "'fastest'：请选择 validate、always-loop 或 tier:<难度>"),
+])
+def test_a_route_that_is_not_one_is_refused_naming_its_field(route, zh):
+    from desktop_app.core.parsing import InputError
+    from desktop_app.core.sqleval.strategies import parse_layered_route
+    from desktop_app.report.input_words import input_error_text
+
+    assert parse_layered_route(" tier:hard,medium ") == ("tier", ("hard", "medium"))
+    with pytest.raises(InputError) as caught:
+        parse_layered_route(route)
+    assert caught.value.field == "layered route"
+    assert zh in input_error_text(caught.value, "zh")
