@@ -210,11 +210,6 @@ def _speed_verdicts(comp: Comparison, lang: str) -> str:
     return "\n".join(out)
 
 
-def _term(lang: str, key: str) -> str:
-    """A metric's name as the glossary gives it (strings.TERMS)."""
-    return escape(strings.term(lang, key))
-
-
 def _quality_verdicts(comp: Comparison, lang: str) -> str:
     rows = [r for r in comp.rows if r.key == "pass_rate"]
     if not rows:

@@ -256,10 +256,6 @@ class StoredCell:
         return self.figures.get("output_tps")
 
     @property
-    def rps(self) -> Estimate | None:
-        return self.figures.get("request_rate")
-
-    @property
     def goodput(self) -> Estimate | None:
         return self.figures.get("goodput")
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -198,12 +197,6 @@ class ComparisonView(QWidget):
         if lines:
             self.scenarios_label.setText(
                 f"<b>{escape(lookup_word('scenarios', lang))}</b><br/>" + "<br/>".join(lines))
-
-    def scenarios_text(self) -> str:
-        """The scenarios as shown, without markup (for tests)."""
-        doc = QTextDocument()
-        doc.setHtml(self.scenarios_label.text())
-        return doc.toPlainText()
 
     def _fit_differ(self) -> None:
         # As tall as its few rows: what differs is read first, then the verdicts below.
