@@ -16,6 +16,7 @@ from desktop_app import __version__
 from desktop_app.cli.common import DB_HELP, EXIT_USAGE, LANG_HELP, LANGS, CliError, words_lang
 from desktop_app.core.files import absolute
 from desktop_app.core.parsing import InputError
+from desktop_app.report.cli_help_words import WideRawDescriptionFormatter
 
 __all__ = ["COMMANDS", "CliError", "EXIT_USAGE", "build_parser", "main", "version_text"]
 
@@ -74,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(agentic text-to-SQL evaluation). Without a subcommand, starts the desktop app. "
         "--db and --lang may be given before the command or after it.",
         epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=WideRawDescriptionFormatter,
     )
     parser.add_argument("--version", action=_VersionAction, nargs=0,
                         help="print the versions of Throughline, Qt, PySide6 and Python, and exit")
@@ -127,8 +128,13 @@ def localise_argparse(lang: str) -> None:
 
 
 def _main(argv: list[str] | None) -> int:
-    localise_argparse(_argv_lang(sys.argv[1:] if argv is None else list(argv)))
+    lang = _argv_lang(sys.argv[1:] if argv is None else list(argv))
+    localise_argparse(lang)
     parser = build_parser()
+    if lang == "zh":
+        from desktop_app.report.cli_help_words import translate_help
+
+        translate_help(parser, lang)
     args = parser.parse_args(argv)
     if args.db:
         # One place decides the database: the store reads THROUGHLINE_DB, so the GUI, a
