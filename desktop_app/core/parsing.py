@@ -172,6 +172,10 @@ INPUT_MESSAGES: dict[str, str] = {
     "qs_not_spider2": "{source}:1: not a Spider2-lite record (no instance_id); name the format "
                       "with {format_flag}",
     "qs_file": "{path}: {problem}",
+    "qs_set_file_missing": "{path}: missing (one JSON object per line)",
+    "qs_set_file_empty": "{path}: no questions (one JSON object per line)",
+    "qs_set_not_utf8": "{path}:{line}: not UTF-8 text: byte 0x{byte:02x} at byte offset "
+                       "{offset}; save the file as UTF-8",
     "qs_not_json": "{source}: not JSON; name the format with {format_flag}",
     "qs_unknown_format": "{source}: cannot tell the format (expected a Spider or BIRD list, a "
                          "Spider2-lite JSONL or a defog CSV); name it with {format_flag}",

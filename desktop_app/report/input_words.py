@@ -103,6 +103,10 @@ WORDS: dict[str, dict[str, str]] = {
         "fit_no_cells": "扫描中没有包含请求的闭环单元",
         "file_missing": "文件不存在",
         "qs_file": "{path}：{problem}",
+        "qs_set_file_missing": "{path}：文件不存在（应为每行一个 JSON 对象）",
+        "qs_set_file_empty": "{path}：没有题目（应为每行一个 JSON 对象）",
+        "qs_set_not_utf8": "{path}:{line}：不是 UTF-8 文本：字节偏移 {offset} 处为字节 0x{byte:02x}；"
+                           "请把文件存为 UTF-8",
         "file_is_directory": "是文件夹，不是文件",
         "file_not_regular": "不是普通文件（{kind}）",
         "file_too_large": "共 {size:,} 字节，超过上限 {limit:,} 字节",

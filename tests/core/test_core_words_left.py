@@ -37,7 +37,6 @@ LEFT = {
     "sqleval/golds.py": 4,
     "sqleval/judge.py": 1,
     "sqleval/judges/__init__.py": 1,
-    "sqleval/questions.py": 3,
     "sqleval/sandbox.py": 9,
     "stats.py": 1,
     "store/store.py": 1,

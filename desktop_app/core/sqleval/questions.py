@@ -148,10 +148,8 @@ def _decode(path: Path) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise QuestionSetError(
-            f"{path}:{line}: not UTF-8 text: byte 0x{data[exc.start]:02x} at byte offset "
-            f"{exc.start} ({exc.reason}); save the file as UTF-8"
-        ) from None
+        raise QuestionSetError.coded("qs_set_not_utf8", path=path, line=line,
+                                     byte=data[exc.start], offset=exc.start) from None
 
 
 def _read_toml(path: Path) -> tuple[dict, str]:
@@ -280,7 +278,7 @@ def _resolve_database(spec: dict, set_name: str, key: str, set_dir: Path, cache_
 def _parse_questions(path: Path, databases: set[str], glossary: dict[str, str],
                      set_dir: Path) -> list[Question]:
     if not path.is_file():
-        raise QuestionSetError(f"{path}: missing (one JSON object per line)")
+        raise QuestionSetError.coded("qs_set_file_missing", path=path)
     text = _decode(path)
     errors: list[str] = []
     questions: list[Question] = []
@@ -334,7 +332,7 @@ def _parse_questions(path: Path, databases: set[str], glossary: dict[str, str],
     if errors:
         raise QuestionSetError(errors)
     if not questions:
-        raise QuestionSetError(f"{path}: no questions (one JSON object per line)")
+        raise QuestionSetError.coded("qs_set_file_empty", path=path)
     return questions
 
 

@@ -208,3 +208,21 @@ def test_the_bundled_sales_25_set_loads(tmp_path):
     assert [tiers.count(t) for t in ("trivial", "easy", "medium", "hard")] == [8, 2, 2, 13]
     assert all(q.text_zh and q.required_columns for q in qset.questions)
     assert ("sales-25", qset.description) in list_question_sets(paths.questions_dir())
+
+
+@pytest.mark.parametrize(("damage", "zh"), [
+    (lambda f: (f / "questions.jsonl").unlink(), "questions.jsonl：文件不存在（应为每行一个 JSON 对象）"),
+    (lambda f: (f / "questions.jsonl").write_text("\n", encoding="utf-8"), "：没有题目"),
+    (lambda f: (f / "questions.jsonl").write_bytes(b'{"id": "\xff"}\n'),
+     "questions.jsonl:1：不是 UTF-8 文本：字节偏移 8 处为字节 0xff"),
+])
+def test_a_set_file_that_cannot_be_read_is_said_in_chinese(tmp_path, damage, zh):
+    from desktop_app.report.errors import error_text
+    from tests.lang_check import english_runs
+
+    folder = write_set(tmp_path / "tiny", [GOOD])
+    damage(folder)
+    with pytest.raises(QuestionSetError) as info:
+        load(folder)
+    said = error_text(info.value, "zh")
+    assert zh in said and english_runs(said) == [], said
