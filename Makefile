@@ -17,7 +17,7 @@ run: setup
 # groups by module, and keeps the load-sensitive ones on one worker): 430 s serial here.
 TEST_WORKERS ?= 3
 test: setup
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 	$(MAKE) --no-print-directory lint
 
 # Pyflakes' checks by ruff ([tool.ruff] in pyproject.toml), the import contracts and the type

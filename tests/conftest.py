@@ -41,16 +41,29 @@ def _widgets_app_first(qapp):
 
 
 
-# Modules whose verdicts rest on the machine's load holding still from one sweep to the next:
-# one worker runs them one after the other (`--dist loadgroup`), so the core test_verdicts_busy
-# burns on purpose never lands between two sweeps of test_compare_noise's identical servers (it
-# did: one TTFT cell 30 % apart, a real difference of load, not noise inside a sweep). Every
-# other module is a group of its own, as `--dist loadfile` had it.
-STEADY_LOAD = {"test_verdicts_busy.py", "test_compare_noise.py"}
+# Sweeps whose verdicts rest on the machine's load holding still from one sweep to the next
+# (test_compare_noise's identical servers, test_verdicts_busy's sweeps beside a process that
+# burns a core) take this lock while they measure, so a burn of one never lands between two
+# sweeps of the other (it did: one TTFT cell 30 % apart, a real difference of load). A file
+# lock, because the suite's workers are processes: `--dist loadgroup`, which was to keep the two
+# modules on one worker, does nothing with pytest 9 (xdist 3.8 renames `item._nodeid`, which
+# pytest 9 no longer reads), so each of their tests went to any worker.
+@pytest.fixture(scope="session")
+def steady_load(tmp_path_factory):
+    """A context manager: hold the machine's steady-load lock while measuring."""
+    import contextlib
+    import fcntl
 
+    # Shared by every worker of one run (each worker's basetemp is a folder inside it).
+    path = tmp_path_factory.getbasetemp().parent / "steady-load.lock"
 
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        name = item.path.name
-        group = "steady-load" if name in STEADY_LOAD else str(item.path.relative_to(ROOT))
-        item.add_marker(pytest.mark.xdist_group(group))
+    @contextlib.contextmanager
+    def held():
+        with open(path, "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    return held

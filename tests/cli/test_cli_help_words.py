@@ -8,7 +8,7 @@ import unicodedata
 
 import pytest
 
-from desktop_app.cli import COMMANDS, build_parser, main
+from desktop_app.cli import COMMANDS, build_parser, localise_argparse, main
 from desktop_app.report.cli_help_words import HELP_ZH, help_texts, wrap_wide
 from desktop_app.report.cli_words import ARGPARSE_ZH
 from tests.lang_check import english_runs
@@ -20,7 +20,10 @@ CODE_LISTS = ("strict,tolerant,full,test-suite,bird,spider2",
 
 
 def _english_texts() -> set[str]:
-    parser = build_parser()  # the tests run in English: the help as the modules give it
+    # argparse's own words are looked up when the parser is built: in English, as a command
+    # run earlier in this process with --lang zh may have left them Chinese.
+    localise_argparse("en")
+    parser = build_parser()
     return {text for obj, attr in help_texts(parser)
             if isinstance(text := getattr(obj, attr, None), str) and text != argparse.SUPPRESS}
 

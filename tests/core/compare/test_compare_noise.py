@@ -50,10 +50,10 @@ async def _sweeps(store: Store, urls: list[str]) -> list[int]:
 
 
 @pytest.fixture(scope="module")
-def stored(tmp_path_factory):
+def stored(tmp_path_factory, steady_load):
     folder = tmp_path_factory.mktemp("noise")
     db = folder / "results.db"
-    with Store.open(db) as store, start_simulator("fast") as fast1, \
+    with steady_load(), Store.open(db) as store, start_simulator("fast") as fast1, \
             start_simulator("fast") as fast2, start_simulator("fast-capped") as capped:
         ids = asyncio.run(_sweeps(store, [fast1.url, fast2.url, capped.url]))
         ev = EvalConfig(EndpointConfig(fast1.url, model="sim/careful"),

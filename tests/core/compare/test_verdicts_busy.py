@@ -7,6 +7,7 @@ The sweeps run on the built-in simulator once for the module.
 """
 
 import asyncio
+import contextlib
 import subprocess
 import sys
 
@@ -23,9 +24,9 @@ from desktop_app.core.throughput.sweep import run_sweep
 SIM_MODEL = "sim/llama-sim-8b"
 
 
-@pytest.fixture(scope="module")
+@contextlib.contextmanager
 def busy():
-    """A process that keeps one core busy for as long as the module runs (the issue's load)."""
+    """A process that keeps one core busy while the sweeps run (the issue's load)."""
     burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
         yield burner
@@ -45,10 +46,10 @@ async def _sweep(store, url, name, lengths, concurrency, requests):
 
 
 @pytest.fixture(scope="module")
-def stored(busy, tmp_path_factory):
+def stored(tmp_path_factory, steady_load):
     db = tmp_path_factory.mktemp("busy") / "results.db"
     ids = {}
-    with Store.open(db) as store, start_simulator("fast") as fast, \
+    with steady_load(), busy(), Store.open(db) as store, start_simulator("fast") as fast, \
             start_simulator("fast-capped") as capped:
         async def all_sweeps():
             for profile, url in (("fast", fast.url), ("capped", capped.url)):
