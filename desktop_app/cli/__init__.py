@@ -14,9 +14,9 @@ import sys
 
 from desktop_app import __version__
 from desktop_app.cli.common import DB_HELP, EXIT_USAGE, LANG_HELP, LANGS, CliError, words_lang
+from desktop_app.cli.help_format import WideHelpFormatter, WideRawDescriptionFormatter
 from desktop_app.core.files import absolute
 from desktop_app.core.parsing import InputError
-from desktop_app.report.cli_help_words import WideRawDescriptionFormatter
 
 __all__ = ["COMMANDS", "CliError", "EXIT_USAGE", "build_parser", "main", "version_text"]
 
@@ -132,9 +132,12 @@ def _main(argv: list[str] | None) -> int:
     localise_argparse(lang)
     parser = build_parser()
     if lang == "zh":
-        from desktop_app.report.cli_help_words import translate_help
+        from desktop_app.report.cli_help_words import parsers, translate_help
 
         translate_help(parser, lang)
+        for each in parsers(parser):  # Chinese lines wrapped by columns, not characters
+            raw = issubclass(each.formatter_class, argparse.RawDescriptionHelpFormatter)
+            each.formatter_class = WideRawDescriptionFormatter if raw else WideHelpFormatter
     args = parser.parse_args(argv)
     if args.db:
         # One place decides the database: the store reads THROUGHLINE_DB, so the GUI, a

@@ -1,15 +1,14 @@
 """The commands' --help in Simplified Chinese, keyed by the English each command's module
 gives argparse (as gettext keys a catalogue by its message): `translate_help` puts them in the
-parser before it prints. tests/cli/test_cli_help_words.py checks that every help text of every
-command has an entry here and that every entry is still one."""
+parser before it prints (cli/help_format.py wraps them by terminal columns).
+tests/cli/test_cli_help_words.py checks that every help text of every command has an entry
+here and that every entry is still one."""
 
 from __future__ import annotations
 
 import argparse
-import re
-import unicodedata
 
-__all__ = ["HELP_ZH", "help_texts", "translate_help"]
+__all__ = ["HELP_ZH", "help_texts", "parsers", "translate_help"]
 
 HELP_ZH: dict[str, str] = {
     'Benchmark LLM serving endpoints for speed (throughput sweeps) and quality (agentic text-to-SQL evaluation). Without a subcommand, starts the desktop app. --db and --lang may be given before the command or after it.':
@@ -289,84 +288,30 @@ HELP_ZH: dict[str, str] = {
 }
 
 
-def help_texts(parser: argparse.ArgumentParser):
-    """Every (object, attribute) of `parser` and its subcommands that holds a help text: the
-    description and epilog, the argument groups' titles and descriptions, each argument's help
-    and each subcommand's one-line help."""
-    for attr in ("description", "epilog"):
-        yield parser, attr
-    for group in parser._action_groups:
-        yield group, "title"
-        yield group, "description"
-    for action in parser._actions:
-        yield action, "help"
-        if isinstance(action, argparse._SubParsersAction):
-            for choice in action._choices_actions:
-                yield choice, "help"
-            seen: set[int] = set()
-            for sub in action.choices.values():
-                if id(sub) not in seen:  # an alias is the same parser
-                    seen.add(id(sub))
-                    yield from help_texts(sub)
-
-
-# A run of Latin text (an option, a path, a number) is never broken; a Han character or a
-# full-width mark may end a line after it.
-_PIECE = re.compile(r"\s+|[\x21-\x7e]+|.")
-
-
-def _columns(text: str) -> int:
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-
-
-def wrap_wide(text: str, width: int) -> list[str]:
-    """`text` in lines of at most `width` terminal columns, a Han character counting two
-    (textwrap counts one, so Chinese help ran past the terminal's edge)."""
-    lines, line, used = [], "", 0
-    for piece in _PIECE.findall(" ".join(text.split())):
-        size = _columns(piece)
-        if piece.isspace():
-            if line:
-                line, used = line + " ", used + 1
-            continue
-        if line and used + size > width:
-            lines.append(line.rstrip())
-            line, used = "", 0
-        line, used = line + piece, used + size
-    if line.strip():
-        lines.append(line.rstrip())
-    return lines
-
-
-class WideHelpFormatter(argparse.HelpFormatter):
-    """argparse's formatter, wrapping by terminal columns (`wrap_wide`)."""
-
-    def _split_lines(self, text: str, width: int) -> list[str]:
-        return wrap_wide(text, width)
-
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
-        return "\n".join(indent + line for line in wrap_wide(text, width - len(indent)))
-
-
-class WideRawDescriptionFormatter(argparse.RawDescriptionHelpFormatter):
-    """For the top page: a text of several lines (the examples) keeps its lines, a one-line
-    text (the description) and each argument's help are wrapped by terminal columns."""
-
-    def _split_lines(self, text: str, width: int) -> list[str]:
-        return wrap_wide(text, width)
-
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
-        if "\n" in text.strip():
-            return super()._fill_text(text, width, indent)
-        return "\n".join(indent + line for line in wrap_wide(text, width - len(indent)))
-
-
-def _parsers(parser: argparse.ArgumentParser):
+def parsers(parser: argparse.ArgumentParser):
+    """`parser` and every subcommand's parser under it (an alias is the same parser, once)."""
     yield parser
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in dict.fromkeys(action.choices.values()):
-                yield from _parsers(sub)
+                yield from parsers(sub)
+
+
+def help_texts(parser: argparse.ArgumentParser):
+    """Every (object, attribute) of `parser` and its subcommands that holds a help text: the
+    description and epilog, the argument groups' titles and descriptions, each argument's help
+    and each subcommand's one-line help."""
+    for each in parsers(parser):
+        yield each, "description"
+        yield each, "epilog"
+        for group in each._action_groups:
+            yield group, "title"
+            yield group, "description"
+        for action in each._actions:
+            yield action, "help"
+            if isinstance(action, argparse._SubParsersAction):
+                for choice in action._choices_actions:
+                    yield choice, "help"
 
 
 def translate_help(parser: argparse.ArgumentParser, lang: str) -> None:
@@ -377,6 +322,3 @@ def translate_help(parser: argparse.ArgumentParser, lang: str) -> None:
         text = getattr(obj, attr, None)
         if isinstance(text, str) and text in HELP_ZH:
             setattr(obj, attr, HELP_ZH[text])
-    for each in _parsers(parser):
-        raw = issubclass(each.formatter_class, argparse.RawDescriptionHelpFormatter)
-        each.formatter_class = WideRawDescriptionFormatter if raw else WideHelpFormatter

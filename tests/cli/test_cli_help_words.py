@@ -4,12 +4,12 @@ no entry there is stale, and `throughline --lang zh <command> --help` leaves no 
 sentence, wrapped to the terminal's columns (a Han character is two)."""
 
 import argparse
-import unicodedata
 
 import pytest
 
 from desktop_app.cli import COMMANDS, build_parser, localise_argparse, main
-from desktop_app.report.cli_help_words import HELP_ZH, help_texts, wrap_wide
+from desktop_app.cli.help_format import columns, wrap_wide
+from desktop_app.report.cli_help_words import HELP_ZH, help_texts
 from desktop_app.report.cli_words import ARGPARSE_ZH
 from tests.lang_check import english_runs
 
@@ -34,10 +34,6 @@ def test_every_help_text_has_chinese_and_every_entry_is_used():
     assert sorted(set(HELP_ZH) - texts) == []
 
 
-def _columns(line: str) -> int:
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
-
-
 @pytest.mark.parametrize("command", [c.rstrip("_") for c in COMMANDS] + [None])
 def test_help_reads_in_chinese_and_fits_the_terminal(command, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
@@ -49,13 +45,13 @@ def test_help_reads_in_chinese_and_fits_the_terminal(command, capsys, monkeypatc
     wrapped = out[:examples] if examples >= 0 else out
     described = wrapped.split("\n\n", 1)[1]  # after the usage lines: argparse's syntax
     assert english_runs(described, allowed=CODE_LISTS) == [], command
-    assert max(_columns(line) for line in wrapped.splitlines()) <= 80, command
+    assert max(columns(line) for line in wrapped.splitlines()) <= 80, command
 
 
 def test_a_long_chinese_line_is_wrapped_by_columns_and_never_inside_an_option():
     lines = wrap_wide("每个单元的秒数上限：届时仍在途的请求被截断 --time-budget 与 "
                       "max(4 x 并发数, 8) 个请求", 20)
-    assert all(_columns(line) <= 20 for line in lines)
+    assert all(columns(line) <= 20 for line in lines)
     assert any("--time-budget" in line for line in lines)  # kept whole
     assert "".join(lines).replace(" ", "") == ("每个单元的秒数上限：届时仍在途的请求被截断"
                                                "--time-budget与max(4x并发数,8)个请求")
