@@ -147,7 +147,9 @@ def endpoint_or_simulator(stack: ExitStack, base_url: str | None, simulator: str
     try:
         sim = stack.enter_context(start_simulator(simulator, question_sets=question_sets))
     except SimulatorStartError as exc:
-        raise InputError("--simulator", str(exc)) from None
+        from desktop_app.report.errors import error_text
+
+        raise InputError("--simulator", code="said", text=error_text(exc, lang)) from None
     from desktop_app.report.cli_words import cli_text
 
     print(cli_text(lang, "run", "simulator_started", profile=simulator, url=sim.url),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from desktop_app.cli.common import CliError, global_options
+from desktop_app.cli.common import CliError, cli_error, global_options, words_lang
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -27,27 +27,25 @@ def run_sim(args: argparse.Namespace) -> int:
     from desktop_app.core.simulator.faults import FaultSpecError, parse_faults
     from desktop_app.core.simulator.profiles import ProfileError, load_profile
 
+    from desktop_app.report.cli_words import cli_text
+    from desktop_app.report.errors import error_text
+
+    lang = words_lang(args)
     if not 0 <= args.port <= 65535:
-        raise CliError(f"--port: {args.port} is not a port number (0-65535)")
+        raise cli_error("--port", "not_port", value=args.port)
     try:
         profile = load_profile(args.profile)
         faults = parse_faults(args.faults) if args.faults else None
     except (ProfileError, FaultSpecError) as exc:
-        from desktop_app.cli.common import words_lang
-        from desktop_app.report.errors import error_text
-
-        raise CliError(error_text(exc, words_lang(args))) from None
+        raise CliError(error_text(exc, lang)) from None
 
     def ready(url: str) -> None:
-        label = f" with faults {args.faults}" if args.faults else ""
-        print(
-            f"Simulated endpoint (profile {profile.name}, model {profile.model}){label} "
-            f"serving on {url}/v1 - press Ctrl+C to stop",
-            flush=True,
-        )
+        key = "sim_serving_faults" if args.faults else "sim_serving"
+        print(cli_text(lang, "run", key, profile=profile.name, model=profile.model,
+                       faults=args.faults, url=url), flush=True)
 
     try:
         server.run(args.host, args.port, profile, faults, ready=ready)
     except server.SimulatorError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(error_text(exc, lang)) from None
     return 0

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from desktop_app.cli.common import CliError, global_options, words_lang
+from desktop_app.cli.common import CliError, cli_error, global_options, words_lang
 from desktop_app.core.parsing import InputError
 
 
@@ -46,7 +46,7 @@ def run_whatif(args: argparse.Namespace) -> int:
 
         return run_fit(args)
     if args.set:
-        raise CliError("--set: only with --from-run RUN_ID (a fitted model)")
+        raise cli_error("--set", "set_needs_fit")
     from desktop_app.core.parsing import parse_int_list
     from desktop_app.core.whatif import SWEEP, WAVE, requests_plan
 

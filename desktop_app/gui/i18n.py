@@ -49,6 +49,14 @@ def report_language() -> str:
     return "zh" if QLocale().language() == QLocale.Language.Chinese else "en"
 
 
+def error_words(exc: BaseException) -> str:
+    """An error as the window shows it: one the core raised with a code, said in the window's
+    language (`report.errors.error_text`); any other, its own message."""
+    from desktop_app.report.errors import error_text
+
+    return error_text(exc, report_language())
+
+
 def translate(context: str, text: str, disambiguation: str | None = None, n: int = -1) -> str:
     """`QCoreApplication.translate` (the name lupdate looks for) for code outside QObjects."""
     return QCoreApplication.translate(context, text, disambiguation, n)

@@ -112,6 +112,12 @@ def _describe(exc: BaseException) -> str | tuple:
     code = getattr(exc, "code", "")
     if code and exc.__class__.__name__ == "EndpointError":
         return ("endpoint", str(exc), code, getattr(exc, "url", None), dict(exc.params))
+    params = getattr(exc, "params", None)
+    if code and isinstance(code, str) and isinstance(params, dict):
+        # InputError, WorkerError, a profile refused...: said by the parent in its language.
+        field = getattr(exc, "field", None)
+        message = getattr(exc, "message", "") if field is not None else str(exc)
+        return ("coded", message, code, field, dict(params))
     return str(exc) or type(exc).__name__
 
 
@@ -124,6 +130,14 @@ def _message(payload: str | tuple) -> str:
         _, message, code, url, params = payload
         exc = EndpointError(message, code=code, url=url, **params)
         return endpoint_error_text(exc, report_language())
+    if isinstance(payload, tuple) and payload[:1] == ("coded",):
+        from desktop_app.core.parsing import CodedError, InputError
+        from desktop_app.gui.i18n import error_words
+
+        _, message, code, field, params = payload
+        coded = (InputError(field, message, code=code, **params) if field is not None
+                 else CodedError(message, code=code, **params))
+        return error_words(coded)
     return str(payload)
 
 

@@ -20,6 +20,10 @@ RUN = {
                          "{tokenizer}, /metrics {metrics}",
         "sql_endpoint_line": "Endpoint {url}: {engine}, model {model}; set {set}",
         "simulated_engine": "simulated {engine}",
+        "sim_serving": "Simulated endpoint (profile {profile}, model {model}) serving on "
+                       "{url}/v1 - press Ctrl+C to stop",
+        "sim_serving_faults": "Simulated endpoint (profile {profile}, model {model}) with "
+                              "faults {faults} serving on {url}/v1 - press Ctrl+C to stop",
         "no_tokenizer": "none (prompts calibrated)",
         "yes": "yes",
         "no": "no",
@@ -45,6 +49,9 @@ RUN = {
                          "/metrics {metrics}",
         "sql_endpoint_line": "端点 {url}：{engine}，模型 {model}；题集 {set}",
         "simulated_engine": "模拟的 {engine}",
+        "sim_serving": "模拟端点（配置 {profile}，模型 {model}）正在 {url}/v1 上服务——按 Ctrl+C 停止",
+        "sim_serving_faults": "模拟端点（配置 {profile}，模型 {model}，注入故障 {faults}）正在 {url}/v1 "
+                              "上服务——按 Ctrl+C 停止",
         "no_tokenizer": "无（提示长度经校准）",
         "yes": "有",
         "no": "无",
@@ -173,6 +180,8 @@ ERRORS = {
         "two_runs": "give at least two different run ids, got {n}",
         "not_pdf": "{path} does not end in .pdf",
         "layered_route": "applies only with --strategy layered",
+        "not_port": "{value} is not a port number (0-65535)",
+        "set_needs_fit": "only with --from-run RUN_ID (a fitted model)",
         "no_db_file": "no such database file: {spec}",
         "not_db_or_set": "{spec} is neither a database file nor SET:KEY of a question set "
                          "(`throughline questions list` shows the sets)",
@@ -192,6 +201,8 @@ ERRORS = {
         "two_runs": "请至少给出两个不同的运行编号，当前只有 {n} 个",
         "not_pdf": "{path} 的扩展名不是 .pdf",
         "layered_route": "仅在 --strategy layered 时适用",
+        "not_port": "{value} 不是端口号（0-65535）",
+        "set_needs_fit": "仅可与 --from-run RUN_ID（拟合的模型）一起使用",
         "no_db_file": "数据库文件不存在：{spec}",
         "not_db_or_set": "{spec} 既不是数据库文件，也不是题集的 SET:KEY（`throughline questions list` "
                          "列出可用题集）",

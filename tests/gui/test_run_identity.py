@@ -199,3 +199,23 @@ def test_requests_of_an_imported_run_without_its_load_can_be_browsed(qtbot, tmp_
                   for c in range(model.columnCount())] for r in range(model.rowCount())]
     assert all(isinstance(t, str) for row in texts for t in row)
     assert texts[0][0] == "1024 / load unknown / 128"
+
+
+def test_a_sql_form_error_is_said_in_the_windows_language(qtbot, qt_loop, tmp_path, sim):
+    """#27: the SQL form showed the core's English (`concurrency: 'x' is not a whole number`)
+    in a Chinese window; the throughput form already said it in Chinese."""
+    from PySide6.QtCore import QLocale
+
+    before = QLocale()
+    QLocale.setDefault(QLocale(QLocale.Language.Chinese, QLocale.Country.China))
+    try:
+        page = _sql_page(qtbot, tmp_path, sim)
+        _type(qtbot, page.concurrency_edit, "x")
+        said = page.error_label.text()
+        assert said == "并发数：'x' 不是整数（示例：512、2048、4k）", said
+        assert not page.start_button.isEnabled()
+        page.grab().save(str(tmp_path / "sql-form-error-zh.png"))
+    finally:
+        QLocale.setDefault(before)
+    _type(qtbot, page.concurrency_edit, "y")
+    assert page.error_label.text() == "concurrency: 'y' is not a whole number (examples: 512, 2048, 4k)"

@@ -228,3 +228,25 @@ def test_a_process_death_is_said_in_the_windows_language(qapp):
                                        poll_s=0.01))
     finally:
         i18n.remove_translators(qapp, translators)
+
+
+async def _refusing_job(emit):
+    from desktop_app.core.parsing import InputError
+
+    raise InputError("concurrency", code="not_whole", item="'x'")
+
+
+def test_a_coded_error_in_a_process_job_is_said_in_the_windows_language(qapp):
+    """A job's error that the core raised with a code (a refused input) is worded by the
+    window, not passed on in the child's English (#27)."""
+    from PySide6.QtCore import QLocale
+
+    before = QLocale()
+    QLocale.setDefault(QLocale(QLocale.Language.Chinese, QLocale.Country.China))
+    try:
+        with pytest.raises(WorkerError, match=r"^并发数：'x' 不是整数（示例：512、2048、4k）$"):
+            asyncio.run(run_in_process(_refusing_job, [].extend, poll_s=0.01))
+    finally:
+        QLocale.setDefault(before)
+    with pytest.raises(WorkerError, match=r"^concurrency: 'x' is not a whole number"):
+        asyncio.run(run_in_process(_refusing_job, [].extend, poll_s=0.01))

@@ -35,6 +35,8 @@ def _raised_codes() -> set[str]:
             # InputError and the errors that carry its codes (their words are the same).
             if (isinstance(node, ast.Call) and getattr(node.func, "id", "") in (
                     "InputError", "ExchangeError", "ProfileError", "ResumeError", "FitError", "NothingImported",
+                    "FaultSpecError", "SimulatorError", "SimulatorStartError", "WorkerError",
+                    "fail",  # simulator/profiles.py: a profile key refused, by its code
                     "_unknown")):  # exchange/detect.py's ExchangeError for an unknown file
                 for kw in node.keywords:
                     if kw.arg == "code":
@@ -219,3 +221,46 @@ def test_a_prompt_that_cannot_be_built_reads_in_chinese_and_never_shows_the_pass
     zh = input_error_text(refused, "zh")
     assert "分词器" in zh and "hunter2" not in zh, zh
     assert english_runs(zh) == [], zh
+
+
+@pytest.mark.parametrize("profile, args, zh, en", [
+    ("max_num_seqs = 0\n", [], "max_num_seqs：必须为正数，实际为 0", "max_num_seqs: must be positive, got 0"),
+    ("speed = 3\n", [], "speed：未知的键（可用：", "speed: unknown key (known: "),
+    ("max_model_len = 9000\nkv_cache_tokens = 4000\n", [], "不得超过 kv_cache_tokens（4000）",
+     "must not exceed kv_cache_tokens (4000)"),
+    ("", ["--faults", "reset=0.7,http429=0.6"], "故障概率之和为 1.3", "fault probabilities add up to 1.3"),
+    ("", ["--faults", "reset=x"], "故障 'reset=x'：概率必须是数字", "fault 'reset=x': probability must be a number"),
+    ("", ["--faults", "seed=-1"], "故障选项 'seed=-1'：必须是非负整数", "must be a non-negative integer"),
+    ("", ["--faults", "boom=0.1"], "故障 'boom' 未知", "unknown fault 'boom'"),
+    ("", ["--port", "70000"], "--port：70000 不是端口号", "--port: 70000 is not a port number"),
+])
+def test_the_simulators_refusals_are_said_in_the_language_asked(capsys, monkeypatch, tmp_path,
+                                                                profile, args, zh, en):
+    """`throughline sim`: a profile file, a fault spec or a port refused, in Chinese wholly and in
+    the English it said before (the simulator's profile and faults carry codes, #27)."""
+    path = tmp_path / "p.toml"
+    path.write_text(profile, encoding="utf-8")
+    for lang, expected in (("zh", zh), ("en", en)):
+        monkeypatch.setenv("THROUGHLINE_LANG", lang)
+        assert main(["sim", "--profile", str(path), *args]) == 2
+        err = capsys.readouterr().err.strip().splitlines()[-1]
+        assert expected in err, err
+        if lang == "zh":
+            assert english_runs(err.split("（可用：")[0], allowed=(str(path),)) == [], err
+
+
+def test_a_busy_port_and_a_whatif_set_without_a_fit_are_said_in_chinese(capsys, monkeypatch):
+    import socket
+
+    monkeypatch.setenv("THROUGHLINE_LANG", "zh")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert main(["sim", "--port", str(port)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == f"throughline sim: 127.0.0.1 上的端口 {port} 已被占用", err
+    assert main(["whatif", "--set", "max-num-seqs=2", "--input-tokens", "512",
+                 "--concurrency", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == "throughline whatif: --set：仅可与 --from-run RUN_ID（拟合的模型）一起使用", err

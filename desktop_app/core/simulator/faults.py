@@ -29,6 +29,8 @@ import socket
 import struct
 from dataclasses import dataclass, field
 
+from desktop_app.core.parsing import CodedError
+
 # What each kind does, as the client sees it.
 KINDS: dict[str, str] = {
     "disconnect": "the connection is closed before any response header",
@@ -47,8 +49,9 @@ FAULT_HEADER = "x-sim-fault"
 TRANSPORT_KEY = "throughline.transport"
 
 
-class FaultSpecError(ValueError):
-    """A fault spec that cannot be parsed; the one-line message names the bad item."""
+class FaultSpecError(CodedError, ValueError):
+    """A fault spec that cannot be parsed: a code (`core.parsing.INPUT_MESSAGES`) naming the bad
+    item, said in the reader's language by `report.errors.error_text`."""
 
 
 @dataclass(frozen=True)
@@ -89,25 +92,22 @@ def parse_faults(spec: str) -> FaultSpec:
                 try:
                     p = float(value)
                 except ValueError:
-                    raise FaultSpecError(f"fault {item!r}: probability must be a number") from None
+                    raise FaultSpecError(code="fault_not_number", item=repr(item)) from None
             if not 0.0 <= p <= 1.0:
-                raise FaultSpecError(f"fault {item!r}: probability must be between 0 and 1")
+                raise FaultSpecError(code="fault_probability", item=repr(item))
             if name in probabilities:
-                raise FaultSpecError(f"fault {item!r}: {name} given twice")
+                raise FaultSpecError(code="fault_twice", item=repr(item), name=name)
             probabilities[name] = p
         elif name in PARAMS:
             if not sep or not value:
-                raise FaultSpecError(f"fault option {item!r}: needs a value ({name}=...)")
+                raise FaultSpecError(code="fault_option_value", item=repr(item), name=name)
             params[name] = _option(item, name, value)
         else:
             known = ", ".join([*KINDS, *sorted(PARAMS)])
-            raise FaultSpecError(f"unknown fault {name!r} in {item!r} (known: {known})")
+            raise FaultSpecError(code="fault_unknown", name=repr(name), item=repr(item), known=known)
     total = sum(probabilities.values())
     if total > 1.0 + 1e-9:
-        raise FaultSpecError(
-            f"fault probabilities add up to {total:g}; each request gets at most one fault, "
-            "so they must add up to at most 1"
-        )
+        raise FaultSpecError(code="fault_sum", total=f"{total:g}")
     return FaultSpec(
         probabilities=probabilities,
         seed=int(params["seed"]) if "seed" in params else None,
@@ -121,16 +121,16 @@ def _option(item: str, name: str, value: str) -> float | int:
     """The value of a `name=value` option: a whole number (seed, after; taken exactly as
     written, never through a float) or a finite number of seconds, never negative."""
     whole = name in ("seed", "after")
-    kind = "integer" if whole else "number"
     try:
         if len(value) > 40:  # int() refuses 4,300 digits; no sane option is this long
             raise ValueError(value)
         number: float | int = int(value) if whole else float(value)
     except ValueError:
-        raise FaultSpecError(f"fault option {item[:60]!r}: must be a non-negative "
-                             f"{kind}") from None
+        raise FaultSpecError(code="fault_option_whole" if whole else "fault_option_number",
+                             item=repr(item[:60])) from None
     if number < 0 or not math.isfinite(number):
-        raise FaultSpecError(f"fault option {item!r}: must be a finite non-negative {kind}")
+        raise FaultSpecError(code="fault_option_whole" if whole else "fault_option_number",
+                             item=repr(item[:60]))
     return number
 
 
@@ -158,8 +158,8 @@ class FaultPicker:
             if kind in ("", "none"):
                 return None
             if kind not in KINDS:
-                raise FaultSpecError(f"unknown fault {kind!r} in {FAULT_HEADER} (known: "
-                                     f"{', '.join(KINDS)}, none)")
+                raise FaultSpecError(code="fault_header", fault=repr(kind), header=FAULT_HEADER,
+                                     known=", ".join(KINDS))
             return kind
         if not self._table:
             return None

@@ -19,10 +19,12 @@ import threading
 import time
 
 from desktop_app import paths
+from desktop_app.core.parsing import CodedError
 
 
-class SimulatorStartError(RuntimeError):
-    """The simulator process exited or did not become ready; the message has its stderr."""
+class SimulatorStartError(CodedError, RuntimeError):
+    """The simulator process exited or did not become ready: a code, with its stderr as the
+    detail (said in the reader's language by `report.errors.error_text`)."""
 
 
 class SimulatorProcess:
@@ -136,6 +138,8 @@ def start_simulator(profile: str = "fast", faults: str | None = None, host: str 
                 pass
             _close(proc, readers)  # joins the readers: stderr is complete
             err = "".join(stderr_lines).strip()
-            why = (f"did not become ready within {timeout_s:g} s" if timed_out
-                   else f"exited with status {proc.returncode}")
-            raise SimulatorStartError(f"simulator {why}" + (f": {err}" if err else ""))
+            detail = f": {err}" if err else ""
+            if timed_out:
+                raise SimulatorStartError(code="sim_not_ready", seconds=f"{timeout_s:g}",
+                                          detail=detail)
+            raise SimulatorStartError(code="sim_exited", status=proc.returncode, detail=detail)

@@ -84,48 +84,48 @@ def parse_profile(data: bytes, path: Path) -> Profile:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise ProfileError(f"{path}:{line}: not UTF-8 text (byte {exc.start})") from None
+        raise ProfileError(code="profile_not_utf8", where=f"{path}:{line}", byte=exc.start) from None
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ProfileError(f"{path}: {exc}") from None
+        raise ProfileError(code="profile_not_toml", where=str(path), detail=str(exc)) from None
 
-    def fail(key: str, why: str) -> ProfileError:
+    def fail(key: str, *, code: str, **params: Any) -> ProfileError:
         line = _line_of(text, key)
         where = f"{path}:{line}" if line else str(path)
         shown = key if key.isidentifier() else repr(key)  # a quoted key may hold a newline
-        return ProfileError(f"{where}: {shown}: {why}")
+        return ProfileError(code=code, where=where, key=shown, **params)
 
     values: dict[str, Any] = {"name": path.stem}
     for key, value in raw.items():
         if key not in _FIELDS:
-            raise fail(key, f"unknown key (known: {', '.join(sorted(_FIELDS))})")
+            raise fail(key, code="profile_unknown_key", known=", ".join(sorted(_FIELDS)))
         if key in _INT_FIELDS:
             if isinstance(value, bool) or not isinstance(value, int):
-                raise fail(key, f"must be an integer, got {value!r}")
+                raise fail(key, code="profile_not_integer", value=repr(value))
         elif key in _FLOAT_FIELDS:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise fail(key, f"must be a number, got {value!r}")
+                raise fail(key, code="profile_not_number", value=repr(value))
             if key == "prefill_ctx_slowdown_tokens" and value == 0:
                 value = math.inf  # 0 in a file means "no slowdown"
             if value != value:  # TOML has nan; every comparison with it is False
-                raise fail(key, "must be a number, got nan")
+                raise fail(key, code="profile_not_number", value="nan")
             if value < 0:
-                raise fail(key, f"must not be negative, got {value!r}")
+                raise fail(key, code="profile_negative", value=repr(value))
             if value == math.inf and key != "prefill_ctx_slowdown_tokens":
-                raise fail(key, "must be finite, got inf")
+                raise fail(key, code="profile_infinite")
             value = float(value)
         elif key in _STR_FIELDS and not isinstance(value, str):
-            raise fail(key, f"must be a string, got {value!r}")
+            raise fail(key, code="profile_not_string", value=repr(value))
         if key in _POSITIVE and value <= 0:
-            raise fail(key, f"must be positive, got {value!r}")
+            raise fail(key, code="profile_not_positive", value=repr(value))
         values[key] = value
     profile = Profile(**values)
     if profile.max_model_len > profile.kv_cache_tokens:
         # A request as long as the context must fit in the cache alone, or it never runs.
         raise fail(
             "max_model_len" if "max_model_len" in raw else "kv_cache_tokens",
-            f"max_model_len ({profile.max_model_len}) must not exceed kv_cache_tokens "
-            f"({profile.kv_cache_tokens}): a request that long could never be scheduled",
+            code="profile_len_over_cache", max_model_len=profile.max_model_len,
+            kv_cache_tokens=profile.kv_cache_tokens,
         )
     return profile

@@ -35,6 +35,7 @@ from starlette.routing import Route
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from desktop_app import __version__
+from desktop_app.core.parsing import CodedError
 from desktop_app.core.simulator import faults as faultlib
 from desktop_app.core.simulator import validation
 from desktop_app.core.simulator import responders, tokenizer
@@ -50,8 +51,9 @@ __all__ = ["RunningServer", "SimState", "SimulatorError", "build_app", "run", "s
 READ_KEY = "throughline.read_s"
 
 
-class SimulatorError(RuntimeError):
-    """The simulator cannot start (port in use, bad address); the message is fit for a user."""
+class SimulatorError(CodedError, RuntimeError):
+    """The simulator cannot start (port in use, bad address): a code and its values, said in the
+    reader's language by `report.errors.error_text`."""
 
 
 # --- endpoints ------------------------------------------------------------------------------
@@ -292,11 +294,13 @@ def _bind(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         if exc.errno == errno.EADDRINUSE:
-            raise SimulatorError(f"port {port} on {host} is in use") from None
-        raise SimulatorError(f"cannot listen on {host} port {port}: {exc.strerror or exc}") from None
+            raise SimulatorError(code="sim_port_in_use", port=port, host=host) from None
+        raise SimulatorError(code="sim_cannot_listen", host=host, port=port,
+                             detail=str(exc.strerror or exc)) from None
     except (OverflowError, TypeError) as exc:  # port out of range, bad host type
         sock.close()
-        raise SimulatorError(f"cannot listen on {host!r} port {port!r}: {exc}") from None
+        raise SimulatorError(code="sim_cannot_listen", host=repr(host), port=repr(port),
+                             detail=str(exc)) from None
     sock.listen(2048)
     sock.set_inheritable(True)
     return sock
@@ -380,7 +384,9 @@ def serve_in_thread(profile: Profile, faults: FaultSpec | None = None, host: str
         server.should_exit = True
         thread.join(timeout_s)
         sock.close()
-        raise SimulatorError(f"simulator did not start: {errors[0] if errors else 'timeout'}")
+        if errors:
+            raise SimulatorError(code="sim_not_started", detail=str(errors[0]))
+        raise SimulatorError(code="sim_start_timeout", seconds=f"{timeout_s:g}")
     running = RunningServer(url, app.state.sim, server, thread, sock)
     try:
         yield running

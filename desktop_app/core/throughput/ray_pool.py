@@ -70,9 +70,9 @@ def import_ray():
         import ray
     except ImportError as exc:
         if exc.name == "ray":
-            raise InputError("--ray", f"Ray is not installed; install it with {INSTALL}") from None
-        raise InputError("--ray", f"Ray could not be imported ({exc}); reinstall it with "
-                         f"{INSTALL}") from None
+            raise InputError("--ray", code="ray_not_installed", install=INSTALL) from None
+        raise InputError("--ray", code="ray_import_failed", detail=str(exc),
+                         install=INSTALL) from None
     return ray
 
 
@@ -257,12 +257,11 @@ class RayPool:
             self.hosts = await asyncio.wait_for(
                 asyncio.gather(*(_wait(a.ready.remote()) for a in self.actors)), START_TIMEOUT_S)
         except asyncio.TimeoutError:
-            raise WorkerError(f"{count} Ray actors were not ready within {START_TIMEOUT_S:g} s "
-                              f"(does the cluster at {self.address} have room?)") from None
+            raise WorkerError(code="ray_not_ready", count=count, seconds=f"{START_TIMEOUT_S:g}",
+                              address=self.address) from None
         except Exception as exc:  # noqa: BLE001 - Ray's errors differ by version
-            raise WorkerError(f"a Ray actor did not start ({type(exc).__name__}: "
-                              f"{str(exc):.300}); throughline must be installed on every node "
-                              f"({INSTALL})") from None
+            raise WorkerError(code="ray_actor_start", detail=f"{type(exc).__name__}: "
+                              f"{str(exc):.300}", install=INSTALL) from None
         await self._measure()
 
     def _connect(self, ray) -> None:
@@ -272,8 +271,8 @@ class RayPool:
         try:
             ray.init(address=self.address, **kwargs)  # "local" starts one here, as Ray reads it
         except Exception as exc:  # noqa: BLE001 - connection errors have many types
-            raise InputError("--ray", f"cannot connect to Ray at {self.address}: "
-                             f"{type(exc).__name__}: {str(exc):.300}") from None
+            raise InputError("--ray", code="ray_connect", address=self.address,
+                             detail=f"{type(exc).__name__}: {str(exc):.300}") from None
         self._owns_ray = True
 
     async def _measure(self) -> list[ClockOffset]:
@@ -327,8 +326,8 @@ class RayPool:
             try:
                 return await _wait(ref)
             except Exception as exc:  # noqa: BLE001 - a dead actor, a lost node: Ray's errors
-                raise WorkerError(f"Ray actor {i} on {where} failed: {type(exc).__name__}: "
-                                  f"{str(exc):.300}") from None
+                raise WorkerError(code="ray_actor_failed", actor=i, host=where,
+                                  detail=f"{type(exc).__name__}: {str(exc):.300}") from None
 
         await call(actor.start_share.remote(share))
         end = None
@@ -337,7 +336,8 @@ class RayPool:
             for index, res in batch:  # a failing on_result ends the cell with its own error
                 on_result(index, on_local_clock(res, clock.offset_ns))
         if end[0] == "error":
-            raise WorkerError(f"Ray actor {i} on {where} failed: {end[1]:.300}")
+            raise WorkerError(code="ray_actor_failed", actor=i, host=where,
+                              detail=f"{end[1]:.300}")
         return end[1], end[2]
 
     async def clock_record(self) -> dict:

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from desktop_app.core.endpoint import limits as _limits
 from desktop_app.core.endpoint.types import EndpointConfig, StreamResult
 from desktop_app.core.throughput.types import ClientLoad
+from desktop_app.core.parsing import CodedError
 
 __all__ = ["Share", "WorkerError", "WorkerPool", "apply_limits", "default_workers",
            "limit_values", "merge_loads", "open_stream_client", "plan_shares", "run_share",
@@ -49,8 +50,9 @@ _MAX_STREAMS = 4096  # streams in flight one worker keeps connections for
 _LIMIT_NAMES = [n for n in dir(_limits) if n.startswith(("MAX_", "DECODE_"))]
 
 
-class WorkerError(RuntimeError):
-    """A worker process failed or died; the message says which and how."""
+class WorkerError(CodedError, RuntimeError):
+    """A worker process failed or died: a code and its values (which worker, how), said in the
+    reader's language by `report.errors.error_text`."""
 
 
 def default_workers() -> int:
@@ -163,7 +165,7 @@ class WorkerPool:
         for w in self.workers:
             ready = await asyncio.to_thread(_recv_within, w.conn, START_TIMEOUT_S)
             if not (isinstance(ready, tuple) and ready[0] == "ready"):
-                raise WorkerError(f"worker {w.pid} did not start: {ready!r:.300}")
+                raise WorkerError(code="worker_not_started", pid=w.pid, detail=f"{ready!r:.300}")
 
     async def run_cell(self, items: list, *, concurrency: int | None, rate_per_s: float | None,
                        seed: int, deadline: float | None,
@@ -206,10 +208,10 @@ class WorkerPool:
                         w.done.set_result((msg[1], msg[2]))
                     return
                 elif msg[0] == "error":
-                    raise WorkerError(f"worker {w.pid} failed: {msg[1]}")
+                    raise WorkerError(code="worker_failed", pid=w.pid, detail=str(msg[1]))
         except (EOFError, OSError) as exc:
-            self._fail(w, WorkerError(f"worker {w.pid} died (exit code "
-                                      f"{w.process.exitcode}): {type(exc).__name__}"))
+            self._fail(w, WorkerError(code="worker_died", pid=w.pid,
+                                      status=w.process.exitcode, detail=type(exc).__name__))
         except Exception as exc:  # noqa: BLE001 - a failing on_result too ends the cell
             self._fail(w, exc)
 

@@ -17,7 +17,7 @@ from desktop_app.core.runs import RunInfo, run_info
 from desktop_app.core.store import Store
 from desktop_app.core.throughput.records import StoredCell, load_sweep, request_ids
 from desktop_app.gui.context import AppContext
-from desktop_app.gui.i18n import status_text, translate
+from desktop_app.gui.i18n import error_words, status_text, translate
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ class RunsController(QObject):
             raise
         except ValueError as exc:  # bad input (unknown run, bad file): its message says it all
             log.info("runs page: %s", exc)
-            self.failed.emit(str(exc))
+            self.failed.emit(error_words(exc))
         except Exception as exc:  # noqa: BLE001 - a failed read is shown, not fatal
             log.exception("runs page")
             self.failed.emit(f"{type(exc).__name__}: {exc}")

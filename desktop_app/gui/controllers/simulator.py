@@ -7,6 +7,7 @@ import asyncio
 from PySide6.QtCore import QObject, Signal
 
 from desktop_app.core.simulator.launcher import SimulatorProcess, start_simulator
+from desktop_app.gui.i18n import error_words
 
 
 class SimulatorController(QObject):
@@ -42,7 +43,7 @@ class SimulatorController(QObject):
             spawn.add_done_callback(_stop_spawned)
             raise
         except Exception as exc:  # noqa: BLE001 - any failure is shown to the user as is
-            self.failed.emit(str(exc))
+            self.failed.emit(error_words(exc))
             return
         self._process = process
         self.started.emit(process.url, profile)

@@ -34,7 +34,7 @@ from desktop_app.core.sqleval.runner import EvalConfig, EvalProgress, EvalResult
 from desktop_app.core.sqleval.judges import judge_names
 from desktop_app.core.store import Store, StoreError
 from desktop_app.gui.context import AppContext
-from desktop_app.gui.i18n import report_language, translate
+from desktop_app.gui.i18n import error_words, report_language, translate
 from desktop_app.report.endpoint_words import endpoint_error_text
 from desktop_app.report.store_words import store_error_text
 from desktop_app.gui.models.questions import QuestionRow
@@ -290,7 +290,7 @@ class SqlEvalController(QObject):
                 ctx.run_finished.emit(self.run_id, "sql")
             raise
         except InputError as exc:
-            self.failed.emit(exc.field, str(exc))
+            self.failed.emit(exc.field, error_words(exc))
         except EndpointError as exc:
             self.failed.emit("", endpoint_error_text(exc, report_language()))
         except StoreError as exc:
@@ -399,7 +399,7 @@ class SqlEvalController(QObject):
             self.failed.emit("run", store_error_text(exc, report_language()))
             return
         except InputError as exc:
-            self.failed.emit("run", str(exc))
+            self.failed.emit("run", error_words(exc))
             return
         self.run_id = run_id
         try:

@@ -41,7 +41,7 @@ from desktop_app.core.throughput.records import (
 from desktop_app.core.throughput.sweep import SweepProgress
 from desktop_app.core.throughput.types import CellResult, CellSpec
 from desktop_app.gui.context import ActiveEndpoint, AppContext
-from desktop_app.gui.i18n import report_language
+from desktop_app.gui.i18n import error_words, report_language
 from desktop_app.gui.worker import run_in_process
 from desktop_app.report.errors import error_text
 from desktop_app.report.input_words import input_error_text
@@ -314,7 +314,7 @@ class ThroughputController(QObject):
         try:
             stored = await asyncio.to_thread(read)
         except Exception as exc:  # noqa: BLE001 - shown to the user as is
-            self.load_failed.emit(str(exc))
+            self.load_failed.emit(error_words(exc))
             return
         self.run_loaded.emit(stored)
 
@@ -499,7 +499,7 @@ class WhatifController(QObject):
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - the reason is shown to the user as is
-            self.failed.emit(str(exc))
+            self.failed.emit(error_words(exc))
         finally:
             self.busy_changed.emit(self.busy_after(asyncio.current_task()))
 

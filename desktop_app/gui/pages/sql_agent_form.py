@@ -40,7 +40,7 @@ from desktop_app.gui.controllers.sqleval import (
     config_from_form,
     default_run_name,
 )
-from desktop_app.gui.i18n import report_language, translate
+from desktop_app.gui.i18n import error_words, report_language, translate
 from desktop_app.gui.settings import declare
 from desktop_app.gui.widgets.fields import form_scroll
 from desktop_app.report.judge_words import JudgeWords
@@ -300,7 +300,7 @@ class SqlEvalFormMixin:
             config = config_from_form(form, self.context,
                                       known_ids=self.controller.set_ids(form.questions))
         except InputError as exc:
-            self.error_label.setText(str(exc))
+            self.error_label.setText(error_words(exc))
             widget = self._field_widgets.get(exc.field)
             if widget is not None:
                 widget.setStyleSheet(INVALID_STYLE)
