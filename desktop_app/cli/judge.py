@@ -20,11 +20,7 @@ import json
 import sys
 from pathlib import Path
 
-from desktop_app.cli.common import global_options, words_lang
-
-
-class JudgeCommandError(Exception):
-    """The command could not judge; `str()` names the option or file at fault."""
+from desktop_app.cli.common import cli_error, global_options, words_lang
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -64,40 +60,37 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def parse_rounding(items: list[str]) -> dict[str, int]:
-    """{"avg_price": 2} from ["avg_price=2"]; JudgeCommandError naming --round otherwise."""
+    """{"avg_price": 2} from ["avg_price=2"]; InputError naming --round otherwise."""
     rounding: dict[str, int] = {}
     for item in items:
         col, sep, digits = item.partition("=")
         col, digits = col.strip(), digits.strip()
         if not sep or not col or not digits.isdigit():
-            raise JudgeCommandError(f"--round: {item!r} is not COL=N (e.g. avg_price=2)")
+            raise cli_error("--round", "not_rounding", item=repr(item))
         rounding[col] = int(digits)
     return rounding
 
 
 def judge_verdicts(args: argparse.Namespace) -> tuple[dict, object, object]:
     """(every judge's verdict, the gold result, the answer's result or None) for `args`;
-    raises JudgeCommandError when it cannot judge."""
+    raises InputError (said by code) when it cannot judge."""
     from desktop_app.core.sqleval.golds import Gold, judge_answer
     from desktop_app.core.parsing import InputError, check_range
     from desktop_app.core.sqleval.sandbox import MAX_TIME_LIMIT_S, Sandbox, SandboxError
     from desktop_app.core.sqleval.types import Question
 
     rounding = parse_rounding(args.round or [])
-    try:
-        check_range("--time-limit", args.time_limit, 0, MAX_TIME_LIMIT_S, unit="s")
-    except InputError as exc:
-        raise JudgeCommandError(str(exc)) from None
+    check_range("--time-limit", args.time_limit, 0, MAX_TIME_LIMIT_S, unit="s")
     if args.tolerance is None or not args.tolerance >= 0:
-        raise JudgeCommandError(f"--tolerance: {args.tolerance!r} must be a number >= 0")
+        raise InputError("--tolerance", code="not_negative_number", item=repr(args.tolerance))
     db = Path(getattr(args, "judge_db", None) or args.db)
     if not db.is_file():
-        raise JudgeCommandError(f"--db: no SQLite database at {db}")
+        raise cli_error("--db", "no_db_file", spec=db)
     with Sandbox(db, time_limit_s=args.time_limit) as box:
         try:
             gold = box.run(args.gold_sql)
         except SandboxError as exc:
-            raise JudgeCommandError(f"--gold-sql: the gold query failed: {exc}") from None
+            raise cli_error("--gold-sql", "gold_query_failed", error=str(exc)) from None
         try:
             actual, error = box.run(args.sql), None
         except SandboxError as exc:
@@ -143,14 +136,17 @@ def _document(args: argparse.Namespace, verdicts: dict, gold, actual) -> dict:
 def run_judge_command(args: argparse.Namespace) -> int:
     """`throughline judge`: prints a short summary in --lang, writes --json; 0 judged, 2 could
     not."""
+    from desktop_app.core.parsing import InputError
     from desktop_app.core.sqleval.judge import counterfactual
     from desktop_app.report.judge_words import JudgeWords
 
     words = JudgeWords(words_lang(args))
     try:
         verdicts, gold, actual = judge_verdicts(args)
-    except JudgeCommandError as exc:
-        print(f"throughline judge: {exc}", file=sys.stderr)
+    except InputError as exc:
+        from desktop_app.report.errors import error_text
+
+        print(f"throughline judge: {error_text(exc, words.lang)}", file=sys.stderr)
         return 2
     doc = _document(args, verdicts, gold, actual)
     chosen = verdicts[args.mode]

@@ -181,6 +181,8 @@ ERRORS = {
         "not_pdf": "{path} does not end in .pdf",
         "layered_route": "applies only with --strategy layered",
         "not_port": "{value} is not a port number (0-65535)",
+        "not_rounding": "{item} is not COL=N (e.g. avg_price=2)",
+        "gold_query_failed": "the gold query failed: {error}",
         "set_needs_fit": "only with --from-run RUN_ID (a fitted model)",
         "no_db_file": "no such database file: {spec}",
         "not_db_or_set": "{spec} is neither a database file nor SET:KEY of a question set "
@@ -202,6 +204,8 @@ ERRORS = {
         "not_pdf": "{path} 的扩展名不是 .pdf",
         "layered_route": "仅在 --strategy layered 时适用",
         "not_port": "{value} 不是端口号（0-65535）",
+        "not_rounding": "{item} 不是 COL=N 的形式（例如 avg_price=2）",
+        "gold_query_failed": "标准答案查询失败：{error}",
         "set_needs_fit": "仅可与 --from-run RUN_ID（拟合的模型）一起使用",
         "no_db_file": "数据库文件不存在：{spec}",
         "not_db_or_set": "{spec} 既不是数据库文件，也不是题集的 SET:KEY（`throughline questions list` "

@@ -81,6 +81,12 @@ def _mistakes(tmp: Path, db: Path) -> list[tuple[str, ...]]:
         ("sql", "--db", str(tmp / "nope.sqlite"), "SELECT 1"),
         ("import", str(tmp / "nothere.json")),
         ("import", str(_written(tmp / "cut.json", '{"x":'))),
+        ("judge", "--db", str(tmp / "nope.sqlite"), "--sql", "SELECT 1", "--gold-sql", "SELECT 1"),
+        ("judge", "--db", str(db), "--sql", "SELECT 1", "--gold-sql", "SELECT 1", "--round", "a=b"),
+        ("judge", "--db", str(db), "--sql", "SELECT 1", "--gold-sql", "SELECT 1",
+         "--tolerance", "-1"),
+        ("whatif", "--set", "max-num-seqs=2", "--input-tokens", "64", "--concurrency", "1"),
+        ("sim", "--port", "70000"),
     ]
 
 
