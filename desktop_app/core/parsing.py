@@ -100,6 +100,11 @@ INPUT_MESSAGES: dict[str, str] = {
     "ray_actor_failed": "Ray actor {actor} on {host} failed: {detail}",
     "worker_not_started": "worker {pid} did not start: {detail}",
     "worker_failed": "worker {pid} failed: {detail}",
+    "virtual_tokens_min": "input and output tokens must be at least 1 (got {input}, {output})",
+    "virtual_over_len": "{input} + {output} tokens exceed profile {profile}'s max_model_len of "
+                        "{high}",
+    "virtual_over_cache": "{input} + {output} tokens cannot fit profile {profile}'s KV cache of "
+                          "{high} tokens",
     "worker_died": "worker {pid} died (exit code {status}): {detail}",
     # Server settings the user typed (`server_settings.parse_user_settings`).
     "settings_too_many": "{n} settings given; at most {high}",

@@ -87,6 +87,7 @@ def _mistakes(tmp: Path, db: Path) -> list[tuple[str, ...]]:
          "--tolerance", "-1"),
         ("whatif", "--set", "max-num-seqs=2", "--input-tokens", "64", "--concurrency", "1"),
         ("sim", "--port", "70000"),
+        ("whatif", "--input-tokens", "1000000", "--concurrency", "1"),
     ]
 
 

@@ -35,7 +35,7 @@ def _raised_codes() -> set[str]:
             # InputError and the errors that carry its codes (their words are the same).
             if (isinstance(node, ast.Call) and getattr(node.func, "id", "") in (
                     "InputError", "ExchangeError", "ProfileError", "ResumeError", "FitError", "NothingImported",
-                    "FaultSpecError", "SimulatorError", "SimulatorStartError", "WorkerError",
+                    "FaultSpecError", "SimulatorError", "SimulatorStartError", "WorkerError", "CellRefused",
                     "fail",  # simulator/profiles.py: a profile key refused, by its code
                     "_unknown")):  # exchange/detect.py's ExchangeError for an unknown file
                 for kw in node.keywords:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from desktop_app.core.parsing import CodedError
 from desktop_app.core.metrics import RequestTiming
 from desktop_app.core.simulator.engine import Engine, Profile, SimRequest
 
@@ -50,22 +51,21 @@ class _Record:
         )
 
 
+class CellRefused(CodedError, ValueError):
+    """A cell the profile cannot run (lengths it could never schedule): a code and its values,
+    said in the reader's language by `report.errors.error_text`."""
+
+
 def _check(profile: Profile, input_tokens: int, output_tokens: int) -> None:
     if input_tokens < 1 or output_tokens < 1:
-        raise ValueError(
-            f"input and output tokens must be at least 1 (got {input_tokens}, {output_tokens})"
-        )
+        raise CellRefused(code="virtual_tokens_min", input=input_tokens, output=output_tokens)
     total = input_tokens + output_tokens
     if total > profile.max_model_len:
-        raise ValueError(
-            f"{input_tokens} + {output_tokens} tokens exceed profile {profile.name!r}'s "
-            f"max_model_len of {profile.max_model_len}"
-        )
+        raise CellRefused(code="virtual_over_len", input=input_tokens, output=output_tokens,
+                          profile=repr(profile.name), high=profile.max_model_len)
     if total > profile.kv_cache_tokens:
-        raise ValueError(
-            f"{input_tokens} + {output_tokens} tokens cannot fit profile {profile.name!r}'s "
-            f"KV cache of {profile.kv_cache_tokens} tokens"
-        )
+        raise CellRefused(code="virtual_over_cache", input=input_tokens, output=output_tokens,
+                          profile=repr(profile.name), high=profile.kv_cache_tokens)
 
 
 def _run(
