@@ -316,7 +316,7 @@ def test_cli_candidate_error_is_a_verdict_not_an_exit_code(sales_db, tmp_path):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--db", "MISSING", "--gold-sql", "SELECT 1", "--sql", "SELECT 1"], "--db: no SQLite"),
+    (["--db", "MISSING", "--gold-sql", "SELECT 1", "--sql", "SELECT 1"], "--db: no such database file"),
     (["--gold-sql", "SELECT nope FROM sales", "--sql", "SELECT 1"], "--gold-sql: the gold query"),
     (["--gold-sql", "SELECT 1", "--sql", "SELECT 1", "--round", "avg_price"], "--round: "),
     (["--gold-sql", "SELECT 1", "--sql", "SELECT 1", "--round", "a=two"], "--round: 'a=two'"),
