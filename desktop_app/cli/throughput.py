@@ -49,11 +49,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="one request, start to end, at most (default 3600)")
     sweep = p.add_argument_group("sweep")
     sweep.add_argument("--config", type=Path, metavar="TOML", help="read the options from a file")
-    sweep.add_argument("--input-tokens", metavar="LIST", help="prompt lengths, e.g. 512,2k")
+    sweep.add_argument("--input-tokens", metavar="LIST",
+                       help="prompt lengths, e.g. 512,2k; or distributions each request draws "
+                            "from: N(mean,sd), N(mean,sd,min,max), U(min,max), F(file)")
     sweep.add_argument("--concurrency", metavar="LIST", help="requests in flight, e.g. 1,2,4")
     sweep.add_argument("--request-rate", metavar="LIST",
                        help="open loop instead: Poisson arrivals per second, e.g. 0.5,1,2")
-    sweep.add_argument("--output-tokens", metavar="LIST", help="output lengths (default 128)")
+    sweep.add_argument("--output-tokens", metavar="LIST",
+                       help="output lengths (default 128); distributions as for --input-tokens")
     sweep.add_argument("--requests", type=int, metavar="N",
                        help="measured requests per cell (default max(4 x concurrency, 8))")
     sweep.add_argument("--warmup", type=int, metavar="N", help="warm-up requests (default 2)")
@@ -107,6 +110,12 @@ def _seconds(args, raw: dict, attr: str, key: str, default, flag: str) -> float:
     return float(value)
 
 
+def _file_base(args: argparse.Namespace, attr: str) -> Path | None:
+    """Where an F(file) of a length axis is read from: beside the sweep file when the axis
+    came from it, else the working folder."""
+    return Path(args.config).parent if args.config and getattr(args, attr) is None else None
+
+
 def _ints(value, field: str) -> tuple[int, ...]:
     if isinstance(value, list):
         value = ",".join(str(v) for v in value)
@@ -117,7 +126,7 @@ def build_config(args: argparse.Namespace, base_url: str, model: str):
     """The SweepConfig from flags (which win) and an optional --config file."""
     from desktop_app.core.endpoint.server_settings import user_settings
     from desktop_app.core.endpoint.types import EndpointConfig
-    from desktop_app.core.throughput.config import SweepConfig, load_sweep_toml
+    from desktop_app.core.throughput.config import SweepConfig, axis_fields, load_sweep_toml
 
     raw = load_sweep_toml(args.config) if args.config else {}
     api_key = api_key_from_env(args)
@@ -147,10 +156,13 @@ def build_config(args: argparse.Namespace, base_url: str, model: str):
     input_tokens = _option(args, raw, "input_tokens", "input_tokens")
     if input_tokens is None:
         raise InputError("--input-tokens", code="need_input_tokens")
+    lengths = {**axis_fields(input_tokens, "--input-tokens", "input",
+                             _file_base(args, "input_tokens")),
+               **axis_fields(_option(args, raw, "output_tokens", "output_tokens", 128),
+                             "--output-tokens", "output", _file_base(args, "output_tokens"))}
     return SweepConfig(
         endpoint=endpoint,
-        input_tokens=_ints(input_tokens, "--input-tokens"),
-        output_tokens=_ints(_option(args, raw, "output_tokens", "output_tokens", 128), "--output-tokens"),
+        **lengths,
         concurrency=_ints(_option(args, raw, "concurrency", "concurrency", 1), "--concurrency"),
         request_rates=tuple(parse_float_list(",".join(map(str, rates)) if isinstance(rates, list) else rates, "--request-rate")) if rates else (),
         requests_per_cell=_option(args, raw, "requests", "requests_per_cell"),

@@ -66,6 +66,14 @@ INPUT_MESSAGES: dict[str, str] = {
     "no_set": "{name}: no question set there (a folder holding {file}); sets by name: {names}",
     "unknown_profile": "unknown simulator profile {name} (available: {known})",
     "profile_not_found": "profile file not found: {path}",
+    # A length axis's value (`throughput.lengths`).
+    "lengths_syntax": "{item} is not a length: write a count (512, 4k), N(mean,sd), "
+                      "N(mean,sd,min,max), U(min,max) or F(file)",
+    "lengths_bounds": "{item}: the smallest length ({low}) is above the largest ({high})",
+    "lengths_mean_outside": "{item}: the mean is outside its bounds ({low} to {high})",
+    "lengths_file_line": "{path}:{line}: {item} is not a whole number from 1 to {high}",
+    "lengths_file_empty": "{path}: no lengths in it (one whole number per line)",
+    "lengths_file_not_utf8": "{path}: not UTF-8 text (byte offset {offset})",
     # The simulator's profile, faults and server, and the sweep's worker processes and Ray.
     "fault_not_number": "fault {item}: probability must be a number",
     "fault_probability": "fault {item}: probability must be between 0 and 1",

@@ -13,9 +13,9 @@ from desktop_app.core.throughput import figures as cell_figures
 class CellRow:
     """One line of a cell table: the cell's shape, its summary and its change vs concurrency 1."""
 
-    input_tokens: int
+    input_tokens: int | str  # or a distribution and what it sent, "N(512,128): 509 [301-716]"
     load: str  # "4" (concurrency) or "2/s" (open-loop rate)
-    output_tokens: int
+    output_tokens: int | str
     summary: CellSummary
     prefill_change: float | None
     note: str = ""  # e.g. "client-bound", "time budget"

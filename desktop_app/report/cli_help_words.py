@@ -105,14 +105,16 @@ HELP_ZH: dict[str, str] = {
         '单个请求从开始到结束的时间上限（默认 3600）',
     'read the options from a file':
         '从文件读取选项',
-    'prompt lengths, e.g. 512,2k':
-        '提示长度，例如 512,2k',
+    'prompt lengths, e.g. 512,2k; or distributions each request draws from: N(mean,sd), '
+    'N(mean,sd,min,max), U(min,max), F(file)':
+        '提示长度，例如 512,2k；或每个请求从中抽取长度的分布：N(均值,标准差)、'
+        'N(均值,标准差,最小,最大)、U(最小,最大)、F(文件)',
     'requests in flight, e.g. 1,2,4':
         '同时在途的请求数，例如 1,2,4',
     'open loop instead: Poisson arrivals per second, e.g. 0.5,1,2':
         '改用开环：每秒泊松到达数，例如 0.5,1,2',
-    'output lengths (default 128)':
-        '输出长度（默认 128）',
+    'output lengths (default 128); distributions as for --input-tokens':
+        '输出长度（默认 128）；可写分布，写法同 --input-tokens',
     'measured requests per cell (default max(4 x concurrency, 8))':
         '每个单元计入测量的请求数（默认 max(4 x 并发数, 8)）',
     'warm-up requests (default 2)':

@@ -75,6 +75,13 @@ WORDS: dict[str, dict[str, str]] = {
         "no_set": "{name}：那里没有题集（含 {file} 的文件夹）；可按名称使用的题集：{names}",
         "unknown_profile": "未知的模拟器配置 {name}（可用：{known}）",
         "profile_not_found": "找不到配置文件：{path}",
+        "lengths_syntax": "{item} 不是长度：请写一个数（512、4k）、N(均值,标准差)、"
+                          "N(均值,标准差,最小,最大)、U(最小,最大) 或 F(文件)",
+        "lengths_bounds": "{item}：最小长度（{low}）大于最大长度（{high}）",
+        "lengths_mean_outside": "{item}：均值不在其上下界内（{low} 到 {high}）",
+        "lengths_file_line": "{path}:{line}：{item} 不是 1 到 {high} 之间的整数",
+        "lengths_file_empty": "{path}：其中没有长度（每行一个整数）",
+        "lengths_file_not_utf8": "{path}：不是 UTF-8 文本（字节偏移 {offset}）",
         "fault_not_number": "故障 {item}：概率必须是数字",
         "fault_probability": "故障 {item}：概率必须在 0 与 1 之间",
         "fault_twice": "故障 {item}：{name} 给出了两次",

@@ -327,10 +327,12 @@ def grid(comp: Comparison, lang: str) -> str:
         out.append(f'<p style="color:#666">{_t(lang, "charts_tp_none")}</p>')
         return "\n".join(out)
     out.append(f'<p style="font-size:8pt;color:#444">{_t(lang, "grid_intro")}</p>')
-    cells = {(r.info.id, c.input_tokens, c.output_tokens, c.concurrency): c
+    # A cell whose lengths were drawn has its own row (`CellSpec.shape`), never one of the
+    # fixed length it is centred on.
+    cells = {(r.info.id, c.spec.shape, c.concurrency): c
              for r in runs for c in reversed(r.closed_loop_cells)}  # the first of a shape
     keys = sorted({k[1:] for k in cells})
-    outputs = len({k[1] for k in keys}) > 1
+    outputs = len({(k[0][1], k[0][3]) for k in keys}) > 1
     lead = [_t(lang, "col_prompt")] + ([_t(lang, "col_output")] if outputs else []) + [
         _t(lang, "col_conc")]
     th = '<th bgcolor="#e8eef5" align="left"'
@@ -340,10 +342,12 @@ def grid(comp: Comparison, lang: str) -> str:
                      for k in ("col_prefill", "col_decode", "col_ttft"))
     out += [_TABLE, f"<thead><tr>{first}</tr><tr>{second}</tr></thead>"]
     na = f'<span style="color:#888">{_t(lang, "na")}</span>'
-    for n, (length, output, conc) in enumerate(keys):
-        row = [f"{length:,}"] + ([f"{output:,}"] if outputs else []) + [str(conc)]
+    for n, (shape, conc) in enumerate(keys):
+        length = escape(shape[2]) if shape[2] else f"{shape[0]:,}"
+        output = escape(shape[3]) if shape[3] else f"{shape[1]:,}"
+        row = [length] + ([output] if outputs else []) + [str(conc)]
         for r in runs:
-            c = cells.get((r.info.id, length, output, conc))
+            c = cells.get((r.info.id, shape, conc))
             if c is None:
                 row += [na] * 3
                 continue

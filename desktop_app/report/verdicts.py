@@ -328,8 +328,10 @@ def row_label(row: DimensionRow, lang: str = "en") -> str:
     concurrent", or "TTFT p50 (per user): every cell" for a figure's tally."""
     if row.scope == "cell":
         p = row.params
-        return _t(lang, "row_cell", figure=figure_name(row.key, lang), input=p["input_tokens"],
-                  output=p["output_tokens"], concurrency=p["concurrency"])
+        return _t(lang, "row_cell", figure=figure_name(row.key, lang),
+                  input=p.get("input_lengths") or p["input_tokens"],
+                  output=p.get("output_lengths") or p["output_tokens"],
+                  concurrency=p["concurrency"])
     if row.scope == "tally":
         return _t(lang, "row_tally", figure=figure_name(row.key, lang))
     if row.key in figure_keys():  # a figure at one load, all cells (a row built by hand)

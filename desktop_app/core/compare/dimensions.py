@@ -251,7 +251,9 @@ def _decide(values: Sequence[DimValue], better: Better, *, points: bool = False,
 # --------------------------------------------------------------------------- throughput rows
 
 
-Shape = tuple[int, int]  # (input tokens, output tokens)
+# (input tokens, output tokens, and how each was drawn: "" fixed, else the distribution as
+# written, `CellSpec.shape`): a cell of N(512,128) is never set beside one of 512 exactly.
+Shape = tuple[int, int, str, str]
 
 
 # The compared figures are `throughput.figures`' registry, read when a comparison is made (a
@@ -269,7 +271,7 @@ def _cells_at(run: ThroughputRun, concurrency: int) -> dict[Shape, StoredCell]:
     out: dict[Shape, StoredCell] = {}
     for c in run.closed_loop_cells:
         if c.concurrency == concurrency:
-            out.setdefault((c.input_tokens, c.output_tokens), c)
+            out.setdefault(c.spec.shape, c)
     return out
 
 
@@ -329,7 +331,7 @@ def _change(cell: StoredCell, one: StoredCell | None, fig: CellFigure) -> Estima
 
 def _value(run: ThroughputRun, cell: StoredCell, fig: CellFigure) -> DimValue:
     if fig.relative_to_c1 is not None:
-        est = _change(cell, _cells_at(run, 1).get((cell.input_tokens, cell.output_tokens)), fig)
+        est = _change(cell, _cells_at(run, 1).get(cell.spec.shape), fig)
     else:
         est = cell.figure(fig.key)
     if est is None:
@@ -346,7 +348,11 @@ def _cell_row(runs: Sequence, fig: CellFigure, concurrency: int, shape: Shape) -
         cell = _cells_at(r, concurrency).get(shape) if isinstance(r, ThroughputRun) else None
         vals.append(DimValue() if cell is None else _value(r, cell, fig))
     values = tuple(vals)
-    params = {"concurrency": concurrency, "input_tokens": shape[0], "output_tokens": shape[1]}
+    params: dict[str, Any] = {"concurrency": concurrency, "input_tokens": shape[0],
+                              "output_tokens": shape[1]}
+    for key, drawn in (("input_lengths", shape[2]), ("output_lengths", shape[3])):
+        if drawn:
+            params[key] = drawn
     # What one request gets among others drifts more between runs than the cell's totals do.
     floor = SHARED_MIN_EFFECT if fig.audience == "user" and concurrency > 1 else MIN_EFFECT
     assert fig.better is not None  # only compared figures get rows

@@ -162,7 +162,13 @@ def _migrate_to_v3(db: Database) -> None:
     db.execute("ALTER TABLE tp_cells ADD COLUMN error TEXT")
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [_migrate_to_v1, _migrate_to_v2, _migrate_to_v3]
+def _migrate_to_v4(db: Database) -> None:
+    """Keep how a cell's lengths were drawn (a distribution per axis, #29); NULL: fixed."""
+    db.execute("ALTER TABLE tp_cells ADD COLUMN lengths_json TEXT")
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [_migrate_to_v1, _migrate_to_v2, _migrate_to_v3,
+                                                _migrate_to_v4]
 """``MIGRATIONS[v]`` takes a file from schema version ``v`` to ``v + 1``; append, never edit."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -167,7 +167,7 @@ _SQL_STEPS = _TableSpec(
 _TP_CELLS = _TableSpec(
     "tp_cells",
     "run_id cell_index input_tokens output_tokens concurrency request_rate status started_at "
-    "ended_at summary_json error",
+    "ended_at summary_json error lengths_json",
     required=("run_id", "cell_index"),
     defaults={"status": "pending"},
 )
@@ -236,6 +236,8 @@ class CellRecord:
     ended_at: str | None
     summary: dict[str, Any] | None = field(hash=False)
     error: str | None = None
+    # How each axis's lengths were drawn (`CellSpec.lengths_json`); None: both fixed.
+    lengths: dict[str, Any] | None = field(default=None, hash=False)
 
 
 _RUN_COLUMNS = (
@@ -252,14 +254,17 @@ def _run_record(row: Sequence[Any]) -> RunRecord:
 
 
 def _cell_record(row: Sequence[Any]) -> CellRecord:
-    values = list(row)  # id, ..., status, started_at, ended_at, summary_json, error
-    if values[-2]:
-        summary = _loads(values[-2], "tp_cells", "summary_json", values[0])
+    values = list(row)  # id, ..., status, started_at, ended_at, summary_json, error, lengths
+    if values[-3]:
+        summary = _loads(values[-3], "tp_cells", "summary_json", values[0])
         if not isinstance(summary, dict):
             # A completed cell without its figures is shown, compared and resumed as one that
             # did not finish: resume measures it again.
-            values[-2], values[-5] = None, "incomplete"
-            values[-1] = values[-1] or "damaged in the results file: its summary is not JSON"
+            values[-3], values[-6] = None, "incomplete"
+            values[-2] = values[-2] or "damaged in the results file: its summary is not JSON"
         else:
-            values[-2] = summary
+            values[-3] = summary
+    if values[-1]:
+        lengths = _loads(values[-1], "tp_cells", "lengths_json", values[0])
+        values[-1] = lengths if isinstance(lengths, dict) else None
     return CellRecord(*values)

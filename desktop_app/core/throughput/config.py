@@ -13,6 +13,7 @@ from desktop_app.core.endpoint.types import EndpointConfig
 from desktop_app.core.files import LocalFileError, read_bounded
 from desktop_app.core.parsing import InputError, Phrase
 from desktop_app.core.redact import redact_url
+from desktop_app.core.throughput.lengths import Lengths, parse_lengths
 from desktop_app.core.throughput.types import CellSpec
 
 
@@ -84,6 +85,24 @@ class SweepConfig:
     # A Ray cluster whose actors send the streams (`throughput.ray_pool`), or None: this
     # machine's processes. "auto", "local", "ray://host:10001" or "host:6379".
     ray: str | None = None
+    # The length axes as distributions (`throughput.lengths`): when given, they are the axis
+    # and `input_tokens`/`output_tokens` become their nominal lengths.
+    input_lengths: tuple[Lengths, ...] = ()
+    output_lengths: tuple[Lengths, ...] = ()
+
+    def __post_init__(self) -> None:
+        for axis, lengths in (("input_tokens", self.input_lengths),
+                              ("output_tokens", self.output_lengths)):
+            if lengths:
+                object.__setattr__(self, axis, tuple(v.value for v in lengths))
+
+    @property
+    def input_axis(self) -> tuple[Lengths, ...]:
+        return self.input_lengths or tuple(Lengths.fixed(n) for n in self.input_tokens)
+
+    @property
+    def output_axis(self) -> tuple[Lengths, ...]:
+        return self.output_lengths or tuple(Lengths.fixed(n) for n in self.output_tokens)
 
     @property
     def open_loop(self) -> bool:
@@ -92,22 +111,29 @@ class SweepConfig:
     def cells(self) -> list[CellSpec]:
         """Every cell in the order the sweep runs them: input, then load, then output length."""
         specs: list[CellSpec] = []
-        for n_in in self.input_tokens:
+        for n_in in self.input_axis:
+            drawn_in = None if n_in.is_fixed else n_in
             if self.open_loop:
                 for rate in self.request_rates:
-                    for n_out in self.output_tokens:
+                    for n_out in self.output_axis:
                         n = self.requests_per_cell or max(8, math.ceil(8 * rate))
-                        specs.append(CellSpec(n_in, n_out, n, request_rate=rate))
+                        specs.append(CellSpec(
+                            n_in.value, n_out.value, n, request_rate=rate,
+                            input_lengths=drawn_in,
+                            output_lengths=None if n_out.is_fixed else n_out))
             else:
                 for conc in self.concurrency:
-                    for n_out in self.output_tokens:
+                    for n_out in self.output_axis:
                         n = self.requests_per_cell or default_requests(conc)
-                        specs.append(CellSpec(n_in, n_out, n, concurrency=conc))
+                        specs.append(CellSpec(
+                            n_in.value, n_out.value, n, concurrency=conc,
+                            input_lengths=drawn_in,
+                            output_lengths=None if n_out.is_fixed else n_out))
         return specs
 
     def default_name(self) -> str:
         """The name a run of this sweep gets when none is given: model, lengths and loads."""
-        sizes = ",".join(str(n) for n in self.input_tokens)
+        sizes = ",".join(n.label for n in self.input_axis)
         load = (",".join(f"{r:g} req/s" for r in self.request_rates) if self.open_loop
                 else "c=" + ",".join(str(c) for c in self.concurrency))
         return f"{self.endpoint.model} {sizes} tokens {load}"
@@ -117,12 +143,20 @@ class SweepConfig:
         data = dataclasses.asdict(self)
         data["endpoint"].pop("api_key", None)
         data["endpoint"]["base_url"] = redact_url(self.endpoint.base_url)
+        for axis in ("input_lengths", "output_lengths"):
+            data[axis] = [v.to_json() for v in getattr(self, axis)]
         return data
 
     def validate(self) -> None:
         """Raise InputError naming the first bad field."""
         _positive_ints(self.input_tokens, "input tokens", MAX_INPUT_TOKENS)
         _positive_ints(self.output_tokens, "output tokens", MAX_OUTPUT_TOKENS)
+        for name, axis, most in (("input tokens", self.input_lengths, MAX_INPUT_TOKENS),
+                                 ("output tokens", self.output_lengths, MAX_OUTPUT_TOKENS)):
+            for lengths in axis:
+                if not 1 <= lengths.low <= lengths.high <= most:
+                    raise InputError(name, code="whole_from_to", item=lengths.label, low=1,
+                                     high=most)
         if self.open_loop:
             _few(self.request_rates, "request rate")
             for rate in self.request_rates:
@@ -170,6 +204,20 @@ class SweepConfig:
         for key, value in self.server_settings.items():
             if not isinstance(key, str) or not isinstance(value, (str, int, float, bool)):
                 raise InputError("server settings", code="setting_type", key_name=repr(key))
+
+
+def axis_fields(value, field_name: str, axis: str, base: Path | None = None) -> dict:
+    """SweepConfig's fields for a length axis as typed (`512,2k`, `N(512,128) U(100,900)`, or
+    a sweep file's list of them): `{axis}_tokens` when every value is a fixed count (the config
+    is then what it always was), else `{axis}_lengths` too. `axis` is "input" or "output";
+    InputError naming `field_name` and the item otherwise."""
+    if isinstance(value, list):
+        value = ",".join(str(v) for v in value)
+    most = MAX_INPUT_TOKENS if axis == "input" else MAX_OUTPUT_TOKENS
+    values = parse_lengths(str(value), field_name, max_value=most, base=base)
+    if all(v.is_fixed for v in values):
+        return {f"{axis}_tokens": tuple(v.value for v in values)}
+    return {f"{axis}_tokens": (), f"{axis}_lengths": values}
 
 
 def check_ray_address(address: str | None, field_name: str = "ray") -> None:

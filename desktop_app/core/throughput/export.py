@@ -15,6 +15,7 @@ from desktop_app.core.redact import redact_document, redact_url
 from desktop_app.core.tables import CellRow, format_cell_table
 from desktop_app.core.throughput.diagnosis import unreliable_cells
 from desktop_app.core.throughput.records import finding_to_json
+from desktop_app.core.throughput.lengths import length_text, sent_lengths
 from desktop_app.core.throughput.sweep import SweepResult, cell_summary_json
 from desktop_app.core.throughput.types import CellResult, Finding
 
@@ -95,6 +96,9 @@ def cell_json(index: int, cell: CellResult, unreliable: bool) -> dict:
         "status": cell.status,
         "started_s": cell.started_s,
         "ended_s": cell.ended_s,
+        # How the lengths were drawn and what was sent (absent: both fixed).
+        **({"lengths": cell.spec.lengths_json(), "lengths_sent": sent_lengths(cell.timings)}
+           if cell.spec.lengths_json() is not None else {}),
     }
 
 
@@ -167,8 +171,9 @@ def cells_table(cells: Sequence[CellResult], headers: Sequence[str], note=None) 
             notes.append(note("client_bound"))
         if c.status != "completed":
             notes.append(note(c.status))
-        rows.append(CellRow(c.spec.input_tokens, load, c.spec.output_tokens, c.summary,
-                            c.prefill_change, ", ".join(notes)))
+        rows.append(CellRow(length_text(c.spec, c.timings, "input"), load,
+                            length_text(c.spec, c.timings, "output"),
+                            c.summary, c.prefill_change, ", ".join(notes)))
     return format_cell_table(rows, headers)
 
 

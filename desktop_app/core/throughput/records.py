@@ -34,6 +34,7 @@ from desktop_app.core.throughput import figures as cell_figures
 from desktop_app.core.throughput.checks import unreliable_cells
 from desktop_app.core.throughput.diagnosis import diagnose, with_config_findings
 from desktop_app.core.throughput.figures import CellSample
+from desktop_app.core.throughput.lengths import Lengths
 from desktop_app.core.throughput.types import (
     CellResult,
     CellSpec,
@@ -65,6 +66,19 @@ def _distribution(d: Any) -> Distribution | None:
         return None
     stats: dict[str, Any] = {k: d.get(k) for k in _DIST_STATS}
     return Distribution(**stats)
+
+
+def _stored_lengths(data: dict | None) -> dict[str, Lengths | None]:
+    """A cell's stored distributions (`CellSpec.lengths_json`) as CellSpec's fields; a value
+    that is not one (a file edited by hand) is read as fixed."""
+    out: dict[str, Lengths | None] = {}
+    for axis in ("input", "output"):
+        value = (data or {}).get(axis)
+        try:
+            out[f"{axis}_lengths"] = None if value is None else Lengths.from_json(value)
+        except (ValueError, TypeError, KeyError):
+            out[f"{axis}_lengths"] = None
+    return out
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -114,7 +128,8 @@ def cell_result(record: CellRecord, timings: Sequence[RequestTiming] = (),
     return CellResult(
         spec=CellSpec(record.input_tokens or 0, record.output_tokens or 0,
                       _int_or_none(d.get("count")) or len(timings),
-                      concurrency=record.concurrency, request_rate=record.request_rate),
+                      concurrency=record.concurrency, request_rate=record.request_rate,
+                      **_stored_lengths(record.lengths)),
         summary=summary_from_json(d), timings=tuple(timings), samples=tuple(samples),
         client_load=_client_load(d.get("client_load")),
         prefill_change=d.get("prefill_change"), decode_change=d.get("decode_change"),

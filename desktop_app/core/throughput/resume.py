@@ -53,6 +53,7 @@ from desktop_app.core.throughput.sweep import (
     SweepResult,
     run_sweep,
 )
+from desktop_app.core.throughput.lengths import Lengths
 from desktop_app.core.throughput.types import CellResult, CellSpec
 
 RESUMABLE = ("interrupted", "cancelled", "failed")
@@ -85,12 +86,17 @@ def sweep_config_from_json(data: dict[str, Any], endpoint: EndpointConfig) -> Sw
                                                                           "verify_tls"}
     kept_ep = {k: v for k, v in stored_ep.items() if k in ep_fields and v is not None}
     values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+    try:
+        for axis in ("input_lengths", "output_lengths"):
+            values[axis] = tuple(Lengths.from_json(v) for v in values.get(axis) or ())
+    except (ValueError, TypeError, KeyError):
+        raise ResumeError(code="not_a_sweep_config", keys=str(sorted(data))) from None
     return SweepConfig(endpoint=dataclasses.replace(endpoint, **kept_ep), **values)
 
 
 def _spec_matches(cell: StoredCell, spec: CellSpec) -> bool:
-    return (cell.input_tokens, cell.output_tokens, cell.concurrency, cell.request_rate) == (
-        spec.input_tokens, spec.output_tokens, spec.concurrency, spec.request_rate)
+    return (cell.spec.shape, cell.concurrency, cell.request_rate) == (
+        spec.shape, spec.concurrency, spec.request_rate)
 
 
 def check_resumable(store: Store, run_id: int) -> RunRecord:

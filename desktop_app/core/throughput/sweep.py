@@ -24,6 +24,7 @@ import contextlib
 import dataclasses
 import itertools
 import logging
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ from desktop_app.core.redact import redact_text
 from desktop_app.core.runs import default_name
 from desktop_app.core.store import RunWriter, Store, StoreError, utc_now_iso
 from desktop_app.core.throughput.config import SweepConfig
+from desktop_app.core.throughput.lengths import sent_lengths
 from desktop_app.core.throughput.loops import ClientLoadMonitor, closed_loop, open_loop
 from desktop_app.core.throughput.prompts import PromptError, PromptFactory, check_prompt_tokens
 from desktop_app.core.throughput.types import (
@@ -170,6 +172,22 @@ class _Run:
             return None
         paced_s = (time.perf_counter_ns() - self.pace_ns) / 1e9
         return paced_s / self.run_done * (self.run_total - self.run_done)
+
+
+def cell_lengths(config: SweepConfig, spec: CellSpec) -> tuple[list[int], list[int]]:
+    """The prompt and output length of each request of a cell, in the order they are
+    sent: the cell's own lengths, or drawn from its distributions. Seeded by the sweep's seed
+    and the distribution, not the cell: every load of a sweep, a resumed sweep and another
+    configuration's sweep with the same seed send the same lengths in the same order, so what
+    differs between their cells is the load or the server, not the draw."""
+    n = spec.requests
+    drawn = []
+    for axis, lengths, fixed in (("input", spec.input_lengths, spec.input_tokens),
+                                 ("output", spec.output_lengths, spec.output_tokens)):
+        key = lengths.label if lengths is not None else fixed
+        rng = random.Random(f"{config.seed}:{axis}:{key}")
+        drawn.append(lengths.draw(n, rng) if lengths is not None else [fixed] * n)
+    return drawn[0], drawn[1]
 
 
 def request_body(config: SweepConfig, info: EndpointInfo, prompt, output_tokens: int) -> dict:
@@ -389,15 +407,19 @@ async def _prepare_prompts(run: _Run, client, info: EndpointInfo, specs: list[Ce
     run.on_progress(SweepProgress("prompts", cells_total=len(specs), run_total=run.run_total))
     prompts = PromptFactory(client, config.endpoint, info, unique=config.unique_prompts,
                             seed=config.seed ^ run.t0_ns)
+    plans = [cell_lengths(config, s) for s in specs]
+    lengths = {s.input_tokens for s in specs} | {n for ins, _ in plans for n in ins}
     try:
-        await prompts.prepare(sorted({s.input_tokens for s in specs}))
+        await prompts.prepare(sorted(lengths))
     except PromptError as exc:
         raise InputError("input tokens", code=exc.code, **exc.params) from None
     limit = prompts.max_model_len
-    for spec in specs:
-        if limit and spec.input_tokens + spec.output_tokens > limit:
-            raise InputError("input tokens", code="exceeds_context", input=spec.input_tokens,
-                             output=spec.output_tokens, limit=limit)
+    for spec, (ins, outs) in zip(specs, plans):
+        # The warm-up sends the nominal lengths; a drawn request may be longer.
+        worst = max([(spec.input_tokens, spec.output_tokens), *zip(ins, outs)], key=sum)
+        if limit and sum(worst) > limit:
+            raise InputError("input tokens", code="exceeds_context", input=worst[0],
+                             output=worst[1], limit=limit)
     return prompts
 
 
@@ -415,6 +437,7 @@ async def _execute(run: _Run, client, info: EndpointInfo, specs: list[CellSpec],
                 run.store.add_cell, result.run_id, cell_index=i, input_tokens=spec.input_tokens,
                 output_tokens=spec.output_tokens, concurrency=spec.concurrency,
                 request_rate=spec.request_rate, status="pending",
+                lengths_json=spec.lengths_json(),
             )
     to_run = [s for i, s in enumerate(specs) if i not in kept]
     if config.warmup and to_run:
@@ -491,6 +514,8 @@ class _CellTally:
         self.mismatches = 0
         self.resent = 0
         self.implausible: dict[str, int] = {}
+        # The prompt length each request asked for (`cell_lengths`), by its index.
+        self.targets = [spec.input_tokens] * spec.requests
 
     def progress(self, latest: RequestTiming | None) -> None:
         run, spec = self.run, self.spec
@@ -501,27 +526,28 @@ class _CellTally:
             run_id=self.result.run_id))
 
     def record(self, i: int, res: StreamResult) -> None:
-        run, spec, result = self.run, self.spec, self.result
-        res = held_to_prompt(res, spec.input_tokens)
-        timing = to_timing(run, spec.input_tokens, res, result.usage_expected)
+        run, result = self.run, self.result
+        target = self.targets[i] if i < len(self.targets) else self.spec.input_tokens
+        res = held_to_prompt(res, target)
+        timing = to_timing(run, target, res, result.usage_expected)
         self.timings.append(timing)
         for code in res.flags:
             if code == "resent":
                 self.resent += 1
             else:
                 self.implausible[code] = self.implausible.get(code, 0) + 1
-        if not check_prompt_tokens(spec.input_tokens, res.prompt_tokens):
+        if not check_prompt_tokens(target, res.prompt_tokens):
             self.mismatches += 1
         run.run_done += 1
         metrics = request_metrics(timing)
         result.requests.append(RequestRecord(
-            self.index, i, res.response_id, spec.input_tokens, res.prompt_tokens,
+            self.index, i, res.response_id, target, res.prompt_tokens,
             res.completion_tokens, res.tokens_source, metrics.ttft_s, metrics.e2e_s,
             timing.error_class, res.error_message, res.status_code, res.finish_reason,
             res.flags, _answer_s(res), res.reasoning_chunks))
         if run.writer is not None and result.run_id is not None:
             run.writer.add_request(_store_row(run, result.run_id, self.cell_id, i, False,
-                                              spec.input_tokens, res, timing))
+                                              target, res, timing))
         self.progress(timing)
 
     def on_sample(self, sample: MetricSample) -> None:
@@ -543,10 +569,12 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
     tally = _CellTally(run, index, spec, cell_id, result)
     # Every prompt of the cell is built (and counted, where this server's salts do not all
     # count the same) before its first request: no request waits on the tokenizer.
+    ins, outs = cell_lengths(config, spec)
+    tally.targets = ins
     bodies: list[dict | None] = []
-    for _ in range(spec.requests):
-        prompt = await prompts.prompt(spec.input_tokens, next(run.prompt_seq))
-        bodies.append(request_body(config, info, prompt, spec.output_tokens))
+    for n_in, n_out in zip(ins, outs):
+        prompt = await prompts.prompt(n_in, next(run.prompt_seq))
+        bodies.append(request_body(config, info, prompt, n_out))
     started = run.elapsed()
     # The cell's time budget: no request starts after it, and those in flight are cut at it
     # (they end `timeout`, saying so).
@@ -647,8 +675,7 @@ def _goodput(config: SweepConfig, timings: list[RequestTiming]) -> float | None:
 
 def _with_changes(cells: list[CellResult]) -> list[CellResult]:
     """Fill in each cell's change of mean prefill and decode tok/s against concurrency 1."""
-    base = {(c.spec.input_tokens, c.spec.output_tokens): c.summary
-            for c in cells if c.spec.concurrency == 1}
+    base = {c.spec.shape: c.summary for c in cells if c.spec.concurrency == 1}
 
     def change(summary, b, name):
         value, ref = getattr(summary, name), getattr(b, name)
@@ -658,7 +685,7 @@ def _with_changes(cells: list[CellResult]) -> list[CellResult]:
 
     out = []
     for c in cells:
-        b = base.get((c.spec.input_tokens, c.spec.output_tokens))
+        b = base.get(c.spec.shape)
         if b is None:
             out.append(c)
             continue
@@ -671,10 +698,14 @@ def cell_summary_json(cell: CellResult) -> dict:
     """The cell's figures as stored with it and exported (see docs/THROUGHPUT.md)."""
     s = cell.summary.to_dict()
     load = dataclasses.asdict(cell.client_load) if cell.client_load else None
-    return {**s, "prefill_change": cell.prefill_change, "decode_change": cell.decode_change,
-            "goodput": cell.goodput, "token_mismatches": cell.token_mismatches,
-            "implausible": dict(cell.implausible), "resent": cell.resent,
-            "client_load": load, "status": cell.status}
+    out = {**s, "prefill_change": cell.prefill_change, "decode_change": cell.decode_change,
+           "goodput": cell.goodput, "token_mismatches": cell.token_mismatches,
+           "implausible": dict(cell.implausible), "resent": cell.resent,
+           "client_load": load, "status": cell.status}
+    if cell.spec.lengths_json() is not None:
+        out["lengths_sent"] = sent_lengths(cell.timings)
+    return out
+
 
 
 def _iso_now() -> str:

@@ -8,6 +8,7 @@ from typing import Literal
 from desktop_app.core.endpoint.types import MetricSample
 from desktop_app.core.metrics import CellSummary, RequestTiming
 from desktop_app.core.runs import load_label
+from desktop_app.core.throughput.lengths import Lengths
 
 
 Severity = Literal["info", "warning", "problem"]
@@ -24,6 +25,34 @@ class CellSpec:
     requests: int
     concurrency: int | None = None
     request_rate: float | None = None
+    # A distribution each request draws its length from (`throughput.lengths`); None: every
+    # request of the cell asks for `input_tokens`/`output_tokens` exactly.
+    input_lengths: Lengths | None = None
+    output_lengths: Lengths | None = None
+
+    @property
+    def input_label(self) -> str:
+        """"512", or the distribution as written ("N(512,128)")."""
+        return self.input_lengths.label if self.input_lengths else str(self.input_tokens)
+
+    @property
+    def output_label(self) -> str:
+        return self.output_lengths.label if self.output_lengths else str(self.output_tokens)
+
+    @property
+    def shape(self) -> tuple[int, int, str, str]:
+        """What makes two cells the same workload at a load: their lengths, and how they were
+        drawn ("" for fixed): a cell of N(512,128) is never set beside one of 512 exactly."""
+        return (self.input_tokens, self.output_tokens,
+                self.input_lengths.label if self.input_lengths else "",
+                self.output_lengths.label if self.output_lengths else "")
+
+    def lengths_json(self) -> dict | None:
+        """The distributions as stored with the cell (None: both fixed)."""
+        if self.input_lengths is None and self.output_lengths is None:
+            return None
+        return {"input": self.input_lengths.to_json() if self.input_lengths else None,
+                "output": self.output_lengths.to_json() if self.output_lengths else None}
 
     @property
     def load_label(self) -> str:
@@ -32,7 +61,7 @@ class CellSpec:
 
     @property
     def label(self) -> str:
-        return f"{self.input_tokens} in / {self.output_tokens} out / {self.load_label}"
+        return f"{self.input_label} in / {self.output_label} out / {self.load_label}"
 
 
 @dataclass(frozen=True)

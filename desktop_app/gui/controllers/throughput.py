@@ -31,7 +31,7 @@ from desktop_app.core.fit import (
 from desktop_app.core.metrics import RequestTiming, summarize_cell
 from desktop_app.core.parsing import InputError, parse_float_list, parse_int_list
 from desktop_app.core.store import Store
-from desktop_app.core.throughput.config import SweepConfig, default_requests
+from desktop_app.core.throughput.config import SweepConfig, axis_fields, default_requests
 from desktop_app.core.throughput.jobs import resume_job, sweep_job
 from desktop_app.core.throughput.records import (
     ThroughputRun,
@@ -127,9 +127,10 @@ def _parse_fields(form: SweepForm) -> tuple[dict, dict[str, str]]:
     values: dict = {}
     errors: dict[str, str] = {}
     parsers = {
-        "input_tokens": lambda t: tuple(parse_int_list(t, "input tokens")),
+        # A length axis gives its fields (`axis_fields`: counts, or distributions as well).
+        "input_tokens": lambda t: axis_fields(t, "input tokens", "input"),
         "concurrency": lambda t: tuple(parse_int_list(t, "concurrency")),
-        "output_tokens": lambda t: tuple(parse_int_list(t, "output tokens")),
+        "output_tokens": lambda t: axis_fields(t, "output tokens", "output"),
         "requests_per_cell": lambda t: (
             _single(parse_int_list(t, "requests per cell"), "requests per cell")
             if t.strip() else None),
@@ -143,7 +144,11 @@ def _parse_fields(form: SweepForm) -> tuple[dict, dict[str, str]]:
              "cell_time_budget_s": form.time_budget_s, "server_settings": form.server_settings}
     for name, parse in parsers.items():
         try:
-            values[name] = parse(texts[name])
+            value = parse(texts[name])
+            if isinstance(value, dict):
+                values.update(value)
+            else:
+                values[name] = value
         except InputError as exc:
             errors[exc.field] = input_error_text(exc, report_language())
     return values, errors

@@ -16,6 +16,7 @@ from PySide6.QtCore import (
 )
 
 from desktop_app.core.throughput import figures as cell_figures
+from desktop_app.core.throughput.lengths import length_text
 from desktop_app.core.throughput.types import CellResult
 from desktop_app.gui.i18n import report_language, translate
 from desktop_app.report.figure_words import column_header, column_tip
@@ -139,12 +140,12 @@ class CellTableModel(QAbstractTableModel):
         spec, s = cell.spec, cell.summary
         match col:
             case 0:
-                return str(spec.input_tokens)
+                return length_text(spec, cell.timings, "input")
             case 1:
                 # An imported run may record neither (AIPerf's CSV, vLLM at rate inf).
                 return load_text(spec.concurrency, spec.request_rate, report_language())
             case 2:
-                return str(spec.output_tokens)
+                return length_text(spec, cell.timings, "output")
             case 3:
                 return f"{s.ok}/{s.count}"
         if col - len(_LEAD) < len(self._columns):

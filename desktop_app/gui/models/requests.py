@@ -42,7 +42,7 @@ def _cell_text(cell: StoredCell | None) -> str:
     if cell is None:
         return ""
     load = load_text(cell.concurrency, cell.request_rate, report_language())
-    return f"{cell.input_tokens} / {load} / {cell.output_tokens}"
+    return f"{cell.spec.input_label} / {load} / {cell.spec.output_label}"
 
 
 def _warmup() -> str:

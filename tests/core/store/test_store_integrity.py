@@ -266,7 +266,7 @@ def test_a_v2_file_migrates_on_open_and_keeps_reasoning_figures(tmp_path, monkey
                              "VALUES (?, ?, 0, 0.5)", (run, cell))
             store.db.conn.commit()
     with Store.open(path) as store:
-        assert store.schema_version == SCHEMA_VERSION == 3
+        assert store.schema_version == SCHEMA_VERSION == 4
         old = store.requests(run)[0]
         assert old["ttft_answer_s"] is None and old["reasoning_chunks"] is None
         assert old["e2e_s"] == 0.5
