@@ -29,7 +29,8 @@ CELL_SCALARS = ("wall_s", "output_tps", "effective_prefill_tps", "effective_deco
                 "prompt_tokens", "completion_tokens", "prefill_change", "decode_change",
                 "goodput", "token_mismatches")
 CELL_LEAD = ("run_id", "cell_index", "input_tokens", "output_tokens", "concurrency",
-             "request_rate", "status", "requests", "ok", "failed", "failures_by_class")
+             "request_rate", "status", "requests", "ok", "failed", "failures_by_class",
+             "input_lengths", "output_lengths")
 
 
 def figure_columns() -> tuple[str, ...]:
@@ -74,6 +75,9 @@ def cell_row(run_id: int, cell: StoredCell) -> dict[str, Any]:
         "requests": s.count if known else None, "ok": s.ok if cell.ok_known else None,
         "failed": s.count - s.ok if known and cell.ok_known else None,
         "failures_by_class": json.dumps(s.failures_by_class, sort_keys=True),
+        # How a drawn axis was drawn ("N(512,128)"); empty: every request had the one length.
+        "input_lengths": cell.spec.input_lengths.label if cell.spec.input_lengths else None,
+        "output_lengths": cell.spec.output_lengths.label if cell.spec.output_lengths else None,
     }
     for metric in DISTRIBUTIONS:
         dist = d.get(metric) or {}
