@@ -163,8 +163,9 @@ def _migrate_to_v3(db: Database) -> None:
 
 
 def _migrate_to_v4(db: Database) -> None:
-    """Keep how a cell's lengths were drawn (a distribution per axis, #29); NULL: fixed."""
-    db.execute("ALTER TABLE tp_cells ADD COLUMN lengths_json TEXT")
+    """Keep what a cell's requests were made of (#29): the distribution each axis was drawn
+    from, or the workload file replayed; NULL: fixed lengths."""
+    db.execute("ALTER TABLE tp_cells ADD COLUMN workload_json TEXT")
 
 
 MIGRATIONS: list[Callable[[Database], None]] = [_migrate_to_v1, _migrate_to_v2, _migrate_to_v3,

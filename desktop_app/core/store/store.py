@@ -462,8 +462,8 @@ class Store:
 
         Fields: ``cell_index`` (required), ``input_tokens``, ``output_tokens``, ``concurrency``,
         ``request_rate`` (requests/s), ``status`` (default 'pending'), ``started_at``, ``ended_at``
-        (datetime or ISO text), ``summary`` (a JSON-serialisable dict), ``lengths_json`` (how
-        the cell's lengths were drawn, `CellSpec.lengths_json`).
+        (datetime or ISO text), ``summary`` (a JSON-serialisable dict), ``workload_json`` (how
+        the cell's lengths were drawn, `CellSpec.workload_json`).
         """
         row = {"run_id": run_id, **self._cell_fields(fields)}
         cursor = self.db.execute(_TP_CELLS.insert_sql, _TP_CELLS.params(row))
@@ -508,7 +508,7 @@ class Store:
         """The cells of a run in sweep order."""
         cursor = self.db.execute(
             "SELECT id, run_id, cell_index, input_tokens, output_tokens, concurrency, "
-            "request_rate, status, started_at, ended_at, summary_json, error, lengths_json FROM tp_cells "
+            "request_rate, status, started_at, ended_at, summary_json, error, workload_json FROM tp_cells "
             "WHERE run_id = ? ORDER BY cell_index, id",
             (run_id,),
         )

@@ -167,7 +167,7 @@ _SQL_STEPS = _TableSpec(
 _TP_CELLS = _TableSpec(
     "tp_cells",
     "run_id cell_index input_tokens output_tokens concurrency request_rate status started_at "
-    "ended_at summary_json error lengths_json",
+    "ended_at summary_json error workload_json",
     required=("run_id", "cell_index"),
     defaults={"status": "pending"},
 )
@@ -236,8 +236,8 @@ class CellRecord:
     ended_at: str | None
     summary: dict[str, Any] | None = field(hash=False)
     error: str | None = None
-    # How each axis's lengths were drawn (`CellSpec.lengths_json`); None: both fixed.
-    lengths: dict[str, Any] | None = field(default=None, hash=False)
+    # What the cell's requests were made of (`CellSpec.workload_json`); None: fixed lengths.
+    workload: dict[str, Any] | None = field(default=None, hash=False)
 
 
 _RUN_COLUMNS = (
@@ -265,6 +265,6 @@ def _cell_record(row: Sequence[Any]) -> CellRecord:
         else:
             values[-3] = summary
     if values[-1]:
-        lengths = _loads(values[-1], "tp_cells", "lengths_json", values[0])
-        values[-1] = lengths if isinstance(lengths, dict) else None
+        workload = _loads(values[-1], "tp_cells", "workload_json", values[0])
+        values[-1] = workload if isinstance(workload, dict) else None
     return CellRecord(*values)

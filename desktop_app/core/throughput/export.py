@@ -97,8 +97,8 @@ def cell_json(index: int, cell: CellResult, unreliable: bool) -> dict:
         "started_s": cell.started_s,
         "ended_s": cell.ended_s,
         # How the lengths were drawn and what was sent (absent: both fixed).
-        **({"lengths": cell.spec.lengths_json(), "lengths_sent": sent_lengths(cell.timings)}
-           if cell.spec.lengths_json() is not None else {}),
+        **({"lengths": cell.spec.workload_json(), "lengths_sent": sent_lengths(cell.timings)}
+           if cell.spec.workload_json() is not None else {}),
     }
 
 

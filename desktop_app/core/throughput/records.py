@@ -68,8 +68,8 @@ def _distribution(d: Any) -> Distribution | None:
     return Distribution(**stats)
 
 
-def _stored_lengths(data: dict | None) -> dict[str, Lengths | None]:
-    """A cell's stored distributions (`CellSpec.lengths_json`) as CellSpec's fields; a value
+def _stored_workload(data: dict | None) -> dict[str, Lengths | None]:
+    """A cell's stored distributions (`CellSpec.workload_json`) as CellSpec's fields; a value
     that is not one (a file edited by hand) is read as fixed."""
     out: dict[str, Lengths | None] = {}
     for axis in ("input", "output"):
@@ -129,7 +129,7 @@ def cell_result(record: CellRecord, timings: Sequence[RequestTiming] = (),
         spec=CellSpec(record.input_tokens or 0, record.output_tokens or 0,
                       _int_or_none(d.get("count")) or len(timings),
                       concurrency=record.concurrency, request_rate=record.request_rate,
-                      **_stored_lengths(record.lengths)),
+                      **_stored_workload(record.workload)),
         summary=summary_from_json(d), timings=tuple(timings), samples=tuple(samples),
         client_load=_client_load(d.get("client_load")),
         prefill_change=d.get("prefill_change"), decode_change=d.get("decode_change"),

@@ -437,7 +437,7 @@ async def _execute(run: _Run, client, info: EndpointInfo, specs: list[CellSpec],
                 run.store.add_cell, result.run_id, cell_index=i, input_tokens=spec.input_tokens,
                 output_tokens=spec.output_tokens, concurrency=spec.concurrency,
                 request_rate=spec.request_rate, status="pending",
-                lengths_json=spec.lengths_json(),
+                workload_json=spec.workload_json(),
             )
     to_run = [s for i, s in enumerate(specs) if i not in kept]
     if config.warmup and to_run:
@@ -702,7 +702,7 @@ def cell_summary_json(cell: CellResult) -> dict:
            "goodput": cell.goodput, "token_mismatches": cell.token_mismatches,
            "implausible": dict(cell.implausible), "resent": cell.resent,
            "client_load": load, "status": cell.status}
-    if cell.spec.lengths_json() is not None:
+    if cell.spec.workload_json() is not None:
         out["lengths_sent"] = sent_lengths(cell.timings)
     return out
 

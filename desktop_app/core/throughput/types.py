@@ -47,7 +47,7 @@ class CellSpec:
                 self.input_lengths.label if self.input_lengths else "",
                 self.output_lengths.label if self.output_lengths else "")
 
-    def lengths_json(self) -> dict | None:
+    def workload_json(self) -> dict | None:
         """The distributions as stored with the cell (None: both fixed)."""
         if self.input_lengths is None and self.output_lengths is None:
             return None
