@@ -11,6 +11,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from desktop_app.cli.common import (
+    cli_error,
     global_options,
     ProgressLine,
     api_key_from_env,
@@ -52,6 +53,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     sweep.add_argument("--input-tokens", metavar="LIST",
                        help="prompt lengths, e.g. 512,2k; or distributions each request draws "
                             "from: N(mean,sd), N(mean,sd,min,max), U(min,max), F(file)")
+    sweep.add_argument("--workload", type=Path, metavar="FILE",
+                       help="replay a workload file instead of the length axes: ShareGPT JSON, "
+                            "a JSONL of prompt or messages (and max_tokens), or a Mooncake "
+                            "trace; one cell per concurrency")
+    sweep.add_argument("--on-schedule", action="store_true",
+                       help="with --workload: send each record at its own timestamp, in one "
+                            "cell, and report how late each send was")
+    sweep.add_argument("--speedup", type=float, metavar="X",
+                       help="with --on-schedule: replay the trace X times faster (default 1)")
     sweep.add_argument("--concurrency", metavar="LIST", help="requests in flight, e.g. 1,2,4")
     sweep.add_argument("--request-rate", metavar="LIST",
                        help="open loop instead: Poisson arrivals per second, e.g. 0.5,1,2")
@@ -110,6 +120,31 @@ def _seconds(args, raw: dict, attr: str, key: str, default, flag: str) -> float:
     return float(value)
 
 
+def _workload(args: argparse.Namespace, default_output: int):
+    """The --workload file, read and said (what it holds, what was left out, in --lang)."""
+    from desktop_app.core.throughput.workload import load_workload, summarize
+    from desktop_app.report.cli_words import cli_text
+    from desktop_app.report.errors import error_text
+
+    lang = words_lang(args)
+    workload = load_workload(args.workload, "--workload")
+    summary = summarize(workload, default_output)
+    print(cli_text(lang, "run", "workload_line", label=workload.label, n=len(workload.records),
+                   input=round(sum(summary.input_tokens) / summary.records),
+                   output=round(sum(summary.output_tokens) / summary.records)),
+          file=sys.stderr)
+    if workload.skipped_total:
+        from desktop_app.core.parsing import CodedError
+
+        first = workload.skipped[0].phrase()
+        said = error_text(CodedError(code=first.code, **first.params), lang)
+        print(cli_text(lang, "run", "workload_skipped", n=workload.skipped_total, first=said),
+              file=sys.stderr)
+    if args.on_schedule and not workload.timed:
+        raise InputError("--on-schedule", code="workload_untimed", path=str(args.workload))
+    return workload.ref(default_output)
+
+
 def _file_base(args: argparse.Namespace, attr: str) -> Path | None:
     """Where an F(file) of a length axis is read from: beside the sweep file when the axis
     came from it, else the working folder."""
@@ -154,12 +189,19 @@ def build_config(args: argparse.Namespace, base_url: str, model: str):
     rates = _option(args, raw, "request_rate", "request_rates")
     ray = _ray_address(_option(args, raw, "ray", "ray"))
     input_tokens = _option(args, raw, "input_tokens", "input_tokens")
-    if input_tokens is None:
+    output_tokens = axis_fields(_option(args, raw, "output_tokens", "output_tokens", 128),
+                                "--output-tokens", "output", _file_base(args, "output_tokens"))
+    if args.workload is not None:
+        lengths = {"input_tokens": (), "speedup": (args.speedup or 1.0) if args.on_schedule else None,
+                   "workload": _workload(args, output_tokens["output_tokens"][0]
+                                         if "output_lengths" not in output_tokens else 128)}
+    elif input_tokens is None:
         raise InputError("--input-tokens", code="need_input_tokens")
-    lengths = {**axis_fields(input_tokens, "--input-tokens", "input",
-                             _file_base(args, "input_tokens")),
-               **axis_fields(_option(args, raw, "output_tokens", "output_tokens", 128),
-                             "--output-tokens", "output", _file_base(args, "output_tokens"))}
+    else:
+        lengths = {**axis_fields(input_tokens, "--input-tokens", "input",
+                                 _file_base(args, "input_tokens")), **output_tokens}
+    if args.workload is None and (args.on_schedule or args.speedup is not None):
+        raise cli_error("--on-schedule", "needs_workload")
     return SweepConfig(
         endpoint=endpoint,
         **lengths,
@@ -253,7 +295,8 @@ def run_throughput(args: argparse.Namespace) -> int:
 # SweepConfig.validate's field names -> the flags that set them.
 _FLAGS = {"input tokens": "--input-tokens", "output tokens": "--output-tokens",
           "concurrency": "--concurrency", "request rate": "--request-rate",
-          "requests per cell": "--requests", "warm-up requests": "--warmup"}
+          "requests per cell": "--requests", "warm-up requests": "--warmup",
+          "speedup": "--speedup", "workers": "--workers", "workload": "--workload"}
 
 
 async def _run(args: argparse.Namespace, base_url: str) -> int:
@@ -350,11 +393,18 @@ def print_sweep(result, json_path: Path | None, lang: str | None = None) -> None
         findings_text,
         suggestion_text,
     )
+    from desktop_app.report.cli_words import cli_text
     from desktop_app.report.sweep_table_words import table_headers
 
     lang = lang or words_lang(argparse.Namespace())
     w = cell_table_words(lang)
     print(cells_table(result.cells, table_headers(lang), lambda code: w.get(code, code)))
+    for cell in result.cells:
+        late = cell.send_lateness
+        if late and late.get("n"):
+            print(cli_text(lang, "run", "schedule_line", speedup=f"{cell.spec.speedup:g}",
+                           n=int(late["n"]), p50=late["p50"] * 1000, p99=late["p99"] * 1000,
+                           max=late["max"] * 1000))
     print()
     print(findings_text(result.findings, lang))
     if json_path:

@@ -74,6 +74,33 @@ INPUT_MESSAGES: dict[str, str] = {
     "lengths_file_line": "{path}:{line}: {item} is not a whole number from 1 to {high}",
     "lengths_file_empty": "{path}: no lengths in it (one whole number per line)",
     "lengths_file_not_utf8": "{path}: not UTF-8 text (byte offset {offset})",
+    # A workload file (`throughput.workload`) and the records it left out.
+    "workload_empty": "{path}: no record of this {format} file can be sent ({skipped} left "
+                      "out; the first: {first})",
+    "workload_not_json": "{path}: not JSON ({detail})",
+    "workload_unknown": "{path}: not a workload this knows (a ShareGPT JSON list, a JSONL of "
+                        "prompt or messages, or a Mooncake trace)",
+    "workload_untimed": "{path}: its records do not all have a timestamp: it can be replayed "
+                        "in a closed loop, not on its schedule",
+    "workload_changed": "{path} is not the file the run replayed (its SHA-256 began {digest})",
+    "workload_one_process": "a workload replayed on its schedule is sent from one process "
+                            "(--workers 1, no --ray)",
+    "workload_skipped_line": "line {line}: {why}",
+    "workload_skip_no_conversations": "no conversations list",
+    "workload_skip_no_exchange": "no human turn followed by a reply",
+    "workload_skip_too_long": "a prompt of {chars:,} characters (at most {high:,})",
+    "workload_skip_not_json": "not JSON",
+    "workload_skip_not_object": "not a JSON object",
+    "workload_skip_no_prompt": "no prompt or messages",
+    "workload_skip_bad_lengths": "input_length and output_length must be whole numbers from 1 "
+                                 "to {high:,}",
+    "workload_skip_bad_timestamp": "timestamp {value} is not milliseconds from 0",
+    "workload_skip_bad_hash_ids": "hash_ids must be a list of at most {high:,} whole numbers",
+    "workload_skip_hash_ids_longer": "{blocks} hash ids for {input} input tokens (a block is "
+                                     "512 tokens)",
+    "workload_skip_bad_messages": "messages must be a list of {{role, content}} texts",
+    "workload_skip_bad_max_tokens": "max_tokens {value} is not a whole number from 1 to "
+                                    "{high:,}",
     # The simulator's profile, faults and server, and the sweep's worker processes and Ray.
     "fault_not_number": "fault {item}: probability must be a number",
     "fault_probability": "fault {item}: probability must be between 0 and 1",

@@ -109,6 +109,15 @@ HELP_ZH: dict[str, str] = {
     'N(mean,sd,min,max), U(min,max), F(file)':
         '提示长度，例如 512,2k；或每个请求从中抽取长度的分布：N(均值,标准差)、'
         'N(均值,标准差,最小,最大)、U(最小,最大)、F(文件)',
+    'replay a workload file instead of the length axes: ShareGPT JSON, a JSONL of prompt or '
+    'messages (and max_tokens), or a Mooncake trace; one cell per concurrency':
+        '回放一个负载文件，代替长度轴：ShareGPT JSON、含 prompt 或 messages（及 max_tokens）的 '
+        'JSONL，或 Mooncake 轨迹；每个并发数一个单元',
+    'with --workload: send each record at its own timestamp, in one cell, and report how late '
+    'each send was':
+        '配合 --workload：按每条记录自己的时间戳发送，放在一个单元里，并报告每次发送晚了多少',
+    'with --on-schedule: replay the trace X times faster (default 1)':
+        '配合 --on-schedule：以 X 倍速回放轨迹（默认 1）',
     'requests in flight, e.g. 1,2,4':
         '同时在途的请求数，例如 1,2,4',
     'open loop instead: Poisson arrivals per second, e.g. 0.5,1,2':

@@ -20,6 +20,11 @@ RUN = {
                          "{tokenizer}, /metrics {metrics}",
         "sql_endpoint_line": "Endpoint {url}: {engine}, model {model}; set {set}",
         "simulated_engine": "simulated {engine}",
+        "workload_line": "Workload {label}: {n:,} records, prompts about {input:,} tokens, "
+                         "outputs about {output:,} on average (estimated from the file)",
+        "workload_skipped": "{n:,} record(s) of the file left out; the first: {first}",
+        "schedule_line": "Sent on the file's schedule (x{speedup}): each send started late by "
+                         "p50 {p50:.1f} ms, p99 {p99:.1f} ms, at most {max:.1f} ms ({n:,} sends)",
         "sim_serving": "Simulated endpoint (profile {profile}, model {model}) serving on "
                        "{url}/v1 - press Ctrl+C to stop",
         "sim_serving_faults": "Simulated endpoint (profile {profile}, model {model}) with "
@@ -49,6 +54,11 @@ RUN = {
                          "/metrics {metrics}",
         "sql_endpoint_line": "端点 {url}：{engine}，模型 {model}；题集 {set}",
         "simulated_engine": "模拟的 {engine}",
+        "workload_line": "负载 {label}：{n:,} 条记录，平均提示约 {input:,} 个 token、输出约 {output:,} 个"
+                         "（按文件估算）",
+        "workload_skipped": "文件中有 {n:,} 条记录被跳过；第一条：{first}",
+        "schedule_line": "按文件的时间表发送（x{speedup}）：每次发送的延迟 p50 {p50:.1f} 毫秒、"
+                         "p99 {p99:.1f} 毫秒、最多 {max:.1f} 毫秒（共 {n:,} 次发送）",
         "sim_serving": "模拟端点（配置 {profile}，模型 {model}）正在 {url}/v1 上服务——按 Ctrl+C 停止",
         "sim_serving_faults": "模拟端点（配置 {profile}，模型 {model}，注入故障 {faults}）正在 {url}/v1 "
                               "上服务——按 Ctrl+C 停止",
@@ -184,6 +194,7 @@ ERRORS = {
         "not_rounding": "{item} is not COL=N (e.g. avg_price=2)",
         "gold_query_failed": "the gold query failed: {error}",
         "set_needs_fit": "only with --from-run RUN_ID (a fitted model)",
+        "needs_workload": "only with --workload FILE (a file with timestamps)",
         "no_db_file": "no such database file: {spec}",
         "not_db_or_set": "{spec} is neither a database file nor SET:KEY of a question set "
                          "(`throughline questions list` shows the sets)",
@@ -207,6 +218,7 @@ ERRORS = {
         "not_rounding": "{item} 不是 COL=N 的形式（例如 avg_price=2）",
         "gold_query_failed": "标准答案查询失败：{error}",
         "set_needs_fit": "仅可与 --from-run RUN_ID（拟合的模型）一起使用",
+        "needs_workload": "仅可与 --workload FILE（带时间戳的文件）一起使用",
         "no_db_file": "数据库文件不存在：{spec}",
         "not_db_or_set": "{spec} 既不是数据库文件，也不是题集的 SET:KEY（`throughline questions list` "
                          "列出可用题集）",

@@ -55,6 +55,11 @@ def _raised_codes() -> set[str]:
             if (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "coded"
                     and node.args and isinstance(node.args[0], ast.Constant)):
                 codes.add(node.args[0].value)  # QuestionSetError.coded("no_set", ...)
+            # A workload's record left out: Skipped(line, "code") / self.skip(line, "code").
+            if (isinstance(node, ast.Call) and (getattr(node.func, "id", "") == "Skipped"
+                                                or getattr(node.func, "attr", "") == "skip")
+                    and len(node.args) > 1 and isinstance(node.args[1], ast.Constant)):
+                codes.add(f"workload_skip_{node.args[1].value}")
             # The command line's own: cli_error(flag, "code", ...) raises "cli_<code>".
             if (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "cli_error"
                     and len(node.args) > 1 and isinstance(node.args[1], ast.Constant)):

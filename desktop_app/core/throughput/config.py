@@ -15,6 +15,7 @@ from desktop_app.core.parsing import InputError, Phrase
 from desktop_app.core.redact import redact_url
 from desktop_app.core.throughput.lengths import Lengths, parse_lengths
 from desktop_app.core.throughput.types import CellSpec
+from desktop_app.core.throughput.workload import WorkloadRef
 
 
 MAX_REQUESTS = 10_000_000  # per cell (and warm-up): more is a typo, not a benchmark
@@ -89,12 +90,22 @@ class SweepConfig:
     # and `input_tokens`/`output_tokens` become their nominal lengths.
     input_lengths: tuple[Lengths, ...] = ()
     output_lengths: tuple[Lengths, ...] = ()
+    # A workload file replayed instead of the length axes (`throughput.workload`): one cell per
+    # concurrency in a closed loop, or with `speedup`, one cell on the file's own timestamps
+    # sped up that many times. Its records are read when the sweep starts.
+    workload: WorkloadRef | None = None
+    speedup: float | None = None
 
     def __post_init__(self) -> None:
         for axis, lengths in (("input_tokens", self.input_lengths),
                               ("output_tokens", self.output_lengths)):
             if lengths:
                 object.__setattr__(self, axis, tuple(v.value for v in lengths))
+        if self.workload is not None:  # its mean lengths name its cells
+            object.__setattr__(self, "input_tokens", (self.workload.input_tokens,))
+            object.__setattr__(self, "output_tokens", (self.workload.output_tokens,))
+            object.__setattr__(self, "input_lengths", ())
+            object.__setattr__(self, "output_lengths", ())
 
     @property
     def input_axis(self) -> tuple[Lengths, ...]:
@@ -108,8 +119,20 @@ class SweepConfig:
     def open_loop(self) -> bool:
         return bool(self.request_rates)
 
+    def _workload_cells(self, ref: WorkloadRef) -> list[CellSpec]:
+        n = self.requests_per_cell or ref.records
+        if self.speedup is not None:
+            rate = ref.records / ref.duration_s * self.speedup if ref.duration_s else None
+            return [CellSpec(ref.input_tokens, ref.output_tokens, n, request_rate=rate,
+                             workload=ref.label, speedup=self.speedup)]
+        return [CellSpec(ref.input_tokens, ref.output_tokens, n, concurrency=c,
+                         workload=ref.label) for c in self.concurrency]
+
     def cells(self) -> list[CellSpec]:
-        """Every cell in the order the sweep runs them: input, then load, then output length."""
+        """Every cell in the order the sweep runs them: input, then load, then output length
+        (a workload: one per concurrency, or one on its schedule)."""
+        if self.workload is not None:
+            return self._workload_cells(self.workload)
         specs: list[CellSpec] = []
         for n_in in self.input_axis:
             drawn_in = None if n_in.is_fixed else n_in
@@ -133,6 +156,10 @@ class SweepConfig:
 
     def default_name(self) -> str:
         """The name a run of this sweep gets when none is given: model, lengths and loads."""
+        if self.workload is not None:
+            return f"{self.endpoint.model} {self.cells()[0].input_label}" + (
+                "" if self.speedup is not None
+                else " c=" + ",".join(str(c) for c in self.concurrency))
         sizes = ",".join(n.label for n in self.input_axis)
         load = (",".join(f"{r:g} req/s" for r in self.request_rates) if self.open_loop
                 else "c=" + ",".join(str(c) for c in self.concurrency))
@@ -145,6 +172,7 @@ class SweepConfig:
         data["endpoint"]["base_url"] = redact_url(self.endpoint.base_url)
         for axis in ("input_lengths", "output_lengths"):
             data[axis] = [v.to_json() for v in getattr(self, axis)]
+        data["workload"] = self.workload.to_json() if self.workload else None
         return data
 
     def validate(self) -> None:
@@ -195,6 +223,16 @@ class SweepConfig:
             raise InputError("HTTP client", code="unknown_choice",
                              items=f"{self.http_client!r:.40}", choices="lean, httpx")
         check_ray_address(self.ray)
+        if self.speedup is not None:
+            if isinstance(self.speedup, bool) or not isinstance(self.speedup, (int, float)) or not (
+                    0 < self.speedup <= 1000):
+                raise InputError("speedup", code="out_of_range", item=f"{self.speedup!r:.40}",
+                                 low=0, high=1000)
+            if self.workload is None or self.workload.duration_s is None:
+                raise InputError("speedup", code="workload_untimed",
+                                 path=self.workload.path if self.workload else "-")
+            if self.workers != 1 or self.ray is not None:
+                raise InputError("workers", code="workload_one_process")
         least = 0 if self.ray is not None else 1  # 0 actors: as many as the cluster's CPUs
         if (isinstance(self.workers, bool) or not isinstance(self.workers, int)
                 or not least <= self.workers <= MAX_WORKERS):

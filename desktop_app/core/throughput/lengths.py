@@ -310,9 +310,14 @@ def length_text(spec: CellSpec, timings: Sequence[RequestTiming], axis: str) -> 
     """A cell's length as a table shows it: "512", or a distribution with what its requests
     sent, "N(512,128): 509 [301-716]" (mean, 5th to 95th percentile)."""
     lengths = spec.input_lengths if axis == "input" else spec.output_lengths
-    if lengths is None:
+    if spec.workload is not None:  # a replayed file: named on the input side, spread on both
+        label = spec.input_label if axis == "input" else ""
+    elif lengths is None:
         return str(spec.input_tokens if axis == "input" else spec.output_tokens)
+    else:
+        label = lengths.label
     sent = sent_lengths(timings)[axis] if timings else None
     if sent is None:
-        return lengths.label
-    return f"{lengths.label}: {sent['mean']:.0f} [{sent['p5']:.0f}-{sent['p95']:.0f}]"
+        return label or str(spec.output_tokens)
+    spread_text = f"{sent['mean']:.0f} [{sent['p5']:.0f}-{sent['p95']:.0f}]"
+    return f"{label}: {spread_text}" if label else spread_text

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 import numpy as np
 
@@ -56,8 +56,20 @@ async def open_loop(
     schedule is absolute: a late start does not push every later arrival back.
     """
     rng = random.Random(seed)
+    at, offsets = 0.0, []
+    for _ in range(requests):
+        at += rng.expovariate(rate_per_s)
+        offsets.append(at)
+    return await timed_loop(send, offsets, deadline=deadline)
+
+
+async def timed_loop(send: Send, offsets: Sequence[float], *, deadline: float | None = None,
+                     lateness: list[float] | None = None) -> int:
+    """Start request `i` at `offsets[i]` seconds from now (ascending), until every one was
+    sent; returns how many were. The schedule is absolute: a late start does not push the
+    later ones back. `lateness` gets how late each send started (seconds after its time; a
+    send held back by OPEN_LOOP_MAX_IN_FLIGHT counts the wait)."""
     start = time.perf_counter()
-    at = 0.0
     limit = asyncio.Semaphore(OPEN_LOOP_MAX_IN_FLIGHT)
     tasks: list[asyncio.Task] = []
 
@@ -69,14 +81,15 @@ async def open_loop(
 
     sent = 0
     try:
-        for index in range(requests):
-            at += rng.expovariate(rate_per_s)
+        for index, at in enumerate(offsets):
             delay = start + at - time.perf_counter()
             if delay > 0:
                 await asyncio.sleep(delay)
             if deadline is not None and time.perf_counter() >= deadline:
                 break
             await limit.acquire()
+            if lateness is not None:
+                lateness.append(max(0.0, time.perf_counter() - start - at))
             tasks.append(asyncio.create_task(one(index)))
             sent += 1
     except asyncio.CancelledError:

@@ -256,6 +256,31 @@ class PromptFactory:
                 content, tokens, _ = await self._fit(target_tokens, prefix, body.words)
         return self._make(target_tokens, content, tokens)
 
+    def given(self, text: str | None, messages: tuple[dict[str, str], ...] | None, index: int,
+              expected: int) -> Prompt:
+        """A workload's own prompt for request `index`, salted as this run's built prompts
+        are: with `unique`, its salt goes first (in the first message of a chat), so a file
+        replayed at a second load never meets the prefix cache the first one filled.
+        `expected` is its length as far as is known (a text's, estimated)."""
+        salt = self._salts.salt(index) + "\n" if self.unique else ""
+        if messages is not None:
+            first, *rest = messages
+            turns = ({"role": first["role"], "content": salt + first["content"]}, *rest)
+            if self._config.api == "chat":
+                return Prompt(expected, expected, self.method, messages=tuple(turns))
+            text = "\n".join(m["content"] for m in turns)  # a completions endpoint: the text
+            return Prompt(expected, expected, self.method, text=text)
+        return self._make(expected, salt + (text or ""), expected)
+
+    async def blocks(self, lengths: list[tuple[int, int]]) -> Prompt:
+        """A prompt made of blocks, each (index, tokens) a salted body of that many tokens:
+        two prompts whose blocks start alike share that prefix (a Mooncake trace's hash ids).
+        Each block is token-exact on its own; joined, the server may count a token or two
+        more or fewer per block, which the request's own count shows."""
+        parts = [(await self.prompt(tokens, index)).content for index, tokens in lengths]
+        total = sum(tokens for _, tokens in lengths)
+        return self._make(total, "\n".join(parts), total)
+
     def _make(self, target: int, content: str, tokens: int) -> Prompt:
         if self._config.api == "chat":
             return Prompt(target, tokens, self.method,

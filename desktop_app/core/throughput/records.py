@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import math
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import closing
@@ -68,16 +69,22 @@ def _distribution(d: Any) -> Distribution | None:
     return Distribution(**stats)
 
 
-def _stored_workload(data: dict | None) -> dict[str, Lengths | None]:
-    """A cell's stored distributions (`CellSpec.workload_json`) as CellSpec's fields; a value
-    that is not one (a file edited by hand) is read as fixed."""
-    out: dict[str, Lengths | None] = {}
+def _stored_workload(data: dict | None) -> dict[str, Any]:
+    """What a cell's requests were made of, as stored (`CellSpec.workload_json`), as
+    CellSpec's fields; a part that is not what was written (a file edited by hand) is read as
+    fixed."""
+    data = data if isinstance(data, dict) else {}
+    out: dict[str, Any] = {}
     for axis in ("input", "output"):
-        value = (data or {}).get(axis)
+        value = data.get(axis)
         try:
             out[f"{axis}_lengths"] = None if value is None else Lengths.from_json(value)
         except (ValueError, TypeError, KeyError):
             out[f"{axis}_lengths"] = None
+    workload, speedup = data.get("workload"), data.get("speedup")
+    out["workload"] = workload if isinstance(workload, str) else None
+    out["speedup"] = (float(speedup) if isinstance(speedup, (int, float))
+                      and not isinstance(speedup, bool) and speedup > 0 else None)
     return out
 
 
@@ -136,8 +143,17 @@ def cell_result(record: CellRecord, timings: Sequence[RequestTiming] = (),
         goodput=d.get("goodput"), token_mismatches=_int_or_none(d.get("token_mismatches")) or 0,
         implausible=_implausible(d.get("implausible")),
         resent=_int_or_none(d.get("resent")) or 0,
+        send_lateness=_lateness(d.get("send_lateness")),
         started_s=0.0 if started is None or origin is None else started - base,
         ended_s=0.0 if ended is None or origin is None else ended - base, status=status)
+
+
+def _lateness(value) -> dict[str, float] | None:
+    """A scheduled cell's stored send lateness (`sweep.lateness_summary`): its finite numbers."""
+    if not isinstance(value, dict):
+        return None
+    return {str(k): float(v) for k, v in value.items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)}
 
 
 def _implausible(value) -> dict[str, int]:

@@ -54,6 +54,7 @@ from desktop_app.core.throughput.sweep import (
     run_sweep,
 )
 from desktop_app.core.throughput.lengths import Lengths
+from desktop_app.core.throughput.workload import WorkloadRef
 from desktop_app.core.throughput.types import CellResult, CellSpec
 
 RESUMABLE = ("interrupted", "cancelled", "failed")
@@ -89,6 +90,8 @@ def sweep_config_from_json(data: dict[str, Any], endpoint: EndpointConfig) -> Sw
     try:
         for axis in ("input_lengths", "output_lengths"):
             values[axis] = tuple(Lengths.from_json(v) for v in values.get(axis) or ())
+        if values.get("workload") is not None:
+            values["workload"] = WorkloadRef.from_json(values["workload"])
     except (ValueError, TypeError, KeyError):
         raise ResumeError(code="not_a_sweep_config", keys=str(sorted(data))) from None
     return SweepConfig(endpoint=dataclasses.replace(endpoint, **kept_ep), **values)

@@ -24,6 +24,7 @@ import contextlib
 import dataclasses
 import itertools
 import logging
+import math
 import random
 import time
 from collections.abc import Callable
@@ -44,7 +45,10 @@ from desktop_app.core.runs import default_name
 from desktop_app.core.store import RunWriter, Store, StoreError, utc_now_iso
 from desktop_app.core.throughput.config import SweepConfig
 from desktop_app.core.throughput.lengths import sent_lengths
-from desktop_app.core.throughput.loops import ClientLoadMonitor, closed_loop, open_loop
+from desktop_app.core.throughput.workload import (
+    BLOCK_TOKENS, Workload, WorkloadRecord, WorkloadRef, load_workload, schedule,
+)
+from desktop_app.core.throughput.loops import ClientLoadMonitor, closed_loop, open_loop, timed_loop
 from desktop_app.core.throughput.prompts import PromptError, PromptFactory, check_prompt_tokens
 from desktop_app.core.throughput.types import (
     CellResult,
@@ -138,6 +142,8 @@ class _Run:
         self.streams: LeanClient | None = None  # the lean path's connections, when it is used
         # The worker processes (config.workers > 1) or Ray actors (config.ray), if any.
         self.pool: WorkerPool | RayPool | None = None
+        # The workload file the sweep replays (config.workload), read before anything is sent.
+        self.workload: Workload | None = None
 
     async def stream(self, client, body: dict, deadline: float | None = None) -> StreamResult:
         """One streamed request of the run, on the lean path or on the httpx `client`."""
@@ -407,6 +413,9 @@ async def _prepare_prompts(run: _Run, client, info: EndpointInfo, specs: list[Ce
     run.on_progress(SweepProgress("prompts", cells_total=len(specs), run_total=run.run_total))
     prompts = PromptFactory(client, config.endpoint, info, unique=config.unique_prompts,
                             seed=config.seed ^ run.t0_ns)
+    if config.workload is not None:
+        run.workload = await asyncio.to_thread(_checked_workload, config.workload)
+        return await _prepare_workload(run, prompts, specs)
     plans = [cell_lengths(config, s) for s in specs]
     lengths = {s.input_tokens for s in specs} | {n for ins, _ in plans for n in ins}
     try:
@@ -421,6 +430,79 @@ async def _prepare_prompts(run: _Run, client, info: EndpointInfo, specs: list[Ce
             raise InputError("input tokens", code="exceeds_context", input=worst[0],
                              output=worst[1], limit=limit)
     return prompts
+
+
+def _checked_workload(ref: WorkloadRef) -> Workload:
+    """The workload file the config names, read again: the same file (its digest) or an
+    InputError, so a resumed or repeated sweep never replays another."""
+    workload = load_workload(ref.path, "workload")
+    if workload.digest != ref.digest:
+        raise InputError("workload", code="workload_changed", path=ref.path, digest=ref.digest)
+    return workload
+
+
+async def _prepare_workload(run: _Run, prompts: PromptFactory, specs: list[CellSpec]
+                            ) -> PromptFactory:
+    """Before anything is timed: the block lengths a trace's prompts are made of are fitted,
+    and a record longer than the server's context is refused (InputError naming its line)."""
+    workload = run.workload
+    assert workload is not None
+    try:
+        if workload.format == "mooncake":
+            await prompts.prepare({n for r in workload.records for _, n in _blocks(r)})
+    except PromptError as exc:
+        raise InputError("workload", code=exc.code, **exc.params) from None
+    limit = prompts.max_model_len
+    for r in workload.records:
+        if limit and r.input_tokens is not None and (
+                r.input_tokens + (r.output_tokens or 0) > limit):
+            raise InputError(f"workload: {workload.name}:{r.line}", code="exceeds_context",
+                             input=r.input_tokens, output=r.output_tokens or 0, limit=limit)
+    return prompts
+
+
+def _blocks(record: WorkloadRecord) -> list[tuple[int, int]]:
+    """A Mooncake record's prompt as (hash id, tokens) blocks: BLOCK_TOKENS each, the last
+    what is left of its input length; a record without hash ids is one block of its own."""
+    n = record.input_tokens or 1
+    if not record.hash_ids:
+        return [(-1, n)]
+    last = n - BLOCK_TOKENS * (len(record.hash_ids) - 1)
+    return [(h, BLOCK_TOKENS) for h in record.hash_ids[:-1]] + [(record.hash_ids[-1], last)]
+
+
+async def _workload_bodies(run: _Run, info: EndpointInfo, prompts: PromptFactory,
+                           spec: CellSpec) -> tuple[list[dict | None], list[int], list[float]]:
+    """The cell's requests from the workload's records (in the file's order, again from the
+    first when the cell asks for more): their bodies, their prompt lengths as far as known,
+    and, for a cell on the schedule, each send's time from the first (ascending)."""
+    config, workload = run.config, run.workload
+    assert workload is not None
+    records = [workload.records[k % len(workload.records)] for k in range(spec.requests)]
+    if spec.speedup is not None:
+        records.sort(key=lambda r: r.timestamp_s or 0.0)
+    blocks: dict[tuple[int, int], int] = {}  # (hash id, tokens) -> its salt, in this cell
+    bodies: list[dict | None] = []
+    targets: list[int] = []
+    default_out = spec.output_tokens
+    for r in records:
+        if workload.format == "mooncake":
+            parts = []
+            for h, n in _blocks(r):
+                if h < 0:  # no hash ids: a prompt of its own
+                    parts.append((next(run.prompt_seq), n))
+                    continue
+                if (h, n) not in blocks:
+                    blocks[(h, n)] = next(run.prompt_seq)
+                parts.append((blocks[(h, n)], n))
+            prompt = await prompts.blocks(parts)
+        else:
+            prompt = prompts.given(r.prompt, r.messages, next(run.prompt_seq),
+                                   r.estimated_input())
+        targets.append(r.estimated_input())
+        bodies.append(request_body(config, info, prompt, r.estimated_output(default_out)))
+    offsets = schedule(records, spec.speedup) if spec.speedup is not None else []
+    return bodies, targets, offsets
 
 
 async def _execute(run: _Run, client, info: EndpointInfo, specs: list[CellSpec],
@@ -483,17 +565,26 @@ async def _warm_up(run: _Run, client, info, prompts, spec: CellSpec, result: Swe
     config = run.config
     run.on_progress(SweepProgress("warm-up", run_total=run.run_total))
     saw_usage = False
+    # A workload warms up on its own first records (its prompts may be shorter than a salt).
+    replayed = (await _workload_bodies(run, info, prompts, dataclasses.replace(
+        spec, requests=config.warmup, speedup=None)) if run.workload is not None else None)
 
     async def send(index: int) -> None:
         nonlocal saw_usage
-        prompt = await prompts.prompt(spec.input_tokens, next(run.prompt_seq))
-        res = await run.stream(client, request_body(config, info, prompt, spec.output_tokens))
+        target = spec.input_tokens
+        if replayed is not None:
+            body, target = replayed[0][index], replayed[1][index]
+        else:
+            prompt = await prompts.prompt(spec.input_tokens, next(run.prompt_seq))
+            body = request_body(config, info, prompt, spec.output_tokens)
+        assert body is not None
+        res = await run.stream(client, body)
         saw_usage = saw_usage or res.tokens_source == "usage"
         run.run_done += 1
         if run.writer is not None and result.run_id is not None:
-            timing = to_timing(run, spec.input_tokens, res, usage_expected=False)
+            timing = to_timing(run, target, res, usage_expected=False)
             run.writer.add_request(_store_row(run, result.run_id, None, index, True,
-                                              spec.input_tokens, res, timing))
+                                              target, res, timing))
 
     await closed_loop(send, concurrency=min(config.warmup, spec.concurrency or 1),
                       requests=config.warmup)
@@ -514,8 +605,11 @@ class _CellTally:
         self.mismatches = 0
         self.resent = 0
         self.implausible: dict[str, int] = {}
-        # The prompt length each request asked for (`cell_lengths`), by its index.
+        # The prompt length each request asked for (`cell_lengths`), by its index; a text
+        # workload's are estimates, not checked against the server's count.
         self.targets = [spec.input_tokens] * spec.requests
+        self.exact_targets = True
+        self.lateness: list[float] = []
 
     def progress(self, latest: RequestTiming | None) -> None:
         run, spec = self.run, self.spec
@@ -536,7 +630,7 @@ class _CellTally:
                 self.resent += 1
             else:
                 self.implausible[code] = self.implausible.get(code, 0) + 1
-        if not check_prompt_tokens(target, res.prompt_tokens):
+        if self.exact_targets and not check_prompt_tokens(target, res.prompt_tokens):
             self.mismatches += 1
         run.run_done += 1
         metrics = request_metrics(timing)
@@ -569,12 +663,17 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
     tally = _CellTally(run, index, spec, cell_id, result)
     # Every prompt of the cell is built (and counted, where this server's salts do not all
     # count the same) before its first request: no request waits on the tokenizer.
-    ins, outs = cell_lengths(config, spec)
-    tally.targets = ins
+    offsets: list[float] = []
     bodies: list[dict | None] = []
-    for n_in, n_out in zip(ins, outs):
-        prompt = await prompts.prompt(n_in, next(run.prompt_seq))
-        bodies.append(request_body(config, info, prompt, n_out))
+    if run.workload is not None:
+        bodies, tally.targets, offsets = await _workload_bodies(run, info, prompts, spec)
+        tally.exact_targets = run.workload.format == "mooncake"
+    else:
+        ins, outs = cell_lengths(config, spec)
+        tally.targets = ins
+        for n_in, n_out in zip(ins, outs):
+            prompt = await prompts.prompt(n_in, next(run.prompt_seq))
+            bodies.append(request_body(config, info, prompt, n_out))
     started = run.elapsed()
     # The cell's time budget: no request starts after it, and those in flight are cut at it
     # (they end `timeout`, saying so).
@@ -596,7 +695,8 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
     status: CellStatus = "completed"
     cell_error: str | None = None
     try:
-        sent = await _send_cell(run, client, bodies, index, spec, deadline, tally.record)
+        sent = await _send_cell(run, client, bodies, index, spec, deadline, tally.record,
+                                offsets, tally.lateness)
         if sent < spec.requests or (deadline is not None and time.perf_counter() >= deadline):
             status = "time_budget"  # requests left unsent, or cut in flight at the budget
     except asyncio.CancelledError:
@@ -627,14 +727,17 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
         token_mismatches=tally.mismatches, started_s=started, ended_s=run.elapsed(),
         status=status, implausible=dict(sorted(tally.implausible.items())),
         resent=tally.resent,
+        send_lateness=lateness_summary(tally.lateness) if spec.speedup is not None else None,
     )
 
 
 async def _send_cell(run: _Run, client, bodies: list[dict | None], index: int, spec: CellSpec,
-                     deadline: float | None, record: Callable[[int, StreamResult], None]
+                     deadline: float | None, record: Callable[[int, StreamResult], None],
+                     offsets: list[float] | None = None, lateness: list[float] | None = None
                      ) -> int:
-    """Send the cell's requests (closed loop, open loop, or through the worker pool), each
-    result to `record` as it ends; how many were sent. A body is dropped once sent."""
+    """Send the cell's requests (closed loop, open loop, on a workload's schedule at
+    `offsets`, or through the worker pool), each result to `record` as it ends; how many were
+    sent. A body is dropped once sent; a scheduled send's lateness goes to `lateness`."""
     seed = run.config.seed + index
     if run.pool is not None:
         items = list(enumerate(bodies))
@@ -648,6 +751,8 @@ async def _send_cell(run: _Run, client, bodies: list[dict | None], index: int, s
         assert body is not None  # each index is sent once
         record(i, await run.stream(client, body, deadline=deadline))
 
+    if spec.speedup is not None:
+        return await timed_loop(send, offsets or [], deadline=deadline, lateness=lateness)
     if spec.concurrency is not None:
         return await closed_loop(send, concurrency=spec.concurrency, requests=spec.requests,
                                  deadline=deadline)
@@ -704,7 +809,22 @@ def cell_summary_json(cell: CellResult) -> dict:
            "client_load": load, "status": cell.status}
     if cell.spec.workload_json() is not None:
         out["lengths_sent"] = sent_lengths(cell.timings)
+    if cell.send_lateness is not None:
+        out["send_lateness"] = cell.send_lateness
     return out
+
+
+def lateness_summary(lateness: list[float]) -> dict[str, float]:
+    """How late a scheduled cell's sends started (seconds): mean, p50, p99, max and n."""
+    if not lateness:
+        return {"n": 0}
+    ordered = sorted(lateness)
+
+    def pct(p: float) -> float:
+        return ordered[min(len(ordered) - 1, max(0, math.ceil(p * len(ordered)) - 1))]
+
+    return {"n": len(ordered), "mean": sum(ordered) / len(ordered), "p50": pct(0.5),
+            "p99": pct(0.99), "max": ordered[-1]}
 
 
 

@@ -29,10 +29,19 @@ class CellSpec:
     # request of the cell asks for `input_tokens`/`output_tokens` exactly.
     input_lengths: Lengths | None = None
     output_lengths: Lengths | None = None
+    # A workload file the cell replays (`throughput.workload`, its label "sharegpt:x.json"):
+    # its records are the requests; `input_tokens`/`output_tokens` are their mean lengths.
+    workload: str | None = None
+    # The cell replays the workload on its own timestamps, sped up this many times (then
+    # `request_rate` is the trace's mean rate at that speed); None: closed or Poisson loop.
+    speedup: float | None = None
 
     @property
     def input_label(self) -> str:
-        """"512", or the distribution as written ("N(512,128)")."""
+        """"512", the distribution as written ("N(512,128)"), or the workload replayed
+        ("sharegpt:x.json", "mooncake:trace.jsonl x2" on its schedule sped up twice)."""
+        if self.workload is not None:
+            return self.workload + (f" x{self.speedup:g}" if self.speedup is not None else "")
         return self.input_lengths.label if self.input_lengths else str(self.input_tokens)
 
     @property
@@ -43,16 +52,18 @@ class CellSpec:
     def shape(self) -> tuple[int, int, str, str]:
         """What makes two cells the same workload at a load: their lengths, and how they were
         drawn ("" for fixed): a cell of N(512,128) is never set beside one of 512 exactly."""
-        return (self.input_tokens, self.output_tokens,
-                self.input_lengths.label if self.input_lengths else "",
+        drawn = (self.input_label if self.workload is not None or self.input_lengths else "")
+        return (self.input_tokens, self.output_tokens, drawn,
                 self.output_lengths.label if self.output_lengths else "")
 
     def workload_json(self) -> dict | None:
-        """The distributions as stored with the cell (None: both fixed)."""
-        if self.input_lengths is None and self.output_lengths is None:
+        """What the cell's requests are made of, as stored with it: the distributions, the
+        workload replayed (None: fixed lengths)."""
+        if self.input_lengths is None and self.output_lengths is None and self.workload is None:
             return None
         return {"input": self.input_lengths.to_json() if self.input_lengths else None,
-                "output": self.output_lengths.to_json() if self.output_lengths else None}
+                "output": self.output_lengths.to_json() if self.output_lengths else None,
+                "workload": self.workload, "speedup": self.speedup}
 
     @property
     def load_label(self) -> str:
@@ -111,6 +122,9 @@ class CellResult:
     # Requests sent again after the server closed a kept-alive connection under them with
     # nothing answered (each counted once; its figures are from the new connection's send).
     resent: int = 0
+    # A cell sent on a workload's schedule: how late its sends started, in seconds after their
+    # time (`mean`, `p50`, `p99`, `max`, `n`); None for every other cell.
+    send_lateness: dict[str, float] | None = None
 
 
 @dataclass(frozen=True)
