@@ -1985,6 +1985,13 @@
     </message>
 </context>
 <context>
+    <name>SweepForm</name>
+    <message>
+        <source>reading the file...</source>
+        <translation>正在读取文件……</translation>
+    </message>
+</context>
+<context>
     <name>TableCopier</name>
     <message>
         <source>Copy</source>
@@ -2035,6 +2042,34 @@
     <message>
         <source>{done}/{planned} finished</source>
         <translation>已完成 {done}/{planned}</translation>
+    </message>
+    <message>
+        <source>{label}: {n} records</source>
+        <translation>{label}：{n} 条记录</translation>
+    </message>
+    <message>
+        <source>prompts</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <source>outputs</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>{name} {bars} {low}-{high} tokens, mean {mean}</source>
+        <translation>{name} {bars} {low}-{high} 个 token，平均 {mean}</translation>
+    </message>
+    <message>
+        <source>spans {seconds} s of timestamps</source>
+        <translation>时间戳跨度 {seconds} 秒</translation>
+    </message>
+    <message>
+        <source>{share} % of prompt blocks repeat an earlier record&apos;s</source>
+        <translation>{share} % 的提示块与之前记录的相同</translation>
+    </message>
+    <message>
+        <source>{n} left out (the first: {first})</source>
+        <translation>跳过 {n} 条（第一条：{first}）</translation>
     </message>
     <message>
         <source>Sweep</source>
@@ -2115,6 +2150,50 @@
     <message>
         <source>Stop</source>
         <translation>停止</translation>
+    </message>
+    <message>
+        <source>ShareGPT JSON, a JSONL of prompt or messages, or a Mooncake trace; empty: the prompt lengths above</source>
+        <translation>ShareGPT JSON、含 prompt 或 messages 的 JSONL，或 Mooncake 轨迹；留空：使用上面的提示长度</translation>
+    </message>
+    <message>
+        <source>optional: a file of requests to replay</source>
+        <translation>可选：要回放的请求文件</translation>
+    </message>
+    <message>
+        <source>File...</source>
+        <translation>文件…</translation>
+    </message>
+    <message>
+        <source>Workload</source>
+        <translation>负载</translation>
+    </message>
+    <message>
+        <source>Send on its timestamps (one cell)</source>
+        <translation>按其时间戳发送（一个单元）</translation>
+    </message>
+    <message>
+        <source>Each record is sent at its own time from the first, and the cell says how late each send was; otherwise one cell per concurrency, in a closed loop.</source>
+        <translation>每条记录按其相对第一条的时间发送，单元会报告每次发送晚了多少；否则每个并发数一个单元，闭环发送。</translation>
+    </message>
+    <message>
+        <source>empty: 1 (as recorded)</source>
+        <translation>留空：1（按记录的速度）</translation>
+    </message>
+    <message>
+        <source>Replay the timestamps this many times faster</source>
+        <translation>以此倍数加快回放时间戳</translation>
+    </message>
+    <message>
+        <source>Speed-up (x)</source>
+        <translation>加速倍数（x）</translation>
+    </message>
+    <message>
+        <source>Workload file</source>
+        <translation>负载文件</translation>
+    </message>
+    <message>
+        <source>Workload files (*.json *.jsonl);;All files (*)</source>
+        <translation>负载文件 (*.json *.jsonl);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Set up a sweep and press Start.</source>

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings, Qt
 
-from desktop_app.core.throughput.records import request_ids, requests_by_id
+from desktop_app.core.throughput.records import load_sweep, request_ids, requests_by_id
 from desktop_app.core.endpoint.discovery import discover
 from desktop_app.core.endpoint.server_settings import user_settings_from_stored
 from desktop_app.core.endpoint.types import EndpointConfig
@@ -193,7 +193,8 @@ def test_requests_of_an_imported_run_without_its_load_can_be_browsed(qtbot, tmp_
         assert cells[0].concurrency is None and cells[0].request_rate is None
         model = RequestsTableModel()
         model.set_requests(request_ids(store, run_id),
-                           lambda ids: requests_by_id(store, ids), cells)
+                           lambda ids: requests_by_id(store, ids),
+                           load_sweep(store, run_id, requests=False).cells)  # as the page does
         assert model.rowCount() == 8
         texts = [[model.index(r, c).data(Qt.ItemDataRole.DisplayRole)
                   for c in range(model.columnCount())] for r in range(model.rowCount())]

@@ -13,6 +13,7 @@ import asyncio
 import dataclasses
 import functools
 import math
+import os
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
@@ -40,8 +41,9 @@ from desktop_app.core.throughput.records import (
 )
 from desktop_app.core.throughput.sweep import SweepProgress
 from desktop_app.core.throughput.types import CellResult, CellSpec
+from desktop_app.core.throughput.workload import Workload, load_workload
 from desktop_app.gui.context import ActiveEndpoint, AppContext
-from desktop_app.gui.i18n import error_words, report_language
+from desktop_app.gui.i18n import error_words, report_language, translate
 from desktop_app.gui.worker import run_in_process
 from desktop_app.report.errors import error_text
 from desktop_app.report.input_words import input_error_text
@@ -66,6 +68,46 @@ class SweepForm:
     notes: str = ""
     server_settings: str = ""  # "max-num-seqs=2, gpu-memory-utilization=0.91" (or one a line)
     workers: int = 1  # load-generating processes (SweepConfig.workers)
+    workload: str = ""  # a workload file replayed instead of the prompt lengths; empty: none
+    on_schedule: bool = False  # replay it on its timestamps (one cell) instead of per load
+    speedup: str = ""  # on its schedule, this many times faster; empty: 1
+
+
+# Workload files read for the form, by path: (size, mtime) when read, and what reading gave.
+# The form is checked on every keystroke; a file is read once (off the GUI thread, by
+# `read_workload`), and again only when it changes.
+_WORKLOADS: dict[str, tuple[tuple[int, int] | None, Workload | InputError]] = {}
+_KEPT_WORKLOADS = 4
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def read_workload(path: str) -> Workload | InputError:
+    """The workload file at `path` read (or why it cannot be), kept for the form."""
+    stamp = _stamp(path)
+    try:
+        got: Workload | InputError = load_workload(path, "workload")
+    except InputError as exc:
+        got = exc
+    _WORKLOADS.pop(path, None)
+    _WORKLOADS[path] = (stamp, got)  # a missing file too: until it appears
+    while len(_WORKLOADS) > _KEPT_WORKLOADS:  # the oldest read goes (a big file's records)
+        del _WORKLOADS[next(iter(_WORKLOADS))]
+    return got
+
+
+def cached_workload(path: str) -> Workload | InputError | None:
+    """What reading `path` gave, if it was read and has not changed since; None otherwise."""
+    kept = _WORKLOADS.get(path)
+    if kept is None or kept[0] != _stamp(path):
+        return None
+    return kept[1]
 
 
 def _list_text(values) -> str | None:
@@ -113,7 +155,22 @@ def form_from_config(config, current: SweepForm) -> SweepForm | None:
                  and isinstance(k, str) and isinstance(v, (str, int, float))
                  and not isinstance(v, bool) and not any(c in f"{k}{v}" for c in ",=\n")]
     changes["server_settings"] = ", ".join(typed)[:2000]
+    workload = config.get("workload")
+    path = workload.get("path") if isinstance(workload, dict) else None
+    changes["workload"] = path[:4096] if isinstance(path, str) and "\n" not in path else ""
+    speedup = config.get("speedup")
+    changes["on_schedule"] = bool(changes["workload"]) and isinstance(speedup, (int, float)) \
+        and not isinstance(speedup, bool) and 0 < speedup <= 1000
+    changes["speedup"] = f"{speedup:g}" if changes["on_schedule"] else ""
     return dataclasses.replace(current, **changes)
+
+
+def _default_output(text: str) -> int:
+    """The output length a workload record that names none gets: the form's first one."""
+    try:
+        return parse_int_list(text, "output tokens")[0]
+    except InputError:
+        return 128
 
 
 def _single(values: list, field: str) -> object:
@@ -142,10 +199,30 @@ def _parse_fields(form: SweepForm) -> tuple[dict, dict[str, str]]:
     texts = {"input_tokens": form.input_tokens, "concurrency": form.concurrency,
              "output_tokens": form.output_tokens, "requests_per_cell": form.requests_per_cell,
              "cell_time_budget_s": form.time_budget_s, "server_settings": form.server_settings}
+    if form.workload.strip():
+        del parsers["input_tokens"]  # the file's records are the prompts
+        values["input_tokens"] = ()
+        path = form.workload.strip()
+        read = cached_workload(path)
+        if read is None:
+            errors["workload"] = translate("SweepForm", "reading the file...")
+        elif isinstance(read, InputError):
+            errors["workload"] = input_error_text(read, report_language())
+        else:
+            values["workload"] = read.ref(_default_output(form.output_tokens))
+            if form.on_schedule and not read.timed:
+                errors["workload"] = input_error_text(InputError(
+                    "workload", code="workload_untimed", path=read.name), report_language())
+        if form.on_schedule:
+            try:
+                values["speedup"] = (_single(parse_float_list(form.speedup, "speed-up"),
+                                             "speed-up") if form.speedup.strip() else 1.0)
+            except InputError as exc:
+                errors[exc.field] = input_error_text(exc, report_language())
     for name, parse in parsers.items():
         try:
             value = parse(texts[name])
-            if isinstance(value, dict):
+            if name in ("input_tokens", "output_tokens"):  # an axis: its fields (axis_fields)
                 values.update(value)
             else:
                 values[name] = value

@@ -6,6 +6,7 @@ Open it alone against a built-in simulator: `python -m desktop_app.gui.pages.thr
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 from collections import defaultdict
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
+    QFileDialog,
     QFormLayout,
     QGridLayout,
     QGroupBox,
@@ -38,9 +40,12 @@ from desktop_app.core.throughput.diagnosis import unreliable_cells
 from desktop_app.core.throughput.records import ThroughputRun
 from desktop_app.core.throughput.sweep import SweepProgress, SweepResult
 from desktop_app.core.throughput.types import CellResult
+from desktop_app.core.throughput.workload import Workload, summarize
 from desktop_app.gui.context import ActiveEndpoint, AppContext
 from desktop_app.gui.controllers.throughput import (
     SweepForm,
+    cached_workload,
+    read_workload,
     ThroughputController,
     WhatifController,
     build_config,
@@ -50,7 +55,7 @@ from desktop_app.gui.controllers.throughput import (
     stored_cells,
     stored_progress,
 )
-from desktop_app.gui.i18n import report_language, status_text, translate
+from desktop_app.gui.i18n import error_words, report_language, status_text, translate
 from desktop_app.gui.models.cells import CellTableModel
 from desktop_app.gui.settings import Settings, declare
 from desktop_app.gui.widgets.column_fit import ColumnFitter
@@ -97,6 +102,50 @@ def _cell_words(spec) -> str:
     return cell_text({"input_tokens": spec.input_tokens, "output_tokens": spec.output_tokens,
                       "concurrency": spec.concurrency, "request_rate": spec.request_rate},
                      report_language())
+
+
+_BARS = " ▁▂▃▄▅▆▇█"
+
+
+def _bars(counts: list[int]) -> str:
+    """A histogram as a line of block characters, tallest bin full."""
+    top = max(counts, default=0) or 1
+    return "".join(_BARS[round(n / top * (len(_BARS) - 1))] for n in counts)
+
+
+def workload_preview_text(workload: Workload, output_text: str) -> str:
+    """What a workload holds, as its preview says it: records, the lengths' histograms (a
+    text's estimated), what was left out, its duration and prefix reuse."""
+    try:
+        default = int(output_text.split(",")[0].strip() or 128)
+    except ValueError:
+        default = 128
+    s = summarize(workload, default)
+    lines = [translate("ThroughputPage", "{label}: {n} records").format(
+        label=workload.label, n=f"{s.records:,}")]
+    for axis, values, name in (("input", s.input_tokens, translate("ThroughputPage", "prompts")),
+                               ("output", s.output_tokens,
+                                translate("ThroughputPage", "outputs"))):
+        bins = s.histogram(axis)
+        lines.append(translate("ThroughputPage", "{name} {bars} {low}-{high} tokens, mean "
+                                                 "{mean}").format(
+            name=name, bars=_bars([n for _, _, n in bins]), low=f"{min(values):,}",
+            high=f"{max(values):,}", mean=f"{sum(values) / len(values):,.0f}"))
+    if s.duration_s is not None:
+        lines.append(translate("ThroughputPage", "spans {seconds} s of timestamps").format(
+            seconds=f"{s.duration_s:,.1f}"))
+    if s.shared_prefix_share is not None:
+        lines.append(translate("ThroughputPage", "{share} % of prompt blocks repeat an earlier "
+                                                 "record's").format(
+            share=f"{100 * s.shared_prefix_share:.0f}"))
+    if workload.skipped_total:
+        from desktop_app.core.parsing import CodedError
+
+        first = workload.skipped[0].phrase()
+        lines.append(translate("ThroughputPage", "{n} left out (the first: {first})").format(
+            n=f"{workload.skipped_total:,}",
+            first=error_words(CodedError(code=first.code, **first.params))))
+    return "\n".join(lines)
 
 
 def _clock(seconds: float) -> str:
@@ -171,6 +220,7 @@ class ThroughputPage(QWidget):
             edit.setPlaceholderText(tip)
             edit.setToolTip(tip)
             self._add_checked_field(layout, field, label, edit)
+        self._build_workload(layout)
         self.input_tokens = self._edits["input tokens"]
         self.concurrency = self._edits["concurrency"]
         self.output_tokens = self._edits["output tokens"]
@@ -227,6 +277,89 @@ class ThroughputPage(QWidget):
         footer.addWidget(self.endpoint_label)
         footer.addLayout(buttons)
         return form_scroll(inner, width=300, framed=False, footer=footer)
+
+    def _build_workload(self, layout: QFormLayout) -> None:
+        """The Workload field: a file replayed instead of the prompt lengths, its preview, and
+        whether it is sent on its own schedule."""
+        self.workload = QLineEdit()
+        tip = self.tr("ShareGPT JSON, a JSONL of prompt or messages, or a Mooncake trace; "
+                      "empty: the prompt lengths above")
+        self.workload.setPlaceholderText(self.tr("optional: a file of requests to replay"))
+        self.workload.setToolTip(tip)
+        self.workload_browse = QPushButton(self.tr("File..."))
+        self.workload_browse.clicked.connect(self._on_workload_browse_clicked)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.workload, 1)
+        row.addWidget(self.workload_browse)
+        holder = QWidget()
+        holder.setLayout(row)
+        self._errors["workload"] = add_checked_field(layout, self.tr("Workload"), holder)
+        self._edits["workload"] = self.workload
+        self.workload_preview = QLabel()
+        self.workload_preview.setWordWrap(True)
+        self.workload_preview.setStyleSheet("color: #444;")
+        self.workload_preview.hide()
+        layout.addRow(self.workload_preview)
+        self.on_schedule = QCheckBox(self.tr("Send on its timestamps (one cell)"))
+        self.on_schedule.setToolTip(self.tr(
+            "Each record is sent at its own time from the first, and the cell says how late "
+            "each send was; otherwise one cell per concurrency, in a closed loop."))
+        layout.addRow(self.on_schedule)
+        self.speedup = QLineEdit()
+        self.speedup.setPlaceholderText(self.tr("empty: 1 (as recorded)"))
+        self.speedup.setToolTip(self.tr("Replay the timestamps this many times faster"))
+        self.speedup.setEnabled(False)
+        self.on_schedule.toggled.connect(self.speedup.setEnabled)
+        self._edits["speed-up"] = self.speedup
+        self._errors["speed-up"] = add_checked_field(layout, self.tr("Speed-up (x)"),
+                                                     self.speedup)
+        self._preview_timer = QTimer(self)
+        self._preview_timer.setSingleShot(True)
+        self._preview_timer.setInterval(300)
+        self._preview_timer.timeout.connect(self._read_workload)
+        self.workload.textChanged.connect(self._on_workload_edited)
+        self.on_schedule.toggled.connect(self._on_form_changed)
+        self._preview_task: asyncio.Task | None = None
+
+    def _on_workload_edited(self, _text: str) -> None:
+        self._preview_timer.start()  # read once the typing pauses
+
+    def _on_workload_browse_clicked(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Workload file"), "",
+            self.tr("Workload files (*.json *.jsonl);;All files (*)"))
+        if path:
+            self.workload.setText(path)
+
+    def _read_workload(self) -> None:
+        """Read the workload file off the GUI thread; the form and the preview follow."""
+        path = self.workload.text().strip()
+        self.input_tokens.setEnabled(not path)
+        if not path:
+            self.workload_preview.hide()
+            self._on_form_changed()
+            return
+        if cached_workload(path) is not None:
+            self._show_workload(path)
+            return
+
+        async def read() -> None:
+            await asyncio.to_thread(read_workload, path)
+            if self.workload.text().strip() == path:
+                self._show_workload(path)
+
+        self._preview_task = asyncio.ensure_future(read())
+
+    def _show_workload(self, path: str) -> None:
+        read = cached_workload(path)
+        self.workload_preview.setVisible(isinstance(read, Workload))
+        if isinstance(read, Workload):
+            label = self.workload_preview
+            label.setText(workload_preview_text(read, self.output_tokens.text()))
+            # A wrapped label shown late keeps the height it had hidden: give it its own.
+            label.setMinimumHeight(label.heightForWidth(max(label.width(), self.workload.width())))
+        self._on_form_changed()
 
     def _build_run_box(self) -> QGroupBox:
         """Name, note and server settings: what tells this run apart from the others."""
@@ -330,7 +463,9 @@ class ThroughputPage(QWidget):
             api=self.api.currentText(), unique_prompts=self.unique_prompts.isChecked(),
             time_budget_s=self.time_budget.text(), scrape_metrics=self.scrape_metrics.isChecked(),
             name=self.run_name.text(), notes=self.run_notes.toPlainText(),
-            server_settings=self.server_settings.text(), workers=self.workers.value())
+            server_settings=self.server_settings.text(), workers=self.workers.value(),
+            workload=self.workload.text(), on_schedule=self.on_schedule.isChecked(),
+            speedup=self.speedup.text())
 
     def _restore_form(self) -> None:
         form = SweepForm()
@@ -356,6 +491,9 @@ class ThroughputPage(QWidget):
         self.run_name.setText(str(form.name))
         self.run_notes.setPlainText(str(form.notes))
         self.server_settings.setText(str(form.server_settings))
+        self.workload.setText(str(form.workload))
+        self.on_schedule.setChecked(bool(form.on_schedule))
+        self.speedup.setText(str(form.speedup))
         # The settings file is hostile: anything but a whole number is the default (the spin
         # box clamps a number to its range).
         workers = form.workers if isinstance(form.workers, int) else 1

@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLayout,
     QLayoutItem,
-    QLineEdit,
     QScrollArea,
     QVBoxLayout,
     QWidget,
@@ -20,8 +19,9 @@ from PySide6.QtWidgets import (
 ERROR_STYLE = "color: #b00020;"
 
 
-def add_checked_field(layout: QFormLayout, label: str, edit: QLineEdit) -> QLabel:
-    """Add a row holding `edit` and, under it, its (hidden) error label; returns the label."""
+def add_checked_field(layout: QFormLayout, label: str, edit: QWidget) -> QLabel:
+    """Add a row holding `edit` (a field, or a row of them) and, under it, its (hidden) error
+    label; returns the label."""
     error = QLabel()
     error.setStyleSheet(ERROR_STYLE)
     error.setWordWrap(True)

@@ -1,0 +1,70 @@
+"""The Throughput form's Workload field (#29): a file replayed instead of the prompt lengths,
+read off the GUI thread, previewed, and turned into the sweep's config."""
+
+import json
+
+from PySide6.QtCore import QSettings
+
+from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo
+from desktop_app.gui.context import ActiveEndpoint, AppContext
+from desktop_app.gui.controllers.throughput import build_config
+from desktop_app.gui.pages.throughput import ThroughputPage
+from desktop_app.gui.settings import Settings
+
+
+def _page(qtbot, tmp_path) -> ThroughputPage:
+    context = AppContext(tmp_path / "r.db")
+    info = EndpointInfo(models=("m",), engine="vllm", engine_version=None, tokenizer="vllm",
+                        has_metrics=False, simulated=False, accepts_ignore_eos=True,
+                        latency_s=0.01)
+    context.set_endpoint(ActiveEndpoint(EndpointConfig("http://127.0.0.1:9", model="m"), info,
+                                        "typed"))
+    settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    page = ThroughputPage(context, settings)
+    qtbot.addWidget(page)
+    page.show()
+    return page
+
+
+def test_a_workload_file_is_previewed_and_replaces_the_prompt_lengths(qtbot, qt_loop, tmp_path):
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text("\n".join(json.dumps({"timestamp": 100 * i, "input_length": 600 + i,
+                                           "output_length": 8, "hash_ids": [3, 50 + i]})
+                               for i in range(5)) + "\nnot json\n", encoding="utf-8")
+    page = _page(qtbot, tmp_path)
+    page.workload.setText(str(trace))
+    qtbot.waitUntil(lambda: page.workload_preview.isVisible(), timeout=5000)
+    preview = page.workload_preview.text()
+    assert "mooncake:trace.jsonl: 5 records" in preview, preview
+    assert "600-604 tokens, mean 602" in preview and "spans 0.4 s" in preview, preview
+    assert "40 % of prompt blocks repeat" in preview, preview  # block 3: 4 of 10 repeat
+    assert "1 left out (the first: line 6: not JSON)" in preview, preview
+    assert not page.input_tokens.isEnabled()
+    assert page.start_button.isEnabled(), page.form_error.text()
+    page.on_schedule.setChecked(True)
+    page.speedup.setText("4")
+    config = build_config(page.form(), page.context.endpoint)
+    (cell,) = config.cells()
+    assert (cell.workload, cell.speedup, cell.requests) == ("mooncake:trace.jsonl", 4.0, 5)
+    assert config.workload.path == str(trace)
+    page.speedup.setText("0")
+    assert page._errors["speed-up"].text(), "a speed-up of 0 is refused"
+    assert not page.start_button.isEnabled()
+
+
+def test_a_file_without_timestamps_cannot_be_sent_on_its_schedule(qtbot, qt_loop, tmp_path):
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text(json.dumps({"prompt": "hello there, how are you", "max_tokens": 5})
+                       + "\n", encoding="utf-8")
+    page = _page(qtbot, tmp_path)
+    page.workload.setText(str(prompts))
+    qtbot.waitUntil(lambda: page.workload_preview.isVisible(), timeout=5000)
+    assert page.start_button.isEnabled()
+    page.on_schedule.setChecked(True)
+    said = page._errors["workload"].text()
+    assert "its records do not all have a timestamp" in said, said
+    assert not page.start_button.isEnabled()
+    page.workload.setText(str(tmp_path / "missing.json"))
+    qtbot.waitUntil(lambda: "no such file" in page._errors["workload"].text(), timeout=5000)
+    page.workload.setText("")
+    qtbot.waitUntil(lambda: page.input_tokens.isEnabled(), timeout=5000)
