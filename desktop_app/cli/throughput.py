@@ -62,6 +62,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                             "cell, and report how late each send was")
     sweep.add_argument("--speedup", type=float, metavar="X",
                        help="with --on-schedule: replay the trace X times faster (default 1)")
+    sweep.add_argument("--find-max", action="store_true",
+                       help="search concurrency for the highest load at which --slo-share of "
+                            "the requests meet --ttft-target/--tpot-target, instead of sweeping "
+                            "--concurrency")
+    sweep.add_argument("--slo-share", type=float, metavar="P",
+                       help="with --find-max: the share of requests that must meet the targets "
+                            "(default 0.9)")
+    sweep.add_argument("--max-concurrency", type=int, metavar="N",
+                       help="with --find-max: the highest concurrency tried (default 1024)")
     sweep.add_argument("--concurrency", metavar="LIST", help="requests in flight, e.g. 1,2,4")
     sweep.add_argument("--request-rate", metavar="LIST",
                        help="open loop instead: Poisson arrivals per second, e.g. 0.5,1,2")
@@ -202,6 +211,13 @@ def build_config(args: argparse.Namespace, base_url: str, model: str):
                                  _file_base(args, "input_tokens")), **output_tokens}
     if args.workload is None and (args.on_schedule or args.speedup is not None):
         raise cli_error("--on-schedule", "needs_workload")
+    if args.find_max:
+        from desktop_app.core.throughput.findmax import FindMax
+
+        lengths["find_max"] = FindMax(args.slo_share if args.slo_share is not None else 0.9,
+                                      args.max_concurrency or 1024)
+    elif args.slo_share is not None or args.max_concurrency is not None:
+        raise cli_error("--slo-share", "needs_find_max")
     return SweepConfig(
         endpoint=endpoint,
         **lengths,
@@ -296,7 +312,9 @@ def run_throughput(args: argparse.Namespace) -> int:
 _FLAGS = {"input tokens": "--input-tokens", "output tokens": "--output-tokens",
           "concurrency": "--concurrency", "request rate": "--request-rate",
           "requests per cell": "--requests", "warm-up requests": "--warmup",
-          "speedup": "--speedup", "workers": "--workers", "workload": "--workload"}
+          "speedup": "--speedup", "workers": "--workers", "workload": "--workload",
+          "find max": "--find-max", "SLO share": "--slo-share",
+          "max concurrency": "--max-concurrency"}
 
 
 async def _run(args: argparse.Namespace, base_url: str) -> int:
@@ -382,6 +400,26 @@ async def predict_effects(result, lang: str) -> None:
             run=result.run_id if result.run_id is not None else "RUN_ID"), file=sys.stderr)
 
 
+def _knee_text(result, lang: str) -> str:
+    """What the search for the highest load found, in `lang`."""
+    from desktop_app.core.throughput.findmax import knee
+    from desktop_app.report.cli_words import cli_text
+
+    found = knee(result.cells, result.config.find_max)
+    share = f"{100 * result.config.find_max.share:g}"
+    if found is None or found.at is None:
+        return cli_text(lang, "run", "knee_none", share=share)
+    at = found.at
+    key = "knee_noisy" if found.within_noise else "knee"
+    text = cli_text(lang, "run", key, share=share, load=found.meets, got=f"{100 * at.share:.0f}",
+                    low=f"{100 * at.low:.0f}", high=f"{100 * at.high:.0f}", n=at.n)
+    if found.misses is None:
+        return text + cli_text(lang, "run", "knee_top")
+    missed = next(p for p in found.probes if p.concurrency == found.misses)
+    return text + cli_text(lang, "run", "knee_missed", load=found.misses,
+                           got=f"{100 * missed.share:.0f}")
+
+
 def print_sweep(result, json_path: Path | None, lang: str | None = None) -> None:
     """The cell table and the diagnosis on stdout, the diagnosis in `lang` (default:
     $THROUGHLINE_LANG, else English); every figure as JSON into `json_path`, each finding with
@@ -399,6 +437,8 @@ def print_sweep(result, json_path: Path | None, lang: str | None = None) -> None
     lang = lang or words_lang(argparse.Namespace())
     w = cell_table_words(lang)
     print(cells_table(result.cells, table_headers(lang), lambda code: w.get(code, code)))
+    if result.config.find_max is not None:
+        print(_knee_text(result, lang))
     for cell in result.cells:
         late = cell.send_lateness
         if late and late.get("n"):

@@ -86,6 +86,12 @@ INPUT_MESSAGES: dict[str, str] = {
     "workload_one_process": "a workload replayed on its schedule is sent from one process "
                             "(--workers 1, no --ray)",
     "workload_skipped_line": "line {line}: {why}",
+    "find_max_needs_target": "the search for the highest load needs a target: --ttft-target "
+                             "or --tpot-target",
+    "find_max_one_shape": "the search for the highest load measures one prompt length and one "
+                          "output length (or a workload in a closed loop)",
+    "resume_find_max": "run {run} searched for the highest load; a search is run again, not "
+                       "resumed",
     "workload_skip_no_conversations": "no conversations list",
     "workload_skip_no_exchange": "no human turn followed by a reply",
     "workload_skip_too_long": "a prompt of {chars:,} characters (at most {high:,})",

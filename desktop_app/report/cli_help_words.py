@@ -118,6 +118,14 @@ HELP_ZH: dict[str, str] = {
         '配合 --workload：按每条记录自己的时间戳发送，放在一个单元里，并报告每次发送晚了多少',
     'with --on-schedule: replay the trace X times faster (default 1)':
         '配合 --on-schedule：以 X 倍速回放轨迹（默认 1）',
+    'search concurrency for the highest load at which --slo-share of the requests meet '
+    '--ttft-target/--tpot-target, instead of sweeping --concurrency':
+        '搜索并发数，找出仍有 --slo-share 比例的请求满足 --ttft-target/--tpot-target 的最高负载，'
+        '代替扫描 --concurrency',
+    'with --find-max: the share of requests that must meet the targets (default 0.9)':
+        '配合 --find-max：必须满足目标的请求比例（默认 0.9）',
+    'with --find-max: the highest concurrency tried (default 1024)':
+        '配合 --find-max：尝试的最高并发数（默认 1024）',
     'requests in flight, e.g. 1,2,4':
         '同时在途的请求数，例如 1,2,4',
     'open loop instead: Poisson arrivals per second, e.g. 0.5,1,2':

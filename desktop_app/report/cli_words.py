@@ -23,6 +23,15 @@ RUN = {
         "workload_line": "Workload {label}: {n:,} records, prompts about {input:,} tokens, "
                          "outputs about {output:,} on average (estimated from the file)",
         "workload_skipped": "{n:,} record(s) of the file left out; the first: {first}",
+        "knee": "Highest load meeting the targets for {share} % of requests: {load} concurrent "
+                "({got} % met them [{low}-{high} %], {n} requests)",
+        "knee_noisy": "Highest load meeting the targets for {share} % of requests: {load} "
+                      "concurrent, within the noise ({got} % met them [{low}-{high} %], {n} "
+                      "requests: a rerun may find it lower)",
+        "knee_missed": "; at {load} concurrent {got} % met them",
+        "knee_top": "; no load tried missed them",
+        "knee_none": "No load meets the targets for {share} % of requests: not even one request "
+                     "at a time",
         "schedule_line": "Sent on the file's schedule (x{speedup}): each send started late by "
                          "p50 {p50:.1f} ms, p99 {p99:.1f} ms, at most {max:.1f} ms ({n:,} sends)",
         "sim_serving": "Simulated endpoint (profile {profile}, model {model}) serving on "
@@ -57,6 +66,13 @@ RUN = {
         "workload_line": "负载 {label}：{n:,} 条记录，平均提示约 {input:,} 个 token、输出约 {output:,} 个"
                          "（按文件估算）",
         "workload_skipped": "文件中有 {n:,} 条记录被跳过；第一条：{first}",
+        "knee": "满足目标（{share} % 的请求）的最高负载：并发 {load}（{got} % 满足 [{low}-{high} %]，"
+                "共 {n} 个请求）",
+        "knee_noisy": "满足目标（{share} % 的请求）的最高负载：并发 {load}，但在噪声范围内（{got} % 满足 "
+                      "[{low}-{high} %]，共 {n} 个请求：重跑可能得到更低的值）",
+        "knee_missed": "；并发 {load} 时只有 {got} % 满足",
+        "knee_top": "；所试的负载都满足",
+        "knee_none": "没有任何负载能让 {share} % 的请求满足目标：即使一次只发一个请求也不行",
         "schedule_line": "按文件的时间表发送（x{speedup}）：每次发送的延迟 p50 {p50:.1f} 毫秒、"
                          "p99 {p99:.1f} 毫秒、最多 {max:.1f} 毫秒（共 {n:,} 次发送）",
         "sim_serving": "模拟端点（配置 {profile}，模型 {model}）正在 {url}/v1 上服务——按 Ctrl+C 停止",
@@ -195,6 +211,7 @@ ERRORS = {
         "gold_query_failed": "the gold query failed: {error}",
         "set_needs_fit": "only with --from-run RUN_ID (a fitted model)",
         "needs_workload": "only with --workload FILE (a file with timestamps)",
+        "needs_find_max": "only with --find-max",
         "no_db_file": "no such database file: {spec}",
         "not_db_or_set": "{spec} is neither a database file nor SET:KEY of a question set "
                          "(`throughline questions list` shows the sets)",
@@ -219,6 +236,7 @@ ERRORS = {
         "gold_query_failed": "标准答案查询失败：{error}",
         "set_needs_fit": "仅可与 --from-run RUN_ID（拟合的模型）一起使用",
         "needs_workload": "仅可与 --workload FILE（带时间戳的文件）一起使用",
+        "needs_find_max": "仅可与 --find-max 一起使用",
         "no_db_file": "数据库文件不存在：{spec}",
         "not_db_or_set": "{spec} 既不是数据库文件，也不是题集的 SET:KEY（`throughline questions list` "
                          "列出可用题集）",

@@ -13,6 +13,7 @@ from desktop_app.core.endpoint.types import EndpointConfig
 from desktop_app.core.files import LocalFileError, read_bounded
 from desktop_app.core.parsing import InputError, Phrase
 from desktop_app.core.redact import redact_url
+from desktop_app.core.throughput.findmax import FindMax, probe_requests
 from desktop_app.core.throughput.lengths import Lengths, parse_lengths
 from desktop_app.core.throughput.types import CellSpec
 from desktop_app.core.throughput.workload import WorkloadRef
@@ -95,6 +96,9 @@ class SweepConfig:
     # sped up that many times. Its records are read when the sweep starts.
     workload: WorkloadRef | None = None
     speedup: float | None = None
+    # Search concurrency for the highest load meeting the targets (`throughput.findmax`)
+    # instead of sweeping `concurrency`: one length (or workload), probes added as it goes.
+    find_max: FindMax | None = None
 
     def __post_init__(self) -> None:
         for axis, lengths in (("input_tokens", self.input_lengths),
@@ -130,7 +134,13 @@ class SweepConfig:
 
     def cells(self) -> list[CellSpec]:
         """Every cell in the order the sweep runs them: input, then load, then output length
-        (a workload: one per concurrency, or one on its schedule)."""
+        (a workload: one per concurrency, or one on its schedule; a search for the knee: its
+        first probe, the others are added as it goes)."""
+        if self.find_max is not None:
+            first = dataclasses.replace(self, find_max=None, concurrency=(1,),
+                                        request_rates=(), requests_per_cell=probe_requests(
+                                            1, self.requests_per_cell))
+            return first.cells()[:1]
         if self.workload is not None:
             return self._workload_cells(self.workload)
         specs: list[CellSpec] = []
@@ -156,6 +166,9 @@ class SweepConfig:
 
     def default_name(self) -> str:
         """The name a run of this sweep gets when none is given: model, lengths and loads."""
+        if self.find_max is not None:
+            return (f"{self.endpoint.model} {self.input_axis[0].label} tokens find-max "
+                    f"{100 * self.find_max.share:g}%")
         if self.workload is not None:
             return f"{self.endpoint.model} {self.cells()[0].input_label}" + (
                 "" if self.speedup is not None
@@ -173,6 +186,7 @@ class SweepConfig:
         for axis in ("input_lengths", "output_lengths"):
             data[axis] = [v.to_json() for v in getattr(self, axis)]
         data["workload"] = self.workload.to_json() if self.workload else None
+        data["find_max"] = self.find_max.to_json() if self.find_max else None
         return data
 
     def validate(self) -> None:
@@ -223,6 +237,19 @@ class SweepConfig:
             raise InputError("HTTP client", code="unknown_choice",
                              items=f"{self.http_client!r:.40}", choices="lean, httpx")
         check_ray_address(self.ray)
+        if self.find_max is not None:
+            if self.ttft_target_s is None and self.tpot_target_s is None:
+                raise InputError("find max", code="find_max_needs_target")
+            if len(self.input_axis) != 1 or len(self.output_axis) != 1 or self.open_loop or (
+                    self.speedup is not None):
+                raise InputError("find max", code="find_max_one_shape")
+            if not 0 < self.find_max.share <= 1:
+                raise InputError("SLO share", code="out_of_range",
+                                 item=f"{self.find_max.share!r:.40}", low=0, high=1)
+            if not 1 <= self.find_max.most <= MAX_CONCURRENCY:
+                raise InputError("max concurrency", code="whole_from_to",
+                                 item=f"{self.find_max.most!r:.40}", low=1,
+                                 high=MAX_CONCURRENCY)
         if self.speedup is not None:
             if isinstance(self.speedup, bool) or not isinstance(self.speedup, (int, float)) or not (
                     0 < self.speedup <= 1000):

@@ -15,6 +15,7 @@ from desktop_app.core.redact import redact_document, redact_url
 from desktop_app.core.tables import CellRow, format_cell_table
 from desktop_app.core.throughput.diagnosis import unreliable_cells
 from desktop_app.core.throughput.records import finding_to_json
+from desktop_app.core.throughput.findmax import knee
 from desktop_app.core.throughput.lengths import length_text, sent_lengths
 from desktop_app.core.throughput.sweep import SweepResult, cell_summary_json
 from desktop_app.core.throughput.types import CellResult, Finding
@@ -150,6 +151,10 @@ def sweep_to_json(result: SweepResult, words: FindingWords | None = None) -> dic
             for s in result.samples
         ],
         "diagnosis": [finding_json(f, words) for f in result.findings],
+        # A search for the knee: what it found (`findmax.Knee.to_json`).
+        **({"find_max": found.to_json()}
+           if result.config.find_max is not None
+           and (found := knee(result.cells, result.config.find_max)) is not None else {}),
     })
 
 

@@ -53,6 +53,7 @@ from desktop_app.core.throughput.sweep import (
     SweepResult,
     run_sweep,
 )
+from desktop_app.core.throughput.findmax import FindMax
 from desktop_app.core.throughput.lengths import Lengths
 from desktop_app.core.throughput.workload import WorkloadRef
 from desktop_app.core.throughput.types import CellResult, CellSpec
@@ -92,6 +93,8 @@ def sweep_config_from_json(data: dict[str, Any], endpoint: EndpointConfig) -> Sw
             values[axis] = tuple(Lengths.from_json(v) for v in values.get(axis) or ())
         if values.get("workload") is not None:
             values["workload"] = WorkloadRef.from_json(values["workload"])
+        if values.get("find_max") is not None:
+            values["find_max"] = FindMax.from_json(values["find_max"])
     except (ValueError, TypeError, KeyError):
         raise ResumeError(code="not_a_sweep_config", keys=str(sorted(data))) from None
     return SweepConfig(endpoint=dataclasses.replace(endpoint, **kept_ep), **values)
@@ -209,6 +212,8 @@ async def resume_sweep(
             raise ResumeError(code="resume_no_url", run=run_id)
         endpoint = EndpointConfig(run.endpoint_url)
     config, plan = plan_resume(store, run_id, endpoint)
+    if config.find_max is not None:  # its probes followed what the earlier ones measured
+        raise ResumeError(code="resume_find_max", run=run_id)
     if info is None:
         async with make_client(config.endpoint, 1) as client:
             info = await discover(config.endpoint, client)

@@ -44,6 +44,7 @@ from desktop_app.core.redact import redact_text
 from desktop_app.core.runs import default_name
 from desktop_app.core.store import RunWriter, Store, StoreError, utc_now_iso
 from desktop_app.core.throughput.config import SweepConfig
+from desktop_app.core.throughput.findmax import next_load, probe_requests, probes
 from desktop_app.core.throughput.lengths import sent_lengths
 from desktop_app.core.throughput.workload import (
     BLOCK_TOKENS, Workload, WorkloadRecord, WorkloadRef, load_workload, schedule,
@@ -524,10 +525,7 @@ async def _execute(run: _Run, client, info: EndpointInfo, specs: list[CellSpec],
     to_run = [s for i, s in enumerate(specs) if i not in kept]
     if config.warmup and to_run:
         result.usage_expected = await _warm_up(run, client, info, prompts, to_run[0], result)
-    for i, spec in enumerate(specs):
-        if i in kept:
-            result.cells.append(kept[i])
-            continue
+    async def run_and_keep(i: int, spec: CellSpec) -> None:
         cell = await _run_cell(run, client, info, prompts, i, spec, cell_ids[i], result)
         result.cells.append(cell)
         run.on_progress(SweepProgress(
@@ -539,6 +537,24 @@ async def _execute(run: _Run, client, info: EndpointInfo, specs: list[CellSpec],
             # comparison with concurrency 1 is added once every cell is in.
             await asyncio.to_thread(run.store.update_cell, cell_ids[i],
                                     summary_json=cell_summary_json(cell))
+
+    for i, spec in enumerate(specs):
+        if i in kept:
+            result.cells.append(kept[i])
+            continue
+        await run_and_keep(i, spec)
+    search = config.find_max
+    while search is not None and (load := next_load(probes(result.cells), search)) is not None:
+        # The next probe of the knee's search, at the load the cells so far point to.
+        spec = dataclasses.replace(specs[0], concurrency=load, requests=probe_requests(
+            load, config.requests_per_cell))
+        specs.append(spec)
+        run.run_total += spec.requests
+        cell_ids.append(None if run.store is None else await asyncio.to_thread(
+            run.store.add_cell, result.run_id, cell_index=len(specs) - 1,
+            input_tokens=spec.input_tokens, output_tokens=spec.output_tokens,
+            concurrency=load, status="pending", workload_json=spec.workload_json()))
+        await run_and_keep(len(specs) - 1, spec)
     if kept:  # the kept cells' requests and samples came first; put them in sweep order
         result.requests.sort(key=lambda r: r.cell)
         result.samples.sort(key=lambda s: s.t_s)
