@@ -71,6 +71,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                             "(default 0.9)")
     sweep.add_argument("--max-concurrency", type=int, metavar="N",
                        help="with --find-max: the highest concurrency tried (default 1024)")
+    sweep.add_argument("--turns", type=int, metavar="N",
+                       help="multi-turn sessions: each of --concurrency conversations sends N "
+                            "turns of --input-tokens new tokens, each reply in the next turn's "
+                            "history (chat API)")
+    sweep.add_argument("--think-time", type=float, metavar="S",
+                       help="with --turns: seconds between a reply and the next turn "
+                            "(default 0)")
+    sweep.add_argument("--system-tokens", type=int, metavar="N",
+                       help="with --turns: a system prompt of N tokens shared by a cell's "
+                            "sessions (default none)")
     sweep.add_argument("--concurrency", metavar="LIST", help="requests in flight, e.g. 1,2,4")
     sweep.add_argument("--request-rate", metavar="LIST",
                        help="open loop instead: Poisson arrivals per second, e.g. 0.5,1,2")
@@ -211,6 +221,11 @@ def build_config(args: argparse.Namespace, base_url: str, model: str):
                                  _file_base(args, "input_tokens")), **output_tokens}
     if args.workload is None and (args.on_schedule or args.speedup is not None):
         raise cli_error("--on-schedule", "needs_workload")
+    if args.turns is not None:
+        lengths.update(turns=args.turns, think_s=args.think_time or 0.0,
+                       system_tokens=args.system_tokens or 0)
+    elif args.think_time is not None or args.system_tokens is not None:
+        raise cli_error("--think-time", "needs_turns")
     if args.find_max:
         from desktop_app.core.throughput.findmax import FindMax
 
@@ -313,7 +328,8 @@ _FLAGS = {"input tokens": "--input-tokens", "output tokens": "--output-tokens",
           "concurrency": "--concurrency", "request rate": "--request-rate",
           "requests per cell": "--requests", "warm-up requests": "--warmup",
           "speedup": "--speedup", "workers": "--workers", "workload": "--workload",
-          "find max": "--find-max", "SLO share": "--slo-share",
+          "find max": "--find-max", "SLO share": "--slo-share", "turns": "--turns",
+          "think time": "--think-time", "system tokens": "--system-tokens",
           "max concurrency": "--max-concurrency"}
 
 
@@ -400,6 +416,24 @@ async def predict_effects(result, lang: str) -> None:
             run=result.run_id if result.run_id is not None else "RUN_ID"), file=sys.stderr)
 
 
+def _turns_text(cell, lang: str) -> str:
+    """A multi-turn cell's figures per turn, in `lang`: TTFT, prompt tokens, cache share."""
+    from desktop_app.report.cli_words import cli_text
+
+    def ms(v):
+        return "-" if v is None else f"{1000 * v:.0f}"
+
+    parts = [cli_text(lang, "run", "turn_part", turn=t["turn"], ttft=ms(t["ttft_p50_s"]),
+                      prompt="-" if t["prompt_tokens_mean"] is None
+                      else f"{t['prompt_tokens_mean']:,.0f}",
+                      cached=cli_text(lang, "run", "no_cache_report")
+                      if t["cached_share"] is None else f"{100 * t['cached_share']:.0f} %")
+             for t in cell.turn_figures]
+    return cli_text(lang, "run", "turns_line", cell=cell.spec.load_label,
+                    sessions=cell.spec.requests // (cell.spec.turns or 1),
+                    turns=cli_text(lang, "run", "turn_sep").join(parts))
+
+
 def _knee_text(result, lang: str) -> str:
     """What the search for the highest load found, in `lang`."""
     from desktop_app.core.throughput.findmax import knee
@@ -439,6 +473,9 @@ def print_sweep(result, json_path: Path | None, lang: str | None = None) -> None
     print(cells_table(result.cells, table_headers(lang), lambda code: w.get(code, code)))
     if result.config.find_max is not None:
         print(_knee_text(result, lang))
+    for cell in result.cells:
+        if cell.turn_figures:
+            print(_turns_text(cell, lang))
     for cell in result.cells:
         late = cell.send_lateness
         if late and late.get("n"):

@@ -86,6 +86,9 @@ INPUT_MESSAGES: dict[str, str] = {
     "workload_one_process": "a workload replayed on its schedule is sent from one process "
                             "(--workers 1, no --ray)",
     "workload_skipped_line": "line {line}: {why}",
+    "sessions_how": "multi-turn sessions are sent to a chat endpoint in a closed loop, from one "
+                    "process (--api chat, --concurrency, --workers 1; no --request-rate, "
+                    "--workload, --find-max or --ray)",
     "find_max_needs_target": "the search for the highest load needs a target: --ttft-target "
                              "or --tpot-target",
     "find_max_one_shape": "the search for the highest load measures one prompt length and one "

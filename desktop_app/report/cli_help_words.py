@@ -126,6 +126,14 @@ HELP_ZH: dict[str, str] = {
         '配合 --find-max：必须满足目标的请求比例（默认 0.9）',
     'with --find-max: the highest concurrency tried (default 1024)':
         '配合 --find-max：尝试的最高并发数（默认 1024）',
+    'multi-turn sessions: each of --concurrency conversations sends N turns of --input-tokens '
+    'new tokens, each reply in the next turn\'s history (chat API)':
+        '多轮会话：--concurrency 个对话各发送 N 轮、每轮 --input-tokens 个新 token，每次回复都进入下一轮的'
+        '历史（聊天 API）',
+    'with --turns: seconds between a reply and the next turn (default 0)':
+        '配合 --turns：收到回复到发送下一轮之间的秒数（默认 0）',
+    'with --turns: a system prompt of N tokens shared by a cell\'s sessions (default none)':
+        '配合 --turns：一个单元内所有会话共用的 N 个 token 的系统提示（默认没有）',
     'requests in flight, e.g. 1,2,4':
         '同时在途的请求数，例如 1,2,4',
     'open loop instead: Poisson arrivals per second, e.g. 0.5,1,2':

@@ -23,6 +23,10 @@ RUN = {
         "workload_line": "Workload {label}: {n:,} records, prompts about {input:,} tokens, "
                          "outputs about {output:,} on average (estimated from the file)",
         "workload_skipped": "{n:,} record(s) of the file left out; the first: {first}",
+        "turns_line": "Sessions at {cell} ({sessions} conversations): {turns}",
+        "turn_part": "turn {turn}: TTFT p50 {ttft} ms, {prompt} prompt tokens, cached {cached}",
+        "no_cache_report": "not reported",
+        "turn_sep": "; ",
         "knee": "Highest load meeting the targets for {share} % of requests: {load} concurrent "
                 "({got} % met them [{low}-{high} %], {n} requests)",
         "knee_noisy": "Highest load meeting the targets for {share} % of requests: {load} "
@@ -66,6 +70,10 @@ RUN = {
         "workload_line": "负载 {label}：{n:,} 条记录，平均提示约 {input:,} 个 token、输出约 {output:,} 个"
                          "（按文件估算）",
         "workload_skipped": "文件中有 {n:,} 条记录被跳过；第一条：{first}",
+        "turns_line": "会话（{cell}，共 {sessions} 个对话）：{turns}",
+        "turn_part": "第 {turn} 轮：TTFT p50 {ttft} 毫秒，提示 {prompt} 个 token，缓存命中 {cached}",
+        "no_cache_report": "服务端未报告",
+        "turn_sep": "；",
         "knee": "满足目标（{share} % 的请求）的最高负载：并发 {load}（{got} % 满足 [{low}-{high} %]，"
                 "共 {n} 个请求）",
         "knee_noisy": "满足目标（{share} % 的请求）的最高负载：并发 {load}，但在噪声范围内（{got} % 满足 "
@@ -212,6 +220,7 @@ ERRORS = {
         "set_needs_fit": "only with --from-run RUN_ID (a fitted model)",
         "needs_workload": "only with --workload FILE (a file with timestamps)",
         "needs_find_max": "only with --find-max",
+        "needs_turns": "only with --turns N",
         "no_db_file": "no such database file: {spec}",
         "not_db_or_set": "{spec} is neither a database file nor SET:KEY of a question set "
                          "(`throughline questions list` shows the sets)",
@@ -237,6 +246,7 @@ ERRORS = {
         "set_needs_fit": "仅可与 --from-run RUN_ID（拟合的模型）一起使用",
         "needs_workload": "仅可与 --workload FILE（带时间戳的文件）一起使用",
         "needs_find_max": "仅可与 --find-max 一起使用",
+        "needs_turns": "仅可与 --turns N 一起使用",
         "no_db_file": "数据库文件不存在：{spec}",
         "not_db_or_set": "{spec} 既不是数据库文件，也不是题集的 SET:KEY（`throughline questions list` "
                          "列出可用题集）",

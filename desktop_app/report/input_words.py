@@ -90,6 +90,8 @@ WORDS: dict[str, dict[str, str]] = {
         "workload_changed": "{path} 不是该运行回放的那个文件（其 SHA-256 开头为 {digest}）",
         "workload_one_process": "按时间表回放负载时只能从一个进程发送（--workers 1，不用 --ray）",
         "workload_skipped_line": "第 {line} 行：{why}",
+        "sessions_how": "多轮会话只能以闭环方式从一个进程发往聊天端点（--api chat、--concurrency、--workers 1；"
+                        "不能用 --request-rate、--workload、--find-max 或 --ray）",
         "find_max_needs_target": "寻找最高负载需要一个目标：--ttft-target 或 --tpot-target",
         "find_max_one_shape": "寻找最高负载只测一种提示长度和一种输出长度（或闭环回放一个负载文件）",
         "resume_find_max": "运行 {run} 是在寻找最高负载；这样的搜索只能重新运行，不能续跑",

@@ -28,6 +28,7 @@ MAX_INPUT_TOKENS = 10_000_000  # a prompt (the longest contexts served are about
 MAX_OUTPUT_TOKENS = 1_000_000  # max_tokens asked of one reply
 MAX_REQUEST_RATE = 1_000_000.0  # requests per second, open loop
 MAX_VALUES = 1_000  # values in one list (lengths, loads): the cells multiply them
+MAX_TURNS = 100  # turns of one multi-turn session
 # A Ray cluster to send from (`throughput.ray_pool`): "auto" (the cluster this machine is part
 # of), "local" (start one here), "ray://host:10001" (Ray Client) or "host:6379" (its head).
 # No user:password@: the address is stored with the run.
@@ -99,6 +100,12 @@ class SweepConfig:
     # Search concurrency for the highest load meeting the targets (`throughput.findmax`)
     # instead of sweeping `concurrency`: one length (or workload), probes added as it goes.
     find_max: FindMax | None = None
+    # Multi-turn sessions instead of single requests (`CellSpec.turns`): each cell runs
+    # `concurrency` conversations at once, each of `turns` turns of `input_tokens` new tokens,
+    # `think_s` apart, after a system prompt of `system_tokens` shared by the cell's sessions.
+    turns: int | None = None
+    think_s: float = 0.0
+    system_tokens: int = 0
 
     def __post_init__(self) -> None:
         for axis, lengths in (("input_tokens", self.input_lengths),
@@ -158,10 +165,17 @@ class SweepConfig:
                 for conc in self.concurrency:
                     for n_out in self.output_axis:
                         n = self.requests_per_cell or default_requests(conc)
+                        session: dict = {}
+                        if self.turns is not None:  # whole sessions: 2 per slot, at least 4
+                            sessions = max(1, n // self.turns) if self.requests_per_cell \
+                                else max(2 * conc, 4)
+                            n = sessions * self.turns
+                            session = dict(turns=self.turns, think_s=self.think_s,
+                                           system_tokens=self.system_tokens)
                         specs.append(CellSpec(
                             n_in.value, n_out.value, n, concurrency=conc,
                             input_lengths=drawn_in,
-                            output_lengths=None if n_out.is_fixed else n_out))
+                            output_lengths=None if n_out.is_fixed else n_out, **session))
         return specs
 
     def default_name(self) -> str:
@@ -237,6 +251,21 @@ class SweepConfig:
             raise InputError("HTTP client", code="unknown_choice",
                              items=f"{self.http_client!r:.40}", choices="lean, httpx")
         check_ray_address(self.ray)
+        if self.turns is not None:
+            if isinstance(self.turns, bool) or not isinstance(self.turns, int) or not (
+                    1 <= self.turns <= MAX_TURNS):
+                raise InputError("turns", code="whole_from_to", item=f"{self.turns!r:.40}",
+                                 low=1, high=MAX_TURNS)
+            if not (0 <= self.think_s <= 3600 and math.isfinite(self.think_s)):
+                raise InputError("think time", code="out_of_range",
+                                 item=f"{self.think_s!r:.40}", low=0, high=3600)
+            if not 0 <= self.system_tokens <= MAX_INPUT_TOKENS:
+                raise InputError("system tokens", code="whole_from_to",
+                                 item=f"{self.system_tokens!r:.40}", low=0,
+                                 high=MAX_INPUT_TOKENS)
+            if (self.endpoint.api != "chat" or self.open_loop or self.workload is not None
+                    or self.find_max is not None or self.workers != 1 or self.ray is not None):
+                raise InputError("turns", code="sessions_how")
         if self.find_max is not None:
             if self.ttft_target_s is None and self.tpot_target_s is None:
                 raise InputError("find max", code="find_max_needs_target")

@@ -101,6 +101,7 @@ def cell_json(index: int, cell: CellResult, unreliable: bool) -> dict:
         **({"lengths": cell.spec.workload_json(), "lengths_sent": sent_lengths(cell.timings)}
            if cell.spec.workload_json() is not None else {}),
         **({"send_lateness_s": cell.send_lateness} if cell.send_lateness is not None else {}),
+        **({"turns": list(cell.turn_figures)} if cell.turn_figures is not None else {}),
     }
 
 

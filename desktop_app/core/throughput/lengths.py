@@ -310,7 +310,8 @@ def length_text(spec: CellSpec, timings: Sequence[RequestTiming], axis: str) -> 
     """A cell's length as a table shows it: "512", or a distribution with what its requests
     sent, "N(512,128): 509 [301-716]" (mean, 5th to 95th percentile)."""
     lengths = spec.input_lengths if axis == "input" else spec.output_lengths
-    if spec.workload is not None:  # a replayed file: named on the input side, spread on both
+    if spec.workload is not None or spec.turns is not None:
+        # A replayed file or sessions: named on the input side, what was sent on both.
         label = spec.input_label if axis == "input" else ""
     elif lengths is None:
         return str(spec.input_tokens if axis == "input" else spec.output_tokens)

@@ -85,6 +85,13 @@ def _stored_workload(data: dict | None) -> dict[str, Any]:
     out["workload"] = workload if isinstance(workload, str) else None
     out["speedup"] = (float(speedup) if isinstance(speedup, (int, float))
                       and not isinstance(speedup, bool) and speedup > 0 else None)
+    turns = data.get("turns")
+    if isinstance(turns, int) and not isinstance(turns, bool) and turns >= 1:
+        out["turns"] = turns
+        for key in ("think_s", "system_tokens"):
+            value = data.get(key)
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+                out[key] = int(value) if key == "system_tokens" else float(value)
     return out
 
 
@@ -144,6 +151,7 @@ def cell_result(record: CellRecord, timings: Sequence[RequestTiming] = (),
         implausible=_implausible(d.get("implausible")),
         resent=_int_or_none(d.get("resent")) or 0,
         send_lateness=_lateness(d.get("send_lateness")),
+        turn_figures=_turn_figures(d.get("turns")),
         started_s=0.0 if started is None or origin is None else started - base,
         ended_s=0.0 if ended is None or origin is None else ended - base, status=status)
 
@@ -154,6 +162,19 @@ def _lateness(value) -> dict[str, float] | None:
         return None
     return {str(k): float(v) for k, v in value.items()
             if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)}
+
+
+def _turn_figures(value) -> tuple[dict, ...] | None:
+    """A multi-turn cell's stored figures per turn (`sweep.turn_figures`), each a dict of its
+    finite numbers (or None where the server did not report one)."""
+    if not isinstance(value, list):
+        return None
+    out = []
+    for item in value[:1000]:
+        if isinstance(item, dict):
+            out.append({str(k): (v if isinstance(v, (int, float)) and not isinstance(v, bool)
+                                 and math.isfinite(v) else None) for k, v in item.items()})
+    return tuple(out)
 
 
 def _implausible(value) -> dict[str, int]:

@@ -50,7 +50,9 @@ from desktop_app.core.throughput.workload import (
     BLOCK_TOKENS, Workload, WorkloadRecord, WorkloadRef, load_workload, schedule,
 )
 from desktop_app.core.throughput.loops import ClientLoadMonitor, closed_loop, open_loop, timed_loop
-from desktop_app.core.throughput.prompts import PromptError, PromptFactory, check_prompt_tokens
+from desktop_app.core.throughput.prompts import (
+    Prompt, PromptError, PromptFactory, check_prompt_tokens,
+)
 from desktop_app.core.throughput.types import (
     CellResult,
     CellSpec,
@@ -418,15 +420,20 @@ async def _prepare_prompts(run: _Run, client, info: EndpointInfo, specs: list[Ce
         run.workload = await asyncio.to_thread(_checked_workload, config.workload)
         return await _prepare_workload(run, prompts, specs)
     plans = [cell_lengths(config, s) for s in specs]
-    lengths = {s.input_tokens for s in specs} | {n for ins, _ in plans for n in ins}
+    lengths = {s.input_tokens for s in specs} | {n for ins, _ in plans for n in ins} | {
+        s.system_tokens for s in specs if s.system_tokens}
     try:
         await prompts.prepare(sorted(lengths))
     except PromptError as exc:
         raise InputError("input tokens", code=exc.code, **exc.params) from None
     limit = prompts.max_model_len
     for spec, (ins, outs) in zip(specs, plans):
-        # The warm-up sends the nominal lengths; a drawn request may be longer.
+        # The warm-up sends the nominal lengths; a drawn request may be longer, and a session's
+        # last turn carries its whole history.
         worst = max([(spec.input_tokens, spec.output_tokens), *zip(ins, outs)], key=sum)
+        if spec.turns is not None:
+            worst = (spec.system_tokens + spec.turns * spec.input_tokens
+                     + (spec.turns - 1) * spec.output_tokens, spec.output_tokens)
         if limit and sum(worst) > limit:
             raise InputError("input tokens", code="exceeds_context", input=worst[0],
                              output=worst[1], limit=limit)
@@ -626,6 +633,8 @@ class _CellTally:
         self.targets = [spec.input_tokens] * spec.requests
         self.exact_targets = True
         self.lateness: list[float] = []
+        # A multi-turn cell's requests: (turn, TTFT s, prompt tokens, cached prompt tokens).
+        self.turn_rows: list[tuple[int, float | None, int | None, int | None]] = []
 
     def progress(self, latest: RequestTiming | None) -> None:
         run, spec = self.run, self.spec
@@ -684,6 +693,8 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
     if run.workload is not None:
         bodies, tally.targets, offsets = await _workload_bodies(run, info, prompts, spec)
         tally.exact_targets = run.workload.format == "mooncake"
+    elif spec.turns is not None:
+        tally.exact_targets = False  # a turn's prompt is its history: counted by the server
     else:
         ins, outs = cell_lengths(config, spec)
         tally.targets = ins
@@ -711,8 +722,11 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
     status: CellStatus = "completed"
     cell_error: str | None = None
     try:
-        sent = await _send_cell(run, client, bodies, index, spec, deadline, tally.record,
-                                offsets, tally.lateness)
+        if spec.turns is not None:
+            sent = await _send_sessions(run, client, info, prompts, spec, deadline, tally)
+        else:
+            sent = await _send_cell(run, client, bodies, index, spec, deadline, tally.record,
+                                    offsets, tally.lateness)
         if sent < spec.requests or (deadline is not None and time.perf_counter() >= deadline):
             status = "time_budget"  # requests left unsent, or cut in flight at the budget
     except asyncio.CancelledError:
@@ -744,7 +758,73 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
         status=status, implausible=dict(sorted(tally.implausible.items())),
         resent=tally.resent,
         send_lateness=lateness_summary(tally.lateness) if spec.speedup is not None else None,
+        turn_figures=turn_figures(tally.turn_rows, spec.turns) if spec.turns else None,
     )
+
+
+async def _send_sessions(run: _Run, client, info: EndpointInfo, prompts: PromptFactory,
+                         spec: CellSpec, deadline: float | None, tally: _CellTally) -> int:
+    """Send the cell as multi-turn sessions, `spec.concurrency` at once: turn k+1 carries turn
+    k's reply in its history and goes `spec.think_s` after it; a session whose turn failed
+    ends there (its later turns are not sent). The sessions share a system prompt built for
+    this cell (a prefix the server may cache across them); each turn's new text has its own
+    salt. Returns how many requests were sent."""
+    config = run.config
+    turns = spec.turns or 1
+    system = ((await prompts.prompt(spec.system_tokens, next(run.prompt_seq))).content
+              if spec.system_tokens else None)
+    sent = 0
+
+    async def session(s: int) -> None:
+        nonlocal sent
+        history: list[dict[str, str]] = [{"role": "system", "content": system}] if system else []
+        target = spec.system_tokens
+        for k in range(turns):
+            if k and spec.think_s:
+                await asyncio.sleep(spec.think_s)
+            if deadline is not None and time.perf_counter() >= deadline:
+                return
+            turn = await prompts.prompt(spec.input_tokens, next(run.prompt_seq))
+            history.append({"role": "user", "content": turn.content})
+            target += spec.input_tokens
+            tally.targets[s * turns + k] = target
+            body = request_body(config, info, Prompt(target, target, prompts.method,
+                                                     messages=tuple(history)),
+                                spec.output_tokens)
+            res = await run.stream(client, body, deadline=deadline)
+            sent += 1
+            tally.record(s * turns + k, res)
+            ttft = None if res.first_token_ns is None else (res.first_token_ns - res.sent_ns) / 1e9
+            tally.turn_rows.append((k + 1, ttft, res.prompt_tokens, res.cached_tokens))
+            if res.error_class is not None:
+                return
+            history.append({"role": "assistant", "content": res.text})
+            target += res.completion_tokens
+
+    await closed_loop(session, concurrency=spec.concurrency or 1,
+                      requests=spec.requests // turns, deadline=deadline)
+    return sent
+
+
+def turn_figures(rows: list[tuple[int, float | None, int | None, int | None]], turns: int
+                 ) -> tuple[dict, ...]:
+    """A multi-turn cell's figures per turn: how many requests, their TTFT (p50, mean), prompt
+    tokens (mean: the history grows) and the share of prompt tokens the server said it had
+    cached (usage's cached_tokens; None where it reported none)."""
+    out = []
+    for turn in range(1, turns + 1):
+        mine = [r for r in rows if r[0] == turn]
+        ttfts = sorted(r[1] for r in mine if r[1] is not None)
+        prompts = [r[2] for r in mine if r[2] is not None]
+        cached = [(r[3], r[2]) for r in mine if r[3] is not None and r[2]]
+        out.append({
+            "turn": turn, "n": len(mine),
+            "ttft_p50_s": ttfts[(len(ttfts) - 1) // 2] if ttfts else None,
+            "ttft_mean_s": sum(ttfts) / len(ttfts) if ttfts else None,
+            "prompt_tokens_mean": sum(prompts) / len(prompts) if prompts else None,
+            "cached_share": (sum(c for c, _ in cached) / sum(p for _, p in cached)
+                             if cached else None)})
+    return tuple(out)
 
 
 async def _send_cell(run: _Run, client, bodies: list[dict | None], index: int, spec: CellSpec,
@@ -827,6 +907,8 @@ def cell_summary_json(cell: CellResult) -> dict:
         out["lengths_sent"] = sent_lengths(cell.timings)
     if cell.send_lateness is not None:
         out["send_lateness"] = cell.send_lateness
+    if cell.turn_figures is not None:
+        out["turns"] = list(cell.turn_figures)
     return out
 
 

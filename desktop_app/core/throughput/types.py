@@ -35,6 +35,12 @@ class CellSpec:
     # The cell replays the workload on its own timestamps, sped up this many times (then
     # `request_rate` is the trace's mean rate at that speed); None: closed or Poisson loop.
     speedup: float | None = None
+    # Multi-turn sessions (`turns` >= 1): `requests / turns` conversations, `concurrency` of them
+    # at once, each sending turn k+1 `think_s` seconds after turn k's reply, with that reply in
+    # its history, after a system prompt of `system_tokens` shared by the cell's sessions.
+    turns: int | None = None
+    think_s: float = 0.0
+    system_tokens: int = 0
 
     @property
     def input_label(self) -> str:
@@ -42,7 +48,14 @@ class CellSpec:
         ("sharegpt:x.json", "mooncake:trace.jsonl x2" on its schedule sped up twice)."""
         if self.workload is not None:
             return self.workload + (f" x{self.speedup:g}" if self.speedup is not None else "")
-        return self.input_lengths.label if self.input_lengths else str(self.input_tokens)
+        base = self.input_lengths.label if self.input_lengths else str(self.input_tokens)
+        if self.turns is not None:  # "3×256+1024 /1s": turns × new tokens + shared, think time
+            base = f"{self.turns}×{base}"
+            if self.system_tokens:
+                base += f"+{self.system_tokens}"
+            if self.think_s:
+                base += f" /{self.think_s:g}s"
+        return base
 
     @property
     def output_label(self) -> str:
@@ -52,18 +65,23 @@ class CellSpec:
     def shape(self) -> tuple[int, int, str, str]:
         """What makes two cells the same workload at a load: their lengths, and how they were
         drawn ("" for fixed): a cell of N(512,128) is never set beside one of 512 exactly."""
-        drawn = (self.input_label if self.workload is not None or self.input_lengths else "")
+        drawn = (self.input_label if self.workload is not None or self.input_lengths
+                 or self.turns is not None else "")
         return (self.input_tokens, self.output_tokens, drawn,
                 self.output_lengths.label if self.output_lengths else "")
 
     def workload_json(self) -> dict | None:
         """What the cell's requests are made of, as stored with it: the distributions, the
         workload replayed (None: fixed lengths)."""
-        if self.input_lengths is None and self.output_lengths is None and self.workload is None:
+        if (self.input_lengths is None and self.output_lengths is None and self.workload is None
+                and self.turns is None):
             return None
-        return {"input": self.input_lengths.to_json() if self.input_lengths else None,
-                "output": self.output_lengths.to_json() if self.output_lengths else None,
-                "workload": self.workload, "speedup": self.speedup}
+        out = {"input": self.input_lengths.to_json() if self.input_lengths else None,
+               "output": self.output_lengths.to_json() if self.output_lengths else None,
+               "workload": self.workload, "speedup": self.speedup}
+        if self.turns is not None:
+            out.update(turns=self.turns, think_s=self.think_s, system_tokens=self.system_tokens)
+        return out
 
     @property
     def load_label(self) -> str:
@@ -125,6 +143,10 @@ class CellResult:
     # A cell sent on a workload's schedule: how late its sends started, in seconds after their
     # time (`mean`, `p50`, `p99`, `max`, `n`); None for every other cell.
     send_lateness: dict[str, float] | None = None
+    # A cell of multi-turn sessions: per turn (1, 2, ...), `n` requests, `ttft_p50_s`,
+    # `ttft_mean_s`, `prompt_tokens_mean` and `cached_share` (usage's cached prompt tokens over
+    # its prompt tokens, where the server reports them; else None). None for other cells.
+    turn_figures: tuple[dict, ...] | None = None
 
 
 @dataclass(frozen=True)
