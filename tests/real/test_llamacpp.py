@@ -156,3 +156,24 @@ def test_four_slots_give_no_cap_at_four_and_a_cap_of_four_above(start_server, tm
     assert not [f for f in low.findings if f.code == "concurrency_cap"], low.findings
     cap = next(f for f in high.findings if f.code == "concurrency_cap")
     assert (cap.severity, cap.evidence["cap"], cap.params["strength"]) == ("problem", 4, "strong")
+
+
+@pytest.mark.asyncio
+async def test_two_sessions_of_three_turns_report_the_servers_prefix_cache_reuse(real_url):
+    """#29: each turn's history is the previous turn's prompt and reply; llama.cpp reuses it
+    from its slot's cache and says so (usage.prompt_tokens_details.cached_tokens), so turns 2
+    and 3 report most of their prompt cached, and turn 1 (two sessions sent at once, nothing
+    cached yet) next to none."""
+    config = SweepConfig(endpoint=_config(real_url), input_tokens=(64,), output_tokens=(8,),
+                         concurrency=(2,), requests_per_cell=6, warmup=1, turns=3,
+                         system_tokens=256, metrics_interval_s=0.2)
+    result = await asyncio.wait_for(run_sweep(config), 300)
+    (cell,) = result.cells
+    assert cell.summary.ok == 6, cell.summary.failures_by_class
+    first, second, third = cell.turn_figures
+    assert [t["n"] for t in cell.turn_figures] == [2, 2, 2]
+    assert second["prompt_tokens_mean"] > first["prompt_tokens_mean"] + 8  # + reply + turn
+    assert all(t["cached_share"] is not None for t in cell.turn_figures), cell.turn_figures
+    # The history (system prompt, turn 1 and its reply) is most of turn 2's prompt.
+    assert second["cached_share"] > 0.5 and third["cached_share"] > 0.5, cell.turn_figures
+    assert first["cached_share"] < second["cached_share"], cell.turn_figures

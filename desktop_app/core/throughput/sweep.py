@@ -199,8 +199,11 @@ def cell_lengths(config: SweepConfig, spec: CellSpec) -> tuple[list[int], list[i
     return drawn[0], drawn[1]
 
 
-def request_body(config: SweepConfig, info: EndpointInfo, prompt, output_tokens: int) -> dict:
-    """The JSON body of one benchmark request (streaming is added by the client)."""
+def request_body(config: SweepConfig, info: EndpointInfo, prompt, output_tokens: int, *,
+                 cacheable: bool = False) -> dict:
+    """The JSON body of one benchmark request (streaming is added by the client). `cacheable`:
+    the server may reuse the prompt's prefix (a session's history), so an engine that is told
+    not to cache a sweep's unique prompts is not told so."""
     body: dict = {"model": config.endpoint.model, "max_tokens": output_tokens,
                   "temperature": config.temperature}
     body.update(prompt.request_fields())
@@ -208,7 +211,7 @@ def request_body(config: SweepConfig, info: EndpointInfo, prompt, output_tokens:
     if fixed_length:
         body["ignore_eos"] = True
         body["min_tokens"] = output_tokens
-    if config.unique_prompts:  # an engine that caches prompts by default is told not to
+    if config.unique_prompts and not cacheable:  # an engine caching by default is told not to
         body.update(engines.get_engine(info.engine).unique_prompt_fields)
     body.update(config.extra_body)
     return body
@@ -790,7 +793,7 @@ async def _send_sessions(run: _Run, client, info: EndpointInfo, prompts: PromptF
             tally.targets[s * turns + k] = target
             body = request_body(config, info, Prompt(target, target, prompts.method,
                                                      messages=tuple(history)),
-                                spec.output_tokens)
+                                spec.output_tokens, cacheable=True)
             res = await run.stream(client, body, deadline=deadline)
             sent += 1
             tally.record(s * turns + k, res)
