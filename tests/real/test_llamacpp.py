@@ -164,7 +164,8 @@ async def test_two_sessions_of_three_turns_report_the_servers_prefix_cache_reuse
     from its slot's cache and says so (usage.prompt_tokens_details.cached_tokens), so turns 2
     and 3 report most of their prompt cached, and turn 1 (two sessions sent at once, nothing
     cached yet) next to none."""
-    config = SweepConfig(endpoint=_config(real_url), input_tokens=(64,), output_tokens=(8,),
+    # 256 new tokens a turn: this server's chat template alone counts 66.
+    config = SweepConfig(endpoint=_config(real_url), input_tokens=(256,), output_tokens=(8,),
                          concurrency=(2,), requests_per_cell=6, warmup=1, turns=3,
                          system_tokens=256, metrics_interval_s=0.2)
     result = await asyncio.wait_for(run_sweep(config), 300)
