@@ -139,6 +139,24 @@ def _seconds(args, raw: dict, attr: str, key: str, default, flag: str) -> float:
     return float(value)
 
 
+# A sweep file's keys for the options read from `args` below, by the flag's attribute.
+_FILE_OPTIONS = {"workload": "workload", "on_schedule": "on_schedule", "speedup": "speedup",
+                 "turns": "turns", "think_time": "think_s", "system_tokens": "system_tokens",
+                 "find_max": "find_max", "slo_share": "slo_share",
+                 "max_concurrency": "max_concurrency"}
+
+
+def _file_options(args: argparse.Namespace, raw: dict) -> None:
+    """The sweep file's workload, session and search keys where no flag gave them (a flag
+    wins); a workload path in the file is read beside the file."""
+    for attr, key in _FILE_OPTIONS.items():
+        if getattr(args, attr, None) in (None, False) and key in raw:
+            value = raw[key]
+            if attr == "workload":
+                value = Path(args.config).parent / Path(value).expanduser()
+            setattr(args, attr, value)
+
+
 def _workload(args: argparse.Namespace, default_output: int):
     """The --workload file, read and said (what it holds, what was left out, in --lang)."""
     from desktop_app.core.throughput.workload import load_workload, summarize
@@ -183,6 +201,7 @@ def build_config(args: argparse.Namespace, base_url: str, model: str):
     from desktop_app.core.throughput.config import SweepConfig, axis_fields, load_sweep_toml
 
     raw = load_sweep_toml(args.config) if args.config else {}
+    _file_options(args, raw)
     api_key = api_key_from_env(args)
     url = checked_base_url(base_url, api_key, words_lang(args))
     endpoint = EndpointConfig(

@@ -346,7 +346,8 @@ _TOML_KEYS = {
     "requests_per_cell", "warmup", "cell_time_budget_s", "unique_prompts", "scrape_metrics",
     "metrics_interval_s", "ttft_target_s", "tpot_target_s", "ignore_eos", "temperature", "seed",
     "name", "verify_tls", "connect_timeout_s", "first_byte_timeout_s", "total_timeout_s",
-    "http_client", "workers", "ray",
+    "http_client", "workers", "ray", "workload", "on_schedule", "speedup", "turns", "think_s",
+    "system_tokens", "find_max", "slo_share", "max_concurrency",
 }
 
 
@@ -394,7 +395,7 @@ def _is_list_of(check):
 # What each key of a sweep file holds, by the code of its words (the values themselves are
 # checked with the flags').
 _TOML_TYPES = {
-    **dict.fromkeys(("base_url", "model", "name", "ray"),
+    **dict.fromkeys(("base_url", "model", "name", "ray", "workload"),
                     ("kind_text", lambda v: isinstance(v, str))),
     "api": ("kind_api", lambda v: v in ("chat", "completions")),
     "http_client": ("kind_http_client", lambda v: v in ("lean", "httpx")),
@@ -404,11 +405,14 @@ _TOML_TYPES = {
                     and not isinstance(x, bool)))),
     "request_rates": ("kind_number_list",
                       _is_list_of(lambda x: _is_number(x) or isinstance(x, str))),
-    **dict.fromkeys(("requests_per_cell", "warmup", "seed", "workers"), (
+    **dict.fromkeys(("requests_per_cell", "warmup", "seed", "workers", "turns", "system_tokens",
+                     "max_concurrency"), (
         "kind_whole", lambda v: isinstance(v, int) and not isinstance(v, bool))),
     **dict.fromkeys(("cell_time_budget_s", "metrics_interval_s", "ttft_target_s",
                      "tpot_target_s", "temperature", "connect_timeout_s", "first_byte_timeout_s",
-                     "total_timeout_s"), ("kind_number", _is_number)),
-    **dict.fromkeys(("unique_prompts", "scrape_metrics", "ignore_eos", "verify_tls"), (
+                     "total_timeout_s", "speedup", "think_s", "slo_share"),
+                    ("kind_number", _is_number)),
+    **dict.fromkeys(("unique_prompts", "scrape_metrics", "ignore_eos", "verify_tls",
+                     "on_schedule", "find_max"), (
         "kind_bool", lambda v: isinstance(v, bool))),
 }

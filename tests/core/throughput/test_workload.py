@@ -208,3 +208,21 @@ def test_the_cli_replays_a_workload_and_refuses_a_schedule_it_cannot_keep(instan
                  "--on-schedule"]) == 2
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert "仅可与 --workload FILE" in err, err
+
+
+def test_a_sweep_file_names_its_workload_beside_it_and_its_schedule(instant, tmp_path, capsys,
+                                                                    monkeypatch):
+    monkeypatch.setenv("THROUGHLINE_DB", str(tmp_path / "r.db"))
+    folder = tmp_path / "plans"
+    folder.mkdir()
+    _mooncake(folder / "t.jsonl", n=4, step_ms=100)
+    sweep = folder / "sweep.toml"
+    sweep.write_text('workload = "t.jsonl"\non_schedule = true\nspeedup = 4\napi = "completions"\n'
+                     "warmup = 0\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # not the file's folder: the path is read beside the file
+    assert main(["throughput", "--base-url", instant.url, "--config", str(sweep)]) == 0
+    out = capsys.readouterr().out
+    assert "mooncake:t.jsonl x4" in out and "(x4)" in out and "(4 sends)" in out, out
+    sweep.write_text('workload = "t.jsonl"\nspeedup = "fast"\n', encoding="utf-8")
+    assert main(["throughput", "--base-url", instant.url, "--config", str(sweep)]) == 2
+    assert "speedup" in capsys.readouterr().err
