@@ -77,7 +77,6 @@ INPUT_MESSAGES: dict[str, str] = {
     # A workload file (`throughput.workload`) and the records it left out.
     "workload_empty": "{path}: no record of this {format} file can be sent ({skipped} left "
                       "out; the first: {first})",
-    "workload_not_json": "{path}: not JSON ({detail})",
     "workload_unknown": "{path}: not a workload this knows (a ShareGPT JSON list, a JSONL of "
                         "prompt or messages, or a Mooncake trace)",
     "workload_untimed": "{path}: its records do not all have a timestamp: it can be replayed "
@@ -96,6 +95,8 @@ INPUT_MESSAGES: dict[str, str] = {
     "resume_find_max": "run {run} searched for the highest load; a search is run again, not "
                        "resumed",
     "workload_skip_no_conversations": "no conversations list",
+    "workload_skip_list_broken": "the list cannot be read from here on (not JSON, or the file "
+                                 "is cut short)",
     "workload_skip_no_exchange": "no human turn followed by a reply",
     "workload_skip_too_long": "a prompt of {chars:,} characters (at most {high:,})",
     "workload_skip_not_json": "not JSON",

@@ -83,7 +83,6 @@ WORDS: dict[str, dict[str, str]] = {
         "lengths_file_empty": "{path}：其中没有长度（每行一个整数）",
         "lengths_file_not_utf8": "{path}：不是 UTF-8 文本（字节偏移 {offset}）",
         "workload_empty": "{path}：这个 {format} 文件中没有可发送的记录（跳过 {skipped} 条；第一条：{first}）",
-        "workload_not_json": "{path}：不是 JSON（{detail}）",
         "workload_unknown": "{path}：不是可识别的负载文件（ShareGPT JSON 列表、含 prompt 或 messages 的 "
                             "JSONL，或 Mooncake 轨迹）",
         "workload_untimed": "{path}：并非每条记录都有 timestamp：只能闭环回放，不能按其时间表回放",
@@ -96,6 +95,7 @@ WORDS: dict[str, dict[str, str]] = {
         "find_max_one_shape": "寻找最高负载只测一种提示长度和一种输出长度（或闭环回放一个负载文件）",
         "resume_find_max": "运行 {run} 是在寻找最高负载；这样的搜索只能重新运行，不能续跑",
         "workload_skip_no_conversations": "没有 conversations 列表",
+        "workload_skip_list_broken": "从这里起列表无法读取（不是 JSON，或文件被截断）",
         "workload_skip_no_exchange": "没有后接回复的用户发言",
         "workload_skip_too_long": "提示有 {chars:,} 个字符（最多 {high:,}）",
         "workload_skip_not_json": "不是 JSON",

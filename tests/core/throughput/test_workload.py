@@ -226,3 +226,18 @@ def test_a_sweep_file_names_its_workload_beside_it_and_its_schedule(instant, tmp
     sweep.write_text('workload = "t.jsonl"\nspeedup = "fast"\n', encoding="utf-8")
     assert main(["throughput", "--base-url", instant.url, "--config", str(sweep)]) == 2
     assert "speedup" in capsys.readouterr().err
+
+
+def test_a_sharegpt_file_cut_short_keeps_the_conversations_before_the_cut(tmp_path):
+    whole = _sharegpt(tmp_path / "whole.json").read_text(encoding="utf-8")
+    cut = tmp_path / "cut.json"
+    cut.write_text(whole[: len(whole) * 2 // 3], encoding="utf-8")  # a download stopped early
+    workload = load_workload(cut)
+    assert 0 < len(workload.records) < 6
+    last = workload.skipped[-1]
+    assert last.code == "list_broken" and last.line > len(workload.records)
+    nested = tmp_path / "nested.json"
+    nested.write_text('[{"conversations": [{"from": "human", "value": "q"}, {"from": "gpt", '
+                      '"value": "a"}]}, ' + "[" * 100_000 + "]" * 100_000 + "]", encoding="utf-8")
+    deep = load_workload(nested)
+    assert len(deep.records) == 1 and deep.skipped[-1].code == "list_broken"
