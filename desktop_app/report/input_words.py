@@ -336,6 +336,14 @@ FIELDS: dict[str, dict[str, str]] = {
         "workers": "负载生成进程数",
         "time limit": "时间限制",
         "max rows": "最大行数",
+        "workload": "负载文件",
+        "speed-up": "加速倍数",
+        "turns": "每个会话的轮数",
+        "think time": "思考时间",
+        "system tokens": "共享系统提示",
+        "find max": "寻找最高负载",
+        "SLO share": "满足目标的比例",
+        "max concurrency": "最高并发数",
     },
 }
 

@@ -2196,6 +2196,66 @@
         <translation>负载文件 (*.json *.jsonl);;所有文件 (*)</translation>
     </message>
     <message>
+        <source>Sessions and targets</source>
+        <translation>会话与目标</translation>
+    </message>
+    <message>
+        <source>Turns per session</source>
+        <translation>每个会话的轮数</translation>
+    </message>
+    <message>
+        <source>empty: single requests; N: conversations of N turns, each reply in the next turn&apos;s history (chat API)</source>
+        <translation>留空：单个请求；N：N 轮的对话，每次回复都进入下一轮的历史（聊天 API）</translation>
+    </message>
+    <message>
+        <source>Think time between turns (s)</source>
+        <translation>两轮之间的思考时间（秒）</translation>
+    </message>
+    <message>
+        <source>empty: 0</source>
+        <translation>留空：0</translation>
+    </message>
+    <message>
+        <source>Shared system prompt (tokens)</source>
+        <translation>共享系统提示（token）</translation>
+    </message>
+    <message>
+        <source>empty: none; one system prompt for a cell&apos;s sessions</source>
+        <translation>留空：无；一个单元内所有会话共用一个系统提示</translation>
+    </message>
+    <message>
+        <source>TTFT target (s)</source>
+        <translation>TTFT 目标（秒）</translation>
+    </message>
+    <message>
+        <source>empty: none; requests meeting every target count as goodput</source>
+        <translation>留空：无；满足所有目标的请求计为有效吞吐（goodput）</translation>
+    </message>
+    <message>
+        <source>TPOT target (s)</source>
+        <translation>TPOT 目标（秒）</translation>
+    </message>
+    <message>
+        <source>empty: none</source>
+        <translation>留空：无</translation>
+    </message>
+    <message>
+        <source>Find the highest load meeting the targets</source>
+        <translation>寻找仍满足目标的最高负载</translation>
+    </message>
+    <message>
+        <source>Instead of the concurrency list: probes from 1, doubling until the targets are missed, then halving the gap; says where the knee lies and how sure that is.</source>
+        <translation>代替并发数列表：从 1 开始探测，加倍直到未满足目标，再二分缩小区间；给出拐点所在的位置及其可信程度。</translation>
+    </message>
+    <message>
+        <source>empty: 0.9 (90 % of requests)</source>
+        <translation>留空：0.9（90 % 的请求）</translation>
+    </message>
+    <message>
+        <source>Share of requests</source>
+        <translation>请求比例</translation>
+    </message>
+    <message>
         <source>Set up a sweep and press Start.</source>
         <translation>设置好扫描参数后点击“开始”。</translation>
     </message>

@@ -68,3 +68,30 @@ def test_a_file_without_timestamps_cannot_be_sent_on_its_schedule(qtbot, qt_loop
     qtbot.waitUntil(lambda: "no such file" in page._errors["workload"].text(), timeout=5000)
     page.workload.setText("")
     qtbot.waitUntil(lambda: page.input_tokens.isEnabled(), timeout=5000)
+
+
+def test_sessions_targets_and_the_search_are_set_in_the_form(qtbot, qt_loop, tmp_path):
+    page = _page(qtbot, tmp_path)
+    page.input_tokens.setText("256")
+    page.concurrency.setText("1, 4")
+    page.turns.setText("3")
+    page.think_time.setText("0.5")
+    page.system_tokens.setText("1k")
+    config = build_config(page.form(), page.context.endpoint)
+    assert (config.turns, config.think_s, config.system_tokens) == (3, 0.5, 1024)
+    assert [c.label for c in config.cells()] == ["3×256+1024 /0.5s in / 64 out / c=1",
+                                                 "3×256+1024 /0.5s in / 64 out / c=4"]
+    page.turns.setText("x")
+    assert "'x' is not a whole number" in page._errors["turns"].text()
+    assert not page.start_button.isEnabled()
+    page.turns.setText("")
+    page.find_max.setChecked(True)  # no target yet: the search is refused under its share
+    assert "needs a target" in page._errors["SLO share"].text(), page._errors["SLO share"].text()
+    assert not page.start_button.isEnabled()
+    page.ttft_target.setText("0.2")
+    page.concurrency.setText("1")
+    assert page.start_button.isEnabled(), page.form_error.text()
+    config = build_config(page.form(), page.context.endpoint)
+    assert (config.find_max.share, config.ttft_target_s) == (0.9, 0.2)
+    page.slo_share.setText("2")
+    assert "above 0" in page._errors["SLO share"].text(), page._errors["SLO share"].text()

@@ -33,6 +33,7 @@ from desktop_app.core.metrics import RequestTiming, summarize_cell
 from desktop_app.core.parsing import InputError, parse_float_list, parse_int_list
 from desktop_app.core.store import Store
 from desktop_app.core.throughput.config import SweepConfig, axis_fields, default_requests
+from desktop_app.core.throughput.findmax import FindMax
 from desktop_app.core.throughput.jobs import resume_job, sweep_job
 from desktop_app.core.throughput.records import (
     ThroughputRun,
@@ -71,6 +72,13 @@ class SweepForm:
     workload: str = ""  # a workload file replayed instead of the prompt lengths; empty: none
     on_schedule: bool = False  # replay it on its timestamps (one cell) instead of per load
     speedup: str = ""  # on its schedule, this many times faster; empty: 1
+    turns: str = ""  # multi-turn sessions of this many turns; empty: single requests
+    think_s: str = ""  # seconds between a reply and the next turn; empty: 0
+    system_tokens: str = ""  # a system prompt the cell's sessions share; empty: none
+    ttft_target_s: str = ""  # goodput's targets; empty: none
+    tpot_target_s: str = ""
+    find_max: bool = False  # search concurrency for the highest load meeting the targets
+    slo_share: str = ""  # the share of requests that must meet them; empty: 0.9
 
 
 # Workload files read for the form, by path: (size, mtime) when read, and what reading gave.
@@ -219,6 +227,30 @@ def _parse_fields(form: SweepForm) -> tuple[dict, dict[str, str]]:
                                              "speed-up") if form.speedup.strip() else 1.0)
             except InputError as exc:
                 errors[exc.field] = input_error_text(exc, report_language())
+    optional_float = {"think_s": ("think time", form.think_s),
+                      "ttft_target_s": ("TTFT target", form.ttft_target_s),
+                      "tpot_target_s": ("TPOT target", form.tpot_target_s)}
+    for key, (name, text) in optional_float.items():
+        if text.strip():
+            try:
+                values[key] = _single(parse_float_list(text, name), name)
+            except InputError as exc:
+                errors[exc.field] = input_error_text(exc, report_language())
+    if form.turns.strip():
+        try:
+            values["turns"] = _single(parse_int_list(form.turns, "turns"), "turns")
+            if form.system_tokens.strip():
+                values["system_tokens"] = _single(parse_int_list(
+                    form.system_tokens, "system tokens", min_value=0), "system tokens")
+        except InputError as exc:
+            errors[exc.field] = input_error_text(exc, report_language())
+    if form.find_max:
+        try:
+            share = (_single(parse_float_list(form.slo_share, "SLO share"), "SLO share")
+                     if form.slo_share.strip() else 0.9)
+            values["find_max"] = FindMax(float(str(share)))
+        except InputError as exc:
+            errors[exc.field] = input_error_text(exc, report_language())
     for name, parse in parsers.items():
         try:
             value = parse(texts[name])

@@ -270,6 +270,7 @@ class ThroughputPage(QWidget):
         column = QVBoxLayout(inner)
         column.setContentsMargins(0, 0, 4, 0)
         column.addWidget(box)
+        column.addWidget(self._build_modes_box())
         column.addWidget(self._build_run_box())
         column.addStretch(1)
         footer = QVBoxLayout()
@@ -360,6 +361,44 @@ class ThroughputPage(QWidget):
             # A wrapped label shown late keeps the height it had hidden: give it its own.
             label.setMinimumHeight(label.heightForWidth(max(label.width(), self.workload.width())))
         self._on_form_changed()
+
+    def _build_modes_box(self) -> QGroupBox:
+        """Multi-turn sessions, goodput's targets and the search for the highest load."""
+        box = QGroupBox(self.tr("Sessions and targets"))
+        layout = QFormLayout(box)
+        layout.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
+        for field, label, tip in (
+            ("turns", self.tr("Turns per session"),
+             self.tr("empty: single requests; N: conversations of N turns, each reply in "
+                     "the next turn's history (chat API)")),
+            ("think time", self.tr("Think time between turns (s)"), self.tr("empty: 0")),
+            ("system tokens", self.tr("Shared system prompt (tokens)"),
+             self.tr("empty: none; one system prompt for a cell's sessions")),
+            ("TTFT target", self.tr("TTFT target (s)"),
+             self.tr("empty: none; requests meeting every target count as goodput")),
+            ("TPOT target", self.tr("TPOT target (s)"), self.tr("empty: none")),
+        ):
+            edit = QLineEdit()
+            edit.setPlaceholderText(tip)
+            edit.setToolTip(tip)
+            self._add_checked_field(layout, field, label, edit)
+        self.turns = self._edits["turns"]
+        self.think_time = self._edits["think time"]
+        self.system_tokens = self._edits["system tokens"]
+        self.ttft_target = self._edits["TTFT target"]
+        self.tpot_target = self._edits["TPOT target"]
+        self.find_max = QCheckBox(self.tr("Find the highest load meeting the targets"))
+        self.find_max.setToolTip(self.tr(
+            "Instead of the concurrency list: probes from 1, doubling until the targets are "
+            "missed, then halving the gap; says where the knee lies and how sure that is."))
+        layout.addRow(self.find_max)
+        self.slo_share = QLineEdit()
+        self.slo_share.setPlaceholderText(self.tr("empty: 0.9 (90 % of requests)"))
+        self.slo_share.setEnabled(False)
+        self.find_max.toggled.connect(self.slo_share.setEnabled)
+        self.find_max.toggled.connect(self._on_form_changed)
+        self._add_checked_field(layout, "SLO share", self.tr("Share of requests"), self.slo_share)
+        return box
 
     def _build_run_box(self) -> QGroupBox:
         """Name, note and server settings: what tells this run apart from the others."""
@@ -465,7 +504,10 @@ class ThroughputPage(QWidget):
             name=self.run_name.text(), notes=self.run_notes.toPlainText(),
             server_settings=self.server_settings.text(), workers=self.workers.value(),
             workload=self.workload.text(), on_schedule=self.on_schedule.isChecked(),
-            speedup=self.speedup.text())
+            speedup=self.speedup.text(), turns=self.turns.text(),
+            think_s=self.think_time.text(), system_tokens=self.system_tokens.text(),
+            ttft_target_s=self.ttft_target.text(), tpot_target_s=self.tpot_target.text(),
+            find_max=self.find_max.isChecked(), slo_share=self.slo_share.text())
 
     def _restore_form(self) -> None:
         form = SweepForm()
@@ -494,6 +536,13 @@ class ThroughputPage(QWidget):
         self.workload.setText(str(form.workload))
         self.on_schedule.setChecked(bool(form.on_schedule))
         self.speedup.setText(str(form.speedup))
+        for edit, text in ((self.turns, form.turns), (self.think_time, form.think_s),
+                           (self.system_tokens, form.system_tokens),
+                           (self.ttft_target, form.ttft_target_s),
+                           (self.tpot_target, form.tpot_target_s),
+                           (self.slo_share, form.slo_share)):
+            edit.setText(str(text))
+        self.find_max.setChecked(bool(form.find_max))
         # The settings file is hostile: anything but a whole number is the default (the spin
         # box clamps a number to its range).
         workers = form.workers if isinstance(form.workers, int) else 1
@@ -502,6 +551,8 @@ class ThroughputPage(QWidget):
 
     def _on_form_changed(self, *_args) -> None:
         errors = form_errors(self.form())
+        if "find max" in errors:  # the search as a whole: said under its share
+            errors["SLO share"] = errors.pop("find max")
         for field, label in self._errors.items():
             label.setText(errors.pop(field, ""))
             label.setVisible(bool(label.text()))
