@@ -453,26 +453,6 @@ def _turns_text(cell, lang: str) -> str:
                     turns=cli_text(lang, "run", "turn_sep").join(parts))
 
 
-def _knee_text(result, lang: str) -> str:
-    """What the search for the highest load found, in `lang`."""
-    from desktop_app.core.throughput.findmax import knee
-    from desktop_app.report.cli_words import cli_text
-
-    found = knee(result.cells, result.config.find_max)
-    share = f"{100 * result.config.find_max.share:g}"
-    if found is None or found.at is None:
-        return cli_text(lang, "run", "knee_none", share=share)
-    at = found.at
-    key = "knee_noisy" if found.within_noise else "knee"
-    text = cli_text(lang, "run", key, share=share, load=found.meets, got=f"{100 * at.share:.0f}",
-                    low=f"{100 * at.low:.0f}", high=f"{100 * at.high:.0f}", n=at.n)
-    if found.misses is None:
-        return text + cli_text(lang, "run", "knee_top")
-    missed = next(p for p in found.probes if p.concurrency == found.misses)
-    return text + cli_text(lang, "run", "knee_missed", load=found.misses,
-                           got=f"{100 * missed.share:.0f}")
-
-
 def print_sweep(result, json_path: Path | None, lang: str | None = None) -> None:
     """The cell table and the diagnosis on stdout, the diagnosis in `lang` (default:
     $THROUGHLINE_LANG, else English); every figure as JSON into `json_path`, each finding with
@@ -491,7 +471,9 @@ def print_sweep(result, json_path: Path | None, lang: str | None = None) -> None
     w = cell_table_words(lang)
     print(cells_table(result.cells, table_headers(lang), lambda code: w.get(code, code)))
     if result.config.find_max is not None:
-        print(_knee_text(result, lang))
+        from desktop_app.report.findmax_words import knee_text
+
+        print(knee_text(result.cells, result.config.find_max, lang))
     for cell in result.cells:
         if cell.turn_figures:
             print(_turns_text(cell, lang))

@@ -27,15 +27,6 @@ RUN = {
         "turn_part": "turn {turn}: TTFT p50 {ttft} ms, {prompt} prompt tokens, cached {cached}",
         "no_cache_report": "not reported",
         "turn_sep": "; ",
-        "knee": "Highest load meeting the targets for {share} % of requests: {load} concurrent "
-                "({got} % met them [{low}-{high} %], {n} requests)",
-        "knee_noisy": "Highest load meeting the targets for {share} % of requests: {load} "
-                      "concurrent, within the noise ({got} % met them [{low}-{high} %], {n} "
-                      "requests: a rerun may find it lower)",
-        "knee_missed": "; at {load} concurrent {got} % met them",
-        "knee_top": "; no load tried missed them",
-        "knee_none": "No load meets the targets for {share} % of requests: not even one request "
-                     "at a time",
         "schedule_line": "Sent on the file's schedule (x{speedup}): each send started late by "
                          "p50 {p50:.1f} ms, p99 {p99:.1f} ms, at most {max:.1f} ms ({n:,} sends)",
         "sim_serving": "Simulated endpoint (profile {profile}, model {model}) serving on "
@@ -74,13 +65,6 @@ RUN = {
         "turn_part": "第 {turn} 轮：TTFT p50 {ttft} 毫秒，提示 {prompt} 个 token，缓存命中 {cached}",
         "no_cache_report": "服务端未报告",
         "turn_sep": "；",
-        "knee": "满足目标（{share} % 的请求）的最高负载：并发 {load}（{got} % 满足 [{low}-{high} %]，"
-                "共 {n} 个请求）",
-        "knee_noisy": "满足目标（{share} % 的请求）的最高负载：并发 {load}，但在噪声范围内（{got} % 满足 "
-                      "[{low}-{high} %]，共 {n} 个请求：重跑可能得到更低的值）",
-        "knee_missed": "；并发 {load} 时只有 {got} % 满足",
-        "knee_top": "；所试的负载都满足",
-        "knee_none": "没有任何负载能让 {share} % 的请求满足目标：即使一次只发一个请求也不行",
         "schedule_line": "按文件的时间表发送（x{speedup}）：每次发送的延迟 p50 {p50:.1f} 毫秒、"
                          "p99 {p99:.1f} 毫秒、最多 {max:.1f} 毫秒（共 {n:,} 次发送）",
         "sim_serving": "模拟端点（配置 {profile}，模型 {model}）正在 {url}/v1 上服务——按 Ctrl+C 停止",

@@ -95,3 +95,24 @@ def test_sessions_targets_and_the_search_are_set_in_the_form(qtbot, qt_loop, tmp
     assert (config.find_max.share, config.ttft_target_s) == (0.9, 0.2)
     page.slo_share.setText("2")
     assert "above 0" in page._errors["SLO share"].text(), page._errors["SLO share"].text()
+
+
+def test_a_finished_search_says_its_knee_in_the_status(qtbot, qt_loop, tmp_path):
+    import dataclasses
+
+    from desktop_app.core.throughput.findmax import FindMax
+    from desktop_app.core.throughput.sweep import SweepResult
+    from tests.core.throughput.test_findmax import _cell
+
+    page = _page(qtbot, tmp_path)
+    page.input_tokens.setText("256")
+    page.ttft_target.setText("0.2")
+    page.find_max.setChecked(True)
+    config = build_config(page.form(), page.context.endpoint)
+    result = SweepResult(None, dataclasses.replace(config, find_max=FindMax(0.9)),
+                         page.context.endpoint.info)
+    result.cells = [_cell(1, 40), _cell(2, 40), _cell(4, 12)]
+    page.show_result(result)
+    said = page.status_label.text()
+    assert "Highest load meeting the targets for 90 % of requests: 2 concurrent" in said, said
+    assert "at 4 concurrent 30 % met them" in said, said

@@ -40,6 +40,7 @@ from desktop_app.core.throughput.diagnosis import unreliable_cells
 from desktop_app.core.throughput.records import ThroughputRun
 from desktop_app.core.throughput.sweep import SweepProgress, SweepResult
 from desktop_app.core.throughput.types import CellResult
+from desktop_app.core.throughput.findmax import FindMax
 from desktop_app.core.throughput.workload import Workload, summarize
 from desktop_app.gui.context import ActiveEndpoint, AppContext
 from desktop_app.gui.controllers.throughput import (
@@ -148,6 +149,15 @@ def workload_preview_text(workload: Workload, output_text: str) -> str:
     return "\n".join(lines)
 
 
+def _knee_line(cells, search) -> str:
+    """What a search for the highest load found, on a line of its own; "" for another sweep."""
+    if search is None:
+        return ""
+    from desktop_app.report.findmax_words import knee_text
+
+    return "\n" + knee_text(cells, search, report_language())
+
+
 def _clock(seconds: float) -> str:
     seconds = int(seconds)
     return f"{seconds // 60}:{seconds % 60:02d}"
@@ -164,6 +174,7 @@ class ThroughputPage(QWidget):
         self.controller = ThroughputController(context, self)
         self.model = SweepCellModel(self)
         self._samples: list[MetricSample] = []
+        self._planned_lengths: tuple[int, ...] = ()  # the x axis of a sweep being run
 
         form = self._build_form()
         right = self._build_results()
@@ -621,7 +632,7 @@ class ThroughputPage(QWidget):
         self._on_controller_running_changed(True)  # before the task's first step says so
 
     def _clear(self) -> None:
-        self._planned_lengths: tuple[int, ...] = ()
+        self._planned_lengths = ()
         self.model.set_cells([])
         self._samples = []
         for chart in (*self.charts, self.server_chart):
@@ -695,7 +706,8 @@ class ThroughputPage(QWidget):
         self.status_label.setText(
             self.tr("{run} {status}: {cells} cells, {findings} findings.").format(
                 run=run, status=status_text(result.status), cells=len(result.cells),
-                findings=len(result.findings)))
+                findings=len(result.findings)) + _knee_line(result.cells,
+                                                            result.config.find_max))
 
     def save_state(self) -> None:
         """Remember the form as typed (the window calls this as it closes; Start does too)."""
@@ -746,9 +758,14 @@ class ThroughputPage(QWidget):
             None if stored.diagnosis_error and not stored.diagnosis_kept else stored.findings,
             note)
         self.status_label.setStyleSheet("")
+        search = (info.config or {}).get("find_max") if isinstance(info.config, dict) else None
+        try:
+            found = FindMax.from_json(search) if search is not None else None
+        except (ValueError, TypeError, KeyError):
+            found = None  # a stored search edited by hand: the cells alone
         self.status_label.setText(self.tr("Run {run}: {name} ({status}, {cells} cells)").format(
             run=info.id, name=info.name, status=status_text(info.status),
-            cells=len(stored.cells)))
+            cells=len(stored.cells)) + _knee_line(stored_cells(stored), found))
 
     def _show_cells(self, cells: list[CellResult], samples: list[MetricSample],
                     unreliable: set[int] | None = None, keep_charts: bool = False) -> None:
