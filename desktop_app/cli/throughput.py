@@ -81,6 +81,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     sweep.add_argument("--system-tokens", type=int, metavar="N",
                        help="with --turns: a system prompt of N tokens shared by a cell's "
                             "sessions (default none)")
+    sweep.add_argument("--replay-eval", type=int, metavar="RUN_ID",
+                       help="replay a stored SQL evaluation's conversations as load, as "
+                            "--sessions concurrent agents, and report tasks per hour")
+    sweep.add_argument("--sessions", metavar="LIST",
+                       help="with --replay-eval: concurrent agents, e.g. 1,4,8 (default 1)")
     sweep.add_argument("--concurrency", metavar="LIST", help="requests in flight, e.g. 1,2,4")
     sweep.add_argument("--request-rate", metavar="LIST",
                        help="open loop instead: Poisson arrivals per second, e.g. 0.5,1,2")
@@ -274,6 +279,63 @@ def build_config(args: argparse.Namespace, base_url: str, model: str):
     ), raw
 
 
+async def _replay(args: argparse.Namespace, base_url: str) -> int:
+    """`--replay-eval RUN_ID`: the run's recorded conversations sent again at each of
+    `--sessions`, a line per number of agents (and --json)."""
+    from desktop_app.cli.common import open_results_store
+    from desktop_app.core.endpoint.client import make_client
+    from desktop_app.core.endpoint.discovery import choose_model, discover
+    from desktop_app.core.endpoint.types import EndpointConfig
+    from desktop_app.core.parsing import parse_int_list
+    from desktop_app.core.sqleval.records import recorded_tasks
+    from desktop_app.core.store import StoreError
+    from desktop_app.core.throughput.replay import MAX_AGENTS, replay
+    from desktop_app.report.cli_words import cli_text
+    from desktop_app.report.errors import error_text
+
+    lang = words_lang(args)
+    sessions = parse_int_list(args.sessions or "1", "--sessions", max_value=MAX_AGENTS)
+    try:
+        with open_results_store(lang=lang) as store:
+            run = store.get_run(args.replay_eval)
+            if run.kind != "sql":
+                raise cli_error("--replay-eval", "not_sql_run", run=args.replay_eval)
+            tasks = recorded_tasks(store, args.replay_eval)
+    except StoreError as exc:
+        raise InputError("--replay-eval", code="said", text=error_text(exc, lang)) from None
+    if not tasks:
+        raise cli_error("--replay-eval", "no_recorded_tasks", run=args.replay_eval)
+    api_key = api_key_from_env(args)
+    endpoint = EndpointConfig(checked_base_url(base_url, api_key, lang), model=args.model or "",
+                              api_key=api_key, verify_tls=not args.insecure,
+                              first_byte_timeout_s=args.first_byte_timeout or 600.0,
+                              total_timeout_s=args.request_timeout or 3600.0)
+    async with make_client(endpoint, 1) as client:
+        info = await discover(endpoint, client)
+    endpoint = choose_model(endpoint, info, field="--model")
+    print(cli_text(lang, "run", "replay_head", n=len(tasks), run=args.replay_eval,
+                   steps=sum(len(t.steps) for t in tasks), model=endpoint.model),
+          file=sys.stderr)
+
+    def said(point) -> None:
+        def num(value, scale=1.0, spec=".0f"):
+            return "-" if value is None else format(value * scale, spec)
+
+        print(cli_text(lang, "run", "replay_line", sessions=point.sessions, tasks=point.tasks,
+                       wall=f"{point.wall_s:.1f}", tph=num(point.tasks_per_hour, spec=",.0f"),
+                       ttft=num(point.step_ttft_p50_s, 1000), task=num(point.task_s_mean,
+                                                                     spec=".2f"),
+                       failed=point.failed), flush=True)
+
+    points = await replay(endpoint, info, tasks, sessions, on_point=said)
+    if args.json:
+        doc = {"format": "throughline-replay", "run_id": args.replay_eval,
+               "model": endpoint.model, "engine": info.engine, "tasks": len(tasks),
+               "points": [p.to_json() for p in points]}
+        args.json.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
 def _ray_address(value) -> str | None:
     """--ray (or the file's `ray`), checked: InputError naming --ray."""
     from desktop_app.core.throughput.config import check_ray_address
@@ -333,7 +395,8 @@ def run_throughput(args: argparse.Namespace) -> int:
         base_url = endpoint_or_simulator(stack, base_url, args.simulator, (),
                                          words_lang(args))
         try:
-            return run_job(_run(args, base_url), lang=words_lang(args),
+            job = _replay(args, base_url) if args.replay_eval is not None else _run(args, base_url)
+            return run_job(job, lang=words_lang(args),
                            store_path=None if args.no_store else resolve_db_path(None))
         except EndpointError as exc:
             from desktop_app.report.endpoint_words import endpoint_error_text

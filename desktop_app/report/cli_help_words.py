@@ -134,6 +134,11 @@ HELP_ZH: dict[str, str] = {
         '配合 --turns：收到回复到发送下一轮之间的秒数（默认 0）',
     'with --turns: a system prompt of N tokens shared by a cell\'s sessions (default none)':
         '配合 --turns：一个单元内所有会话共用的 N 个 token 的系统提示（默认没有）',
+    'replay a stored SQL evaluation\'s conversations as load, as --sessions concurrent agents, '
+    'and report tasks per hour':
+        '把已保存的 SQL 评测中的对话作为负载回放，以 --sessions 个并发智能体发送，并报告每小时完成的任务数',
+    'with --replay-eval: concurrent agents, e.g. 1,4,8 (default 1)':
+        '配合 --replay-eval：并发智能体数，例如 1,4,8（默认 1）',
     'requests in flight, e.g. 1,2,4':
         '同时在途的请求数，例如 1,2,4',
     'open loop instead: Poisson arrivals per second, e.g. 0.5,1,2':

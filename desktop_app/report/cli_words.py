@@ -23,6 +23,9 @@ RUN = {
         "workload_line": "Workload {label}: {n:,} records, prompts about {input:,} tokens, "
                          "outputs about {output:,} on average (estimated from the file)",
         "workload_skipped": "{n:,} record(s) of the file left out; the first: {first}",
+        "replay_head": "Replaying {n} recorded tasks of run {run} ({steps} model calls) on {model}",
+        "replay_line": "{sessions} agent(s): {tasks} tasks in {wall} s = {tph} tasks per hour; "
+                       "step TTFT p50 {ttft} ms; a task {task} s on average; {failed} failed",
         "turns_line": "Sessions at {cell} ({sessions} conversations): {turns}",
         "turn_part": "turn {turn}: TTFT p50 {ttft} ms, {prompt} prompt tokens, cached {cached}",
         "no_cache_report": "not reported",
@@ -61,6 +64,9 @@ RUN = {
         "workload_line": "负载 {label}：{n:,} 条记录，平均提示约 {input:,} 个 token、输出约 {output:,} 个"
                          "（按文件估算）",
         "workload_skipped": "文件中有 {n:,} 条记录被跳过；第一条：{first}",
+        "replay_head": "在 {model} 上回放运行 {run} 记录的 {n} 个任务（{steps} 次模型调用）",
+        "replay_line": "{sessions} 个智能体：{wall} 秒完成 {tasks} 个任务 = 每小时 {tph} 个任务；每步 TTFT "
+                       "p50 {ttft} 毫秒；平均每个任务 {task} 秒；失败 {failed} 个",
         "turns_line": "会话（{cell}，共 {sessions} 个对话）：{turns}",
         "turn_part": "第 {turn} 轮：TTFT p50 {ttft} 毫秒，提示 {prompt} 个 token，缓存命中 {cached}",
         "no_cache_report": "服务端未报告",
@@ -205,6 +211,8 @@ ERRORS = {
         "needs_workload": "only with --workload FILE (a file with timestamps)",
         "needs_find_max": "only with --find-max",
         "needs_turns": "only with --turns N",
+        "not_sql_run": "run {run} is not a SQL evaluation",
+        "no_recorded_tasks": "run {run} recorded no model call to replay",
         "no_db_file": "no such database file: {spec}",
         "not_db_or_set": "{spec} is neither a database file nor SET:KEY of a question set "
                          "(`throughline questions list` shows the sets)",
@@ -231,6 +239,8 @@ ERRORS = {
         "needs_workload": "仅可与 --workload FILE（带时间戳的文件）一起使用",
         "needs_find_max": "仅可与 --find-max 一起使用",
         "needs_turns": "仅可与 --turns N 一起使用",
+        "not_sql_run": "运行 {run} 不是 SQL 评测",
+        "no_recorded_tasks": "运行 {run} 没有可回放的模型调用记录",
         "no_db_file": "数据库文件不存在：{spec}",
         "not_db_or_set": "{spec} 既不是数据库文件，也不是题集的 SET:KEY（`throughline questions list` "
                          "列出可用题集）",

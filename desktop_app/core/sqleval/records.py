@@ -340,6 +340,59 @@ def step_rows(store: Store, question_row_id: int) -> list[dict[str, Any]]:
     return store.sql_steps(question_row_id)
 
 
+@dataclass(frozen=True)
+class RecordedStep:
+    """One model call of a stored agent loop as it can be sent again: the messages added before
+    it (the previous reply, tool results, the harness's notes; the whole start at step 0), the
+    tokens its reply had and its latency (s)."""
+
+    new_messages: tuple[dict, ...]
+    completion_tokens: int
+    latency_s: float
+
+
+@dataclass(frozen=True)
+class RecordedTask:
+    """One question of a stored SQL evaluation as a conversation to replay as load: its steps,
+    and the seconds the whole question took (model calls, tools and the harness)."""
+
+    question_id: str
+    epoch: int
+    steps: tuple[RecordedStep, ...]
+    seconds: float
+
+    @property
+    def between_steps_s(self) -> float:
+        """What the loop spent outside model calls, spread over the gaps between its steps:
+        tools (SQL in the sandbox) and the harness, as this question measured them."""
+        if len(self.steps) < 2:
+            return 0.0
+        model = sum(s.latency_s for s in self.steps)
+        return max(0.0, self.seconds - model) / (len(self.steps) - 1)
+
+
+def recorded_tasks(store: Store, run_id: int) -> tuple[RecordedTask, ...]:
+    """Every question of SQL run `run_id` that made at least one model call, as a conversation
+    to replay (`throughput.replay`), in the run's order. A step whose stored messages are not
+    a list of objects with a role (a file edited by hand) ends its conversation there."""
+    tasks = []
+    for row in question_rows(store, run_id):
+        steps = []
+        for step in step_rows(store, row["id"]):
+            new = list_at(dict_at(step, "request_json"), "new")
+            if not new or not all(isinstance(m, dict) and isinstance(m.get("role"), str)
+                                  for m in new):
+                break
+            steps.append(RecordedStep(tuple(new), max(1, int(step.get("completion_tokens") or 1)),
+                                      max(0.0, float(step.get("latency_s") or 0.0))))
+        if steps:
+            seconds = row.get("seconds")
+            tasks.append(RecordedTask(str(row["question_id"]), int(row.get("epoch") or 0),
+                                      tuple(steps), float(seconds) if isinstance(
+                                          seconds, (int, float)) and seconds > 0 else 0.0))
+    return tuple(tasks)
+
+
 def stored_question(store: Store, run_id: int, row_id: int) -> StoredQuestion | None:
     """One stored question of a run by its row id, typed (None if the run has no such row)."""
     row = next((r for r in question_rows(store, run_id) if r["id"] == row_id), None)

@@ -1,0 +1,82 @@
+"""Agentic replay (#29, part 4 in part): a stored SQL evaluation's conversations sent again as
+concurrent agents, with the recorded history and reply lengths, measured in tasks per hour."""
+
+import asyncio
+
+import httpx
+import pytest
+
+from desktop_app.cli import main
+from desktop_app.core.endpoint.discovery import discover
+from desktop_app.core.endpoint.types import EndpointConfig
+from desktop_app.core.simulator.launcher import start_simulator
+from desktop_app.core.sqleval.records import recorded_tasks
+from desktop_app.core.store import Store
+from desktop_app.core.throughput.replay import replay, step_body
+from tests.lang_check import english_runs
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    """A SQL evaluation of four questions on the simulator, stored, and the simulator."""
+    db = tmp_path_factory.mktemp("replay") / "r.db"
+    with start_simulator("instant") as sim:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("THROUGHLINE_DB", str(db))
+            assert main(["sqleval", "--base-url", sim.url, "--questions", "sales-25",
+                         "--ids", "m01,m02,h01,h02"]) == 0
+        yield sim, db
+
+
+def test_a_stored_run_gives_its_conversations_as_they_were_sent(recorded):
+    sim, db = recorded
+    with Store.open(db) as store:
+        tasks = recorded_tasks(store, 1)
+        rows = {q["id"]: q for q in store.sql_questions(1)}
+        sent = [[s["request_json"]["messages"] for s in store.sql_steps(q)] for q in rows]
+    assert [t.question_id for t in tasks] == ["m01", "m02", "h01", "h02"]
+    info = asyncio.run(discover(EndpointConfig(sim.url)))
+    for task, counts in zip(tasks, sent):
+        # Each step sends the whole recorded history up to it, as many messages as then.
+        assert [len(step_body("m", task, k, info)["messages"])
+                for k in range(len(task.steps))] == counts
+        body = step_body("m", task, 1, info)
+        assert body["max_tokens"] == task.steps[1].completion_tokens == body["min_tokens"]
+        assert body["messages"][0]["role"] == "system"
+        assert task.between_steps_s >= 0
+
+
+def test_the_replay_sends_every_step_held_to_its_recorded_length(recorded):
+    sim, db = recorded
+    with Store.open(db) as store:
+        tasks = recorded_tasks(store, 1)
+    endpoint = EndpointConfig(sim.url, model="sim/llama-sim-8b")
+    info = asyncio.run(discover(endpoint))
+    httpx.delete(f"{sim.url}/sim/trace", timeout=5)
+    points = asyncio.run(asyncio.wait_for(replay(endpoint, info, tasks, [1, 2]), 60))
+    steps = sum(len(t.steps) for t in tasks)
+    assert [(p.sessions, p.tasks, p.failed, p.steps) for p in points] == [(1, 4, 0, steps),
+                                                                        (2, 4, 0, steps)]
+    for p in points:
+        assert p.tasks_per_hour == pytest.approx(p.tasks / p.wall_s * 3600)
+        assert p.step_ttft_p50_s is not None and p.task_s_mean is not None
+    trace = httpx.get(f"{sim.url}/sim/trace", timeout=5).json()["records"]
+    recorded_tokens = sum(s.completion_tokens for t in tasks for s in t.steps)
+    assert sum(r["completion_tokens"] for r in trace) == 2 * recorded_tokens
+
+
+def test_the_cli_replays_and_refuses_a_run_that_is_not_an_evaluation(recorded, capsys,
+                                                                      monkeypatch, tmp_path):
+    sim, db = recorded
+    monkeypatch.setenv("THROUGHLINE_DB", str(db))
+    out = tmp_path / "replay.json"
+    assert main(["throughput", "--base-url", sim.url, "--replay-eval", "1", "--sessions", "2",
+                 "--json", str(out)]) == 0
+    printed = capsys.readouterr()
+    assert "Replaying 4 recorded tasks of run 1" in printed.err
+    assert "2 agent(s): 4 tasks in" in printed.out and "tasks per hour" in printed.out
+    assert out.read_text().count('"sessions": 2') == 1
+    monkeypatch.setenv("THROUGHLINE_LANG", "zh")
+    assert main(["throughput", "--base-url", sim.url, "--replay-eval", "99"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "中没有运行 99" in err and english_runs(err) == [], err
