@@ -84,6 +84,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     sweep.add_argument("--replay-eval", type=int, metavar="RUN_ID",
                        help="replay a stored SQL evaluation's conversations as load, as "
                             "--sessions concurrent agents, and report tasks per hour")
+    sweep.add_argument("--beside-sweep", type=int, metavar="RUN_ID",
+                       help="with --replay-eval: the capacity model's tasks per hour from this "
+                            "stored sweep of the same server, beside each measured figure")
     sweep.add_argument("--sessions", metavar="LIST",
                        help="with --replay-eval: concurrent agents, e.g. 1,4,8 (default 1)")
     sweep.add_argument("--concurrency", metavar="LIST", help="requests in flight, e.g. 1,2,4")
@@ -301,6 +304,7 @@ async def _replay(args: argparse.Namespace, base_url: str) -> int:
             if run.kind != "sql":
                 raise cli_error("--replay-eval", "not_sql_run", run=args.replay_eval)
             tasks = recorded_tasks(store, args.replay_eval)
+            model = _capacity_model(store, args) if args.beside_sweep is not None else None
     except StoreError as exc:
         raise InputError("--replay-eval", code="said", text=error_text(exc, lang)) from None
     if not tasks:
@@ -326,14 +330,47 @@ async def _replay(args: argparse.Namespace, base_url: str) -> int:
                        ttft=num(point.step_ttft_p50_s, 1000), task=num(point.task_s_mean,
                                                                      spec=".2f"),
                        failed=point.failed), flush=True)
+        if model is not None:
+            at = model.point(point.sessions)
+            if at is None:
+                print(cli_text(lang, "run", "replay_no_model", sessions=point.sessions,
+                               run=args.beside_sweep), flush=True)
+            elif at.tasks_per_hour is None:
+                from desktop_app.report.strings import text
+
+                why = text(lang, f"cap_reason_{at.reason_code}") if at.reason_code else "-"
+                print(cli_text(lang, "run", "replay_no_figure", sessions=point.sessions,
+                               run=args.beside_sweep, why=why), flush=True)
+            else:
+                ratio = (f"{100 * point.tasks_per_hour / at.tasks_per_hour:.0f}"
+                         if point.tasks_per_hour else "-")
+                print(cli_text(lang, "run", "replay_model", tph=f"{at.tasks_per_hour:,.0f}",
+                               sessions=point.sessions, run=args.beside_sweep, share=ratio),
+                      flush=True)
 
     points = await replay(endpoint, info, tasks, sessions, on_point=said)
     if args.json:
         doc = {"format": "throughline-replay", "run_id": args.replay_eval,
                "model": endpoint.model, "engine": info.engine, "tasks": len(tasks),
-               "points": [p.to_json() for p in points]}
+               "points": [p.to_json() for p in points],
+               "capacity_model": None if model is None else {
+                   "sweep_run_id": args.beside_sweep,
+                   "tasks_per_hour": {p.concurrency: p.tasks_per_hour for p in model.points}}}
         args.json.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     return 0
+
+
+def _capacity_model(store, args: argparse.Namespace):
+    """The capacity model (`compare.capacity`) of the --beside-sweep sweep and the replayed
+    evaluation, or a refusal naming --beside-sweep."""
+    from desktop_app.core.compare.capacity import capacity
+    from desktop_app.core.sqleval.records import load_eval
+    from desktop_app.core.throughput.records import load_sweep
+
+    if store.get_run(args.beside_sweep).kind != "throughput":
+        raise cli_error("--beside-sweep", "not_sweep_run", run=args.beside_sweep)
+    return capacity(load_sweep(store, args.beside_sweep, requests=True),
+                    load_eval(store, args.replay_eval, steps=True))
 
 
 def _ray_address(value) -> str | None:

@@ -137,6 +137,9 @@ HELP_ZH: dict[str, str] = {
     'replay a stored SQL evaluation\'s conversations as load, as --sessions concurrent agents, '
     'and report tasks per hour':
         '把已保存的 SQL 评测中的对话作为负载回放，以 --sessions 个并发智能体发送，并报告每小时完成的任务数',
+    'with --replay-eval: the capacity model\'s tasks per hour from this stored sweep of the '
+    'same server, beside each measured figure':
+        '配合 --replay-eval：用同一服务器的这次已保存扫描得到容量模型的每小时任务数，放在每个实测值旁边',
     'with --replay-eval: concurrent agents, e.g. 1,4,8 (default 1)':
         '配合 --replay-eval：并发智能体数，例如 1,4,8（默认 1）',
     'requests in flight, e.g. 1,2,4':

@@ -26,6 +26,12 @@ RUN = {
         "replay_head": "Replaying {n} recorded tasks of run {run} ({steps} model calls) on {model}",
         "replay_line": "{sessions} agent(s): {tasks} tasks in {wall} s = {tph} tasks per hour; "
                        "step TTFT p50 {ttft} ms; a task {task} s on average; {failed} failed",
+        "replay_model": "  the capacity model from sweep {run}: {tph} tasks per hour at "
+                        "{sessions} concurrent (measured: {share} % of it)",
+        "replay_no_model": "  the capacity model from sweep {run}: that sweep measured no "
+                           "{sessions} concurrent",
+        "replay_no_figure": "  the capacity model from sweep {run}: no figure at {sessions} "
+                            "concurrent ({why})",
         "turns_line": "Sessions at {cell} ({sessions} conversations): {turns}",
         "turn_part": "turn {turn}: TTFT p50 {ttft} ms, {prompt} prompt tokens, cached {cached}",
         "no_cache_report": "not reported",
@@ -67,6 +73,9 @@ RUN = {
         "replay_head": "在 {model} 上回放运行 {run} 记录的 {n} 个任务（{steps} 次模型调用）",
         "replay_line": "{sessions} 个智能体：{wall} 秒完成 {tasks} 个任务 = 每小时 {tph} 个任务；每步 TTFT "
                        "p50 {ttft} 毫秒；平均每个任务 {task} 秒；失败 {failed} 个",
+        "replay_model": "  由扫描 {run} 得到的容量模型：并发 {sessions} 时每小时 {tph} 个任务（实测为其 {share} %）",
+        "replay_no_model": "  由扫描 {run} 得到的容量模型：该扫描没有测并发 {sessions}",
+        "replay_no_figure": "  由扫描 {run} 得到的容量模型：并发 {sessions} 时没有数值（{why}）",
         "turns_line": "会话（{cell}，共 {sessions} 个对话）：{turns}",
         "turn_part": "第 {turn} 轮：TTFT p50 {ttft} 毫秒，提示 {prompt} 个 token，缓存命中 {cached}",
         "no_cache_report": "服务端未报告",
@@ -213,6 +222,7 @@ ERRORS = {
         "needs_turns": "only with --turns N",
         "not_sql_run": "run {run} is not a SQL evaluation",
         "no_recorded_tasks": "run {run} recorded no model call to replay",
+        "not_sweep_run": "run {run} is not a throughput sweep",
         "no_db_file": "no such database file: {spec}",
         "not_db_or_set": "{spec} is neither a database file nor SET:KEY of a question set "
                          "(`throughline questions list` shows the sets)",
@@ -241,6 +251,7 @@ ERRORS = {
         "needs_turns": "仅可与 --turns N 一起使用",
         "not_sql_run": "运行 {run} 不是 SQL 评测",
         "no_recorded_tasks": "运行 {run} 没有可回放的模型调用记录",
+        "not_sweep_run": "运行 {run} 不是吞吐扫描",
         "no_db_file": "数据库文件不存在：{spec}",
         "not_db_or_set": "{spec} 既不是数据库文件，也不是题集的 SET:KEY（`throughline questions list` "
                          "列出可用题集）",

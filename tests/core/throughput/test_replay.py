@@ -80,3 +80,41 @@ def test_the_cli_replays_and_refuses_a_run_that_is_not_an_evaluation(recorded, c
     assert main(["throughput", "--base-url", sim.url, "--replay-eval", "99"]) == 2
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert "中没有运行 99" in err and english_runs(err) == [], err
+
+
+def test_the_measured_figure_is_set_beside_the_capacity_models(recorded, capsys, monkeypatch):
+    sim, db = recorded
+    monkeypatch.setenv("THROUGHLINE_DB", str(db))
+    assert main(["throughput", "--base-url", sim.url, "--input-tokens", "512,2k",
+                 "--output-tokens", "16", "--concurrency", "1,2", "--requests", "4",
+                 "--warmup", "0"]) == 0
+    with Store.open(db) as store:
+        sweep = max(r.id for r in store.list_runs() if r.kind == "throughput")
+    capsys.readouterr()
+    assert main(["throughput", "--base-url", sim.url, "--replay-eval", "1", "--sessions", "1,3",
+                 "--beside-sweep", str(sweep)]) == 0
+    out = capsys.readouterr().out
+    # instant sends every token at once: the sweep has no decode rate for the model to use.
+    assert f"the capacity model from sweep {sweep}: no figure at 1 concurrent (decode not " \
+        "measured" in out, out
+    assert f"the capacity model from sweep {sweep}: that sweep measured no 3 concurrent" in out
+    assert main(["throughput", "--base-url", sim.url, "--replay-eval", "1",
+                 "--beside-sweep", "1"]) == 2
+    assert "run 1 is not a throughput sweep" in capsys.readouterr().err
+
+
+def test_on_a_server_with_a_decode_rate_the_measured_share_of_the_model_is_said(
+        capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("THROUGHLINE_DB", str(tmp_path / "r.db"))
+    with start_simulator("fast") as sim:
+        assert main(["sqleval", "--base-url", sim.url, "--questions", "sales-25",
+                     "--ids", "m01,h01"]) == 0
+        assert main(["throughput", "--base-url", sim.url, "--input-tokens", "512,2k",
+                     "--output-tokens", "32", "--concurrency", "1", "--requests", "4",
+                     "--warmup", "0"]) == 0
+        capsys.readouterr()
+        assert main(["throughput", "--base-url", sim.url, "--replay-eval", "1",
+                     "--beside-sweep", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "the capacity model from sweep 2: " in out and " tasks per hour at 1 concurrent " \
+        "(measured: " in out, out
