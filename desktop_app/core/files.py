@@ -24,7 +24,7 @@ import os
 import stat
 from pathlib import Path
 
-from desktop_app.core.parsing import Phrase
+from desktop_app.core.parsing import InputError, Phrase
 
 _WORDS = {
     "missing": "no such file",
@@ -158,3 +158,18 @@ def inside(path: Path | str, folder: Path | str) -> Path:
     if real != base and base not in real.parents:
         raise LocalFileError(path, "outside_folder", folder=str(folder), target=str(real))
     return real
+
+
+def read_text(path: Path | str, max_bytes: int, field: str, *, what: str,
+              shown: str | None = None) -> tuple[bytes, str]:
+    """The bytes of a regular file (`read_bounded`) and its UTF-8 text (a BOM dropped), or an
+    InputError naming `field` and the file (`shown`, default the path) and what is wrong."""
+    name = str(path) if shown is None else shown
+    try:
+        data = read_bounded(path, max_bytes, what=what)
+    except LocalFileError as exc:
+        raise InputError(field, code="qs_file", path=name, problem=exc.phrase()) from None
+    try:
+        return data, data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(field, code="text_not_utf8", path=name, offset=exc.start) from None

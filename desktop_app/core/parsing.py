@@ -73,7 +73,7 @@ INPUT_MESSAGES: dict[str, str] = {
     "lengths_mean_outside": "{item}: the mean is outside its bounds ({low} to {high})",
     "lengths_file_line": "{path}:{line}: {item} is not a whole number from 1 to {high}",
     "lengths_file_empty": "{path}: no lengths in it (one whole number per line)",
-    "lengths_file_not_utf8": "{path}: not UTF-8 text (byte offset {offset})",
+    "text_not_utf8": "{path}: not UTF-8 text (byte offset {offset})",
     # A workload file (`throughput.workload`) and the records it left out.
     "workload_empty": "{path}: no record of this {format} file can be sent ({skipped} left "
                       "out; the first: {first})",

@@ -81,7 +81,7 @@ WORDS: dict[str, dict[str, str]] = {
         "lengths_mean_outside": "{item}：均值不在其上下界内（{low} 到 {high}）",
         "lengths_file_line": "{path}:{line}：{item} 不是 1 到 {high} 之间的整数",
         "lengths_file_empty": "{path}：其中没有长度（每行一个整数）",
-        "lengths_file_not_utf8": "{path}：不是 UTF-8 文本（字节偏移 {offset}）",
+        "text_not_utf8": "{path}：不是 UTF-8 文本（字节偏移 {offset}）",
         "workload_empty": "{path}：这个 {format} 文件中没有可发送的记录（跳过 {skipped} 条；第一条：{first}）",
         "workload_unknown": "{path}：不是可识别的负载文件（ShareGPT JSON 列表、含 prompt 或 messages 的 "
                             "JSONL，或 Mooncake 轨迹）",

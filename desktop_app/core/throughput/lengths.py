@@ -20,12 +20,14 @@ import math
 import random
 import re
 import statistics
+
+import numpy as np
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from desktop_app.core.files import LocalFileError, read_bounded
+from desktop_app.core.files import read_text
 from desktop_app.core.parsing import InputError, parse_int_list
 
 if TYPE_CHECKING:
@@ -251,15 +253,7 @@ def _from_file(name: str, field: str, item: str, max_value: int, base: Path | No
     path = Path(name).expanduser()
     if base is not None and not path.is_absolute():
         path = base / path
-    try:
-        data = read_bounded(path, MAX_FILE_BYTES, what="a lengths file")
-    except LocalFileError as exc:
-        raise InputError(field, code="qs_file", path=name, problem=exc.phrase()) from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(field, code="lengths_file_not_utf8", path=name,
-                         offset=exc.start) from None
+    _, text = read_text(path, MAX_FILE_BYTES, field, what="a lengths file", shown=name)
     values: list[int] = []
     for number, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
@@ -283,18 +277,15 @@ def _shown(item: str) -> str:
 
 def spread(lengths: Sequence[int]) -> dict[str, float] | None:
     """What a cell's requests sent, for the cell to show: mean, standard deviation, the 5th,
-    50th and 95th percentiles, min and max (None for no requests)."""
+    50th and 95th percentiles (linear interpolation, as `metrics.distribution`'s), min and max
+    (None for no requests)."""
     if not lengths:
         return None
-    ordered = sorted(lengths)
-
-    def pct(p: float) -> float:
-        return float(ordered[min(len(ordered) - 1, max(0, math.ceil(p * len(ordered)) - 1))])
-
-    return {"mean": statistics.fmean(ordered),
-            "sd": statistics.pstdev(ordered) if len(ordered) > 1 else 0.0,
-            "p5": pct(0.05), "p50": pct(0.5), "p95": pct(0.95),
-            "min": float(ordered[0]), "max": float(ordered[-1])}
+    arr = np.asarray(lengths, dtype=float)
+    p5, p50, p95 = np.percentile(arr, [5, 50, 95])
+    return {"mean": float(arr.mean()), "sd": float(arr.std()), "p5": float(p5),
+            "p50": float(p50), "p95": float(p95), "min": float(arr.min()),
+            "max": float(arr.max())}
 
 
 def sent_lengths(timings: Sequence[RequestTiming]) -> dict[str, dict[str, float] | None]:

@@ -20,6 +20,7 @@ from typing import Any
 
 from desktop_app.core.endpoint.client import make_client, stream_request
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo, StreamResult
+from desktop_app.core.metrics import RequestTiming, distribution, request_metrics
 from desktop_app.core.sqleval.records import RecordedTask
 from desktop_app.core.sqleval.tools import TOOLS
 from desktop_app.core.throughput.loops import closed_loop
@@ -97,8 +98,9 @@ async def _replay_at(client, endpoint: EndpointConfig, info: EndpointInfo,
             res: StreamResult = await stream_request(
                 client, endpoint, step_body(endpoint.model, task, k, info))
             steps += 1
-            if res.first_token_ns is not None:
-                ttfts.append((res.first_token_ns - res.sent_ns) / 1e9)
+            ttft = request_metrics(_timing(res)).ttft_s
+            if ttft is not None:
+                ttfts.append(ttft)
             if res.error_class is not None:
                 failed += 1
                 return
@@ -108,8 +110,20 @@ async def _replay_at(client, endpoint: EndpointConfig, info: EndpointInfo,
     await closed_loop(agent, concurrency=n, requests=len(tasks))
     wall = time.perf_counter() - started
     done = len(task_times)
-    ttfts.sort()
+    ttft_dist, task_dist = distribution(ttfts), distribution(task_times)
     return ReplayPoint(n, done, failed, steps, wall,
                        done / wall * 3600 if wall > 0 and done else None,
-                       ttfts[(len(ttfts) - 1) // 2] if ttfts else None,
-                       sum(task_times) / done if done else None)
+                       ttft_dist.p50 if ttft_dist else None,
+                       task_dist.mean if task_dist else None)
+
+
+def _timing(res: StreamResult) -> RequestTiming:
+    """A step's StreamResult on its own clock (its send at 0), for `metrics.request_metrics`."""
+    def s(ns: int | None) -> float | None:
+        return None if ns is None else (ns - res.sent_ns) / 1e9
+
+    return RequestTiming(prompt_tokens=res.prompt_tokens or 0,
+                         completion_tokens=res.completion_tokens, sent_s=0.0,
+                         first_token_s=s(res.first_token_ns), last_token_s=s(res.last_token_ns),
+                         chunk_times_s=tuple((t - res.sent_ns) / 1e9 for t in res.chunk_times_ns),
+                         error_class=res.error_class)

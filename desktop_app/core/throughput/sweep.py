@@ -24,7 +24,6 @@ import contextlib
 import dataclasses
 import itertools
 import logging
-import math
 import random
 import time
 from collections.abc import Callable
@@ -38,7 +37,7 @@ from desktop_app.core.endpoint.limits import clean_text
 from desktop_app.core.endpoint.discovery import choose_model, discover
 from desktop_app.core.endpoint.server_settings import stored_settings
 from desktop_app.core.endpoint.types import EndpointInfo, MetricSample, StreamResult
-from desktop_app.core.metrics import RequestTiming, request_metrics, summarize_cell
+from desktop_app.core.metrics import RequestTiming, distribution, request_metrics, summarize_cell
 from desktop_app.core.parsing import InputError
 from desktop_app.core.redact import redact_text
 from desktop_app.core.runs import default_name
@@ -648,6 +647,11 @@ class _CellTally:
             run_id=self.result.run_id))
 
     def record(self, i: int, res: StreamResult) -> None:
+        """The streams' callback: `keep`."""
+        self.keep(i, res)
+
+    def keep(self, i: int, res: StreamResult) -> RequestRecord:
+        """Store request `i`'s result and count it; its RequestRecord (TTFT as every view's)."""
         run, result = self.run, self.result
         target = self.targets[i] if i < len(self.targets) else self.spec.input_tokens
         res = held_to_prompt(res, target)
@@ -671,6 +675,7 @@ class _CellTally:
             run.writer.add_request(_store_row(run, result.run_id, self.cell_id, i, False,
                                               target, res, timing))
         self.progress(timing)
+        return result.requests[-1]
 
     def on_sample(self, sample: MetricSample) -> None:
         self.samples.append(sample)
@@ -796,9 +801,8 @@ async def _send_sessions(run: _Run, client, info: EndpointInfo, prompts: PromptF
                                 spec.output_tokens, cacheable=True)
             res = await run.stream(client, body, deadline=deadline)
             sent += 1
-            tally.record(s * turns + k, res)
-            ttft = None if res.first_token_ns is None else (res.first_token_ns - res.sent_ns) / 1e9
-            tally.turn_rows.append((k + 1, ttft, res.prompt_tokens, res.cached_tokens))
+            kept = tally.keep(s * turns + k, res)
+            tally.turn_rows.append((k + 1, kept.ttft_s, res.prompt_tokens, res.cached_tokens))
             if res.error_class is not None:
                 return
             history.append({"role": "assistant", "content": res.text})
@@ -817,13 +821,13 @@ def turn_figures(rows: list[tuple[int, float | None, int | None, int | None]], t
     out = []
     for turn in range(1, turns + 1):
         mine = [r for r in rows if r[0] == turn]
-        ttfts = sorted(r[1] for r in mine if r[1] is not None)
+        ttft = distribution(r[1] for r in mine if r[1] is not None)
         prompts = [r[2] for r in mine if r[2] is not None]
         cached = [(r[3], r[2]) for r in mine if r[3] is not None and r[2]]
         out.append({
             "turn": turn, "n": len(mine),
-            "ttft_p50_s": ttfts[(len(ttfts) - 1) // 2] if ttfts else None,
-            "ttft_mean_s": sum(ttfts) / len(ttfts) if ttfts else None,
+            "ttft_p50_s": ttft.p50 if ttft else None,
+            "ttft_mean_s": ttft.mean if ttft else None,
             "prompt_tokens_mean": sum(prompts) / len(prompts) if prompts else None,
             "cached_share": (sum(c for c, _ in cached) / sum(p for _, p in cached)
                              if cached else None)})
@@ -916,16 +920,12 @@ def cell_summary_json(cell: CellResult) -> dict:
 
 
 def lateness_summary(lateness: list[float]) -> dict[str, float]:
-    """How late a scheduled cell's sends started (seconds): mean, p50, p99, max and n."""
-    if not lateness:
+    """How late a scheduled cell's sends started (seconds): mean, p50, p99, max and n, as
+    `metrics.distribution` computes every figure's."""
+    d = distribution(lateness)
+    if d is None:
         return {"n": 0}
-    ordered = sorted(lateness)
-
-    def pct(p: float) -> float:
-        return ordered[min(len(ordered) - 1, max(0, math.ceil(p * len(ordered)) - 1))]
-
-    return {"n": len(ordered), "mean": sum(ordered) / len(ordered), "p50": pct(0.5),
-            "p99": pct(0.99), "max": ordered[-1]}
+    return {"n": d.n, "mean": d.mean, "p50": d.p50, "p99": d.p99, "max": d.max}
 
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from desktop_app.core.endpoint.limits import loads_limited
-from desktop_app.core.files import LocalFileError, read_bounded
+from desktop_app.core.files import read_text
 from desktop_app.core.parsing import InputError, Phrase
 
 Format = Literal["sharegpt", "jsonl", "mooncake"]
@@ -168,15 +168,7 @@ def load_workload(path: Path | str, field_name: str = "--workload", *,
     `field_name` when the file cannot be read, is in no known format or holds no usable
     record; a bad record is left out (`Workload.skipped`) and the rest loads."""
     shown = str(path)
-    try:
-        data = read_bounded(path, MAX_FILE_BYTES, what="a workload file")
-    except LocalFileError as exc:
-        raise InputError(field_name, code="qs_file", path=shown, problem=exc.phrase()) from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(field_name, code="lengths_file_not_utf8", path=shown,
-                         offset=exc.start) from None
+    data, text = read_text(path, MAX_FILE_BYTES, field_name, what="a workload file")
     digest = hashlib.sha256(data).hexdigest()[:16]
     reader = _Reader(max_records)
     if text.lstrip().startswith("["):
@@ -204,11 +196,10 @@ class _Reader:
         if len(self.skipped) < MAX_SKIPPED_KEPT:
             self.skipped.append(Skipped(line, code, params))
 
-    def full(self, field_name: str) -> bool:
+    def check_room(self, field_name: str) -> None:
         if len(self.records) >= self.max_records:
             raise InputError(field_name, code="too_many_values", n=len(self.records) + 1,
                              high=self.max_records)
-        return False
 
     # ---- ShareGPT
 
@@ -226,7 +217,7 @@ class _Reader:
             if len(prompt) > MAX_PROMPT_CHARS:
                 self.skip(number, "too_long", chars=len(prompt), high=MAX_PROMPT_CHARS)
                 continue
-            self.full(field_name)
+            self.check_room(field_name)
             self.records.append(WorkloadRecord(number, prompt=prompt,
                                                output_chars=len(reply)))
 
@@ -254,7 +245,7 @@ class _Reader:
             if isinstance(record, Skipped):
                 self.skip(record.line, record.code, **record.params)
                 continue
-            self.full(field_name)
+            self.check_room(field_name)
             self.records.append(record)
         if fmt is None:
             raise InputError(field_name, code="workload_unknown", path=shown)

@@ -173,7 +173,7 @@ def form_from_config(config, current: SweepForm) -> SweepForm | None:
     return dataclasses.replace(current, **changes)
 
 
-def _default_output(text: str) -> int:
+def default_output(text: str) -> int:
     """The output length a workload record that names none gets: the form's first one."""
     try:
         return parse_int_list(text, "output tokens")[0]
@@ -217,7 +217,7 @@ def _parse_fields(form: SweepForm) -> tuple[dict, dict[str, str]]:
         elif isinstance(read, InputError):
             errors["workload"] = input_error_text(read, report_language())
         else:
-            values["workload"] = read.ref(_default_output(form.output_tokens))
+            values["workload"] = read.ref(default_output(form.output_tokens))
             if form.on_schedule and not read.timed:
                 errors["workload"] = input_error_text(InputError(
                     "workload", code="workload_untimed", path=read.name), report_language())

@@ -46,6 +46,7 @@ from desktop_app.gui.context import ActiveEndpoint, AppContext
 from desktop_app.gui.controllers.throughput import (
     SweepForm,
     cached_workload,
+    default_output,
     read_workload,
     ThroughputController,
     WhatifController,
@@ -117,11 +118,7 @@ def _bars(counts: list[int]) -> str:
 def workload_preview_text(workload: Workload, output_text: str) -> str:
     """What a workload holds, as its preview says it: records, the lengths' histograms (a
     text's estimated), what was left out, its duration and prefix reuse."""
-    try:
-        default = int(output_text.split(",")[0].strip() or 128)
-    except ValueError:
-        default = 128
-    s = summarize(workload, default)
+    s = summarize(workload, default_output(output_text))
     lines = [translate("ThroughputPage", "{label}: {n} records").format(
         label=workload.label, n=f"{s.records:,}")]
     for axis, values, name in (("input", s.input_tokens, translate("ThroughputPage", "prompts")),
