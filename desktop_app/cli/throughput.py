@@ -286,14 +286,10 @@ async def _replay(args: argparse.Namespace, base_url: str) -> int:
     """`--replay-eval RUN_ID`: the run's recorded conversations sent again at each of
     `--sessions`, a line per number of agents (and --json)."""
     from desktop_app.cli.common import open_results_store
-    from desktop_app.core.endpoint.client import make_client
-    from desktop_app.core.endpoint.discovery import choose_model, discover
-    from desktop_app.core.endpoint.types import EndpointConfig
     from desktop_app.core.parsing import parse_int_list
     from desktop_app.core.sqleval.records import recorded_tasks
     from desktop_app.core.store import StoreError
-    from desktop_app.core.throughput.replay import MAX_AGENTS, replay
-    from desktop_app.report.cli_words import cli_text
+    from desktop_app.core.throughput.replay import MAX_AGENTS
     from desktop_app.report.errors import error_text
 
     lang = words_lang(args)
@@ -305,10 +301,22 @@ async def _replay(args: argparse.Namespace, base_url: str) -> int:
                 raise cli_error("--replay-eval", "not_sql_run", run=args.replay_eval)
             tasks = recorded_tasks(store, args.replay_eval)
             model = _capacity_model(store, args) if args.beside_sweep is not None else None
+            if not tasks:
+                raise cli_error("--replay-eval", "no_recorded_tasks", run=args.replay_eval)
+            return await _replay_into(args, base_url, lang, store, tasks, sessions, model)
     except StoreError as exc:
         raise InputError("--replay-eval", code="said", text=error_text(exc, lang)) from None
-    if not tasks:
-        raise cli_error("--replay-eval", "no_recorded_tasks", run=args.replay_eval)
+
+
+async def _replay_into(args: argparse.Namespace, base_url: str, lang: str, store, tasks,
+                       sessions: list[int], model) -> int:
+    """The replay itself, stored in `store` as a run of kind "replay"."""
+    from desktop_app.core.endpoint.client import make_client
+    from desktop_app.core.endpoint.discovery import choose_model, discover
+    from desktop_app.core.endpoint.types import EndpointConfig
+    from desktop_app.core.throughput.replay import replay
+    from desktop_app.report.cli_words import cli_text
+
     api_key = api_key_from_env(args)
     endpoint = EndpointConfig(checked_base_url(base_url, api_key, lang), model=args.model or "",
                               api_key=api_key, verify_tls=not args.insecure,
@@ -325,8 +333,11 @@ async def _replay(args: argparse.Namespace, base_url: str) -> int:
         def num(value, scale=1.0, spec=".0f"):
             return "-" if value is None else format(value * scale, spec)
 
+        tph = point.tasks_per_hour
         print(cli_text(lang, "run", "replay_line", sessions=point.sessions, tasks=point.tasks,
-                       wall=f"{point.wall_s:.1f}", tph=num(point.tasks_per_hour, spec=",.0f"),
+                       wall=f"{point.wall_s:.1f}", tph=num(tph and tph.value, spec=",.0f"),
+                       low=num(tph and tph.low, spec=",.0f"),
+                       high=num(tph and tph.high, spec=",.0f"),
                        ttft=num(point.step_ttft_p50_s, 1000), task=num(point.task_s_mean,
                                                                      spec=".2f"),
                        failed=point.failed), flush=True)
@@ -342,17 +353,19 @@ async def _replay(args: argparse.Namespace, base_url: str) -> int:
                 print(cli_text(lang, "run", "replay_no_figure", sessions=point.sessions,
                                run=args.beside_sweep, why=why), flush=True)
             else:
-                ratio = (f"{100 * point.tasks_per_hour / at.tasks_per_hour:.0f}"
-                         if point.tasks_per_hour else "-")
+                ratio = f"{100 * tph.value / at.tasks_per_hour:.0f}" if tph else "-"
                 print(cli_text(lang, "run", "replay_model", tph=f"{at.tasks_per_hour:,.0f}",
                                sessions=point.sessions, run=args.beside_sweep, share=ratio),
                       flush=True)
 
-    points = await replay(endpoint, info, tasks, sessions, on_point=said)
+    result = await replay(endpoint, info, tasks, sessions, on_point=said, store=store,
+                          sql_run=args.replay_eval, beside_sweep=args.beside_sweep)
+    print(cli_text(lang, "run", "replay_stored", run=result.run_id), file=sys.stderr)
     if args.json:
         doc = {"format": "throughline-replay", "run_id": args.replay_eval,
+               "replay_run_id": result.run_id,
                "model": endpoint.model, "engine": info.engine, "tasks": len(tasks),
-               "points": [p.to_json() for p in points],
+               "points": [p.to_json() for p in result.points],
                "capacity_model": None if model is None else {
                    "sweep_run_id": args.beside_sweep,
                    "tasks_per_hour": {p.concurrency: p.tasks_per_hour for p in model.points}}}

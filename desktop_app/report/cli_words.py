@@ -24,8 +24,11 @@ RUN = {
                          "outputs about {output:,} on average (estimated from the file)",
         "workload_skipped": "{n:,} record(s) of the file left out; the first: {first}",
         "replay_head": "Replaying {n} recorded tasks of run {run} ({steps} model calls) on {model}",
-        "replay_line": "{sessions} agent(s): {tasks} tasks in {wall} s = {tph} tasks per hour; "
-                       "step TTFT p50 {ttft} ms; a task {task} s on average; {failed} failed",
+        "replay_line": "{sessions} agent(s): {tasks} tasks in {wall} s; {tph} tasks per hour "
+                       "[{low}-{high}]; step TTFT p50 {ttft} ms; a task {task} s on average; "
+                       "{failed} failed",
+        "replay_stored": "Stored as run {run} (kind replay); a comparison of sweep and SQL run "
+                         "sets it beside the capacity model",
         "replay_model": "  the capacity model from sweep {run}: {tph} tasks per hour at "
                         "{sessions} concurrent (measured: {share} % of it)",
         "replay_no_model": "  the capacity model from sweep {run}: that sweep measured no "
@@ -71,8 +74,9 @@ RUN = {
                          "（按文件估算）",
         "workload_skipped": "文件中有 {n:,} 条记录被跳过；第一条：{first}",
         "replay_head": "在 {model} 上回放运行 {run} 记录的 {n} 个任务（{steps} 次模型调用）",
-        "replay_line": "{sessions} 个智能体：{wall} 秒完成 {tasks} 个任务 = 每小时 {tph} 个任务；每步 TTFT "
-                       "p50 {ttft} 毫秒；平均每个任务 {task} 秒；失败 {failed} 个",
+        "replay_line": "{sessions} 个智能体：{wall} 秒完成 {tasks} 个任务；每小时 {tph} 个任务"
+                       "［{low}-{high}］；每步 TTFT p50 {ttft} 毫秒；平均每个任务 {task} 秒；失败 {failed} 个",
+        "replay_stored": "已保存为运行 {run}（回放）；对比扫描与 SQL 运行时会把它列在容量模型旁",
         "replay_model": "  由扫描 {run} 得到的容量模型：并发 {sessions} 时每小时 {tph} 个任务（实测为其 {share} %）",
         "replay_no_model": "  由扫描 {run} 得到的容量模型：该扫描没有测并发 {sessions}",
         "replay_no_figure": "  由扫描 {run} 得到的容量模型：并发 {sessions} 时没有数值（{why}）",

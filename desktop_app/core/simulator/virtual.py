@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -181,3 +181,50 @@ def simulate_open_loop(
     reqs = [SimRequest(f"req-{i}", input_tokens, output_tokens) for i in range(requests)]
     records = _run(profile, [(float(t), r) for t, r in zip(times, reqs)], lambda r, t: [])
     return [records[r.rid].timing() for r in reqs]
+
+
+def simulate_agents(
+    profile: Profile,
+    tasks: Sequence[Sequence[tuple[int, int]]],
+    gaps_s: Sequence[float],
+    agents: int,
+) -> list[float]:
+    """`agents` agents working through `tasks` in virtual time, as `throughput.replay` sends
+    them: task i is its steps (prompt tokens, output tokens), each sent `gaps_s[i]` seconds
+    after the previous step's last token (the recorded tool and harness time); an agent starts
+    the next task not yet taken the moment its task's last step finished. Returns each task's
+    seconds, from its first send to its last token, in task order."""
+    if agents < 1 or len(gaps_s) != len(tasks) or any(not t for t in tasks):
+        raise ValueError(f"need agents >= 1 and a gap and at least one step per task "
+                         f"(got {agents} agents, {len(tasks)} tasks, {len(gaps_s)} gaps)")
+    for steps in tasks:
+        for prompt, output in steps:
+            _check(profile, prompt, output)
+    started: dict[int, float] = {}
+    ended: dict[int, float] = {}
+    where: dict[str, tuple[int, int]] = {}  # request id -> (task, step)
+    taken = itertools.count()
+
+    def request(task: int, step: int) -> SimRequest:
+        rid = f"t{task}-s{step}"
+        where[rid] = (task, step)
+        prompt, output = tasks[task][step]
+        return SimRequest(rid, prompt, output)
+
+    def start(t: float) -> list[tuple[float, SimRequest]]:
+        task = next(taken)
+        if task >= len(tasks):
+            return []
+        started[task] = t
+        return [(t, request(task, 0))]
+
+    def on_finish(req: SimRequest, t: float) -> list[tuple[float, SimRequest]]:
+        task, step = where[req.rid]
+        if step + 1 < len(tasks[task]):
+            return [(t + max(0.0, gaps_s[task]), request(task, step + 1))]
+        ended[task] = t
+        return start(t)
+
+    first = [sent for _ in range(min(agents, len(tasks))) for sent in start(0.0)]
+    _run(profile, first, on_finish)
+    return [ended[i] - started[i] for i in range(len(tasks))]

@@ -344,11 +344,13 @@ def step_rows(store: Store, question_row_id: int) -> list[dict[str, Any]]:
 class RecordedStep:
     """One model call of a stored agent loop as it can be sent again: the messages added before
     it (the previous reply, tool results, the harness's notes; the whole start at step 0), the
-    tokens its reply had and its latency (s)."""
+    tokens its reply had, its latency (s) and the prompt tokens the server counted for it (0 when
+    it reported none)."""
 
     new_messages: tuple[dict, ...]
     completion_tokens: int
     latency_s: float
+    prompt_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -384,7 +386,8 @@ def recorded_tasks(store: Store, run_id: int) -> tuple[RecordedTask, ...]:
                                   for m in new):
                 break
             steps.append(RecordedStep(tuple(new), max(1, int(step.get("completion_tokens") or 1)),
-                                      max(0.0, float(step.get("latency_s") or 0.0))))
+                                      max(0.0, float(step.get("latency_s") or 0.0)),
+                                      max(0, int(step.get("prompt_tokens") or 0))))
         if steps:
             seconds = row.get("seconds")
             tasks.append(RecordedTask(str(row["question_id"]), int(row.get("epoch") or 0),
