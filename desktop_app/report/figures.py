@@ -134,8 +134,15 @@ def capacity_figure(comp: Comparison, lang: str) -> Figure | None:
             if pts:
                 series.append(Series(f"{cap.label} {judge_name(lang, judge)}", pts,
                                      _color(k), style=j))
+        measured = tuple((p.concurrency, e.value) for p in cap.points
+                         if (e := cap.measured_correct_per_hour(p)) is not None)
+        if measured:  # beside the model: what a replay of the conversations measured
+            series.append(Series(text(lang, "chart_measured", label=cap.label,
+                                      judge=judge_name(lang, "strict")), measured,
+                                 _color(k), style=2))
     if not series:
         return None
-    title = text(lang, "chart_capacity")
+    title = text(lang, "chart_capacity_measured" if any(x.style == 2 for x in series)
+                 else "chart_capacity")
     return title, line_chart(title, text(lang, "axis_concurrency"), text(lang, "axis_per_hour"),
                              series, FONT_FAMILIES[lang], log_x=False)

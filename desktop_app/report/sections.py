@@ -142,12 +142,15 @@ def _capacity_verdicts(comp: Comparison, lang: str) -> str:
     for v in comp.verdicts:
         items = []
         for i, f in enumerate(v.figures):
-            shown = escape(f"{caps[i].label} " + (_criterion_figure(lang, v.criterion, f)
+            shown = escape(f"{caps[i].label} " + (_criterion_figure(lang, v.criterion, f, v, i)
                                                    if f is not None else _t(lang, "na")))
             items.append(f"<b>{shown}</b>" if i == v.winner else shown)
         out.append(f"<li><b>{_t(lang, 'crit_' + v.criterion)}</b>{_t(lang, 'colon')}"
                    f"{text(lang, 'list_sep').join(items)}</li>")
-    out.append(f'</ul><p style="font-size:8pt;color:#444">{_t(lang, "sum_capacity_note")}</p>')
+    out.append(f'</ul><p style="font-size:8pt;color:#444">{_t(lang, "sum_capacity_note")}')
+    if any(v.source == "measured" for v in comp.verdicts):
+        out.append(" " + _t(lang, "sum_capacity_measured"))
+    out.append("</p>")
     return "\n".join(out)
 
 
@@ -390,30 +393,33 @@ def capacity(comp: Comparison, lang: str, add_image: AddImage) -> str:
                                 strict=rates.get("strict", text(lang, "na")),
                                 tolerant=rates.get("tolerant", text(lang, "na"))) + "</li>")
     out.append("</ul>")
+    measured = any(p.measured is not None for cap in comp.capacities for p in cap.points)
     out.append(_TABLE + _head([_t(lang, "col_config"), _t(lang, "col_concurrency"),
                                _t(lang, "col_s_task"), _t(lang, "col_tasks_h"),
                                _t(lang, "col_correct_h", judge=judge_name(lang, "strict")),
                                _t(lang, "col_correct_h",
                                   judge=judge_name(lang, "tolerant")),
-                               _t(lang, "col_extrap")]))
+                               _t(lang, "col_extrap")]
+                              + ([_t(lang, "col_measured_h")] if measured else [])))
     i = 0
     for cap in comp.capacities:
         for p in cap.points:
+            extra = [_measured_cell(lang, p.measured)] if measured else []
             if p.seconds_per_task is None:
                 bg = ' bgcolor="#f7f7f7"' if i % 2 == 1 else ""
                 out.append(f'<tr{bg}><td>{escape(cap.label)}</td><td>{p.concurrency}</td>'
                            f'<td colspan="5" style="color:#888">{_t(lang, "na")}'
-                           f'{_t(lang, "colon")}{_capacity_reason(lang, p)}</td></tr>')
+                           f'{_t(lang, "colon")}{_capacity_reason(lang, p)}</td>'
+                           + "".join(f"<td>{c}</td>" for c in extra) + "</tr>")
                 i += 1
                 continue
-            else:
-                cells = [escape(cap.label), str(p.concurrency), secs(p.seconds_per_task),
-                         num(p.tasks_per_hour),
-                         num(p.correct_per_hour["strict"]) if "strict" in p.correct_per_hour
-                         else _t(lang, "na"),
-                         num(p.correct_per_hour["tolerant"])
-                         if "tolerant" in p.correct_per_hour else _t(lang, "na"),
-                         pct(p.extrapolated_share)]
+            cells = [escape(cap.label), str(p.concurrency), secs(p.seconds_per_task),
+                     num(p.tasks_per_hour),
+                     num(p.correct_per_hour["strict"]) if "strict" in p.correct_per_hour
+                     else _t(lang, "na"),
+                     num(p.correct_per_hour["tolerant"])
+                     if "tolerant" in p.correct_per_hour else _t(lang, "na"),
+                     pct(p.extrapolated_share)] + extra
             out.append(_row(cells, i % 2 == 1))
             i += 1
     out.append("</table>")
@@ -426,6 +432,9 @@ def capacity(comp: Comparison, lang: str, add_image: AddImage) -> str:
                    f"{escape(_criterion_text(lang, comp, v))}</li>")
     out.append("</ul>")
     out.append(f'<p style="font-size:8pt;color:#444">{_t(lang, "capacity_model_text")}</p>')
+    if measured:
+        out.append(f'<p style="font-size:8pt;color:#444">{_t(lang, "capacity_measured_text")}'
+                   '</p>')
     judges = in_judge_order(c.judge for cap in comp.capacities for c in cap.costs)
     out.append(f'<h3>{_t(lang, "cost")}</h3><p>{_t(lang, "cost_intro")}</p>' + _TABLE + _head(
         [_t(lang, "col_config"), _t(lang, "col_tier")] +
@@ -458,7 +467,18 @@ def _capacity_reason(lang: str, point) -> str:
     return _t(lang, key) if key in _keys() else escape(point.reason or "")
 
 
-def _criterion_figure(lang: str, criterion: str, f: float) -> str:
+def _measured_cell(lang: str, est) -> str:
+    if est is None:
+        return _t(lang, "na")
+    return _t(lang, "measured_cell", v=num(est.value), low=num(est.low), high=num(est.high))
+
+
+def _criterion_figure(lang: str, criterion: str, f: float, v=None, i: int | None = None
+                      ) -> str:
+    if v is not None and v.source == "measured" and i is not None and v.estimates[i]:
+        e = v.estimates[i]
+        return text(lang, "fig_per_hour_measured", v=num(e.value), low=num(e.low),
+                    high=num(e.high), n=v.sessions[i])
     if criterion == "users_dont_wait":
         return text(lang, "fig_s_task", v=secs(f))
     if criterion == "answers_usable":
@@ -469,20 +489,20 @@ def _criterion_figure(lang: str, criterion: str, f: float) -> str:
 def _criterion_text(lang: str, comp: Comparison, v) -> str:
     caps = comp.capacities
 
-    def fig(f: float) -> str:
-        return _criterion_figure(lang, v.criterion, f)
+    def fig(i: int) -> str:
+        return _criterion_figure(lang, v.criterion, v.figures[i], v, i)
 
     have = [i for i, f in enumerate(v.figures) if f is not None]
     if v.winner is None and len(have) > 1:  # a tie, or closer than the model can tell
         return text(lang, "crit_even", figs=text(lang, "list_sep").join(
-            f"{caps[i].label} {fig(v.figures[i])}" for i in have))
+            f"{caps[i].label} {fig(i)}" for i in have))
     if v.winner is None:
         return text(lang, "crit_none")
     if len(have) == 1:
-        return text(lang, "crit_only", w=caps[v.winner].label, fig=fig(v.figures[v.winner]))
-    rest = "; ".join(f"{caps[i].label} {fig(v.figures[i])}" for i in have if i != v.winner)
-    return text(lang, "crit_win", w=caps[v.winner].label, fig=fig(v.figures[v.winner]),
-                rest=f" ({rest})")
+        return text(lang, "crit_only", w=caps[v.winner].label, fig=fig(v.winner))
+    rest = "; ".join(f"{caps[i].label} {fig(i)}" for i in have if i != v.winner)
+    key = "crit_win_measured" if v.source == "measured" else "crit_win"
+    return text(lang, key, w=caps[v.winner].label, fig=fig(v.winner), rest=f" ({rest})")
 
 
 # --------------------------------------------------------------------------- charts, findings

@@ -136,6 +136,23 @@ EN = {
     "profile": "{label}: {steps:.1f} steps per question, {p:,.0f} prompt + {c:,.0f} completion "
                "tokens per step; pass rate strict {strict}, tolerant {tolerant}.",
     "col_config": "Configuration", "col_concurrency": "Concurrency",
+    "col_measured_h": "Tasks per hour measured (replay)",
+    "measured_cell": "{v} [{low}-{high}]",
+    "fig_per_hour_measured": "{v} strict-correct answers per hour measured by replay at {n} "
+                             "agents [{low}-{high}]",
+    "crit_win_measured": "best on the replayed figures, outside the noise: {w}, {fig}{rest}",
+    "cap_reason_not_swept": "the sweep did not measure this concurrency",
+    "capacity_measured_text": "Measured tasks per hour (replay): a SQL run's recorded "
+                              "conversations sent again by `throughline throughput "
+                              "--replay-eval RUN_ID --sessions N` as N concurrent agents, each "
+                              "step holding the recorded history and reply length and the "
+                              "recorded time between steps; tasks per hour = N x 3600 / the "
+                              "mean seconds per task, its 95 % interval a bootstrap over the "
+                              "tasks. Where every configuration was replayed, the most usable "
+                              "answers per hour is decided on these figures (tasks per hour x "
+                              "strict pass rate, the interval from both intervals' ends), and "
+                              "a winner is named only outside the noise.",
+    "kind_replay": "replay",
     "col_s_task": "Seconds per task", "col_tasks_h": "Tasks per hour",
     "col_correct_h": "Correct per hour ({judge})", "col_extrap": "Prompt tokens extrapolated",
     "cost": "Cost per correct answer",
@@ -179,6 +196,9 @@ EN = {
     "chart_pass_tier": "Pass rate by tier per judge",
     "chart_tokens_tier": "Mean tokens per question by tier (dark: prompt, light: completion)",
     "chart_capacity": "Correct answers per hour against concurrency (capacity model)",
+    "chart_measured": "{label} {judge}, measured (replay)",
+    "chart_capacity_measured": "Correct answers per hour against concurrency (capacity model; "
+                               "dots: measured by replay)",
     "diagnosis": "Diagnosis findings",
     "diagnosis_none": "Run {run}: nothing stands out.",
     "suggestion": "Suggestion",
@@ -311,6 +331,9 @@ EN = {
     "sum_missing_round": "Answers that omit the ROUND(x, n) their question asks for: {items}",
     "sum_missing_round_run": "{run} {n} of {total} judged",
     "list_sep": "; ",
+    "sum_capacity_measured": "Most usable answers per hour is decided on stored replays' "
+                             "measured figures and their 95 % intervals (the other criteria "
+                             "on the model).",
     "sum_capacity_note": "Capacity figures are modelled from the sweeps' means and carry no "
                          "interval: they rank the configurations, they are not tested against "
                          "noise.",
@@ -436,6 +459,18 @@ ZH = {
     "profile": "{label}：每题 {steps:.1f} 步，每步 {p:,.0f} 提示 + {c:,.0f} 生成 token；"
                "严格通过率 {strict}，容差通过率 {tolerant}。",
     "col_config": "配置", "col_concurrency": "并发数",
+    "col_measured_h": "实测每小时任务数（回放）",
+    "measured_cell": "{v}［{low}-{high}］",
+    "fig_per_hour_measured": "回放实测：{n} 个智能体时每小时 {v} 个严格正确答案［{low}-{high}］",
+    "crit_win_measured": "按回放实测且超出噪声的最优：{w}，{fig}{rest}",
+    "cap_reason_not_swept": "吞吐测试未测此并发",
+    "capacity_measured_text": "实测每小时任务数（回放）：用 `throughline throughput --replay-eval "
+                              "RUN_ID --sessions N` 把某次 SQL 评测记录的对话以 N 个并发智能体重新发送，"
+                              "每步带上记录的历史与回复长度，并保留记录的步间耗时；每小时任务数 = N × 3600 / "
+                              "每题平均秒数，其 95 % 区间由对任务的自助法（bootstrap）给出。每个配置都有回放时，"
+                              "“每小时可用答案最多”按这些数字判定（每小时任务数 × 严格通过率，区间取两者区间的端点），"
+                              "只有超出噪声才判定胜者。",
+    "kind_replay": "回放",
     "col_s_task": "每题耗时（秒）", "col_tasks_h": "每小时任务数",
     "col_correct_h": "每小时正确数（{judge}）", "col_extrap": "外推的提示 token 占比",
     "cost": "每个正确答案的成本",
@@ -476,6 +511,8 @@ ZH = {
     "chart_pass_tier": "各难度、各判定的通过率",
     "chart_tokens_tier": "各难度每题平均 token（深色：提示，浅色：生成）",
     "chart_capacity": "每小时正确答案数随并发变化（容量模型）",
+    "chart_measured": "{label} {judge}，实测（回放）",
+    "chart_capacity_measured": "每小时正确答案数随并发变化（容量模型；点线：回放实测）",
     "diagnosis": "诊断结论",
     "diagnosis_none": "运行 {run}：未发现明显问题。",
     "suggestion": "建议",
@@ -582,6 +619,7 @@ ZH = {
     "sum_missing_round": "遗漏了题目要求的 ROUND(x, n) 的答案：{items}",
     "sum_missing_round_run": "{run} 已判定 {total} 个中 {n} 个",
     "list_sep": "；",
+    "sum_capacity_measured": "“每小时可用答案最多”按保存的回放实测数字及其 95 % 区间判定（其余标准按模型）。",
     "sum_capacity_note": "容量数字由吞吐测试的均值模型推算，没有区间：只用于排序，未经噪声检验。",
     "grid": "按提示长度与并发的 Prefill、Decode 与 TTFT",
     "grid_intro": "每格为实测值：Prefill tok/s（单请求平均，含排队）及其相对同一提示长度单并发的变化，"

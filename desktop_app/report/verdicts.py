@@ -45,7 +45,15 @@ EN = {
     "scenarios": "Verdict per scenario",
     "sc_many_users": "Many concurrent users (TTFT, total throughput)",
     "sc_one_user": "One user's streaming speed (decode per request)",
-    "sc_structured_tasks": "Structured tasks (pass rate)",
+    "sc_structured_tasks": "Structured tasks (pass rate, tasks per hour measured by replay)",
+    "sf_tasks_per_hour": "tasks per hour (replay)",
+    "sw_tasks_per_hour": "{x} more tasks per hour (replay)",
+    "scf_wins_loads": "{by} at {k} of {n} numbers of agents",
+    "scf_wins_loads_one": "{by} at the one number of agents",
+    "to_tasks_per_hour_cost": "it finishes {x} fewer tasks per hour (replay)",
+    "to_tasks_per_hour_gain": "it finishes {x} more tasks per hour (replay)",
+    "row_replay_tasks_per_hour": "Tasks per hour measured by replay, {sessions} agents",
+    "unit_tasks/h": "tasks/h",
     "sc_ahead": "{w} is ahead: {what}",
     "sc_mixed": "mixed: {what}",
     "sc_even": "about even: no cell differs beyond the noise ({what})",
@@ -131,7 +139,15 @@ ZH = {
     "scenarios": "典型场景选择",
     "sc_many_users": "多用户并发（TTFT、总吞吐）",
     "sc_one_user": "单用户流式速度（单请求 Decode）",
-    "sc_structured_tasks": "结构化任务（通过率）",
+    "sc_structured_tasks": "结构化任务（通过率、回放实测的每小时任务数）",
+    "sf_tasks_per_hour": "每小时任务数（回放）",
+    "sw_tasks_per_hour": "每小时任务数多 {x}（回放）",
+    "scf_wins_loads": "{by}（{n} 种智能体数中 {k} 种）",
+    "scf_wins_loads_one": "{by}（唯一的智能体数）",
+    "to_tasks_per_hour_cost": "每小时完成的任务少 {x}（回放）",
+    "to_tasks_per_hour_gain": "每小时完成的任务多 {x}（回放）",
+    "row_replay_tasks_per_hour": "回放实测的每小时任务数，{sessions} 个智能体",
+    "unit_tasks/h": "任务/小时",
     "sc_ahead": "{w} 领先：{what}",
     "sc_mixed": "互有胜负：{what}",
     "sc_even": "大致持平：没有单元格的差距超出噪声（{what}）",
@@ -226,7 +242,7 @@ def _num(v: float) -> str:
 
 
 def _unit_word(unit: str, lang: str) -> str:
-    if unit in ("tokens", "steps"):
+    if unit in ("tokens", "steps", "tasks/h"):
         return _t(lang, f"unit_{unit}")
     return unit
 
@@ -473,10 +489,11 @@ def _scenario_figure(f, labels: Sequence[str], leader: int | None, lang: str) ->
             (a, b), _ = _scaled("fraction", [f.values[leader], max(
                 v for i, v in f.values.items() if i != leader)], lang)
             return f"{name} {_t(lang, 'vs', a=a + ' %', b=b + ' %')}"
-        return _t(lang, "scf_even", figure=name, n=1)
+        return _tn(lang, "scf_even", 1, figure=name)
     if leader is not None and f.wins.get(leader):
         by = _t(lang, f"sw_{f.key}", x=_magnitude(f.ratios, f.unit, False, lang))
-        return _tn(lang, "scf_wins", f.cells, by=by, k=f.wins[leader])
+        wins = "scf_wins_loads" if f.key == "tasks_per_hour" else "scf_wins"
+        return _tn(lang, wins, f.cells, by=by, k=f.wins[leader])
     if f.wins:
         items = [_tn(lang, "tally_wins", f.cells, w=labels[i], k=k)
                  for i, k in sorted(f.wins.items())]

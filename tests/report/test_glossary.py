@@ -69,7 +69,7 @@ def test_every_word_of_the_glossary_and_the_capacity_reasons_has_chinese():
         assert english_runs(f"{term('zh', key)} {strings.definition('zh', key)}") == [], key
     # Why a capacity point has no figures: a code per reason (core/compare/capacity.py).
     codes = set(re.findall(r'reason_code="(\w+)"', Path(capacity.__file__).read_text()))
-    assert codes == {"no_steps", "no_prefill", "no_decode", "no_time"}
+    assert codes == {"no_steps", "no_prefill", "no_decode", "no_time", "not_swept"}
     for code in codes:
         assert english_runs(strings.text("zh", f"cap_reason_{code}")) == [], code
         assert strings.text("en", f"cap_reason_{code}") != strings.text("zh", f"cap_reason_{code}")

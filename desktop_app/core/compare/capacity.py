@@ -24,17 +24,27 @@ and the sweep's output lengths differing from the agent's. Prefix caching is not
 sweep sends unique prompts), which pushes the other way for an agent whose each step re-sends the
 conversation so far. Steps whose prompt lies outside the measured lengths use the nearest one;
 `extrapolated_share` says how many prompt tokens that concerns.
+
+Measured beside modelled: when the same server has a stored replay (`throughput.replay`: a SQL
+run's conversations sent again as N concurrent agents, tools' time kept), `capacity(tp, sql,
+measured=replay)` sets its tasks per hour (same definition, A x 3,600 / mean task time, with a
+bootstrap interval over the tasks) beside the model's at each number of agents, and the
+"usable per hour" criterion is decided on the measured figures, on their noise, when every
+configuration has one (`measured_correct_per_hour`: tasks per hour times the strict pass rate,
+its interval from both intervals' ends).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Literal, cast
 
 from desktop_app.core.compare.load import SqlRun, StoredCell, ThroughputRun
 from desktop_app.core.sqleval.types import TIERS
-from desktop_app.core.stats import MIN_EFFECT
+from desktop_app.core.stats import MIN_EFFECT, Estimate, differ, wilson
+from desktop_app.core.throughput.replay import StoredReplay
 
 __all__ = ["CapacityPoint", "Cost", "Capacity", "CriterionVerdict", "pair_runs", "capacity",
            "capacity_verdicts", "cost_per_correct"]
@@ -45,7 +55,7 @@ class CapacityPoint:
     """The model at one concurrency: seconds per task, tasks per hour, correct answers per hour
     per judge; `reason` says why the figures are missing (None when present), in English, and
     `reason_code` the same as a code for other languages ("no_steps", "no_prefill",
-    "no_decode", "no_time")."""
+    "no_decode", "no_time", "not_swept")."""
 
     concurrency: int
     seconds_per_task: float | None
@@ -54,6 +64,7 @@ class CapacityPoint:
     extrapolated_share: float = 0.0
     reason: str | None = None
     reason_code: str | None = None
+    measured: Estimate | None = None  # tasks per hour a stored replay measured at this load
 
 
 @dataclass(frozen=True)
@@ -82,9 +93,22 @@ class Capacity:
     pass_rates: dict[str, float] = field(hash=False)
     points: tuple[CapacityPoint, ...] = ()
     costs: tuple[Cost, ...] = ()
+    replay_id: int | None = None  # the stored replay whose figures are `measured`
+    replayed_sql: int | None = None  # the SQL run whose conversations it replayed
+    strict_passed: tuple[int, int] | None = None  # (passed, judged) under the strict judge
 
     def point(self, concurrency: int) -> CapacityPoint | None:
         return next((p for p in self.points if p.concurrency == concurrency), None)
+
+    def measured_correct_per_hour(self, point: CapacityPoint) -> Estimate | None:
+        """Strict-correct answers per hour measured at `point`: the replay's tasks per hour
+        times the strict pass rate, the interval from both intervals' ends (Wilson's)."""
+        rate = wilson(*self.strict_passed) if self.strict_passed else None
+        if point.measured is None or rate is None:
+            return None
+        m = point.measured
+        return Estimate(m.value * rate.value, m.low * rate.low, m.high * rate.high, m.n,
+                        "bootstrap-ratio x wilson")
 
 
 Criterion = Literal["users_dont_wait", "answers_usable", "usable_per_hour"]
@@ -100,6 +124,11 @@ class CriterionVerdict:
     winner: int | None  # index into the capacities; None when none has the figure or they are even
     figures: tuple[float | None, ...]  # one per configuration, in the criterion's unit
     text: str
+    # "measured": decided on stored replays' figures and their intervals (`estimates`, at
+    # `sessions` agents per configuration); "model": on the capacity model's.
+    source: Literal["model", "measured"] = "model"
+    estimates: tuple[Estimate | None, ...] = ()
+    sessions: tuple[int | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -217,18 +246,33 @@ def _pass_rates(sql: SqlRun) -> dict[str, float]:
     return {j: r for j in sql.judges if (r := sql.pass_rate(j)) is not None}
 
 
-def capacity(tp: ThroughputRun, sql: SqlRun) -> Capacity:
-    """The capacity model (module doc) for one throughput run and one SQL run. Pure."""
+def capacity(tp: ThroughputRun, sql: SqlRun, measured: StoredReplay | None = None) -> Capacity:
+    """The capacity model (module doc) for one throughput run and one SQL run, with a stored
+    replay's figures beside it at each number of agents it ran (a load the sweep did not
+    measure gets a point of its own, reason "not_swept"). Pure."""
     steps = [s for q in sql.questions for s in q.steps]
     n_q = len(sql.questions)
+    points = [_point(tp, sql, c) for c in tp.concurrencies()]
+    if measured is not None:
+        swept = {p.concurrency for p in points}
+        points += [CapacityPoint(r.sessions, None, None, reason="the sweep did not measure "
+                                 "this concurrency", reason_code="not_swept")
+                   for r in measured.points if r.sessions not in swept]
+        points = sorted((dataclasses.replace(p, measured=r.tasks_per_hour)
+                         if (r := measured.point(p.concurrency)) is not None else p
+                         for p in points), key=lambda p: p.concurrency)
+    strict = sql.pass_count("strict")
     return Capacity(
         tp.info.id, sql.info.id, f"#{tp.info.id} + #{sql.info.id}",
         steps_per_question=fmean(q.step_count for q in sql.questions) if n_q else 0.0,
         prompt_tokens_per_step=fmean(s.prompt_tokens for s in steps) if steps else 0.0,
         completion_tokens_per_step=fmean(s.completion_tokens for s in steps) if steps else 0.0,
         pass_rates=_pass_rates(sql),
-        points=tuple(_point(tp, sql, c) for c in tp.concurrencies()),
-        costs=cost_per_correct(sql))
+        points=tuple(points),
+        costs=cost_per_correct(sql),
+        replay_id=None if measured is None else measured.info.id,
+        replayed_sql=None if measured is None else measured.sql_run,
+        strict_passed=(strict.passed, strict.judged) if strict.judged else None)
 
 
 def _pick(caps: list[Capacity], figures: list[float | None], higher: bool) -> int | None:
@@ -264,7 +308,20 @@ def capacity_verdicts(caps: list[Capacity]) -> list[CriterionVerdict]:
         ("answers_usable", strict, True, lambda f: f"{f * 100:.0f} % strict pass rate"),
         ("usable_per_hour", hourly, True, lambda f: f"{f:,.0f} strict-correct answers/hour"),
     ):
+        source = "model"
+        estimates: tuple[Estimate | None, ...] = ()
+        at: tuple[int | None, ...] = ()
+        if criterion == "usable_per_hour" and (best := _measured_best(caps)) is not None:
+            source, (estimates, at) = "measured", best
+            figures = [None if m is None else m.value for m in estimates]
+        if source == "measured":
+            say = lambda f: f"{f:,.0f} strict-correct answers/hour measured by replay"  # noqa: E731
         w = _pick(caps, figures, higher)
+        if w is not None and source == "measured" and len(caps) > 1:
+            # Measured figures have noise: a winner only outside every other's interval.
+            won = estimates[w]
+            w = w if won is not None and all(m is not None and differ(won, m)
+                                             for i, m in enumerate(estimates) if i != w) else None
         if w is None and sum(f is not None for f in figures) > 1:
             text = "about even: " + "; ".join(f"{caps[i].label} {say(f)}"
                                              for i, f in enumerate(figures) if f is not None)
@@ -276,5 +333,27 @@ def capacity_verdicts(caps: list[Capacity]) -> list[CriterionVerdict]:
             rest = "; ".join(f"{caps[i].label} {say(f)}" for i, f in enumerate(figures)
                              if f is not None and i != w)
             text = f"{caps[w].label} wins with {say(figures[w])} (vs {rest})"
-        out.append(CriterionVerdict(cast(Criterion, criterion), w, tuple(figures), text))
+        out.append(CriterionVerdict(cast(Criterion, criterion), w, tuple(figures), text,
+                                    cast(Literal["model", "measured"], source), estimates, at))
     return out
+
+
+def _measured_best(caps: list[Capacity]
+                   ) -> tuple[tuple[Estimate | None, ...], tuple[int | None, ...]] | None:
+    """Per configuration, its most strict-correct answers per hour measured by replay, over
+    the numbers of agents every configuration replayed; None unless each has some."""
+    common = None
+    for c in caps:
+        have = {p.concurrency for p in c.points if c.measured_correct_per_hour(p) is not None}
+        common = have if common is None else common & have
+    if not common:
+        return None
+    estimates: list[Estimate | None] = []
+    sessions: list[int | None] = []
+    for c in caps:
+        options = [(e, p.concurrency) for p in c.points if p.concurrency in common
+                   and (e := c.measured_correct_per_hour(p)) is not None]
+        e, n = max(options, key=lambda en: en[0].value)
+        estimates.append(e)
+        sessions.append(n)
+    return tuple(estimates), tuple(sessions)

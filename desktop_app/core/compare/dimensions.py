@@ -585,3 +585,29 @@ def dimension_rows(runs: Sequence[ThroughputRun | SqlRun]) -> list[DimensionRow]
     bootstrap is seeded from the data)."""
     runs = list(runs)
     return _throughput_rows(runs) + _sql_rows(runs)
+
+
+def replay_rows(runs: Sequence[ThroughputRun | SqlRun], measured: Sequence) -> list[DimensionRow]:
+    """Tasks per hour measured by replay (`throughput.replay`), a row per number of agents
+    that at least one sweep's server was replayed at: each sweep's value is its server's
+    replay (`measured[i]`: the StoredReplay of sweep i in the order the sweeps come in `runs`,
+    or None), its interval the bootstrap over the tasks; decided as the other rows (outside
+    both intervals and at least MIN_EFFECT apart). `params`: sessions, and the SQL runs whose
+    conversations were replayed (`sql_runs`; one id when every server replayed the same)."""
+    sweeps = [i for i, r in enumerate(runs) if isinstance(r, ThroughputRun)]
+    by_run = dict(zip(sweeps, measured))
+    sessions = sorted({p.sessions for r in measured if r is not None for p in r.points})
+    rows = []
+    for n in sessions:
+        values = []
+        for i in range(len(runs)):
+            point = by_run[i].point(n) if by_run.get(i) is not None else None
+            est = point.tasks_per_hour if point is not None else None
+            values.append(DimValue(est.value, est, detail={"replay": by_run[i].info.id})
+                          if est is not None else DimValue())
+        sql_runs = sorted({r.sql_run for r in measured if r is not None and r.point(n)})
+        rows.append(DimensionRow("replay_tasks_per_hour", "tasks/h", tuple(values),
+                                 _decide(values, "higher"),
+                                 {"sessions": n, "sql_runs": sql_runs}, "higher",
+                                 "throughput", "system"))
+    return rows

@@ -9,7 +9,9 @@ The scenarios and the rows they weigh (each row already decided per cell on its 
   1 concurrent;
 * "one_user" (one user's streaming speed): decode tok/s per request, in every cell;
 * "structured_tasks" (agentic tasks): the strict pass rate (or the first judge run), decided
-  by its McNemar or Wilson test.
+  by its McNemar or Wilson test, and the tasks per hour a stored replay measured at each
+  number of agents (`replay_tasks_per_hour` rows, decided on their bootstrap intervals): the
+  measured figure, never the capacity model's, which has no noise to decide on.
 
 A run is "ahead" in a scenario when it wins at least one of the scenario's cells and no other
 run wins any; "mixed" when two runs each win some; "even" when cells were decided and none was
@@ -29,7 +31,9 @@ __all__ = ["SCENARIOS", "Scenario", "ScenarioFigure", "TradeOff", "scenarios", "
 
 SCENARIOS = ("many_users", "one_user", "structured_tasks")
 _FIGURES = {"many_users": ("ttft", "output_tps"), "one_user": ("decode",),
-            "structured_tasks": ("pass_rate",)}
+            "structured_tasks": ("pass_rate", "tasks_per_hour")}
+# A scenario figure read from rows of another key.
+_ROW_KEYS = {"tasks_per_hour": "replay_tasks_per_hour"}
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,9 @@ class TradeOff:
 
 
 def _cell_rows(rows: Sequence[DimensionRow], key: str, scenario: str) -> list[DimensionRow]:
+    if key in _ROW_KEYS:
+        return [r for r in rows if r.key == _ROW_KEYS[key]
+                and sum(v.value is not None for v in r.values) >= 2]
     out = [r for r in rows if r.cell and r.key == key]
     if scenario == "many_users":
         out = [r for r in out if r.params["concurrency"] > 1]
@@ -79,7 +86,7 @@ def _cell_rows(rows: Sequence[DimensionRow], key: str, scenario: str) -> list[Di
 
 
 def _figure(rows: Sequence[DimensionRow], key: str, scenario: str) -> ScenarioFigure | None:
-    if scenario == "structured_tasks":
+    if key == "pass_rate":
         judged = [r for r in rows if r.key == "pass_rate"]
         row = next((r for r in judged if r.params.get("judge") == "strict"),
                    judged[0] if judged else None)
@@ -106,7 +113,7 @@ def _figure(rows: Sequence[DimensionRow], key: str, scenario: str) -> ScenarioFi
 def _ratios(rows: Sequence[DimensionRow], fig: ScenarioFigure, scenario: str, leader: int
             ) -> tuple[float, ...]:
     """Leader / best other run, over the cells the leader won (the range the words give)."""
-    if scenario == "structured_tasks":
+    if fig.key == "pass_rate":
         return ()
     out = []
     for r in _cell_rows(rows, fig.key, scenario):
@@ -165,7 +172,7 @@ def trade_off(rows: Sequence[DimensionRow], found: Sequence[Scenario]) -> TradeO
             if s.leader != of:
                 continue
             for f in s.figures:
-                if f.wins.get(of) and s.key != "structured_tasks":
+                if f.wins.get(of) and f.key != "pass_rate":
                     picked.append((f.key, f.ratios, f.unit, f.better))
                 elif f.wins.get(of):
                     picked.append((f.key, (f.values.get(of, 0.0), f.values.get(against, 0.0)),

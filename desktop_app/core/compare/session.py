@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from dataclasses import dataclass, field
 
 from desktop_app.core.compare.capacity import (
@@ -13,11 +14,12 @@ from desktop_app.core.compare.capacity import (
     capacity_verdicts,
     pair_runs,
 )
-from desktop_app.core.compare.dimensions import DimensionRow, dimension_rows
+from desktop_app.core.compare.dimensions import DimensionRow, dimension_rows, replay_rows
 from desktop_app.core.compare.load import RunInfo, SqlRun, ThroughputRun, load_run
 from desktop_app.core.compare.scenarios import Scenario, TradeOff, scenarios, trade_off
 from desktop_app.core.compare.settings import settings_differ
 from desktop_app.core.store import NotFoundError, Store
+from desktop_app.core.throughput.replay import StoredReplay, stored_replay
 
 __all__ = ["CompareError", "Comparison", "compare"]
 
@@ -85,14 +87,42 @@ def compare(store: Store, run_ids: list[int]) -> Comparison:
              for r in loaded if isinstance(r, RunInfo)]
     runs = [r for r in loaded if not isinstance(r, RunInfo)]
     pairs, pair_notes = pair_runs(runs)
-    caps = [capacity(tp, sql) for tp, sql in pairs]
-    rows = dimension_rows(runs)
+    sweeps = [r for r in runs if isinstance(r, ThroughputRun)]
+    measured = measured_replays(store, sweeps)
+    of_sweep = {tp.info.id: m for tp, m in zip(sweeps, measured)}
+    caps = [capacity(tp, sql, of_sweep[tp.info.id]) for tp, sql in pairs]
+    rows = dimension_rows(runs) + replay_rows(runs, measured)
     found = scenarios(rows)
     return Comparison(tuple(runs), tuple(rows), tuple(caps),
                       tuple(_pass_rate_decides(capacity_verdicts(caps), caps, runs, rows))
                       if caps else (), tuple(notes + pair_notes),
                       settings_differ([r.info for r in runs]), tuple(found),
                       trade_off(rows, found))
+
+
+def _same_server(replay: RunInfo, sweep: RunInfo) -> bool:
+    """A replay measured the sweep's server: the same target and model, and the settings the
+    server reported (a restart with another max-num-seqs on one URL is another server)."""
+    def read(info: RunInfo) -> dict:
+        source = info.settings_source
+        return {k: v for k, v in info.settings.items() if source.get(k, "server") == "server"}
+
+    return (replay.target_key == sweep.target_key and replay.model == sweep.model
+            and read(replay) == read(sweep))
+
+
+def measured_replays(store: Store, sweeps: list[ThroughputRun]) -> list[StoredReplay | None]:
+    """Per sweep, the stored replay that measured its server (`throughput.replay`): one set
+    beside that very sweep (`--beside-sweep`), else one of the same server (`_same_server`).
+    Where several qualify, the conversations most of the sweeps' replays share win (every
+    configuration measured on the same tasks), then the newest."""
+    every = [r for record in store.list_runs(kind="replay", status="completed")
+             if (r := stored_replay(store, record.id)) is not None and r.points]
+    options = [[r for r in every if r.beside_sweep == tp.info.id]
+               or [r for r in every if _same_server(r.info, tp.info)] for tp in sweeps]
+    shared = Counter(sql for found in options for sql in {r.sql_run for r in found})
+    return [max(found, key=lambda r: (shared[r.sql_run], r.info.id)) if found else None
+            for found in options]
 
 
 def _pass_rate_decides(verdicts: list[CriterionVerdict], caps: list[Capacity], runs: list,

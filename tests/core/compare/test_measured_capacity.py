@@ -1,0 +1,100 @@
+"""Capacity in tasks, measured (#29, part 4): a stored replay of a SQL run's conversations
+against each configuration's server is set beside the capacity model, decides "most usable
+answers per hour" on its noise, adds a row per number of agents and counts in the
+structured-tasks scenario; the PDF shows measured beside modelled in English and Chinese."""
+
+import shutil
+import subprocess
+
+import pytest
+
+from desktop_app.cli import main
+from desktop_app.core.compare import compare
+from desktop_app.core.simulator.launcher import start_simulator
+from desktop_app.core.store import Store
+
+
+@pytest.fixture(scope="module")
+def configs(tmp_path_factory):
+    """Two configurations, `fast` (16 slots) and `fast-capped` (2): a sweep and a SQL run on
+    each, and run 1's conversations replayed at 4 agents against both."""
+    db = tmp_path_factory.mktemp("measured") / "r.db"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("THROUGHLINE_DB", str(db))
+        with start_simulator("fast") as fast, start_simulator("fast-capped") as capped:
+            for sim in (fast, capped):
+                assert main(["sqleval", "--base-url", sim.url, "--questions", "sales-25",
+                             "--ids", "m01,m02,h01,h02", "--model", "sim/careful",
+                             "--concurrency", "4"]) == 0
+            sweeps = []
+            for sim in (fast, capped):
+                assert main(["throughput", "--base-url", sim.url, "--input-tokens", "1k",
+                             "--output-tokens", "32", "--concurrency", "1,4", "--requests",
+                             "8", "--warmup", "0"]) == 0
+                with Store.open(db) as store:
+                    sweeps.append(store.list_runs(kind="throughput", limit=1)[0].id)
+            for sim, sweep in zip((fast, capped), sweeps):
+                assert main(["throughput", "--base-url", sim.url, "--replay-eval", "1",
+                             "--sessions", "4", "--beside-sweep", str(sweep)]) == 0
+    return db, sweeps
+
+
+def test_the_replay_is_set_beside_the_model_and_decides_usable_answers_per_hour(configs):
+    db, (fast, capped) = configs
+    with Store.open(db) as store:
+        comp = compare(store, [fast, capped, 1, 2])
+        replays = [r.id for r in store.list_runs(kind="replay")]
+    assert len(comp.capacities) == 2 and len(replays) == 2
+    by_sweep = {c.throughput_id: c for c in comp.capacities}
+    for cap in comp.capacities:
+        # Every configuration replayed the same conversations (run 1's), at 4 agents.
+        assert cap.replayed_sql == 1 and cap.replay_id in replays
+        assert [p.concurrency for p in cap.points if p.measured] == [4]
+        assert all(p.tasks_per_hour is not None for p in cap.points)  # the model beside it
+    four = {s: by_sweep[s].point(4).measured for s in (fast, capped)}
+    assert four[capped].high < four[fast].low, four  # 16 slots finish more than 2, clearly
+    usable = next(v for v in comp.verdicts if v.criterion == "usable_per_hour")
+    assert usable.source == "measured" and usable.sessions == (4, 4)
+    # Both passed 4 of 4: tasks per hour apart, but a pass rate of four questions is known
+    # only to [49-100 %], so the usable answers per hour overlap and no winner is named
+    # (the model, without noise, would name one).
+    assert [c.strict_passed for c in comp.capacities] == [(4, 4), (4, 4)]
+    assert usable.winner is None and usable.text.startswith("about even"), usable.text
+    row = next(r for r in comp.rows if r.key == "replay_tasks_per_hour"
+               and r.params["sessions"] == 4)
+    runs = [r.info.id for r in comp.runs]
+    assert row.verdict.significant and runs[row.verdict.winner] == fast
+    tasks = next(s for s in comp.scenarios if s.key == "structured_tasks")
+    assert runs[tasks.leader] == fast and any(f.key == "tasks_per_hour" for f in tasks.figures)
+
+
+def test_a_comparison_of_the_sweeps_alone_has_the_measured_rows(configs):
+    """No SQL run asked for: the replays of each sweep's server still give the row."""
+    db, (fast, capped) = configs
+    with Store.open(db) as store:
+        comp = compare(store, [fast, capped])
+    assert [r.params["sessions"] for r in comp.rows if r.key == "replay_tasks_per_hour"] == [4]
+    assert comp.capacities == ()
+
+
+def _text(pdf) -> str:
+    out = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                         check=True).stdout
+    return "".join(out.split())
+
+
+@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext is not installed")
+def test_the_pdf_shows_measured_beside_modelled_in_both_languages(configs, tmp_path, qapp):
+    from desktop_app.report import write_comparison_pdf
+
+    db, (fast, capped) = configs
+    with Store.open(db) as store:
+        en = _text(write_comparison_pdf(store, [fast, capped, 1, 2], tmp_path / "en.pdf", "en"))
+        zh = _text(write_comparison_pdf(store, [fast, capped, 1, 2], tmp_path / "zh.pdf", "zh"))
+    for words in ("Tasksperhourmeasured(replay)", "strict-correctanswersperhourmeasuredby",
+                  "Structuredtasks(passrate,tasksperhourmeasuredbyreplay)",
+                  "moretasksperhour(replay)"):
+        assert words in en, words
+    for words in ("实测每小时任务数（回放）", "回放实测：4个智能体时每小时", "每小时任务数多"):
+        assert words in zh, words
+    assert "replay" not in zh.replace("--replay-eval", "")
