@@ -10,7 +10,7 @@ from desktop_app.cli.common import CliError, global_options, words_lang
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register the `runs` subcommand."""
     runs = sub.add_parser("runs", parents=[global_options()], help="list stored runs")
-    runs.add_argument("--kind", choices=["throughput", "sql"])
+    runs.add_argument("--kind", choices=["throughput", "sql", "replay"])
     runs.add_argument("--status")
     runs.add_argument("--limit", type=int, default=50)
     runs.set_defaults(handler=run_runs)
@@ -56,10 +56,10 @@ def run_runs(args: argparse.Namespace) -> int:
 
 _RUNS_WORDS = {
     "en": {"none": "No runs in {path}", "cells": "{done}/{total} cells {loads}",
-           "unfinished": " +{n} unfinished",
+           "unfinished": " +{n} unfinished", "replay": "{n} agents {tph:,.0f} tasks/h",
            "head": ["id", "kind", "status", "started", "name", "result", "model", "endpoint"]},
     "zh": {"none": "{path} 中没有运行记录", "cells": "{done}/{total} 个单元 {loads}",
-           "unfinished": " +{n} 道未完成",
+           "unfinished": " +{n} 道未完成", "replay": "{n} 个智能体 每小时 {tph:,.0f} 个任务",
            "head": ["编号", "类型", "状态", "开始时间", "名称", "结果", "模型", "端点"]},
 }
 
@@ -68,6 +68,8 @@ def _run_result(o, w: dict) -> str:
     """A sweep's cells and loads, or a SQL run's pass counts: the figures every view shows."""
     if o.info.kind == "throughput":
         return w["cells"].format(done=o.cells_finished, total=o.cells, loads=",".join(o.loads))
+    if o.info.kind == "replay":
+        return "; ".join(w["replay"].format(n=n, tph=tph) for n, tph in o.tasks_per_hour)
     parts = []
     for judge, count in o.passes.items():
         text = f"{judge} {count.text}"

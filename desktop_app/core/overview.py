@@ -12,6 +12,7 @@ from desktop_app.core.runs import PassCount, RunInfo
 from desktop_app.core.sqleval.records import eval_from
 from desktop_app.core.store import Store
 from desktop_app.core.throughput.records import sweep_from
+from desktop_app.core.throughput.replay import stored_replay
 
 __all__ = ["RunOverview", "overview"]
 
@@ -20,13 +21,14 @@ __all__ = ["RunOverview", "overview"]
 class RunOverview:
     """A run's identity and headline figures: for a sweep its cells (finished / planned) and
     their loads in sweep order ("c=1", "2 req/s", "load unknown"); for a SQL run the pass count
-    of each judge it ran."""
+    of each judge it ran; for a replay its tasks per hour at each number of agents."""
 
     info: RunInfo
     cells_finished: int = 0
     cells: int = 0
     loads: tuple[str, ...] = ()
     passes: dict[str, PassCount] = field(default_factory=dict, hash=False)
+    tasks_per_hour: tuple[tuple[int, float], ...] = ()
 
 
 def overview(store: Store, info: RunInfo) -> RunOverview:
@@ -38,4 +40,9 @@ def overview(store: Store, info: RunInfo) -> RunOverview:
     if info.kind == "sql":
         run = eval_from(store, info)
         return RunOverview(info, passes={j: run.pass_count(j) for j in run.judges})
+    if info.kind == "replay":
+        found = stored_replay(store, info.id)
+        points = found.points if found is not None else ()
+        return RunOverview(info, tasks_per_hour=tuple(
+            (p.sessions, tph.value) for p in points if (tph := p.tasks_per_hour) is not None))
     return RunOverview(info)

@@ -68,7 +68,8 @@ _WORDS = (QT_TRANSLATE_NOOP("RunStatus", "running"), QT_TRANSLATE_NOOP("RunStatu
           QT_TRANSLATE_NOOP("RunStatus", "interrupted"),
           QT_TRANSLATE_NOOP("RunStatus", "time_budget"),
           QT_TRANSLATE_NOOP("RunStatus", "incomplete"), QT_TRANSLATE_NOOP("RunStatus", "pending"),
-          QT_TRANSLATE_NOOP("RunStatus", "throughput"), QT_TRANSLATE_NOOP("RunStatus", "sql"))
+          QT_TRANSLATE_NOOP("RunStatus", "throughput"), QT_TRANSLATE_NOOP("RunStatus", "sql"),
+          QT_TRANSLATE_NOOP("RunStatus", "replay"))
 
 
 def status_text(word: str) -> str:

@@ -93,6 +93,8 @@ EN = {
                  "persona. These figures describe the harness, never a model.",
     "notes": "Notes",
     "note_kind_left_out": "run #{run} is a {kind} run: no section reads that kind, it is left out",
+    "note_replay_unused": "run #{run} is a replay whose server no compared sweep measured: it "
+                          "is left out (a replay is read beside a sweep of its server)",
     "compare_error_too_few": "a comparison needs at least two different runs, got {n}",
     "compare_error_no_run": "no run {ids} in {path}",
     "note_sql_without_sweep": "SQL run #{run} ({model} at {target}) has no throughput run of the "
@@ -425,6 +427,7 @@ ZH = {
                  "不代表任何模型。",
     "notes": "说明",
     "note_kind_left_out": "运行 #{run} 是 {kind} 类运行：没有章节读取此类运行，已略去",
+    "note_replay_unused": "运行 #{run} 是回放，但对比中没有测过其服务器的吞吐测试：已略去（回放列在其服务器的吞吐测试旁）",
     "compare_error_too_few": "对比至少需要两个不同的运行，当前只有 {n} 个",
     "compare_error_no_run": "{path} 中没有运行 {ids}",
     "note_sql_without_sweep": "SQL 评测 #{run}（{model}，{target}）在此没有同一端点、同一模型的"

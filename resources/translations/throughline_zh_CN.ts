@@ -1277,6 +1277,10 @@
         <source>sql</source>
         <translation>SQL</translation>
     </message>
+    <message>
+        <source>replay</source>
+        <translation>回放</translation>
+    </message>
 </context>
 <context>
     <name>RunsPage</name>

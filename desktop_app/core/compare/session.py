@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from desktop_app.core.compare.capacity import (
@@ -83,12 +84,16 @@ def compare(store: Store, run_ids: list[int]) -> Comparison:
             missing.append(run_id)
     if missing:
         raise CompareError("no_run", ids=", ".join(map(str, missing)), path=store.path)
+    chosen = {r.id for r in loaded if isinstance(r, RunInfo) and r.kind == "replay"}
     notes = [CompareNote("kind_left_out", {"run": r.id, "kind": r.kind})
-             for r in loaded if isinstance(r, RunInfo)]
+             for r in loaded if isinstance(r, RunInfo) and r.kind != "replay"]
     runs = [r for r in loaded if not isinstance(r, RunInfo)]
     pairs, pair_notes = pair_runs(runs)
     sweeps = [r for r in runs if isinstance(r, ThroughputRun)]
-    measured = measured_replays(store, sweeps)
+    measured = measured_replays(store, sweeps, chosen)
+    used = {m.info.id for m in measured if m is not None}
+    # A replay asked for is read beside its server's sweep; one no sweep here measured is said.
+    notes += [CompareNote("replay_unused", {"run": i}) for i in sorted(chosen - used)]
     of_sweep = {tp.info.id: m for tp, m in zip(sweeps, measured)}
     caps = [capacity(tp, sql, of_sweep[tp.info.id]) for tp, sql in pairs]
     rows = dimension_rows(runs) + replay_rows(runs, measured)
@@ -111,18 +116,20 @@ def _same_server(replay: RunInfo, sweep: RunInfo) -> bool:
             and read(replay) == read(sweep))
 
 
-def measured_replays(store: Store, sweeps: list[ThroughputRun]) -> list[StoredReplay | None]:
+def measured_replays(store: Store, sweeps: list[ThroughputRun], chosen: AbstractSet[int] = frozenset()
+                     ) -> list[StoredReplay | None]:
     """Per sweep, the stored replay that measured its server (`throughput.replay`): one set
     beside that very sweep (`--beside-sweep`), else one of the same server (`_same_server`).
-    Where several qualify, the conversations most of the sweeps' replays share win (every
-    configuration measured on the same tasks), then the newest."""
+    Where several qualify, one among the runs asked for (`chosen`) wins, then the
+    conversations most of the sweeps' replays share (every configuration measured on the same
+    tasks), then the newest."""
     every = [r for record in store.list_runs(kind="replay", status="completed")
              if (r := stored_replay(store, record.id)) is not None and r.points]
     options = [[r for r in every if r.beside_sweep == tp.info.id]
                or [r for r in every if _same_server(r.info, tp.info)] for tp in sweeps]
     shared = Counter(sql for found in options for sql in {r.sql_run for r in found})
-    return [max(found, key=lambda r: (shared[r.sql_run], r.info.id)) if found else None
-            for found in options]
+    return [max(found, key=lambda r: (r.info.id in chosen, shared[r.sql_run], r.info.id))
+            if found else None for found in options]
 
 
 def _pass_rate_decides(verdicts: list[CriterionVerdict], caps: list[Capacity], runs: list,

@@ -123,7 +123,7 @@ class RunsController(QObject):
 
         def read() -> tuple[set[str], Comparison]:
             kinds = {store.get_run(i).kind for i in run_ids}
-            unknown = kinds - {"throughput", "sql"}
+            unknown = kinds - {"throughput", "sql", "replay"}
             if unknown:
                 raise ValueError(translate(
                     "ComparisonView", "Runs of kind {kind} cannot be compared yet.").format(
@@ -131,6 +131,7 @@ class RunsController(QObject):
             return kinds, compare(store, list(run_ids))
 
         kinds, comparison = await asyncio.to_thread(read)
+        kinds.discard("replay")  # read beside its server's sweep, not a kind of its own
         if len(kinds) > 1:  # speed and quality together: the report's rows and capacity
             self.summary_loaded.emit(comparison)
         else:

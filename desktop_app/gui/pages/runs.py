@@ -61,7 +61,7 @@ KEY_REQUESTS_HEADER = "runs/requests_header"
 declare(KEY_FILTERS, KEY_SPLITTER, KEY_RUNS_HEADER, KEY_REQUESTS_HEADER)
 
 ALL = "All"  # what the filters' first choice means; shown translated
-COMPARABLE_KINDS = ("throughput", "sql")
+COMPARABLE_KINDS = ("throughput", "sql", "replay")
 
 
 class RequestBrowser(QWidget):

@@ -68,13 +68,22 @@ def test_the_replay_is_set_beside_the_model_and_decides_usable_answers_per_hour(
     assert runs[tasks.leader] == fast and any(f.key == "tasks_per_hour" for f in tasks.figures)
 
 
-def test_a_comparison_of_the_sweeps_alone_has_the_measured_rows(configs):
-    """No SQL run asked for: the replays of each sweep's server still give the row."""
+def test_a_comparison_of_the_sweeps_alone_has_the_measured_rows(configs, capsys, monkeypatch):
+    """No SQL run asked for: the replays of each sweep's server still give the row. A replay
+    asked for whose server no compared sweep measured is said to be left out."""
     db, (fast, capped) = configs
     with Store.open(db) as store:
         comp = compare(store, [fast, capped])
+        replays = {r.config["beside_sweep"]: r.id for r in store.list_runs(kind="replay")}
+        alone = compare(store, [fast, replays[capped]])
     assert [r.params["sessions"] for r in comp.rows if r.key == "replay_tasks_per_hour"] == [4]
-    assert comp.capacities == ()
+    assert comp.capacities == () and comp.notes == ()
+    assert [(n.code, n.params) for n in alone.notes] == [("replay_unused",
+                                                          {"run": replays[capped]})]
+    monkeypatch.setenv("THROUGHLINE_DB", str(db))
+    assert main(["runs", "--kind", "replay"]) == 0
+    listed = capsys.readouterr().out
+    assert listed.count("4 agents ") == 2 and "tasks/h" in listed, listed
 
 
 def _text(pdf) -> str:
