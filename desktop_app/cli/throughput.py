@@ -590,6 +590,11 @@ def print_sweep(result, json_path: Path | None, lang: str | None = None) -> None
     for cell in result.cells:
         if cell.turn_figures:
             print(_turns_text(cell, lang))
+        reuse = cell.prefix_cache
+        if reuse is not None and (cell.turn_figures or reuse["hits"]):
+            print(cli_text(lang, "run", "prefix_cache_line", cell=cell.spec.load_label,
+                           share=f"{100 * reuse['share']:.0f}", hits=f"{reuse['hits']:,.0f}",
+                           queries=f"{reuse['queries']:,.0f}", source=reuse["source"]))
     for cell in result.cells:
         late = cell.send_lateness
         if late and late.get("n"):

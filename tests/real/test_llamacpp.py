@@ -161,9 +161,12 @@ def test_four_slots_give_no_cap_at_four_and_a_cap_of_four_above(start_server, tm
 @pytest.mark.asyncio
 async def test_two_sessions_of_three_turns_report_the_servers_prefix_cache_reuse(real_url):
     """#29: each turn's history is the previous turn's prompt and reply; llama.cpp reuses it
-    from its slot's cache and says so (usage.prompt_tokens_details.cached_tokens), so turns 2
-    and 3 report most of their prompt cached, and turn 1 (two sessions sent at once, nothing
-    cached yet) next to none."""
+    from its slot's cache and says so in each reply's usage
+    (usage.prompt_tokens_details.cached_tokens), so turns 2 and 3 report most of their prompt
+    cached, and turn 1 (two sessions sent at once, nothing cached yet) next to none. Its own
+    counters say the same over the cell (/metrics' llamacpp:prompt_tokens_cached_total; its
+    /slots shows a request's reuse only while it runs: the figures reset when the slot is
+    released)."""
     # 256 new tokens a turn: this server's chat template alone counts 66.
     config = SweepConfig(endpoint=_config(real_url), input_tokens=(256,), output_tokens=(8,),
                          concurrency=(2,), requests_per_cell=6, warmup=1, turns=3,
@@ -178,3 +181,8 @@ async def test_two_sessions_of_three_turns_report_the_servers_prefix_cache_reuse
     # The history (system prompt, turn 1 and its reply) is most of turn 2's prompt.
     assert second["cached_share"] > 0.5 and third["cached_share"] > 0.5, cell.turn_figures
     assert first["cached_share"] < second["cached_share"], cell.turn_figures
+    reuse = cell.prefix_cache
+    assert reuse is not None and reuse["source"] == "llamacpp:prompt_tokens_cached_total"
+    said = sum(t["cached_share"] * t["prompt_tokens_mean"] * t["n"] for t in cell.turn_figures)
+    prompts = sum(t["prompt_tokens_mean"] * t["n"] for t in cell.turn_figures)
+    assert reuse["share"] == pytest.approx(said / prompts, abs=0.1), (reuse, said / prompts)

@@ -34,9 +34,12 @@ if TYPE_CHECKING:
 # What a finding or a suggestion can name (`Engine.knobs`).
 KNOB_ROLES = ("cap", "budget", "kv_memory", "context")
 # The figures read from /metrics (`Engine.series`): the first four are `MetricSample` fields;
-# the queue-time sum and count are kept in the sample's `raw` only, for the diagnosis.
+# the queue-time sum and count are kept in the sample's `raw` only, for the diagnosis; the
+# prefix-cache counters (prompt tokens served from the cache, and either every prompt token
+# looked up or those computed anew) too, for a cell's cache reuse
+# (`servermetrics.prefix_cache`).
 SERIES_ROLES = ("running", "waiting", "kv_cache_usage", "preemptions", "queue_time_sum",
-                "queue_time_count")
+                "queue_time_count", "prefix_hits", "prefix_queries", "prefix_computed")
 SAMPLE_FIELDS = SERIES_ROLES[:4]
 # The /tokenize shapes discovery knows how to call (`Engine.tokenizers`).
 TokenizerKind = Literal["vllm", "llamacpp", "llamacpp-python"]

@@ -45,7 +45,11 @@ ENGINE = register(Engine(
     probes=("/props",), tokenizers=("llamacpp",), accepts_ignore_eos=True,
     metric_prefix="llamacpp:",
     series={"running": ("llamacpp:requests_processing",),
-            "waiting": ("llamacpp:requests_deferred",)},
+            "waiting": ("llamacpp:requests_deferred",),
+            # Its /slots says a request's reuse only while it runs (the figures reset when the
+            # slot is released); these counters keep it.
+            "prefix_hits": ("llamacpp:prompt_tokens_cached_total",),
+            "prefix_computed": ("llamacpp:prompt_tokens_total",)},
     spellings={"build_info": "engine_version", "total_slots": "max_num_seqs",
                "n_ctx": "max_model_len", "model_path": "model_path"},
     read_settings=read_settings,

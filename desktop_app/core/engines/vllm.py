@@ -67,7 +67,11 @@ ENGINE = register(Engine(
             "kv_cache_usage": ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"),
             "preemptions": ("vllm:num_preemptions_total", "vllm:num_preemptions"),
             "queue_time_sum": ("vllm:request_queue_time_seconds_sum",),
-            "queue_time_count": ("vllm:request_queue_time_seconds_count",)},
+            "queue_time_count": ("vllm:request_queue_time_seconds_count",),
+            # V1's prefix-cache counters, in tokens (V0's gauge, gpu_prefix_cache_hit_rate, is
+            # a running rate over its lifetime and not read).
+            "prefix_hits": ("vllm:prefix_cache_hits_total",),
+            "prefix_queries": ("vllm:prefix_cache_queries_total",)},
     spellings=SPELLINGS, read_settings=read_settings,
     knobs={"cap": "max-num-seqs", "budget": "max-num-batched-tokens",
            "kv_memory": "gpu-memory-utilization", "context": "max-model-len"},

@@ -102,6 +102,7 @@ def cell_json(index: int, cell: CellResult, unreliable: bool) -> dict:
            if cell.spec.workload_json() is not None else {}),
         **({"send_lateness_s": cell.send_lateness} if cell.send_lateness is not None else {}),
         **({"turns": list(cell.turn_figures)} if cell.turn_figures is not None else {}),
+        **({"prefix_cache": cell.prefix_cache} if cell.prefix_cache is not None else {}),
     }
 
 

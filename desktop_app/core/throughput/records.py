@@ -152,6 +152,7 @@ def cell_result(record: CellRecord, timings: Sequence[RequestTiming] = (),
         resent=_int_or_none(d.get("resent")) or 0,
         send_lateness=_lateness(d.get("send_lateness")),
         turn_figures=_turn_figures(d.get("turns")),
+        prefix_cache=_prefix_cache(d.get("prefix_cache")),
         started_s=0.0 if started is None or origin is None else started - base,
         ended_s=0.0 if ended is None or origin is None else ended - base, status=status)
 
@@ -175,6 +176,22 @@ def _turn_figures(value) -> tuple[dict, ...] | None:
             out.append({str(k): (v if isinstance(v, (int, float)) and not isinstance(v, bool)
                                  and math.isfinite(v) else None) for k, v in item.items()})
     return tuple(out)
+
+
+def _prefix_cache(value) -> dict | None:
+    """A cell's stored prefix-cache reuse (`servermetrics.prefix_cache`), checked."""
+    if not isinstance(value, dict):
+        return None
+    nums: dict[str, float] = {}
+    for key in ("hits", "queries", "share"):
+        v = value.get(key)
+        if not (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                and v >= 0):
+            return None
+        nums[key] = float(v)
+    if nums["share"] > 1:
+        return None
+    return {**nums, "source": str(value.get("source", ""))[:80]}
 
 
 def _implausible(value) -> dict[str, int]:

@@ -44,8 +44,12 @@ class _Series:
         self.queue_time = tuple(
             (s, c) for e in every
             for s, c in zip(e.series.get("queue_time_sum", ()), e.series.get("queue_time_count", ())))
+        self.prefix = {role: tuple(dict.fromkeys(n for e in every
+                                                 for n in e.series.get(role, ())))
+                       for role in ("prefix_hits", "prefix_queries", "prefix_computed")}
         self.wanted = frozenset(n for names in self.sources.values() for n in names) | {
-            n for pair in self.queue_time for n in pair}
+            n for pair in self.queue_time for n in pair} | {
+            n for names in self.prefix.values() for n in names}
         # Real /metrics bodies run to hundreds of histogram lines; only lines starting with a
         # wanted name reach the (pure Python) parser, which keeps a scrape cheap beside a
         # running benchmark.
@@ -61,6 +65,30 @@ def _series() -> _Series:
     if _built is None or _built[0] != generation:
         _built = (generation, _Series())
     return _built[1]
+
+
+def prefix_cache(before: dict[str, float], after: dict[str, float]) -> dict | None:
+    """The prompt tokens a server served from its prefix cache between two scrapes (their
+    `raw`), by its own counters (`Engine.series`' prefix roles): `hits`, `queries` (every
+    prompt token looked up: vLLM's queries, or llama.cpp's cached plus computed), `share`
+    (hits / queries) and the `source` series. None when the server has no such counters, they
+    went backwards (a restart) or nothing was looked up."""
+    tables = _series()
+
+    def delta(role: str) -> tuple[float, str] | None:
+        for name in tables.prefix[role]:
+            if name in before and name in after:
+                return after[name] - before[name], name
+        return None
+
+    hits, queries, computed = (delta(r) for r in ("prefix_hits", "prefix_queries",
+                                                  "prefix_computed"))
+    if hits is None or (queries is None and computed is None):
+        return None
+    total = queries[0] if queries is not None else hits[0] + computed[0]  # type: ignore[index]
+    if hits[0] < 0 or total <= 0 or hits[0] > total:
+        return None
+    return {"hits": hits[0], "queries": total, "share": hits[0] / total, "source": hits[1]}
 
 
 def queue_time(raw: dict[str, float]) -> tuple[float, float] | None:
@@ -161,14 +189,8 @@ class MetricsScraper:
         next_s = self._clock()
         while True:
             started = self._clock()
-            try:
-                request = self._client.build_request("GET", self._url, headers=self._headers,
-                                                     timeout=self._timeout)
-                with_limit(request, limits.MAX_METRICS_BYTES, "metrics")
-                response = await self._client.send(request)
-            except httpx.HTTPError as exc:  # MetricsTooLarge included
-                self._failed(f"{type(exc).__name__}: {exc}")
-            else:
+            response = await self._get()
+            if response is not None:
                 if response.status_code == 404 and self.available is None:
                     self.available = False
                     log.info("no /metrics at %s: server signals are off for this run", self._url)
@@ -188,6 +210,27 @@ class MetricsScraper:
             if now > next_s:  # overran: skip to the next slot still ahead
                 next_s += math.ceil((now - next_s) / self.interval_s) * self.interval_s
             await asyncio.sleep(next_s - now)
+
+    async def _get(self) -> httpx.Response | None:
+        """GET /metrics, bounded (MetricsTooLarge is an HTTPError); None when it failed."""
+        try:
+            request = self._client.build_request("GET", self._url, headers=self._headers,
+                                                 timeout=self._timeout)
+            with_limit(request, limits.MAX_METRICS_BYTES, "metrics")
+            return await self._client.send(request)
+        except httpx.HTTPError as exc:
+            self._failed(f"{type(exc).__name__}: {exc}")
+            return None
+
+    async def once(self) -> MetricSample | None:
+        """One scrape now (a cell's first and last counters), or None when it failed."""
+        response = await self._get()
+        if response is None:
+            return None
+        if response.status_code != 200:
+            self._failed(f"HTTP {response.status_code}")
+            return None
+        return await asyncio.to_thread(parse_metrics, response.text, self._clock() - self.t0)
 
     def _failed(self, reason: str) -> None:
         self.errors += 1

@@ -717,12 +717,15 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
     if run.store is not None:
         await asyncio.to_thread(run.store.update_cell, cell_id, status="running",
                                 started_at=_iso_now())
-    scraper_task = None
+    scraper_task = scraper = counters = None
     if config.scrape_metrics and info.has_metrics:
         from desktop_app.core.throughput.servermetrics import MetricsScraper  # /metrics only
 
         scraper = MetricsScraper(client, config.endpoint, interval_s=config.metrics_interval_s,
                                  t0=run.t0_ns / 1e9)
+        # The counters as the cell starts, so its own change is read at its end (the periodic
+        # scrapes start and stop inside it).
+        counters = await scraper.once()
         scraper_task = asyncio.create_task(scraper.run(tally.on_sample))
     monitor = ClientLoadMonitor()
     monitor.start()
@@ -755,6 +758,12 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
             scraped = (await asyncio.gather(scraper_task, return_exceptions=True))[0]
             if isinstance(scraped, StoreError) and status == "completed":
                 status = "failed"  # its samples could not be stored: said, not dropped
+        reuse = None
+        if scraper is not None and counters is not None and status != "cancelled":
+            from desktop_app.core.throughput.servermetrics import prefix_cache
+
+            ended = await scraper.once()
+            reuse = prefix_cache(counters.raw, ended.raw) if ended is not None else None
         if run.store is not None:
             await asyncio.to_thread(run.store.update_cell, cell_id, status=status,
                                     ended_at=_iso_now(), error=cell_error)
@@ -767,6 +776,7 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
         resent=tally.resent,
         send_lateness=lateness_summary(tally.lateness) if spec.speedup is not None else None,
         turn_figures=turn_figures(tally.turn_rows, spec.turns) if spec.turns else None,
+        prefix_cache=reuse,
     )
 
 
@@ -916,6 +926,8 @@ def cell_summary_json(cell: CellResult) -> dict:
         out["send_lateness"] = cell.send_lateness
     if cell.turn_figures is not None:
         out["turns"] = list(cell.turn_figures)
+    if cell.prefix_cache is not None:
+        out["prefix_cache"] = cell.prefix_cache
     return out
 
 

@@ -147,6 +147,10 @@ class CellResult:
     # `ttft_mean_s`, `prompt_tokens_mean` and `cached_share` (usage's cached prompt tokens over
     # its prompt tokens, where the server reports them; else None). None for other cells.
     turn_figures: tuple[dict, ...] | None = None
+    # The prompt tokens the server served from its prefix cache during the cell, by its own
+    # /metrics counters (`servermetrics.prefix_cache`: hits, queries, share, source); None
+    # where it has none (the simulator) or they were not scraped.
+    prefix_cache: dict | None = None
 
 
 @dataclass(frozen=True)

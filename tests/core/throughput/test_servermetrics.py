@@ -219,3 +219,27 @@ async def test_a_slow_scrape_skips_slots_instead_of_queueing():
     # started 15 ms late is followed 5 ms later by the next on time). Catch-up scrapes for
     # the three slots the slow one overran would all start within a millisecond or two.
     assert starts[3] - starts[1] >= 0.02 - 0.001  # asyncio may wake a timer a hair early
+
+
+def _body(lines: dict[str, float]) -> str:
+    return "".join(f"# TYPE {name.removesuffix('_total')} counter\n{name} {value}\n"
+                   for name, value in lines.items())
+
+
+def test_a_cells_prefix_cache_reuse_is_read_from_each_engines_own_counters():
+    """vLLM counts prompt tokens looked up and found; llama.cpp counts found and computed
+    anew: either way the cell's share is what changed between its first and last scrape."""
+    vllm = [parse_metrics(_body({"vllm:prefix_cache_queries_total": q,
+                                 "vllm:prefix_cache_hits_total": h}), 0.0)
+            for q, h in ((1000, 100), (3000, 1600))]
+    assert servermetrics.prefix_cache(vllm[0].raw, vllm[1].raw) == {
+        "hits": 1500.0, "queries": 2000.0, "share": 0.75,
+        "source": "vllm:prefix_cache_hits_total"}
+    llama = [parse_metrics(_body({"llamacpp:prompt_tokens_cached_total": h,
+                                  "llamacpp:prompt_tokens_total": c}), 0.0)
+             for h, c in ((0, 41), (1200, 841))]
+    assert servermetrics.prefix_cache(llama[0].raw, llama[1].raw)["share"] == pytest.approx(0.6)
+    # A restart between the scrapes (counters went back), or nothing looked up: no figure.
+    assert servermetrics.prefix_cache(vllm[1].raw, vllm[0].raw) is None
+    assert servermetrics.prefix_cache(vllm[0].raw, vllm[0].raw) is None
+    assert servermetrics.prefix_cache({}, {}) is None
