@@ -287,22 +287,16 @@ async def _replay(args: argparse.Namespace, base_url: str) -> int:
     `--sessions`, a line per number of agents (and --json)."""
     from desktop_app.cli.common import open_results_store
     from desktop_app.core.parsing import parse_int_list
-    from desktop_app.core.sqleval.records import recorded_tasks
     from desktop_app.core.store import StoreError
-    from desktop_app.core.throughput.replay import MAX_AGENTS
+    from desktop_app.core.throughput.replay import MAX_AGENTS, tasks_to_replay
     from desktop_app.report.errors import error_text
 
     lang = words_lang(args)
     sessions = parse_int_list(args.sessions or "1", "--sessions", max_value=MAX_AGENTS)
     try:
         with open_results_store(lang=lang) as store:
-            run = store.get_run(args.replay_eval)
-            if run.kind != "sql":
-                raise cli_error("--replay-eval", "not_sql_run", run=args.replay_eval)
-            tasks = recorded_tasks(store, args.replay_eval)
+            tasks = tasks_to_replay(store, args.replay_eval, "--replay-eval")
             model = _capacity_model(store, args) if args.beside_sweep is not None else None
-            if not tasks:
-                raise cli_error("--replay-eval", "no_recorded_tasks", run=args.replay_eval)
             return await _replay_into(args, base_url, lang, store, tasks, sessions, model)
     except StoreError as exc:
         raise InputError("--replay-eval", code="said", text=error_text(exc, lang)) from None

@@ -85,6 +85,7 @@ INPUT_MESSAGES: dict[str, str] = {
     "workload_one_process": "a workload replayed on its schedule is sent from one process "
                             "(--workers 1, no --ray)",
     "workload_skipped_line": "line {line}: {why}",
+    "replay_no_tasks": "run {run} recorded no model call to replay",
     "sessions_how": "multi-turn sessions are sent to a chat endpoint in a closed loop, from one "
                     "process (--api chat, --concurrency, --workers 1; no --request-rate, "
                     "--workload, --find-max or --ray)",

@@ -228,8 +228,6 @@ ERRORS = {
         "needs_workload": "only with --workload FILE (a file with timestamps)",
         "needs_find_max": "only with --find-max",
         "needs_turns": "only with --turns N",
-        "not_sql_run": "run {run} is not a SQL evaluation",
-        "no_recorded_tasks": "run {run} recorded no model call to replay",
         "not_sweep_run": "run {run} is not a throughput sweep",
         "no_db_file": "no such database file: {spec}",
         "not_db_or_set": "{spec} is neither a database file nor SET:KEY of a question set "
@@ -257,8 +255,6 @@ ERRORS = {
         "needs_workload": "仅可与 --workload FILE（带时间戳的文件）一起使用",
         "needs_find_max": "仅可与 --find-max 一起使用",
         "needs_turns": "仅可与 --turns N 一起使用",
-        "not_sql_run": "运行 {run} 不是 SQL 评测",
-        "no_recorded_tasks": "运行 {run} 没有可回放的模型调用记录",
         "not_sweep_run": "运行 {run} 不是吞吐扫描",
         "no_db_file": "数据库文件不存在：{spec}",
         "not_db_or_set": "{spec} 既不是数据库文件，也不是题集的 SET:KEY（`throughline questions list` "

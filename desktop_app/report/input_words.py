@@ -89,6 +89,7 @@ WORDS: dict[str, dict[str, str]] = {
         "workload_changed": "{path} 不是该运行回放的那个文件（其 SHA-256 开头为 {digest}）",
         "workload_one_process": "按时间表回放负载时只能从一个进程发送（--workers 1，不用 --ray）",
         "workload_skipped_line": "第 {line} 行：{why}",
+        "replay_no_tasks": "运行 {run} 没有可回放的模型调用记录",
         "sessions_how": "多轮会话只能以闭环方式从一个进程发往聊天端点（--api chat、--concurrency、--workers 1；"
                         "不能用 --request-rate、--workload、--find-max 或 --ray）",
         "find_max_needs_target": "寻找最高负载需要一个目标：--ttft-target 或 --tpot-target",

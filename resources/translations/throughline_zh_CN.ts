@@ -1369,6 +1369,14 @@
         <translation>JSON…</translation>
     </message>
     <message>
+        <source>Replay as load…</source>
+        <translation>作为负载回放…</translation>
+    </message>
+    <message>
+        <source>Send the selected SQL run&apos;s recorded conversations again as concurrent agents against the active endpoint: capacity in tasks per hour, measured, stored as a run that a comparison sets beside the capacity model</source>
+        <translation>把所选 SQL 运行记录的对话以并发智能体重新发送到当前端点：实测每小时任务数，保存为一次运行，对比时列在容量模型旁</translation>
+    </message>
+    <message>
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
@@ -1383,6 +1391,10 @@
     <message>
         <source>{count} run(s)</source>
         <translation>{count} 个运行</translation>
+    </message>
+    <message>
+        <source>Replay #{run} of run #{sql}: {points}</source>
+        <translation>回放 #{run}（运行 #{sql}）：{points}</translation>
     </message>
     <message>
         <source>Reading {count} runs to compare…</source>
@@ -1409,6 +1421,34 @@
     <message>
         <source>Deleting {count} run(s)…</source>
         <translation>正在删除 {count} 个运行…</translation>
+    </message>
+    <message>
+        <source>Replay as load</source>
+        <translation>作为负载回放</translation>
+    </message>
+    <message>
+        <source>Concurrent agents, e.g. 1,4,8 (each number in turn; every recorded question of run #{run} once per number), against {endpoint}:</source>
+        <translation>并发智能体数，例如 1,4,8（依次回放；运行 #{run} 记录的每道题每个数各回放一次），目标 {endpoint}：</translation>
+    </message>
+    <message>
+        <source>Replaying run #{run} at {agents} agent(s)…</source>
+        <translation>正在以 {agents} 个智能体回放运行 #{run}…</translation>
+    </message>
+    <message>
+        <source>{value} tasks/h [{low}-{high}]</source>
+        <translation>每小时 {value} 个任务［{low}-{high}］</translation>
+    </message>
+    <message>
+        <source>no task finished</source>
+        <translation>没有完成的任务</translation>
+    </message>
+    <message>
+        <source>{n} agent(s): {figure}</source>
+        <translation>{n} 个智能体：{figure}</translation>
+    </message>
+    <message>
+        <source>Replay stored as run #{run}: {points}</source>
+        <translation>回放已保存为运行 #{run}：{points}</translation>
     </message>
     <message>
         <source>Writing {what}…</source>

@@ -34,7 +34,8 @@ from desktop_app.core.endpoint.server_settings import stored_settings
 from desktop_app.core.endpoint.types import EndpointConfig, EndpointInfo, StreamResult
 from desktop_app.core.metrics import RequestTiming, distribution, request_metrics
 from desktop_app.core.runs import RunInfo, run_info
-from desktop_app.core.sqleval.records import RecordedTask
+from desktop_app.core.parsing import InputError
+from desktop_app.core.sqleval.records import RecordedTask, recorded_tasks
 from desktop_app.core.sqleval.tools import TOOLS
 from desktop_app.core.stats import Estimate, ratio_estimate
 from desktop_app.core.store import Store
@@ -137,6 +138,18 @@ class StoredReplay:
         return next((p for p in self.points if p.sessions == sessions), None)
 
 
+def tasks_to_replay(store: Store, run_id: int, field: str = "run") -> tuple[RecordedTask, ...]:
+    """The conversations SQL run `run_id` recorded, or an InputError under `field` naming the
+    run: not a SQL evaluation, or no model call recorded (NotFoundError for no such run)."""
+    kind = store.get_run(run_id).kind
+    if kind != "sql":
+        raise InputError(field, code="not_sql_run", run=run_id, kind=kind)
+    tasks = recorded_tasks(store, run_id)
+    if not tasks:
+        raise InputError(field, code="replay_no_tasks", run=run_id)
+    return tasks
+
+
 def _uses_tools(task: RecordedTask) -> bool:
     return any(m.get("role") == "tool" or m.get("tool_calls")
                for step in task.steps for m in step.new_messages)
@@ -170,7 +183,9 @@ async def replay(endpoint: EndpointConfig, info: EndpointInfo, tasks: Sequence[R
         if sql_run is None:
             raise ValueError("a stored replay names the SQL run it replays")
         run_id = await asyncio.to_thread(
-            store.create_run, "replay", name=name or f"replay of #{sql_run}",
+            store.create_run, "replay",
+            # Notation, not words: the name reads the same in every language.
+            name=name or f"#{sql_run} → {endpoint.model} ×{','.join(map(str, sessions))}",
             endpoint_url=endpoint.base_url, model=endpoint.model,
             engine=engines.run_label(info.engine, info.simulated),
             config={"sql_run": sql_run, "beside_sweep": beside_sweep,

@@ -16,7 +16,7 @@ from desktop_app.core.compare import Comparison, compare
 from desktop_app.core.runs import RunInfo, run_info
 from desktop_app.core.store import Store
 from desktop_app.core.throughput.records import StoredCell, load_sweep, request_ids
-from desktop_app.gui.context import AppContext
+from desktop_app.gui.context import ActiveEndpoint, AppContext
 from desktop_app.gui.i18n import error_words, status_text, translate
 
 log = logging.getLogger(__name__)
@@ -56,6 +56,8 @@ class RunsController(QObject):
     summary_loaded = Signal(object)  # core.compare.Comparison of runs of both kinds
     exported = Signal(object)  # list of the Paths written
     imported = Signal(object)  # list of the new run ids
+    replay_point = Signal(object)  # throughput.replay.ReplayPoint, as each number of agents ends
+    replayed = Signal(object)  # throughput.replay.ReplayResult: the stored replay run and points
     failed = Signal(str)
 
     def __init__(self, context: AppContext, parent: QObject | None = None) -> None:
@@ -164,6 +166,25 @@ class RunsController(QObject):
 
         await asyncio.to_thread(delete)
         self.runs_deleted.emit(run_ids)
+
+    def replay(self, sql_run: int, sessions: list[int], endpoint: ActiveEndpoint) -> asyncio.Task:
+        """Send SQL run `sql_run`'s recorded conversations again as `sessions` concurrent
+        agents against `endpoint`, stored as a run of kind replay (`throughput.replay`)."""
+        return self._start("replay", self._replay, sql_run, list(sessions), endpoint)
+
+    async def _replay(self, sql_run: int, sessions: list[int], endpoint: ActiveEndpoint) -> None:
+        from desktop_app.core.endpoint.discovery import choose_model, discover
+        from desktop_app.core.throughput.replay import replay, tasks_to_replay
+
+        store = await self._open()
+        tasks = await asyncio.to_thread(tasks_to_replay, store, sql_run)
+        config = endpoint.config
+        info = endpoint.info or await discover(config)
+        config = choose_model(config, info, field="model")
+        result = await replay(config, info, tasks, sessions, on_point=self.replay_point.emit,
+                              store=store, sql_run=sql_run)
+        self.replayed.emit(result)
+        self._context.run_finished.emit(result.run_id or 0, "replay")
 
     def export(self, run_ids: list[int], fmt: str, destination: Path, lang: str = "en"
                ) -> asyncio.Task:

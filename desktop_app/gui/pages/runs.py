@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QDateEdit,
     QHBoxLayout,
     QHeaderView,
+    QInputDialog,
     QLabel,
     QFileDialog,
     QMenu,
@@ -175,12 +176,24 @@ class RunsPage(QWidget):
         self.export_pdf_action.triggered.connect(self._on_export_pdf_triggered)
         self.export_csv_action.triggered.connect(self._on_export_csv_triggered)
         self.export_json_action.triggered.connect(self._on_export_json_triggered)
+        self._replaying = False
+        self._replayed_points: list[str] = []
+        self._said_after_refresh = ""
+        self.replay_button = QPushButton(self.tr("Replay as load…"))
+        self.replay_button.setToolTip(self.tr(
+            "Send the selected SQL run's recorded conversations again as concurrent agents "
+            "against the active endpoint: capacity in tasks per hour, measured, stored as a "
+            "run that a comparison sets beside the capacity model"))
+        self.replay_button.clicked.connect(self._on_replay_clicked)
         self.import_button = QPushButton(self.tr("Import…"))
         self.import_button.setToolTip(self.tr(
             "Results of vllm bench serve, AIPerf or GuideLLM, as runs to compare"))
         self.resume_button.clicked.connect(self._on_resume_clicked)
         self.import_button.clicked.connect(self._on_import_clicked)
         self.status_label = QLabel("")
+        # A replay's figures can run long: they wrap instead of widening the window.
+        self.status_label.setWordWrap(True)
+        self.status_label.setMinimumWidth(160)
         self.written_bar = OpenResultBar()  # after an export: open the file or its folder
         self.open_button.clicked.connect(self._on_open_clicked)
         self.requests_button.clicked.connect(self._on_requests_clicked)
@@ -188,8 +201,8 @@ class RunsPage(QWidget):
         self.delete_button.clicked.connect(self._on_delete_clicked)
         actions = QHBoxLayout()
         for button in (self.open_button, self.requests_button, self.compare_button,
-                       self.resume_button, self.export_button, self.import_button,
-                       self.delete_button):
+                       self.resume_button, self.replay_button, self.export_button,
+                       self.import_button, self.delete_button):
             actions.addWidget(button)
         actions.addSpacing(12)
         actions.addWidget(self.status_label, 1)
@@ -243,6 +256,9 @@ class RunsPage(QWidget):
         self.controller.exported.connect(self._on_controller_exported)
         self.controller.imported.connect(self._on_controller_imported)
         self.controller.failed.connect(self._on_controller_failed)
+        self.controller.replay_point.connect(self._on_controller_replay_point)
+        self.controller.replayed.connect(self._on_controller_replayed)
+        context.endpoint_changed.connect(self._on_context_endpoint_changed)
         context.run_finished.connect(self._on_context_run_finished)
         context.compare_requested.connect(self._on_context_compare_requested)
         for combo in (self.kind_combo, self.status_combo, self.endpoint_combo, self.model_combo):
@@ -316,7 +332,9 @@ class RunsPage(QWidget):
         if self._select_after_refresh:
             selected, self._select_after_refresh = self._select_after_refresh, []
         self.select_runs(selected)
-        self.status_label.setText(self.tr("{count} run(s)").format(count=len(runs)))
+        # What a replay measured stays said through the refresh that lists its run.
+        said, self._said_after_refresh = self._said_after_refresh, ""
+        self.status_label.setText(said or self.tr("{count} run(s)").format(count=len(runs)))
         self._update_buttons()
 
     def _on_selection_changed(self, *_: Any) -> None:
@@ -333,7 +351,15 @@ class RunsPage(QWidget):
 
     def _on_open_clicked(self) -> None:
         runs = self.selected_runs()
-        if len(runs) == 1:
+        if len(runs) == 1 and runs[0].kind == "replay" and self.controller.store is not None:
+            # A replay has no page of its own: its figures fit the status line.
+            from desktop_app.core.throughput.replay import stored_replay
+
+            found = stored_replay(self.controller.store, runs[0].id)
+            self.status_label.setText(self.tr("Replay #{run} of run #{sql}: {points}").format(
+                run=runs[0].id, sql=found.sql_run if found else "?", points="; ".join(
+                    self._point_text(p) for p in (found.points if found else ()))))
+        elif len(runs) == 1:
             self.context.open_run_requested.emit(runs[0].id, runs[0].kind)
 
     def _on_requests_clicked(self) -> None:
@@ -395,6 +421,56 @@ class RunsPage(QWidget):
         runs = self.selected_runs()
         if len(runs) == 1 and runs[0].kind == "throughput" and runs[0].status in RESUMABLE:
             self.context.resume_requested.emit(runs[0].id)
+
+    def _on_replay_clicked(self) -> None:
+        from desktop_app.core.parsing import InputError, parse_int_list
+        from desktop_app.core.throughput.replay import MAX_AGENTS
+        from desktop_app.gui.i18n import error_words
+
+        runs = self.selected_runs()
+        endpoint = self.context.endpoint
+        if len(runs) != 1 or runs[0].kind != "sql" or endpoint is None:
+            return
+        text, ok = QInputDialog.getText(
+            self, self.tr("Replay as load"),
+            self.tr("Concurrent agents, e.g. 1,4,8 (each number in turn; every recorded "
+                    "question of run #{run} once per number), against {endpoint}:").format(
+                run=runs[0].id, endpoint=endpoint.label), text="1,4")
+        if not ok:
+            return
+        try:
+            sessions = parse_int_list(text, "agents", max_value=MAX_AGENTS)
+        except InputError as exc:
+            self.status_label.setText(error_words(exc))
+            return
+        self._replayed_points = []
+        self._replaying = True
+        self.status_label.setText(self.tr("Replaying run #{run} at {agents} agent(s)…").format(
+            run=runs[0].id, agents=", ".join(map(str, sessions))))
+        self.replay_button.setEnabled(False)
+        self.controller.replay(runs[0].id, sessions, endpoint)
+
+    def _point_text(self, point) -> str:
+        tph = point.tasks_per_hour
+        figure = (self.tr("{value} tasks/h [{low}-{high}]").format(
+            value=f"{tph.value:,.0f}", low=f"{tph.low:,.0f}", high=f"{tph.high:,.0f}")
+            if tph is not None else self.tr("no task finished"))
+        return self.tr("{n} agent(s): {figure}").format(n=point.sessions, figure=figure)
+
+    def _on_controller_replay_point(self, point) -> None:
+        self._replayed_points.append(self._point_text(point))
+        self.status_label.setText("; ".join(self._replayed_points))
+
+    def _on_controller_replayed(self, result) -> None:
+        self._said_after_refresh = self.tr("Replay stored as run #{run}: {points}").format(
+            run=result.run_id, points="; ".join(self._replayed_points))
+        self.status_label.setText(self._said_after_refresh)
+        self._select_after_refresh = [result.run_id]
+        self._replaying = False
+        self._update_buttons()
+
+    def _on_context_endpoint_changed(self, _endpoint) -> None:
+        self._update_buttons()
 
     def _on_export_pdf_triggered(self) -> None:
         runs = self.selected_runs()
@@ -466,6 +542,7 @@ class RunsPage(QWidget):
         self.refresh()
 
     def _on_controller_failed(self, message: str) -> None:
+        self._replaying = False
         self.status_label.setText(message)
         self._update_buttons()
 
@@ -505,6 +582,9 @@ class RunsPage(QWidget):
         self.compare_button.setEnabled(len(runs) >= 2 and kinds <= set(COMPARABLE_KINDS))
         self.resume_button.setEnabled(len(runs) == 1 and runs[0].kind == "throughput"
                                       and runs[0].status in RESUMABLE)
+        self.replay_button.setEnabled(len(runs) == 1 and runs[0].kind == "sql"
+                                      and self.context.endpoint is not None
+                                      and not self._replaying)
         self.export_button.setEnabled(bool(runs))
         self.export_pdf_action.setEnabled(len(runs) >= 2)
         self.delete_button.setEnabled(bool(runs) and all(r.status != "running" for r in runs))
