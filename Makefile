@@ -33,6 +33,7 @@ bench: setup
 	$(PY) bench/client_fidelity.py --concurrency 64 --requests 640 --compare '' --no-raw --http-client httpx
 	$(PY) bench/client_ceiling.py
 	$(PY) bench/schedule_replay.py
+	$(PY) bench/replay_capacity.py
 	$(PY) bench/import_memory.py --requests 300000 --gaps 31
 
 # Real engines (CI runs it after `make test`): llama.cpp's server with a random-weight model (2

@@ -16,6 +16,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import json
+import os
 import platform
 import sys
 import tempfile
@@ -47,8 +49,9 @@ def _profile_file(folder: Path, name: str, uncapped: bool) -> tuple[Path, object
     lines = []
     for field in dataclasses.fields(profile):
         value = getattr(profile, field.name)
-        lines.append(f"{field.name} = " + (f'"{value}"' if isinstance(value, str) else
-                                           repr(value).replace("inf", "inf")))
+        # TOML spells an infinite float `inf`, as repr does.
+        lines.append(f"{field.name} = " + (json.dumps(value) if isinstance(value, str) else
+                                           repr(value)))
     path = folder / f"{profile.name}.toml"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path, profile
@@ -66,8 +69,6 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         db = folder / "r.db"
-        import os
-
         os.environ["THROUGHLINE_DB"] = str(db)
         with start_simulator("fast") as sim:
             assert cli(["sqleval", "--base-url", sim.url, "--questions", "sales-25", "--ids",

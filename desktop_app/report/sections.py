@@ -628,6 +628,7 @@ def appendix(lang: str) -> str:
                          escape(strings.unit(lang, key))], i % 2 == 1))
     out.append("</table>")
     out.append(f'<h3>{_t(lang, "capacity_model")}</h3><p>{_t(lang, "capacity_model_text")}</p>'
+               f'<p>{_t(lang, "capacity_measured_text")}</p>'
                f'<p>{_t(lang, "cost_model_text")}</p>')
     return "\n".join(out)
 

@@ -300,6 +300,9 @@ EN = {
     "def_failure_class": "the first finding of the strict verdict of a failed question",
     "def_seconds_per_task": "modelled seconds per question at a concurrency (capacity model)",
     "def_tasks_per_hour": "concurrency x 3600 / seconds per task (capacity model)",
+    "def_measured_tasks_per_hour": "a stored SQL run's conversations replayed as N concurrent "
+                                   "agents: N x 3600 / the mean seconds per task, first send "
+                                   "to last token, its 95 % interval a bootstrap over the tasks",
     "def_correct_per_hour": "tasks per hour x the judge's pass rate",
     "def_tokens_per_pass": "all tokens of the SQL run / questions the judge passed",
     "def_predicted_effect": "a tuning suggestion's effect on TTFT p50, Decode tok/s per request "
@@ -596,6 +599,8 @@ ZH = {
     "def_failure_class": "失败题目严格判定的第一条发现",
     "def_seconds_per_task": "某并发下模型估算的每题耗时（容量模型）",
     "def_tasks_per_hour": "并发数 × 3600 / 每题耗时（容量模型）",
+    "def_measured_tasks_per_hour": "把保存的 SQL 评测对话以 N 个并发智能体回放：N × 3600 / 每题平均秒数"
+                                   "（从首次发送到最后一个 token），95 % 区间由对任务的自助法给出",
     "def_correct_per_hour": "每小时任务数 × 该判定的通过率",
     "def_tokens_per_pass": "SQL 评测的全部 token / 该判定通过的题数",
     "def_predicted_effect": "某条调优建议在各提示长度负载最重的单元上对 TTFT p50、每请求 Decode tok/s 和输出 tok/s 的影响，由按本次运行拟合的引擎模型在虚拟时间中模拟得出；小于 5 % 的变化视为无变化",
@@ -709,6 +714,8 @@ TERMS: dict[str, tuple[str, str, str, str]] = {
     "missing_round": ("Missing ROUND", "遗漏 ROUND", "answers", "个答案"),
     "seconds_per_task": ("Seconds per task", "每题耗时（秒）", "s", "秒"),
     "tasks_per_hour": ("Tasks per hour", "每小时任务数", "tasks/h", "任务/小时"),
+    "measured_tasks_per_hour": ("Tasks per hour measured (replay)", "实测每小时任务数（回放）",
+                                "tasks/h", "任务/小时"),
     "correct_per_hour": ("Correct per hour", "每小时正确数", "answers/h", "答案/小时"),
     "tokens_per_pass": ("Tokens per pass", "每个通过的 token", "tokens", "token"),
     "predicted_effect": ("Predicted effect", "预测效果", "as the figure", "同数值"),
