@@ -581,6 +581,9 @@ def print_sweep(result, json_path: Path | None, lang: str | None = None) -> None
         from desktop_app.report.findmax_words import knee_text
 
         print(knee_text(result.cells, result.config.find_max, lang))
+    if result.reply_chars_per_token:
+        print(cli_text(lang, "run", "reply_ratio_line", n=result.replies_counted,
+                       ratio=f"{result.reply_chars_per_token:.2f}"))
     for cell in result.cells:
         if cell.turn_figures:
             print(_turns_text(cell, lang))

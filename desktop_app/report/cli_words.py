@@ -37,6 +37,8 @@ RUN = {
                             "concurrent ({why})",
         "turns_line": "Sessions at {cell} ({sessions} conversations): {turns}",
         "turn_part": "turn {turn}: TTFT p50 {ttft} ms, {prompt} prompt tokens, cached {cached}",
+        "reply_ratio_line": "The file's replies were sized at {ratio} characters a token, as the "
+                            "server's tokenizer counted {n} of them",
         "prefix_cache_line": "The server's prefix cache at {cell}, by its own counters: "
                              "{share} % of the prompt tokens ({hits} of {queries}; {source})",
         "no_cache_report": "not reported",
@@ -84,6 +86,7 @@ RUN = {
         "replay_no_figure": "  由扫描 {run} 得到的容量模型：并发 {sessions} 时没有数值（{why}）",
         "turns_line": "会话（{cell}，共 {sessions} 个对话）：{turns}",
         "turn_part": "第 {turn} 轮：TTFT p50 {ttft} 毫秒，提示 {prompt} 个 token，缓存命中 {cached}",
+        "reply_ratio_line": "文件中回复的长度按每个 token {ratio} 个字符换算（服务器分词器统计了其中 {n} 条）",
         "prefix_cache_line": "服务器自身计数器显示，{cell} 的前缀缓存命中提示 token 的 {share} %"
                              "（{queries} 个中的 {hits} 个；{source}）",
         "no_cache_report": "服务端未报告",

@@ -142,6 +142,10 @@ def sweep_to_json(result: SweepResult, words: FindingWords | None = None) -> dic
         "tokenizer": info.tokenizer,
         "usage_in_streams": result.usage_expected,
         "config": result.config.to_json(),
+        # How a ShareGPT file's reply lengths were turned into tokens (None: 4 characters a
+        # token, estimated).
+        "reply_chars_per_token": result.reply_chars_per_token,
+        "replies_counted": result.replies_counted,
         "definitions": {**METRIC_DEFINITIONS, **REASONING_DEFINITIONS},
         "cells": [{**cell_json(i, c, i in bad),
                    **reasoning.get(i, {"ttft_answer_s": None, "reasoning_chunks": 0})}

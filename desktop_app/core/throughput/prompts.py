@@ -272,6 +272,34 @@ class PromptFactory:
             return Prompt(expected, expected, self.method, text=text)
         return self._make(expected, salt + (text or ""), expected)
 
+    async def count_text(self, text: str) -> int | None:
+        """Tokens the server's tokenizer makes of `text` alone (no chat template, no special
+        tokens where the endpoint lets that be said); None without a tokenizer endpoint.
+        Raises PromptError when it fails."""
+        kind = self._info.tokenizer
+        if kind is None:
+            return None
+        self.tokenize_calls += 1
+        root = self._config.root_url
+        if kind == "vllm":
+            body: dict = {"prompt": text, "add_special_tokens": False}
+            if self._model:
+                body["model"] = self._model
+            data = await self._post(f"{root}/tokenize", body, "asker_tokenizer", 0)
+            count = data.get("count")
+            if not isinstance(count, int):
+                tokens = data.get("tokens")
+                count = len(tokens) if isinstance(tokens, list) else None
+        else:
+            url, body = ((f"{root}/tokenize", {"content": text}) if kind == "llamacpp"
+                         else (f"{root}/extras/tokenize", {"input": text}))
+            tokens = (await self._post(url, body, "asker_tokenizer", 0)).get("tokens")
+            count = len(tokens) if isinstance(tokens, list) else None
+        if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= 4 * len(
+                text) + 8:  # more tokens than characters (and then some) is not a count
+            raise PromptError("prompt_no_token_list", target=0)
+        return count
+
     async def blocks(self, lengths: list[tuple[int, int]]) -> Prompt:
         """A prompt made of blocks, each (index, tokens) a salted body of that many tokens:
         two prompts whose blocks start alike share that prefix (a Mooncake trace's hash ids).

@@ -46,7 +46,8 @@ from desktop_app.core.throughput.config import SweepConfig
 from desktop_app.core.throughput.findmax import next_load, probe_requests, probes
 from desktop_app.core.throughput.lengths import sent_lengths
 from desktop_app.core.throughput.workload import (
-    BLOCK_TOKENS, Workload, WorkloadRecord, WorkloadRef, load_workload, schedule,
+    BLOCK_TOKENS, CHARS_PER_TOKEN, REPLY_SAMPLE, Workload, WorkloadRecord, WorkloadRef,
+    load_workload, schedule,
 )
 from desktop_app.core.throughput.loops import ClientLoadMonitor, closed_loop, open_loop, timed_loop
 from desktop_app.core.throughput.prompts import (
@@ -101,6 +102,10 @@ class SweepResult:
     findings: list[Finding] = field(default_factory=list)
     status: str = "completed"
     usage_expected: bool = True
+    # A ShareGPT workload's replies: the characters a token the server's tokenizer counted on
+    # `replies_counted` of them (None: not counted, CHARS_PER_TOKEN estimated them).
+    reply_chars_per_token: float | None = None
+    replies_counted: int = 0
 
 
 ProgressCallback = Callable[[SweepProgress], None]
@@ -146,6 +151,10 @@ class _Run:
         self.pool: WorkerPool | RayPool | None = None
         # The workload file the sweep replays (config.workload), read before anything is sent.
         self.workload: Workload | None = None
+        # A text's characters a token: measured on a ShareGPT file's replies by the server's
+        # tokenizer (`replies_counted` of them), else the estimate's CHARS_PER_TOKEN.
+        self.chars_per_token = float(CHARS_PER_TOKEN)
+        self.replies_counted = 0
 
     async def stream(self, client, body: dict, deadline: float | None = None) -> StreamResult:
         """One streamed request of the run, on the lean path or on the httpx `client`."""
@@ -340,6 +349,9 @@ async def run_sweep(
                 stack.push_async_callback(run.pool.close)
                 await run.pool.start()
         result = SweepResult(None, config, info)
+        if run.replies_counted:
+            result.reply_chars_per_token = run.chars_per_token
+            result.replies_counted = run.replies_counted
         run_id = None
         if resume is not None:
             run.restart_clock(resume.clock_origin_epoch)
@@ -462,6 +474,7 @@ async def _prepare_workload(run: _Run, prompts: PromptFactory, specs: list[CellS
             await prompts.prepare({n for r in workload.records for _, n in _blocks(r)})
     except PromptError as exc:
         raise InputError("workload", code=exc.code, **exc.params) from None
+    run.chars_per_token, run.replies_counted = await _reply_chars_per_token(workload, prompts)
     limit = prompts.max_model_len
     for r in workload.records:
         if limit and r.input_tokens is not None and (
@@ -469,6 +482,33 @@ async def _prepare_workload(run: _Run, prompts: PromptFactory, specs: list[CellS
             raise InputError(f"workload: {workload.name}:{r.line}", code="exceeds_context",
                              input=r.input_tokens, output=r.output_tokens or 0, limit=limit)
     return prompts
+
+
+# A measured characters-a-token outside these is not a tokenizer's count of prose: kept out.
+CHARS_PER_TOKEN_RANGE = (0.5, 16.0)
+
+
+async def _reply_chars_per_token(workload: Workload, prompts: PromptFactory
+                                 ) -> tuple[float, int]:
+    """Characters a token of a ShareGPT file's replies as the server's tokenizer counts the
+    first `REPLY_SAMPLE` of them (a Chinese reply is near one character a token, an English one
+    near four), and how many were counted; (CHARS_PER_TOKEN, 0) without a tokenizer, for
+    another format, or when the count fails or is implausible."""
+    sample = [r.reply for r in workload.records if r.reply][:REPLY_SAMPLE]
+    if workload.format != "sharegpt" or not sample or prompts.method != "tokenizer":
+        return float(CHARS_PER_TOKEN), 0
+    try:
+        counts = [await prompts.count_text(text) for text in sample]
+    except PromptError as exc:
+        log.info("replies not counted by the tokenizer (%s): %d characters a token",
+                 exc, CHARS_PER_TOKEN)
+        return float(CHARS_PER_TOKEN), 0
+    tokens = sum(c for c in counts if c)
+    ratio = sum(len(t) for t in sample) / tokens if tokens else 0.0
+    low, high = CHARS_PER_TOKEN_RANGE
+    if not low <= ratio <= high:
+        return float(CHARS_PER_TOKEN), 0
+    return ratio, len(sample)
 
 
 def _blocks(record: WorkloadRecord) -> list[tuple[int, int]]:
@@ -508,9 +548,10 @@ async def _workload_bodies(run: _Run, info: EndpointInfo, prompts: PromptFactory
             prompt = await prompts.blocks(parts)
         else:
             prompt = prompts.given(r.prompt, r.messages, next(run.prompt_seq),
-                                   r.estimated_input())
-        targets.append(r.estimated_input())
-        bodies.append(request_body(config, info, prompt, r.estimated_output(default_out)))
+                                   r.estimated_input(run.chars_per_token))
+        targets.append(r.estimated_input(run.chars_per_token))
+        bodies.append(request_body(config, info, prompt,
+                                   r.estimated_output(default_out, run.chars_per_token)))
     offsets = schedule(records, spec.speedup) if spec.speedup is not None else []
     return bodies, targets, offsets
 

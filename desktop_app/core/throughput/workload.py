@@ -40,6 +40,9 @@ MAX_TOKENS = 10_000_000  # a length a record asks for (as config.MAX_INPUT_TOKEN
 MAX_HASH_IDS = 20_000  # blocks of one Mooncake record: 10M tokens of 512
 MAX_SKIPPED_KEPT = 100  # skipped lines named one by one; the rest are counted
 CHARS_PER_TOKEN = 4  # a text's length in tokens when no tokenizer counts it (English, BPE)
+# ShareGPT replies whose text is kept, so a sweep can count them with the server's tokenizer
+# and size every reply by the characters a token it finds (the rest keep only their length).
+REPLY_SAMPLE = 64
 BLOCK_TOKENS = 512  # a Mooncake hash id's block (the traces' own block size)
 
 
@@ -59,6 +62,7 @@ class WorkloadRecord:
     output_chars: int | None = None
     timestamp_s: float | None = None
     hash_ids: tuple[int, ...] = ()
+    reply: str | None = None  # the first REPLY_SAMPLE ShareGPT records' reply text
 
     @property
     def text(self) -> str:
@@ -67,17 +71,20 @@ class WorkloadRecord:
             return "\n".join(m["content"] for m in self.messages)
         return self.prompt or ""
 
-    def estimated_input(self) -> int:
-        """The prompt's length in tokens as far as the file tells (a text's, estimated)."""
+    def estimated_input(self, chars_per_token: float = CHARS_PER_TOKEN) -> int:
+        """The prompt's length in tokens as far as the file tells (a text's, estimated at
+        `chars_per_token`)."""
         if self.input_tokens is not None:
             return self.input_tokens
-        return max(1, math.ceil(len(self.text) / CHARS_PER_TOKEN))
+        return max(1, math.ceil(len(self.text) / chars_per_token))
 
-    def estimated_output(self, default: int) -> int:
+    def estimated_output(self, default: int, chars_per_token: float = CHARS_PER_TOKEN) -> int:
+        """The reply's length in tokens: the file's, a ShareGPT reply's characters at
+        `chars_per_token`, else `default`."""
         if self.output_tokens is not None:
             return self.output_tokens
         if self.output_chars is not None:
-            return max(1, math.ceil(self.output_chars / CHARS_PER_TOKEN))
+            return max(1, math.ceil(self.output_chars / chars_per_token))
         return default
 
 
@@ -218,8 +225,9 @@ class _Reader:
                 self.skip(number, "too_long", chars=len(prompt), high=MAX_PROMPT_CHARS)
                 continue
             self.check_room(field_name)
-            self.records.append(WorkloadRecord(number, prompt=prompt,
-                                               output_chars=len(reply)))
+            self.records.append(WorkloadRecord(
+                number, prompt=prompt, output_chars=len(reply),
+                reply=reply if len(self.records) < REPLY_SAMPLE else None))
 
     # ---- JSONL (ours and Mooncake's)
 

@@ -3,6 +3,7 @@ test writes, a bad record left out by its line with the rest loaded, closed-loop
 replay against the simulator."""
 
 import asyncio
+import dataclasses
 import json
 import time
 
@@ -241,3 +242,24 @@ def test_a_sharegpt_file_cut_short_keeps_the_conversations_before_the_cut(tmp_pa
                       '"value": "a"}]}, ' + "[" * 100_000 + "]" * 100_000 + "]", encoding="utf-8")
     deep = load_workload(nested)
     assert len(deep.records) == 1 and deep.skipped[-1].code == "list_broken"
+
+
+def test_sharegpt_replies_are_sized_by_the_servers_tokenizer_not_four_characters_a_token(
+        instant, tmp_path):
+    """A Chinese reply is about a character a token, not four: the first replies are counted
+    with the server's /tokenize and every reply's length is taken at that rate."""
+    replies = ["这是一个关于销售数据的回答。" * (2 + i) for i in range(5)]
+    items = [{"conversations": [{"from": "human", "value": f"{WORDS} 问题 {i}"},
+                                {"from": "gpt", "value": reply}]}
+             for i, reply in enumerate(replies)]
+    path = tmp_path / "zh.json"
+    path.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
+    workload = load_workload(path)
+    config = dataclasses.replace(_config(instant.url, workload), concurrency=(1,), warmup=0)
+    result = asyncio.run(asyncio.wait_for(run_sweep(config, None), 60))
+    # The simulator's tokenizer makes each of these characters a token of its own.
+    assert (result.reply_chars_per_token, result.replies_counted) == (1.0, 5)
+    assert sorted(r.completion_tokens for r in result.requests) == sorted(map(len, replies))
+    # The estimate without a tokenizer would have asked for a quarter of each reply.
+    assert sorted(r.estimated_output(0) for r in workload.records) == [
+        -(-len(x) // 4) for x in sorted(replies, key=len)]
