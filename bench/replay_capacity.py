@@ -37,7 +37,7 @@ from desktop_app.core.stats import differ  # noqa: E402
 from desktop_app.core.store import Store  # noqa: E402
 from desktop_app.core.throughput.config import SweepConfig  # noqa: E402
 from desktop_app.core.throughput.records import load_sweep  # noqa: E402
-from desktop_app.core.throughput.replay import replay, tasks_per_hour  # noqa: E402
+from desktop_app.core.throughput.replay import paired_ratio, replay, tasks_per_hour  # noqa: E402
 from desktop_app.core.throughput.sweep import run_sweep  # noqa: E402
 
 
@@ -104,7 +104,7 @@ def main() -> int:
                                                                        point.sessions))
                 modelled = model.point(point.sessions)
                 m = point.tasks_per_hour
-                figures[(profile.name, point.sessions)] = m
+                figures[(profile.name, point.sessions)] = point
                 print(f"  {profile.name} (max-num-seqs {profile.max_num_seqs}), "
                       f"{point.sessions} agents: measured {m.value:,.0f} [{m.low:,.0f}-"
                       f"{m.high:,.0f}] tasks/h; virtual time {virtual.value:,.0f}; "
@@ -112,11 +112,19 @@ def main() -> int:
                       modelled.tasks_per_hour else "model n/a")
             print(f"    (sweep {swept:.0f} s, replay {replayed:.0f} s)")
         for n in sessions:
-            a, b = figures[(args.profile, n)], figures[(f"{args.profile}-uncapped", n)]
-            verdict = ("uncapped ahead" if b.value > a.value else "capped ahead") \
-                if differ(a, b) and abs(b.value / a.value - 1) >= 0.10 else "about even"
-            print(f"  at {n} agents, measured: {verdict} ({a.value:,.0f} capped, "
-                  f"{b.value:,.0f} uncapped)")
+            pa, pb = figures[(args.profile, n)], figures[(f"{args.profile}-uncapped", n)]
+            a, b = pa.tasks_per_hour, pb.tasks_per_hour
+            apart = "apart" if differ(a, b) else "overlapping"
+            ratio, paired = paired_ratio(pb, pa)
+            said = "n/a" if ratio is None else (
+                f"{ratio.value:.2f}x [{ratio.low:.2f}-{ratio.high:.2f}] over {paired} tasks")
+            ahead = ratio is not None and (ratio.low > 1 or ratio.high < 1) and abs(
+                ratio.value - 1) >= 0.10
+            verdict = ("uncapped ahead" if ratio.value > 1 else "capped ahead") if ahead \
+                else "about even"
+            print(f"  at {n} agents: {a.value:,.0f} capped, {b.value:,.0f} uncapped "
+                  f"(intervals {apart}); uncapped over capped, task by task: {said}: "
+                  f"{verdict}")
     return 0
 
 

@@ -101,6 +101,7 @@ EN = {
     "v_different_bottlenecks": "different bottlenecks: {what}",
     "v_fewest_failures": "fewest strict failures: {w} ({share} of its questions)",
     "pair": "{b} fixes {fixes}, breaks {breaks} against {a} (exact McNemar p {p})",
+    "pair_tasks": "the same {n} tasks on both: {a} over {b} {low}-{high}x (95 % interval)",
     "vs": "{a} vs {b}",
     "by_higher": "{x} % higher", "by_lower": "{x} % lower",
     "by_points": "{x} points", "by_points_lower": "{x} points lower",
@@ -194,6 +195,7 @@ ZH = {
     "v_different_bottlenecks": "各运行瓶颈不同：{what}",
     "v_fewest_failures": "严格判定失败最少：{w}（占其题目的 {share}）",
     "pair": "{b} 修正 {fixes} 题，破坏 {breaks} 题（相对 {a}；精确 McNemar 检验 p {p}）",
+    "pair_tasks": "两者回放的是同样的 {n} 个任务：{a} 相对 {b} 为 {low}-{high} 倍（95 % 区间）",
     "vs": "{a} 对 {b}",
     "by_higher": "高 {x} %", "by_lower": "低 {x} %",
     "by_points": "高 {x} 个百分点", "by_points_lower": "低 {x} 个百分点",
@@ -386,7 +388,10 @@ def render_row(row: DimensionRow, runs: Sequence, lang: str = "en") -> str:
     if code in ("win", "within_noise"):
         figures = _pair_figures(row, lang)
         pair = (_t(lang, "pair", a=labels[p["a"]], b=labels[p["b"]], fixes=p["fixes"],
-                   breaks=p["breaks"], p=_p(p["p_value"])) if "fixes" in p else None)
+                   breaks=p["breaks"], p=_p(p["p_value"])) if "fixes" in p else
+                _t(lang, "pair_tasks", n=p["paired"], a=labels[p["a"]], b=labels[p["b"]],
+                   low=f"{p['ratio_low']:.2f}", high=f"{p['ratio_high']:.2f}")
+                if "ratio_low" in p else None)
         if code == "within_noise":
             return (_t(lang, "v_within_noise_paired", figures=figures, pair=pair) if pair
                     else _t(lang, "v_within_noise", figures=figures))

@@ -56,6 +56,7 @@ from desktop_app.core.stats import (
 from desktop_app.core.throughput import figures as cell_figures
 from desktop_app.core.throughput.figures import Better, CellFigure
 from desktop_app.core.throughput.records import StoredCell
+from desktop_app.core.throughput.replay import paired_ratio
 
 Status = Literal["win", "tie", "n/a", "info"]
 DiffKind = Literal["relative", "points"]
@@ -587,6 +588,28 @@ def dimension_rows(runs: Sequence[ThroughputRun | SqlRun]) -> list[DimensionRow]
     return _throughput_rows(runs) + _sql_rows(runs)
 
 
+def _replay_pairs(points: Sequence) -> PairTest | None:
+    """The paired test for replays of the same conversations (None unless every two of the
+    row's points share at least two finished tasks): `replay.paired_ratio`, a winner when its
+    interval excludes 1 and the ratio is at least MIN_EFFECT away from it."""
+    def test(i: int, j: int) -> tuple[bool, int | None, str, dict]:
+        est, n = paired_ratio(points[i], points[j])
+        if est is None:
+            return False, None, "bootstrap-paired", {"paired": n}
+        apart = est.low > 1 or est.high < 1
+        winner = (i if est.value > 1 else j) if apart and abs(est.value - 1) >= MIN_EFFECT \
+            else None
+        return winner is not None, winner, "bootstrap-paired", {
+            "paired": n, "ratio": est.value, "ratio_low": est.low, "ratio_high": est.high,
+            "a": i, "b": j}
+
+    have = [p for p in points if p is not None and p.task_ids]
+    if len(have) < 2 or any(paired_ratio(x, y)[0] is None for n, x in enumerate(have)
+                            for y in have[n + 1:]):
+        return None
+    return test
+
+
 def replay_rows(runs: Sequence[ThroughputRun | SqlRun], measured: Sequence) -> list[DimensionRow]:
     """Tasks per hour measured by replay (`throughput.replay`), a row per number of agents
     that at least one sweep's server was replayed at: each sweep's value is its server's
@@ -599,15 +622,18 @@ def replay_rows(runs: Sequence[ThroughputRun | SqlRun], measured: Sequence) -> l
     sessions = sorted({p.sessions for r in measured if r is not None for p in r.points})
     rows = []
     for n in sessions:
-        values = []
+        values, points = [], []
         for i in range(len(runs)):
             point = by_run[i].point(n) if by_run.get(i) is not None else None
             est = point.tasks_per_hour if point is not None else None
+            points.append(point if est is not None else None)
             values.append(DimValue(est.value, est, detail={"replay": by_run[i].info.id})
                           if est is not None else DimValue())
         sql_runs = sorted({r.sql_run for r in measured if r is not None and r.point(n)})
+        # Replays of one SQL run's conversations are compared task by task.
+        pairs = _replay_pairs(points) if len(sql_runs) == 1 else None
         rows.append(DimensionRow("replay_tasks_per_hour", "tasks/h", tuple(values),
-                                 _decide(values, "higher"),
+                                 _decide(values, "higher", pair_test=pairs),
                                  {"sessions": n, "sql_runs": sql_runs}, "higher",
                                  "throughput", "system"))
     return rows

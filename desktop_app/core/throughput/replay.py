@@ -55,6 +55,19 @@ def tasks_per_hour(agents: int, task_s: Sequence[float]) -> Estimate | None:
     return ratio_estimate([1.0] * len(times), times, scale=3600.0 * agents)
 
 
+def paired_ratio(a: ReplayPoint, b: ReplayPoint) -> tuple[Estimate | None, int]:
+    """`a`'s tasks per hour over `b`'s on the tasks both finished (by `task_ids`), with the
+    95 % interval of a bootstrap resampling those tasks together (the same task measured on
+    both servers: its own length is not noise between them), and how many tasks were paired.
+    (agents_a / mean_a) / (agents_b / mean_b) over the paired tasks."""
+    mine = dict(zip(a.task_ids, a.task_s))
+    pairs = [(mine[t], s) for t, s in zip(b.task_ids, b.task_s) if t in mine]
+    if len(pairs) < 2 or not a.agents or not b.agents:
+        return None, len(pairs)
+    return ratio_estimate([s for _, s in pairs], [m for m, _ in pairs],
+                          scale=a.agents / b.agents), len(pairs)
+
+
 @dataclass(frozen=True)
 class ReplayPoint:
     """The replay at one number of concurrent agents."""
@@ -67,6 +80,9 @@ class ReplayPoint:
     wall_s: float
     step_ttft_p50_s: float | None
     task_s: tuple[float, ...] = ()  # each finished task's seconds, first send to last token
+    # Which task each of `task_s` is ("question:epoch", in task order): two replays of the
+    # same conversations are compared task by task (`dimensions.replay_rows`).
+    task_ids: tuple[str, ...] = ()
 
     @property
     def tasks_per_hour(self) -> Estimate | None:
@@ -85,7 +101,7 @@ class ReplayPoint:
                 "tasks_per_hour_low": None if tph is None else tph.low,
                 "tasks_per_hour_high": None if tph is None else tph.high,
                 "step_ttft_p50_s": self.step_ttft_p50_s, "task_s_mean": self.task_s_mean,
-                "task_s": list(self.task_s)}
+                "task_s": list(self.task_s), "task_ids": list(self.task_ids)}
 
     @classmethod
     def from_json(cls, doc: Any) -> ReplayPoint | None:
@@ -112,8 +128,11 @@ class ReplayPoint:
         sessions, agents, tasks, failed, steps = (int(i or 0) for i in ints)
         if not 1 <= sessions <= MAX_AGENTS or agents > sessions or tasks != len(task_s):
             return None
+        ids = doc.get("task_ids")
+        task_ids = (tuple(str(i)[:200] for i in ids) if isinstance(ids, list)
+                    and len(ids) == len(task_s) else ())
         return cls(sessions, agents, tasks, failed, steps, wall,
-                   seconds(doc.get("step_ttft_p50_s")), task_s)
+                   seconds(doc.get("step_ttft_p50_s")), task_s, task_ids)
 
 
 @dataclass(frozen=True)
@@ -245,7 +264,7 @@ def stored_replays(store: Store, sql_run: int) -> list[StoredReplay]:
 async def _replay_at(client, endpoint: EndpointConfig, info: EndpointInfo,
                      tasks: Sequence[RecordedTask], n: int) -> ReplayPoint:
     ttfts: list[float] = []
-    task_times: list[float] = []
+    task_times: dict[int, float] = {}
     failed = steps = 0
 
     async def agent(i: int) -> None:
@@ -264,14 +283,17 @@ async def _replay_at(client, endpoint: EndpointConfig, info: EndpointInfo,
             if res.error_class is not None:
                 failed += 1
                 return
-        task_times.append(time.perf_counter() - started)
+        task_times[i] = time.perf_counter() - started
 
     started = time.perf_counter()
     await closed_loop(agent, concurrency=n, requests=len(tasks))
     wall = time.perf_counter() - started
     ttft_dist = distribution(ttfts)
+    order = sorted(task_times)
     return ReplayPoint(n, min(n, len(tasks)), len(task_times), failed, steps, wall,
-                       ttft_dist.p50 if ttft_dist else None, tuple(task_times))
+                       ttft_dist.p50 if ttft_dist else None,
+                       tuple(task_times[i] for i in order),
+                       tuple(f"{tasks[i].question_id}:{tasks[i].epoch}" for i in order))
 
 
 def _timing(res: StreamResult) -> RequestTiming:

@@ -64,6 +64,14 @@ def test_the_replay_is_set_beside_the_model_and_decides_usable_answers_per_hour(
                and r.params["sessions"] == 4)
     runs = [r.info.id for r in comp.runs]
     assert row.verdict.significant and runs[row.verdict.winner] == fast
+    # Both replayed run 1's four conversations: decided task by task, and said so.
+    assert (row.verdict.method, row.verdict.params["paired"]) == ("bootstrap-paired", 4)
+    assert row.verdict.params["ratio_low"] > 1.1, row.verdict.params
+    from desktop_app.report.verdicts import render_row
+
+    said = render_row(row, comp.runs)
+    assert "the same 4 tasks on both" in said and said.startswith(f"#{fast} "), said
+    assert "同样的 4 个任务" in render_row(row, comp.runs, "zh")
     tasks = next(s for s in comp.scenarios if s.key == "structured_tasks")
     assert runs[tasks.leader] == fast and any(f.key == "tasks_per_hour" for f in tasks.figures)
 

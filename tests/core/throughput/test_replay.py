@@ -184,3 +184,22 @@ def test_a_cap_on_running_requests_costs_tasks_per_hour_only_where_it_binds(reco
     lifted = replace(seed, name="seed-reference-uncapped", max_num_seqs=256)
     assert at(lifted, 4).value == pytest.approx(at(seed, 4).value, rel=0.1)
     assert at(lifted, 1).value == pytest.approx(at(seed, 1).value)
+
+
+def test_two_replays_of_the_same_conversations_are_compared_task_by_task():
+    """A long task is long on both servers: paired, the ratio's interval is narrow where
+    the two figures' own intervals overlap."""
+    from desktop_app.core.throughput.replay import ReplayPoint, paired_ratio
+
+    times = [1.0, 9.0, 2.0, 7.0, 3.0, 12.0, 1.5, 6.0]
+    ids = tuple(f"q{i}:0" for i in range(len(times)))
+    slow = ReplayPoint(4, 4, 8, 0, 32, 20.0, 0.1, tuple(times), ids)
+    quick = ReplayPoint(4, 4, 8, 0, 32, 17.0, 0.1, tuple(t / 1.15 for t in times), ids)
+    a, b = quick.tasks_per_hour, slow.tasks_per_hour
+    assert a.low < b.high  # apart by 15 %, yet each interval reaches the other
+    ratio, n = paired_ratio(quick, slow)
+    assert n == 8 and ratio.value == pytest.approx(1.15) and ratio.low > 1.1
+    # Only the tasks both finished are paired; fewer than two: no figure.
+    lone = ReplayPoint(4, 4, 1, 7, 8, 5.0, 0.1, (1.0,), ("q0:0",))
+    assert paired_ratio(quick, lone) == (None, 1)
+    assert ReplayPoint.from_json(quick.to_json()) == quick
