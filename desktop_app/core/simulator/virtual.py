@@ -194,9 +194,8 @@ def simulate_agents(
     after the previous step's last token (the recorded tool and harness time); an agent starts
     the next task not yet taken the moment its task's last step finished. Returns each task's
     seconds, from its first send to its last token, in task order."""
-    if agents < 1 or len(gaps_s) != len(tasks) or any(not t for t in tasks):
-        raise ValueError(f"need agents >= 1 and a gap and at least one step per task "
-                         f"(got {agents} agents, {len(tasks)} tasks, {len(gaps_s)} gaps)")
+    # The caller's shapes (recorded tasks always have a step): a bug, not input, if broken.
+    assert agents >= 1 and len(gaps_s) == len(tasks) and all(tasks), (agents, len(gaps_s))
     for steps in tasks:
         for prompt, output in steps:
             _check(profile, prompt, output)

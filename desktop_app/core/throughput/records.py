@@ -194,6 +194,12 @@ def _prefix_cache(value) -> dict | None:
     return {**nums, "source": str(value.get("source", ""))[:80]}
 
 
+def cell_summaries(store: Store, run_id: int) -> list[dict[str, Any] | None]:
+    """Each stored cell's summary as it was written, in cell order (a replay's points, which
+    `throughput.replay.ReplayPoint.from_json` checks)."""
+    return [cell.summary for cell in store.cells(run_id)]
+
+
 def _implausible(value) -> dict[str, int]:
     """A stored cell's plausibility counts ({} for cells stored before they were counted)."""
     if not isinstance(value, dict):

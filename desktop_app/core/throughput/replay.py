@@ -40,6 +40,7 @@ from desktop_app.core.sqleval.tools import TOOLS
 from desktop_app.core.stats import Estimate, ratio_estimate
 from desktop_app.core.store import Store
 from desktop_app.core.throughput.loops import closed_loop
+from desktop_app.core.throughput.records import cell_summaries
 
 MAX_AGENTS = 1024
 # A stored point's task list is read back bounded: a run never replays more questions than this.
@@ -199,8 +200,7 @@ async def replay(endpoint: EndpointConfig, info: EndpointInfo, tasks: Sequence[R
     first."""
     run_id = None
     if store is not None:
-        if sql_run is None:
-            raise ValueError("a stored replay names the SQL run it replays")
+        assert sql_run is not None, "a stored replay names the SQL run it replays"
         run_id = await asyncio.to_thread(
             store.create_run, "replay",
             # Notation, not words: the name reads the same in every language.
@@ -245,8 +245,8 @@ def stored_replay(store: Store, run_id: int) -> StoredReplay | None:
     sql_run, sweep = info.config.get("sql_run"), info.config.get("beside_sweep")
     if not isinstance(sql_run, int) or isinstance(sql_run, bool):
         return None
-    points = tuple(p for cell in store.cells(run_id)
-                   if (p := ReplayPoint.from_json(cell.summary)) is not None)
+    points = tuple(p for summary in cell_summaries(store, run_id)
+                   if (p := ReplayPoint.from_json(summary)) is not None)
     return StoredReplay(info, sql_run, sweep if isinstance(sweep, int)
                         and not isinstance(sweep, bool) else None, points)
 

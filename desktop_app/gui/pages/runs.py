@@ -193,7 +193,6 @@ class RunsPage(QWidget):
         self.status_label = QLabel("")
         # A replay's figures can run long: they wrap instead of widening the window.
         self.status_label.setWordWrap(True)
-        self.status_label.setMinimumWidth(160)
         self.written_bar = OpenResultBar()  # after an export: open the file or its folder
         self.open_button.clicked.connect(self._on_open_clicked)
         self.requests_button.clicked.connect(self._on_requests_clicked)

@@ -187,7 +187,8 @@ def test_the_sweep_command_prints_the_diagnosis_in_its_language(findings, capsys
 
     cells = sweep("fast", (512,), (1, 2))
     result = SimpleNamespace(cells=cells, config=SimpleNamespace(find_max=None),
-                             findings=[f for f in findings if f.code == "concurrency_cap"][:1])
+                             findings=[f for f in findings if f.code == "concurrency_cap"][:1],
+                             reply_chars_per_token=None, replies_counted=0)
     print_sweep(result, None, "zh")
     out = capsys.readouterr().out
     assert "诊断：\n1. [问题] 请求在排队" in out and "   建议：调大 max-num-seqs" in out
