@@ -72,9 +72,58 @@ def comparison_json(comp, lang: str, strategies=None) -> dict:
            "trade_off": (trade_off_text(comp.trade_off, runs, lang) if comp.trade_off
                          else None),
            "rows": rows}
+    if comp.capacities:
+        out["capacity"] = capacity_json(comp, lang)
     if strategies:
         out["strategies"] = strategy_json(strategies, lang)
     return out
+
+
+def _estimate(e) -> dict | None:
+    return None if e is None else {"value": e.value, "low": e.low, "high": e.high, "n": e.n}
+
+
+def capacity_json(comp, lang: str) -> dict:
+    """Capacity in tasks (`core.compare.capacity`): per configuration the model's figures and
+    a stored replay's measured tasks per hour at each concurrency, then the verdict per
+    success criterion (what the PDF's section shows)."""
+    from desktop_app.report.sections import criterion_text
+
+    return {
+        "configurations": [{
+            "label": c.label, "throughput_run": c.throughput_id, "sql_run": c.sql_id,
+            "replay_run": c.replay_id, "replayed_sql_run": c.replayed_sql,
+            "pass_rates": c.pass_rates,
+            "points": [{"concurrency": p.concurrency, "seconds_per_task": p.seconds_per_task,
+                        "tasks_per_hour": p.tasks_per_hour,
+                        "correct_per_hour": p.correct_per_hour,
+                        "reason": p.reason_code,
+                        "measured_tasks_per_hour": _estimate(p.measured),
+                        "measured_correct_per_hour": _estimate(c.measured_correct_per_hour(p))}
+                       for p in c.points]} for c in comp.capacities],
+        "criteria": [{"criterion": v.criterion, "source": v.source,
+                      "winner": comp.capacities[v.winner].label if v.winner is not None
+                      else None, "text": criterion_text(lang, comp, v)}
+                     for v in comp.verdicts]}
+
+
+def _capacity_text(comp, lang: str, w: dict) -> list[str]:
+    """The capacity table (model beside measured) and the verdict per criterion, as text."""
+    from desktop_app.report.fmt import num, secs
+    from desktop_app.report.sections import criterion_name, criterion_text
+
+    def measured(e) -> str:
+        return "—" if e is None else f"{num(e.value)} [{num(e.low)}-{num(e.high)}]"
+
+    rows = [[c.label, str(p.concurrency),
+             secs(p.seconds_per_task) if p.seconds_per_task is not None else "—",
+             num(p.tasks_per_hour) if p.tasks_per_hour is not None else "—",
+             measured(p.measured)] for c in comp.capacities for p in c.points]
+    colon = "：" if lang == "zh" else ": "
+    return ["", w["capacity"], _table(
+        [w["config"], w["concurrency"], w["s_task"], w["tasks_h"], w["measured_h"]], rows),
+        *(f"- {criterion_name(lang, v.criterion)}{colon}{criterion_text(lang, comp, v)}"
+          for v in comp.verdicts)]
 
 
 def scenarios_json(comp, lang: str) -> list[dict]:
@@ -156,6 +205,8 @@ def comparison_text(comp, lang: str, strategies=None) -> str:
             [w["dimension"], *(heads[i] for i in cols), w["verdict"]],
             [[row_label(row, lang), *(value_text(row, row.values[i], lang) for i in cols),
               render_row(row, runs, lang)] for row in rows])]
+    if comp.capacities:
+        out += _capacity_text(comp, lang, w)
     if strategies:
         out += strategy_text(strategies, lang, _table)
     if comp.notes:

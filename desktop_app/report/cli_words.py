@@ -197,11 +197,17 @@ COMPARE = {
                    "every run).",
            "setting": "setting", "dimension": "dimension", "verdict": "verdict",
            "notes": "Notes", "speed": "Speed (throughput runs)",
-           "quality": "Quality (SQL evaluation runs)", "scenarios": "Verdict per scenario"},
+           "quality": "Quality (SQL evaluation runs)", "scenarios": "Verdict per scenario",
+           "capacity": "Capacity in tasks (the model; measured by replay where one exists)",
+           "config": "configuration", "concurrency": "concurrency", "s_task": "s per task",
+           "tasks_h": "tasks/h (model)", "measured_h": "tasks/h measured [95 %]"},
     "zh": {"differs": "各运行之间的差异", "same": "记录的身份信息与服务端参数在各运行中完全相同。",
            "setting": "参数", "dimension": "维度", "verdict": "结论", "notes": "说明",
            "speed": "速度（吞吐测试）", "quality": "质量（SQL 答题评测）",
-           "scenarios": "典型场景选择"},
+           "scenarios": "典型场景选择",
+           "capacity": "按任务计的容量（模型；有回放时附实测）",
+           "config": "配置", "concurrency": "并发数", "s_task": "每题秒数",
+           "tasks_h": "每小时任务数（模型）", "measured_h": "实测每小时任务数［95 %］"},
 }
 
 # Input the command line itself refuses (`cli.common.cli_error(flag, code, ...)`: an

@@ -486,6 +486,17 @@ def _criterion_figure(lang: str, criterion: str, f: float, v=None, i: int | None
     return text(lang, "fig_per_hour", v=num(f))
 
 
+def criterion_name(lang: str, criterion: str) -> str:
+    """A success criterion's name, e.g. "Most usable answers per hour (strict)" (plain text,
+    as `criterion_text`; the PDF escapes both)."""
+    return text(lang, "crit_" + criterion)
+
+
+def criterion_text(lang: str, comp: Comparison, v) -> str:
+    """A criterion's verdict in words (the PDF's, the window's and the CLI's)."""
+    return _criterion_text(lang, comp, v)
+
+
 def _criterion_text(lang: str, comp: Comparison, v) -> str:
     caps = comp.capacities
 

@@ -115,3 +115,28 @@ def test_the_pdf_shows_measured_beside_modelled_in_both_languages(configs, tmp_p
     for words in ("实测每小时任务数（回放）", "回放实测：4个智能体时每小时", "每小时任务数多"):
         assert words in zh, words
     assert "replay" not in zh.replace("--replay-eval", "")
+
+
+def test_the_command_line_comparison_has_the_capacity_section(configs, capsys, monkeypatch,
+                                                             tmp_path):
+    """`throughline compare` prints (and `--json` writes) what the PDF's capacity section
+    shows: the model beside the measured figure, and the verdict per criterion."""
+    import json
+
+    db, (fast, capped) = configs
+    monkeypatch.setenv("THROUGHLINE_DB", str(db))
+    ids = f"{fast},{capped},1,2"
+    assert main(["compare", "--runs", ids]) == 0
+    out = capsys.readouterr().out
+    assert "Capacity in tasks (the model; measured by replay where one exists)" in out
+    assert "- Most usable answers per hour (strict): about even: " in out
+    assert "Users don't wait" in out  # plain text, not the PDF's escaped HTML
+    assert main(["compare", "--runs", ids, "--lang", "zh"]) == 0
+    assert "按任务计的容量（模型；有回放时附实测）" in capsys.readouterr().out
+    path = tmp_path / "c.json"
+    assert main(["compare", "--runs", ids, "--json", str(path)]) == 0
+    capacity = json.loads(path.read_text(encoding="utf-8"))["capacity"]
+    measured = [p["measured_tasks_per_hour"] for c in capacity["configurations"]
+                for p in c["points"] if p["concurrency"] == 4]
+    assert all(m["low"] <= m["value"] <= m["high"] for m in measured) and len(measured) == 2
+    assert [c["source"] for c in capacity["criteria"]] == ["model", "model", "measured"]
