@@ -2104,6 +2104,10 @@
         <translation>{name} {bars} {low}-{high} 个 token，平均 {mean}</translation>
     </message>
     <message>
+        <source>replies at 4 characters a token here; the sweep counts them with the server&apos;s tokenizer when it has one</source>
+        <translation>此处回复长度按每个 token 4 个字符估算；若服务器提供分词器，扫描时会用它统计</translation>
+    </message>
+    <message>
         <source>spans {seconds} s of timestamps</source>
         <translation>时间戳跨度 {seconds} 秒</translation>
     </message>

@@ -116,3 +116,17 @@ def test_a_finished_search_says_its_knee_in_the_status(qtbot, qt_loop, tmp_path)
     said = page.status_label.text()
     assert "Highest load meeting the targets for 90 % of requests: 2 concurrent" in said, said
     assert "at 4 concurrent 30 % met them" in said, said
+
+
+def test_a_sharegpt_preview_says_its_reply_lengths_are_estimated(qapp, tmp_path):
+    from desktop_app.core.throughput.workload import load_workload
+    from desktop_app.gui.pages.throughput import workload_preview_text
+
+    path = tmp_path / "sg.json"
+    path.write_text(json.dumps([{"conversations": [{"from": "human", "value": "a question"},
+                                                   {"from": "gpt", "value": "an answer " * 8}]}]),
+                    encoding="utf-8")
+    preview = workload_preview_text(load_workload(path), "128")
+    assert "20-20 tokens, mean 20" in preview, preview  # 80 characters at 4 a token
+    assert "replies at 4 characters a token here; the sweep counts them with the server's " \
+        "tokenizer" in preview, preview

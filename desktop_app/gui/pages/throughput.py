@@ -129,6 +129,10 @@ def workload_preview_text(workload: Workload, output_text: str) -> str:
                                                  "{mean}").format(
             name=name, bars=_bars([n for _, _, n in bins]), low=f"{min(values):,}",
             high=f"{max(values):,}", mean=f"{sum(values) / len(values):,.0f}"))
+    if workload.format == "sharegpt":
+        lines.append(translate("ThroughputPage", "replies at 4 characters a token here; the "
+                                                 "sweep counts them with the server's "
+                                                 "tokenizer when it has one"))
     if s.duration_s is not None:
         lines.append(translate("ThroughputPage", "spans {seconds} s of timestamps").format(
             seconds=f"{s.duration_s:,.1f}"))
