@@ -229,7 +229,8 @@ def test_compare_cli_json_on_stored_runs(stored, tmp_path, capsys):
         printed.index("Verdict per scenario") < printed.index(
             "Prefill (mean tok/s per request, per user): 1024 tokens in, 32 out, 4 concurrent")
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert set(data) == {"runs", "settings_differ", "scenarios", "trade_off", "rows"}
+    # A sweep and a SQL run of one server: the capacity in tasks too, as the PDF has it.
+    assert set(data) == {"runs", "settings_differ", "scenarios", "trade_off", "rows", "capacity"}
     assert [r["id"] for r in data["runs"]] == [fast, capped, sql]
     for r in data["runs"]:
         assert set(r) == {"id", "name", "kind", "model", "endpoint", "engine", "simulated",
