@@ -123,6 +123,8 @@ def measured_replays(store: Store, sweeps: list[ThroughputRun], chosen: Abstract
     Where several qualify, one among the runs asked for (`chosen`) wins, then the
     conversations most of the sweeps' replays share (every configuration measured on the same
     tasks), then the newest."""
+    if not sweeps:
+        return []
     every = [r for record in store.list_runs(kind="replay", status="completed")
              if (r := stored_replay(store, record.id)) is not None and r.points]
     options = [[r for r in every if r.beside_sweep == tp.info.id]
