@@ -56,7 +56,7 @@ def run_runs(args: argparse.Namespace) -> int:
 
 _RUNS_WORDS = {
     "en": {"none": "No runs in {path}", "cells": "{done}/{total} cells {loads}",
-           "unfinished": " +{n} unfinished", "replay": "{n} agents {tph:,.0f} tasks/h",
+           "unfinished": " +{n} unfinished", "replay": "{n} agent(s) {tph:,.0f} tasks/h",
            "head": ["id", "kind", "status", "started", "name", "result", "model", "endpoint"]},
     "zh": {"none": "{path} 中没有运行记录", "cells": "{done}/{total} 个单元 {loads}",
            "unfinished": " +{n} 道未完成", "replay": "{n} 个智能体 每小时 {tph:,.0f} 个任务",

@@ -94,6 +94,8 @@ EN = {
     "v_within_noise_paired": "about even (within noise): {figures}; {pair}",
     "v_no_interval": "cannot tell: {figures}, but no spread was recorded for one of them",
     "v_not_comparable_lengths": "not comparable: the runs measured different prompt lengths",
+    "v_different_tasks": "not comparable: the servers replayed different SQL runs' "
+                         "conversations ({runs}); replay one run on each",
     "v_client_bound": "n/a: client-bound in {runs}, not compared",
     "v_only_one": "n/a: only {w} measured this",
     "v_none": "n/a: no run measured this",
@@ -188,6 +190,7 @@ ZH = {
     "v_within_noise_paired": "大致持平（在噪声范围内）：{figures}；{pair}",
     "v_no_interval": "无法判断：{figures}，但其中一方没有记录离散程度",
     "v_not_comparable_lengths": "无法比较：各运行测量的提示长度不同",
+    "v_different_tasks": "无法比较：各服务器回放的是不同 SQL 运行的对话（{runs}）；请在每个服务器上回放同一次运行",
     "v_client_bound": "不适用：{runs} 受客户端限制，不参与比较",
     "v_only_one": "不适用：仅 {w} 测量了此项",
     "v_none": "不适用：没有运行测量此项",
@@ -405,6 +408,9 @@ def render_row(row: DimensionRow, runs: Sequence, lang: str = "en") -> str:
                   min=f"{p['min_effect'] * 100:.0f}")
     if code == "no_interval":
         return _t(lang, "v_no_interval", figures=_pair_figures(row, lang))
+    if code == "different_tasks":
+        return _t(lang, "v_different_tasks",
+                  runs=", ".join(f"#{i}" for i in p.get("sql_runs", [])))
     if code == "client_bound":
         return _t(lang, "v_client_bound", runs=", ".join(labels[i] for i in p.get("runs", [])))
     if code == "only_one":

@@ -83,3 +83,16 @@ def content_tokens(events: list[dict]) -> list[str]:
             if text:
                 out.append(text)
     return out
+
+
+def record_eval(db, base_url: str, ids: str, *more: str) -> None:
+    """A SQL evaluation of sales-25's questions `ids` against `base_url`, stored in `db` (the
+    conversations a replay sends again)."""
+    import pytest
+
+    from desktop_app.cli import main
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("THROUGHLINE_DB", str(db))
+        assert main(["sqleval", "--base-url", base_url, "--questions", "sales-25",
+                     "--ids", ids, *more]) == 0

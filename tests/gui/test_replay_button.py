@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QInputDialog
 
-from desktop_app.cli import main
 from desktop_app.core.endpoint.types import EndpointConfig
 from desktop_app.core.simulator.launcher import start_simulator
 from desktop_app.core.store import Store
 from desktop_app.gui.context import ActiveEndpoint, AppContext
 from desktop_app.gui.pages.runs import RunsPage
+from tests.core.sim_helpers import record_eval
 
 
 @pytest.fixture(scope="module")
@@ -20,10 +20,7 @@ def recorded(tmp_path_factory):
     """A SQL evaluation of two questions recorded on the simulator, and the simulator."""
     db = tmp_path_factory.mktemp("replay_button") / "r.db"
     with start_simulator("instant") as sim:
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setenv("THROUGHLINE_DB", str(db))
-            assert main(["sqleval", "--base-url", sim.url, "--questions", "sales-25",
-                         "--ids", "m01,h01"]) == 0
+        record_eval(db, sim.url, "m01,h01")
         yield sim, db
 
 

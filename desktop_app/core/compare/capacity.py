@@ -341,7 +341,10 @@ def capacity_verdicts(caps: list[Capacity]) -> list[CriterionVerdict]:
 def _measured_best(caps: list[Capacity]
                    ) -> tuple[tuple[Estimate | None, ...], tuple[int | None, ...]] | None:
     """Per configuration, its most strict-correct answers per hour measured by replay, over
-    the numbers of agents every configuration replayed; None unless each has some."""
+    the numbers of agents every configuration replayed; None unless each has some and they all
+    replayed the same SQL run's conversations (other tasks are other work: the model decides)."""
+    if len({c.replayed_sql for c in caps}) != 1:
+        return None
     common = None
     for c in caps:
         have = {p.concurrency for p in c.points if c.measured_correct_per_hour(p) is not None}

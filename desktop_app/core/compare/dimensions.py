@@ -76,6 +76,7 @@ VERDICT_CODES = (
     "below_min_effect",  # outside both intervals, but closer than stats.MIN_EFFECT
     "no_interval",  # a value without a spread (an imported figure): cannot tell
     "not_comparable_lengths",  # the sweeps share no prompt length at this concurrency
+    "different_tasks",  # replays of different SQL runs' conversations: other work, not servers
     "client_bound",  # (no longer given: a busy client widens the intervals instead)
     "within_client_lag",  # apart on the requests, but the client's lateness could explain it
     "tally",  # a figure's cells counted per concurrency (informational)
@@ -616,7 +617,9 @@ def replay_rows(runs: Sequence[ThroughputRun | SqlRun], measured: Sequence) -> l
     replay (`measured[i]`: the StoredReplay of sweep i in the order the sweeps come in `runs`,
     or None), its interval the bootstrap over the tasks; decided as the other rows (outside
     both intervals and at least MIN_EFFECT apart). `params`: sessions, and the SQL runs whose
-    conversations were replayed (`sql_runs`; one id when every server replayed the same)."""
+    conversations were replayed (`sql_runs`). Replays of one SQL run's conversations are
+    decided task by task (`_replay_pairs`); replays of different ones measured different work,
+    and the row says so ("different_tasks") instead of naming a server."""
     sweeps = [i for i, r in enumerate(runs) if isinstance(r, ThroughputRun)]
     by_run = dict(zip(sweeps, measured))
     sessions = sorted({p.sessions for r in measured if r is not None for p in r.points})
@@ -630,10 +633,11 @@ def replay_rows(runs: Sequence[ThroughputRun | SqlRun], measured: Sequence) -> l
             values.append(DimValue(est.value, est, detail={"replay": by_run[i].info.id})
                           if est is not None else DimValue())
         sql_runs = sorted({r.sql_run for r in measured if r is not None and r.point(n)})
-        # Replays of one SQL run's conversations are compared task by task.
-        pairs = _replay_pairs(points) if len(sql_runs) == 1 else None
-        rows.append(DimensionRow("replay_tasks_per_hour", "tasks/h", tuple(values),
-                                 _decide(values, "higher", pair_test=pairs),
+        verdict = (_decide(values, "higher", pair_test=_replay_pairs(points))
+                   if len(sql_runs) == 1 else
+                   RowVerdict("n/a", "different_tasks", {"sql_runs": sql_runs},
+                              better="higher"))
+        rows.append(DimensionRow("replay_tasks_per_hour", "tasks/h", tuple(values), verdict,
                                  {"sessions": n, "sql_runs": sql_runs}, "higher",
                                  "throughput", "system"))
     return rows

@@ -10,8 +10,9 @@ The scenarios and the rows they weigh (each row already decided per cell on its 
 * "one_user" (one user's streaming speed): decode tok/s per request, in every cell;
 * "structured_tasks" (agentic tasks): the strict pass rate (or the first judge run), decided
   by its McNemar or Wilson test, and the tasks per hour a stored replay measured at each
-  number of agents (`replay_tasks_per_hour` rows, decided on their bootstrap intervals): the
-  measured figure, never the capacity model's, which has no noise to decide on.
+  number of agents (`replay_tasks_per_hour` rows, decided task by task on the same
+  conversations): the measured figure, never the capacity model's, which has no noise to
+  decide on.
 
 A run is "ahead" in a scenario when it wins at least one of the scenario's cells and no other
 run wins any; "mixed" when two runs each win some; "even" when cells were decided and none was

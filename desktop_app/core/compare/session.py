@@ -20,7 +20,7 @@ from desktop_app.core.compare.load import RunInfo, SqlRun, ThroughputRun, load_r
 from desktop_app.core.compare.scenarios import Scenario, TradeOff, scenarios, trade_off
 from desktop_app.core.compare.settings import settings_differ
 from desktop_app.core.store import NotFoundError, Store
-from desktop_app.core.throughput.replay import StoredReplay, stored_replay
+from desktop_app.core.throughput.replay import StoredReplay, stored_replays
 
 __all__ = ["CompareError", "Comparison", "compare"]
 
@@ -125,8 +125,7 @@ def measured_replays(store: Store, sweeps: list[ThroughputRun], chosen: Abstract
     tasks), then the newest."""
     if not sweeps:
         return []
-    every = [r for record in store.list_runs(kind="replay", status="completed")
-             if (r := stored_replay(store, record.id)) is not None and r.points]
+    every = stored_replays(store)
     options = [[r for r in every if r.beside_sweep == tp.info.id]
                or [r for r in every if _same_server(r.info, tp.info)] for tp in sweeps]
     shared = Counter(sql for found in options for sql in {r.sql_run for r in found})

@@ -276,29 +276,9 @@ class PromptFactory:
         """Tokens the server's tokenizer makes of `text` alone (no chat template, no special
         tokens where the endpoint lets that be said); None without a tokenizer endpoint.
         Raises PromptError when it fails."""
-        kind = self._info.tokenizer
-        if kind is None:
+        if self._info.tokenizer is None:
             return None
-        self.tokenize_calls += 1
-        root = self._config.root_url
-        if kind == "vllm":
-            body: dict = {"prompt": text, "add_special_tokens": False}
-            if self._model:
-                body["model"] = self._model
-            data = await self._post(f"{root}/tokenize", body, "asker_tokenizer", 0)
-            count = data.get("count")
-            if not isinstance(count, int):
-                tokens = data.get("tokens")
-                count = len(tokens) if isinstance(tokens, list) else None
-        else:
-            url, body = ((f"{root}/tokenize", {"content": text}) if kind == "llamacpp"
-                         else (f"{root}/extras/tokenize", {"input": text}))
-            tokens = (await self._post(url, body, "asker_tokenizer", 0)).get("tokens")
-            count = len(tokens) if isinstance(tokens, list) else None
-        if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= 4 * len(
-                text) + 8:  # more tokens than characters (and then some) is not a count
-            raise PromptError("prompt_no_token_list", target=0)
-        return count
+        return await self._tokenize(text, 0, bare=True)
 
     async def blocks(self, lengths: list[tuple[int, int]]) -> Prompt:
         """A prompt made of blocks, each (index, tokens) a salted body of that many tokens:
@@ -448,14 +428,21 @@ class PromptFactory:
 
     async def _count(self, content: str, target: int) -> int:
         """Prompt tokens the server will count for `content` sent as this run's api."""
-        kind = self._info.tokenizer
-        if kind is None:
+        if self._info.tokenizer is None:
             return await self._usage(content, target)
+        return await self._tokenize(content, target)
+
+    async def _tokenize(self, content: str, target: int, bare: bool = False) -> int:
+        """The tokenizer endpoint's count of `content`: as this run's api sends it (a chat's
+        template, llama.cpp's added tokens), or with `bare` the text alone."""
+        kind = self._info.tokenizer
         self.tokenize_calls += 1
         root = self._config.root_url
         if kind == "vllm":
             body: dict = {"model": self._model} if self._model else {}
-            if self._config.api == "chat":
+            if bare:
+                body.update(prompt=content, add_special_tokens=False)
+            elif self._config.api == "chat":
                 body["messages"] = [{"role": "user", "content": content}]
             else:
                 body["prompt"] = content
@@ -476,7 +463,7 @@ class PromptFactory:
         tokens = data.get("tokens")
         if not isinstance(tokens, list):
             raise PromptError("prompt_no_token_list", target=target)
-        return len(tokens) + self._overhead
+        return len(tokens) + (0 if bare else self._overhead)
 
     async def _usage(self, content: str, target: int) -> int:
         """`usage.prompt_tokens` of a 1-token, non-streaming completion of `content`."""

@@ -13,10 +13,11 @@ A is the number of agents that had a task (at most the tasks replayed); its 95 %
 bootstrap over the tasks (`stats.ratio_estimate`). The simulator's virtual-time replay
 (`simulator.virtual.simulate_agents`) is read with the same function.
 
-A replay is stored as a run of kind "replay" (`run_replay` with a store): its config names the
-SQL run replayed (`sql_run`), the sweep it was set beside (`beside_sweep`) and the server's
-settings as a sweep stores them; one cell per number of agents, its summary the point
-(`ReplayPoint.to_json`). `stored_replays` reads them back, checked, for the comparison.
+A replay is stored as a run of kind "replay" (`replay` given a store): its config names the SQL
+run replayed (`sql_run`), the sweep it was set beside (`beside_sweep`) and the server's settings
+as a sweep stores them; one cell per number of agents, its summary the point
+(`ReplayPoint.to_json`). `stored_replay`/`stored_replays` read them back, checked, for the run
+lists and the comparison.
 """
 
 from __future__ import annotations
@@ -251,14 +252,10 @@ def stored_replay(store: Store, run_id: int) -> StoredReplay | None:
                         and not isinstance(sweep, bool) else None, points)
 
 
-def stored_replays(store: Store, sql_run: int) -> list[StoredReplay]:
-    """Every completed replay of SQL run `sql_run`, newest first."""
-    out = []
-    for record in store.list_runs(kind="replay", status="completed"):
-        found = stored_replay(store, record.id)
-        if found is not None and found.sql_run == sql_run and found.points:
-            out.append(found)
-    return out
+def stored_replays(store: Store) -> list[StoredReplay]:
+    """Every completed replay with at least one point that reads, newest first."""
+    return [found for record in store.list_runs(kind="replay", status="completed")
+            if (found := stored_replay(store, record.id)) is not None and found.points]
 
 
 async def _replay_at(client, endpoint: EndpointConfig, info: EndpointInfo,

@@ -83,9 +83,14 @@ def prefix_cache(before: dict[str, float], after: dict[str, float]) -> dict | No
 
     hits, queries, computed = (delta(r) for r in ("prefix_hits", "prefix_queries",
                                                   "prefix_computed"))
-    if hits is None or (queries is None and computed is None):
+    if hits is None:
         return None
-    total = queries[0] if queries is not None else hits[0] + computed[0]  # type: ignore[index]
+    if queries is not None:
+        total = queries[0]
+    elif computed is not None:
+        total = hits[0] + computed[0]
+    else:
+        return None
     if hits[0] < 0 or total <= 0 or hits[0] > total:
         return None
     return {"hits": hits[0], "queries": total, "share": hits[0] / total, "source": hits[1]}

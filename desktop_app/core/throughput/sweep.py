@@ -750,6 +750,15 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
         for n_in, n_out in zip(ins, outs):
             prompt = await prompts.prompt(n_in, next(run.prompt_seq))
             bodies.append(request_body(config, info, prompt, n_out))
+    scraper_task = scraper = counters = None
+    if config.scrape_metrics and info.has_metrics:
+        from desktop_app.core.throughput.servermetrics import MetricsScraper  # /metrics only
+
+        scraper = MetricsScraper(client, config.endpoint, interval_s=config.metrics_interval_s,
+                                 t0=run.t0_ns / 1e9)
+        # The counters before the cell, so its own change is read after it (the periodic
+        # scrapes start and stop inside it); outside its clock and its time budget.
+        counters = await scraper.once()
     started = run.elapsed()
     # The cell's time budget: no request starts after it, and those in flight are cut at it
     # (they end `timeout`, saying so).
@@ -758,15 +767,7 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
     if run.store is not None:
         await asyncio.to_thread(run.store.update_cell, cell_id, status="running",
                                 started_at=_iso_now())
-    scraper_task = scraper = counters = None
-    if config.scrape_metrics and info.has_metrics:
-        from desktop_app.core.throughput.servermetrics import MetricsScraper  # /metrics only
-
-        scraper = MetricsScraper(client, config.endpoint, interval_s=config.metrics_interval_s,
-                                 t0=run.t0_ns / 1e9)
-        # The counters as the cell starts, so its own change is read at its end (the periodic
-        # scrapes start and stop inside it).
-        counters = await scraper.once()
+    if scraper is not None:
         scraper_task = asyncio.create_task(scraper.run(tally.on_sample))
     monitor = ClientLoadMonitor()
     monitor.start()
@@ -799,20 +800,21 @@ async def _run_cell(run: _Run, client, info, prompts, index: int, spec: CellSpec
             scraped = (await asyncio.gather(scraper_task, return_exceptions=True))[0]
             if isinstance(scraped, StoreError) and status == "completed":
                 status = "failed"  # its samples could not be stored: said, not dropped
+        ended_s, ended_at = run.elapsed(), _iso_now()
         reuse = None
         if scraper is not None and counters is not None and status != "cancelled":
             from desktop_app.core.throughput.servermetrics import prefix_cache
 
-            ended = await scraper.once()
-            reuse = prefix_cache(counters.raw, ended.raw) if ended is not None else None
+            after = await scraper.once()
+            reuse = prefix_cache(counters.raw, after.raw) if after is not None else None
         if run.store is not None:
             await asyncio.to_thread(run.store.update_cell, cell_id, status=status,
-                                    ended_at=_iso_now(), error=cell_error)
+                                    ended_at=ended_at, error=cell_error)
     timings = tally.timings
     return CellResult(
         spec=spec, summary=summarize_cell(timings), timings=tuple(timings),
         samples=tuple(tally.samples), client_load=load, goodput=_goodput(config, timings),
-        token_mismatches=tally.mismatches, started_s=started, ended_s=run.elapsed(),
+        token_mismatches=tally.mismatches, started_s=started, ended_s=ended_s,
         status=status, implausible=dict(sorted(tally.implausible.items())),
         resent=tally.resent,
         send_lateness=lateness_summary(tally.lateness) if spec.speedup is not None else None,

@@ -176,13 +176,24 @@ class RunsController(QObject):
         from desktop_app.core.endpoint.discovery import choose_model, discover
         from desktop_app.core.throughput.replay import replay, tasks_to_replay
 
+        from desktop_app.gui.worker import run_in_worker
+
         store = await self._open()
         tasks = await asyncio.to_thread(tasks_to_replay, store, sql_run)
-        config = endpoint.config
-        info = endpoint.info or await discover(config)
-        config = choose_model(config, info, field="model")
-        result = await replay(config, info, tasks, sessions, on_point=self.replay_point.emit,
-                              store=store, sql_run=sql_run)
+
+        async def measure(emit):
+            # On a loop of its own, as a SQL evaluation runs: the window's loop would add its
+            # own work to every step's timing.
+            info = endpoint.info or await discover(endpoint.config)
+            config = choose_model(endpoint.config, info, field="model")
+            return await replay(config, info, tasks, sessions, on_point=emit, store=store,
+                                sql_run=sql_run)
+
+        def said(points: list) -> None:
+            for point in points:
+                self.replay_point.emit(point)
+
+        result = await run_in_worker(measure, said, name="throughline-replay")
         self.replayed.emit(result)
         self._context.run_finished.emit(result.run_id or 0, "replay")
 

@@ -289,7 +289,7 @@ def test_compare_cli_bad_input_is_one_line(stored, tmp_path, capsys, monkeypatch
 
 # Terms a Chinese reader of a serving benchmark reads as they are (the seeds use them).
 _ZH_TERMS = {"McNemar", "Wilson", "p", "n", "a", "tok", "s", "ms", "token", "TTFT", "Prefill",
-             "Decode", "KV", "Cache"}
+             "Decode", "KV", "Cache", "SQL"}
 
 
 def _every_code_row() -> list[tuple[DimensionRow, list]]:
@@ -316,7 +316,8 @@ def _every_code_row() -> list[tuple[DimensionRow, list]]:
                          ("failures_even", {"shares": {0: 0.25, 1: 0.25}}),
                          ("within_client_lag", {"best": 0.044, "second": 0.05,
                                                 "client_lag_s": 0.01, "lag_bound": 0.01}),
-                         ("no_interval", {"best": 0.5, "second": 0.7})):
+                         ("no_interval", {"best": 0.5, "second": 0.7}),
+                         ("different_tasks", {"sql_runs": [1, 2]})):
         row = DimensionRow("ttft", "s", (DimValue(), DimValue()),
                            RowVerdict("n/a", code, params), {"concurrency": 2})
         samples.append((row, runs))

@@ -12,6 +12,7 @@ from desktop_app.cli import main
 from desktop_app.core.compare import compare
 from desktop_app.core.simulator.launcher import start_simulator
 from desktop_app.core.store import Store
+from tests.core.sim_helpers import record_eval
 
 
 @pytest.fixture(scope="module")
@@ -23,9 +24,8 @@ def configs(tmp_path_factory):
         mp.setenv("THROUGHLINE_DB", str(db))
         with start_simulator("fast") as fast, start_simulator("fast-capped") as capped:
             for sim in (fast, capped):
-                assert main(["sqleval", "--base-url", sim.url, "--questions", "sales-25",
-                             "--ids", "m01,m02,h01,h02", "--model", "sim/careful",
-                             "--concurrency", "4"]) == 0
+                record_eval(db, sim.url, "m01,m02,h01,h02", "--model", "sim/careful",
+                            "--concurrency", "4")
             sweeps = []
             for sim in (fast, capped):
                 assert main(["throughput", "--base-url", sim.url, "--input-tokens", "1k",
@@ -91,7 +91,7 @@ def test_a_comparison_of_the_sweeps_alone_has_the_measured_rows(configs, capsys,
     monkeypatch.setenv("THROUGHLINE_DB", str(db))
     assert main(["runs", "--kind", "replay"]) == 0
     listed = capsys.readouterr().out
-    assert listed.count("4 agents ") == 2 and "tasks/h" in listed, listed
+    assert listed.count("4 agent(s) ") == 2 and "tasks/h" in listed, listed
 
 
 def _text(pdf) -> str:
@@ -140,3 +140,28 @@ def test_the_command_line_comparison_has_the_capacity_section(configs, capsys, m
                 for p in c["points"] if p["concurrency"] == 4]
     assert all(m["low"] <= m["value"] <= m["high"] for m in measured) and len(measured) == 2
     assert [c["source"] for c in capacity["criteria"]] == ["model", "model", "measured"]
+
+
+def test_replays_of_different_conversations_are_not_set_against_each_other(configs):
+    """Other tasks are other work: the row names no server and the usable-per-hour
+    criterion goes back to the model."""
+    import dataclasses
+
+    from desktop_app.core.compare.capacity import capacity, capacity_verdicts
+    from desktop_app.core.compare.dimensions import replay_rows
+    from desktop_app.core.compare.load import load_run
+    from desktop_app.core.compare.session import measured_replays
+    from desktop_app.report.verdicts import render_row
+
+    db, (fast, capped) = configs
+    with Store.open(db) as store:
+        sweeps = [load_run(store, fast), load_run(store, capped)]
+        sqls = [load_run(store, 1), load_run(store, 2)]
+        found = measured_replays(store, sweeps)
+    other = [found[0], dataclasses.replace(found[1], sql_run=2)]
+    (row,) = replay_rows(sweeps, other)
+    assert (row.verdict.code, row.verdict.winner) == ("different_tasks", None)
+    assert "#1, #2" in render_row(row, sweeps) and "#1, #2" in render_row(row, sweeps, "zh")
+    caps = [capacity(tp, sql, m) for tp, sql, m in zip(sweeps, sqls, other)]
+    usable = next(v for v in capacity_verdicts(caps) if v.criterion == "usable_per_hour")
+    assert usable.source == "model"

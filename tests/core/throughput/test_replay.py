@@ -2,6 +2,7 @@
 concurrent agents, with the recorded history and reply lengths, measured in tasks per hour."""
 
 import asyncio
+from dataclasses import replace
 
 import httpx
 import pytest
@@ -10,13 +11,12 @@ from desktop_app.cli import main
 from desktop_app.core.endpoint.discovery import discover
 from desktop_app.core.endpoint.types import EndpointConfig
 from desktop_app.core.simulator.launcher import start_simulator
-from desktop_app.core.sqleval.records import recorded_tasks
-from desktop_app.core.store import Store
-from dataclasses import replace
-
 from desktop_app.core.simulator.profiles import load_profile
 from desktop_app.core.simulator.virtual import simulate_agents
+from desktop_app.core.sqleval.records import recorded_tasks
+from desktop_app.core.store import Store
 from desktop_app.core.throughput.replay import replay, step_body, stored_replay, tasks_per_hour
+from tests.core.sim_helpers import record_eval
 from tests.lang_check import english_runs
 
 
@@ -25,10 +25,7 @@ def recorded(tmp_path_factory):
     """A SQL evaluation of four questions on the simulator, stored, and the simulator."""
     db = tmp_path_factory.mktemp("replay") / "r.db"
     with start_simulator("instant") as sim:
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setenv("THROUGHLINE_DB", str(db))
-            assert main(["sqleval", "--base-url", sim.url, "--questions", "sales-25",
-                         "--ids", "m01,m02,h01,h02"]) == 0
+        record_eval(db, sim.url, "m01,m02,h01,h02")
         yield sim, db
 
 
@@ -129,11 +126,12 @@ def test_on_a_server_with_a_decode_rate_the_measured_share_of_the_model_is_said(
 
 
 def _virtual(profile, tasks, agents):
-    """The simulator's virtual time for the same conversations: each step's recorded prompt
-    and reply lengths, the recorded time between steps."""
+    """Tasks per hour in the simulator's virtual time for the same conversations: each step's
+    recorded prompt and reply lengths, the recorded time between steps (one definition,
+    `replay.tasks_per_hour`)."""
     times = simulate_agents(profile, [[(s.prompt_tokens, s.completion_tokens) for s in t.steps]
                                       for t in tasks], [t.between_steps_s for t in tasks], agents)
-    return tasks_per_hour(min(agents, len(tasks)), times).value
+    return tasks_per_hour(min(agents, len(tasks)), times)
 
 
 def test_a_replay_at_1_and_4_agents_is_within_15_percent_of_the_simulators_virtual_time(
@@ -152,7 +150,7 @@ def test_a_replay_at_1_and_4_agents_is_within_15_percent_of_the_simulators_virtu
         stored = stored_replay(store, result.run_id)
     fast = load_profile("fast")
     for point in result.points:
-        virtual = _virtual(fast, tasks, point.sessions)
+        virtual = _virtual(fast, tasks, point.sessions).value
         assert point.tasks_per_hour.value == pytest.approx(virtual, rel=0.15), (
             point.sessions, point.tasks_per_hour, virtual)
     # Stored as a run of its own, read back the same; four agents finish more tasks an hour.
@@ -172,18 +170,14 @@ def test_a_cap_on_running_requests_costs_tasks_per_hour_only_where_it_binds(reco
     with Store.open(db) as store:
         tasks = recorded_tasks(store, 1)
 
-    def at(profile, agents):
-        times = simulate_agents(profile, [[(s.prompt_tokens, s.completion_tokens)
-                                           for s in t.steps] for t in tasks],
-                                [t.between_steps_s for t in tasks], agents)
-        return tasks_per_hour(min(agents, len(tasks)), times)
-
-    fast, capped = at(load_profile("fast"), 4), at(load_profile("fast-capped"), 4)
+    fast = _virtual(load_profile("fast"), tasks, 4)
+    capped = _virtual(load_profile("fast-capped"), tasks, 4)
     assert capped.high < fast.low and fast.value > 1.15 * capped.value, (fast, capped)
     seed = load_profile("seed-reference")
     lifted = replace(seed, name="seed-reference-uncapped", max_num_seqs=256)
-    assert at(lifted, 4).value == pytest.approx(at(seed, 4).value, rel=0.1)
-    assert at(lifted, 1).value == pytest.approx(at(seed, 1).value)
+    assert _virtual(lifted, tasks, 4).value == pytest.approx(_virtual(seed, tasks, 4).value,
+                                                             rel=0.1)
+    assert _virtual(lifted, tasks, 1).value == pytest.approx(_virtual(seed, tasks, 1).value)
 
 
 def test_two_replays_of_the_same_conversations_are_compared_task_by_task():
